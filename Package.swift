@@ -1,0 +1,80 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Shipped plugins are dynamic libraries whose product names end in `Plugin`; with no `--plugins`,
+/// motiond loads every `lib*Plugin.so` that sits next to its executable.
+let package = Package(
+    name: "motiond",
+    products: [
+        .executable(name: "motiond", targets: ["motiond"]),
+        .executable(name: "motionctl", targets: ["motionctl"]),
+        .library(name: "MotionClient", targets: ["MotionClient"]),
+        .library(name: "MotionPluginKit", targets: ["MotionPluginKit"]),
+        .library(name: "SpringPlugin", type: .dynamic, targets: ["SpringPlugin"]),
+        .library(name: "SetPlugin", type: .dynamic, targets: ["SetPlugin"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+    ],
+    targets: [
+        // The C ABI: the only contract between motiond and its plugins.
+        .target(name: "MotionPluginAPI"),
+        // JSON values, the wire envelope and error codes, shared by the daemon and its clients.
+        .target(name: "MotionWire"),
+        // Swift plugin authors conform to `Performer` and write one entry line.
+        .target(name: "MotionPluginKit", dependencies: ["MotionPluginAPI"]),
+        .target(
+            name: "MotionHost",
+            dependencies: [
+                "MotionPluginAPI", "MotionWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .executableTarget(
+            name: "motiond",
+            dependencies: [
+                "MotionHost",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "MotionClient",
+            dependencies: [
+                "MotionWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ]
+        ),
+        .executableTarget(
+            name: "motionctl",
+            dependencies: [
+                "MotionClient", "MotionWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "SpringPlugin", dependencies: ["MotionPluginKit"], path: "Plugins/SpringPlugin"),
+        .target(name: "SetPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/SetPlugin"),
+        .testTarget(
+            name: "MotionHostTests",
+            dependencies: ["MotionHost", "MotionPluginKit", "MotionWire", "MotionPluginAPI"]
+        ),
+        .testTarget(
+            name: "MotiondTests",
+            dependencies: ["MotionClient", "MotionWire", "MotionHost", "MotionPluginAPI"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

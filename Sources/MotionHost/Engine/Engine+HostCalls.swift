@@ -1,0 +1,38 @@
+import MotionWire
+
+extension Engine {
+    /// Trace kinds the engine itself owns; a plugin cannot forge them.
+    static let reservedTracePrefixes = ["runtime.", "plan.", "performer.", "token.", "plugin.", "route.", "timeline."]
+
+    func internProperty(_ name: String, for performerID: UInt64) -> UInt32 {
+        guard !name.isEmpty, name.utf8.count <= 256, let performer = performers[performerID] else {
+            return UInt32.max
+        }
+        if let handle = performer.target.properties[name], store.isLive(handle) { return handle }
+        let handle = store.intern(.init(runtime: performer.runtime.name, target: performer.target.name, property: name))
+        performer.target.properties[name] = handle
+        return handle
+    }
+
+    func pluginTrace(kind: String, fieldsJSON: String?, from performerID: UInt64) {
+        guard let performer = performers[performerID] else { return }
+        func pluginError(_ message: String) {
+            trace(TraceEvent(kind: "plugin.error", runtime: performer.runtime.name, target: performer.target.name,
+                             fields: ["performer": .number(Double(performerID)), "plugin": .string(performer.pluginID),
+                                      "message": .string(message)]))
+        }
+        guard !kind.isEmpty, !Self.reservedTracePrefixes.contains(where: { kind.hasPrefix($0) }) else {
+            return pluginError("trace: kind \"\(kind)\" is reserved for the engine")
+        }
+        var fields: [String: JSONValue] = [:]
+        if let fieldsJSON {
+            guard let parsed = try? JSONValue.parse(fieldsJSON), case .object(let members) = parsed else {
+                return pluginError("trace: fields of \"\(kind)\" are not a JSON object")
+            }
+            fields = members
+        }
+        fields["performer"] = .number(Double(performerID))
+        fields["planType"] = .string(performer.planType)
+        trace(TraceEvent(kind: kind, runtime: performer.runtime.name, target: performer.target.name, fields: fields))
+    }
+}

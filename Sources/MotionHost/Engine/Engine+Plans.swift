@@ -1,0 +1,127 @@
+import MotionPluginAPI
+import MotionWire
+
+extension Engine {
+    /// Adds a plan to a target (SPEC §2): finds or creates the one performer for (target, plan type),
+    /// hands it the plan, then tells tracers. A named plan replaces an existing one of that name first.
+    /// Returns the id of the performer that received the plan.
+    @discardableResult
+    public func addPlan(_ plan: JSONValue, to target: String, in runtime: String = defaultRuntime,
+                        named name: String? = nil) throws(EngineError) -> UInt64 {
+        guard let scope = runtimes[runtime] else {
+            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(runtime)\"")
+        }
+        guard case .object(let members) = plan else {
+            throw EngineError(.invalidRequest, "plan: expected an object")
+        }
+        guard case .string(let planType)? = members["type"] else {
+            throw EngineError(.invalidRequest, "plan.type: expected a string")
+        }
+        guard let factoryIndex = registry.factory(forPlanType: planType) else {
+            let known = registry.planTypes.joined(separator: ", ")
+            throw EngineError(.unknownPlanType, "plan.type: \"\(planType)\" is not registered; known types: \(known)")
+        }
+        if let name, name.isEmpty { throw EngineError(.invalidRequest, "name: must not be empty") }
+        let targetScope = scope.target(target)
+        if let name { removeNamedPlan(name, from: targetScope, in: scope) }
+        let performer = try performer(for: factoryIndex, on: targetScope, in: scope)
+        try deliver(plan, named: name, to: performer)
+        var fields: [String: JSONValue] = [
+            "plan": plan, "performer": .number(Double(performer.id)), "planType": .string(planType),
+        ]
+        if let name {
+            targetScope.named[name] = performer
+            fields["name"] = .string(name)
+        }
+        trace(TraceEvent(kind: name == nil ? "plan.added" : "plan.named.added", runtime: runtime, target: target,
+                         fields: fields))
+        return performer.id
+    }
+
+    /// Removes the plan named `name` from a target. Unknown names do nothing and emit nothing.
+    @discardableResult
+    public func removePlan(named name: String, from target: String,
+                           in runtime: String = defaultRuntime) throws(EngineError) -> Bool {
+        guard let scope = runtimes[runtime] else {
+            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(runtime)\"")
+        }
+        guard let targetScope = scope.targets[target] else { return false }
+        return removeNamedPlan(name, from: targetScope, in: scope)
+    }
+
+    /// A plan a performer emits for its own target while handling a plan (SPEC §2 "Emitting").
+    func emitPlan(_ json: UnsafeRawBufferPointer, from performer: PerformerRecord) throws(EngineError) {
+        guard phase == .control else {
+            throw EngineError(.invalidPlan, "emit_plan: only allowed while handling a plan, not during a frame")
+        }
+        guard emitDepth < Self.maximumEmitDepth else {
+            throw EngineError(.invalidPlan, "emit_plan: more than \(Self.maximumEmitDepth) nested emits")
+        }
+        let plan: JSONValue
+        do {
+            plan = try JSONValue.parse(json)
+        } catch {
+            throw EngineError(.invalidPlan, "emit_plan: the plan is not valid JSON")
+        }
+        emitDepth += 1
+        defer { emitDepth -= 1 }
+        try addPlan(plan, to: performer.target.name, in: performer.runtime.name)
+    }
+
+    @discardableResult
+    private func removeNamedPlan(_ name: String, from target: TargetScope, in scope: RuntimeScope) -> Bool {
+        guard let performer = target.named.removeValue(forKey: name) else { return false }
+        if let remove = performer.factory.pointee.remove_named_plan, let instance = performer.instance {
+            remove(instance, name)
+        }
+        trace(TraceEvent(kind: "plan.named.removed", runtime: scope.name, target: target.name,
+                         fields: ["name": .string(name), "performer": .number(Double(performer.id))]))
+        return true
+    }
+
+    private func performer(for factoryIndex: Int, on target: TargetScope,
+                           in scope: RuntimeScope) throws(EngineError) -> PerformerRecord {
+        if let existing = target.performers[factoryIndex] { return existing }
+        let factory = registry.factories[factoryIndex]
+        let record = PerformerRecord(id: nextPerformerID, factoryIndex: factoryIndex, factory: factory,
+                                     runtime: scope, target: target)
+        nextPerformerID += 1
+        performers[record.id] = record
+        let instance = factory.descriptor.pointer.pointee.create(
+            factory.descriptor.pointer, host.pointer, record.id, target.name)
+        guard let instance else {
+            performers[record.id] = nil
+            throw EngineError(.invalidPlan, "plugin \(factory.pluginID) could not create a \(record.planType) performer")
+        }
+        record.instance = instance
+        target.performers[factoryIndex] = record
+        trace(TraceEvent(kind: "performer.created", runtime: scope.name, target: target.name,
+                         fields: ["performer": .number(Double(record.id)), "planType": .string(record.planType),
+                                  "plugin": .string(record.pluginID)]))
+        return record
+    }
+
+    private func deliver(_ plan: JSONValue, named name: String?, to performer: PerformerRecord) throws(EngineError) {
+        guard let instance = performer.instance else {
+            throw EngineError(.internalError, "performer \(performer.id) has no instance")
+        }
+        var json = JSONWriter.bytes(plan)
+        let length = json.count
+        json.append(0)  // C plugins may treat the text as a string; `length` does not count the NUL.
+        var message = [CChar](repeating: 0, count: 1024)
+        let factory = performer.factory.pointee
+        let status: Int32 = json.withUnsafeBufferPointer { bytes in
+            let text = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+            if let name {
+                if let addNamed = factory.add_named_plan {
+                    return addNamed(instance, name, text, length, &message, message.count)
+                }
+            }
+            return factory.add_plan(instance, text, length, &message, message.count)
+        }
+        guard status == MOTION_OK else {
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw EngineError(.invalidPlan, text.isEmpty ? "\(performer.planType): plan refused" : text)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import MotionWire
+
+extension Engine {
+    /// Creates a runtime. An ephemeral one belongs to `owner` (a session) and ends with it.
+    public func createRuntime(_ name: String, ephemeralOwner owner: UInt64? = nil) throws(EngineError) {
+        guard !name.isEmpty else { throw EngineError(.invalidRequest, "name: must not be empty") }
+        guard runtimes[name] == nil else { throw EngineError(.runtimeExists, "name: runtime \"\(name)\" exists") }
+        runtimes[name] = RuntimeScope(name: name, ephemeralOwner: owner)
+    }
+
+    /// Destroys a runtime: its performers are destroyed, its tokens released, its properties forgotten.
+    public func destroyRuntime(_ name: String) throws(EngineError) {
+        guard name != Self.defaultRuntime else {
+            throw EngineError(.runtimeProtected, "name: the \"default\" runtime always exists")
+        }
+        guard let scope = runtimes.removeValue(forKey: name) else {
+            throw EngineError(.runtimeNotFound, "name: no runtime named \"\(name)\"")
+        }
+        for performer in scope.performers {
+            stopAdvancing(performer)
+            destroyInstance(performer)
+            performer.tokens.removeAll()
+            performers[performer.id] = nil
+        }
+        scope.activeTokens = 0
+        store.removeAll(inRuntime: name)
+        trace(TraceEvent(kind: "runtime.destroyed", runtime: name))
+    }
+
+    /// Ephemeral runtimes created by `owner`, for clean-up when its connection closes.
+    public func ephemeralRuntimes(ownedBy owner: UInt64) -> [String] {
+        runtimes.values.filter { $0.ephemeralOwner == owner }.map(\.name).sorted()
+    }
+
+    /// A JSON picture of one runtime for `runtime.state`.
+    public func state(ofRuntime name: String) throws(EngineError) -> JSONValue {
+        guard let scope = runtimes[name] else {
+            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name)\"")
+        }
+        var targets: [String: JSONValue] = [:]
+        for (targetName, target) in scope.targets {
+            let performers = target.performers.values.sorted { $0.id < $1.id }.map { performer -> JSONValue in
+                ["id": .number(Double(performer.id)), "planType": .string(performer.planType),
+                 "plugin": .string(performer.pluginID), "tokens": .number(Double(performer.tokens.count))]
+            }
+            var properties: [String: JSONValue] = [:]
+            for (property, handle) in target.properties where store.isLive(handle) {
+                let value = store.value(handle)
+                if value.isEmpty { continue }
+                properties[property] = ["value": JSONValue(value), "velocity": JSONValue(store.velocity(handle))]
+            }
+            targets[targetName] = [
+                "performers": .array(performers),
+                "named": .object(target.named.mapValues { .number(Double($0.id)) }),
+                "properties": .object(properties),
+            ]
+        }
+        return [
+            "runtime": .string(name), "ephemeral": .bool(scope.ephemeralOwner != nil),
+            "active": .bool(scope.activeTokens > 0), "tokens": .number(Double(scope.activeTokens)),
+            "targets": .object(targets),
+        ]
+    }
+}

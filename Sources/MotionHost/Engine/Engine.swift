@@ -1,0 +1,138 @@
+import Logging
+import MotionPluginAPI
+import MotionWire
+
+/// The motion engine: runtimes, performers, named plans, tokens and the property store (SPEC §2).
+///
+/// Pure logic with no I/O and no threads of its own. Whoever owns it calls it from one thread only:
+/// control operations (`addPlan`, …) and `advance(by:)` never overlap, and plugins are only called from
+/// inside them.
+public final class Engine {
+    public static let defaultRuntime = "default"
+    static let maximumEmitDepth = 32
+
+    enum Phase { case control, frame }
+
+    public let registry: PluginRegistry
+    let host: HostServices
+    let store = PropertyStore()
+    var runtimes: [String: RuntimeScope] = [:]
+    var performers: [UInt64: PerformerRecord] = [:]
+    /// Continuous performers holding a token, advanced every tick. Parallel arrays keep the tick loop free
+    /// of reference counting.
+    var advancing: ContiguousArray<AdvanceSlot> = []
+    var advancingRecords: [PerformerRecord] = []
+    var stopsAfterFrame: [PerformerRecord] = []
+    var phase = Phase.control
+    var emitDepth = 0
+    var nextPerformerID: UInt64 = 1
+    var nextToken: UInt64 = 1
+    public weak var observer: (any TraceObserver)?
+
+    struct AdvanceSlot {
+        let advance: @convention(c) (UnsafeMutableRawPointer?, Double) -> Void
+        let instance: UnsafeMutableRawPointer
+    }
+
+    public init(registry: PluginRegistry, host: HostServices) {
+        self.registry = registry
+        self.host = host
+        runtimes[Self.defaultRuntime] = RuntimeScope(name: Self.defaultRuntime, ephemeralOwner: nil)
+        host.engine = self
+    }
+
+    deinit {
+        for performer in performers.values { destroyInstance(performer) }
+        host.engine = nil
+    }
+
+    // MARK: Queries
+
+    /// True while some continuous performer holds a token and needs ticks.
+    public var isAnimating: Bool { !advancing.isEmpty }
+    public var hasPendingFrame: Bool { !store.dirty.isEmpty }
+    public var runtimeNames: [String] { runtimes.keys.sorted() }
+    public var activeTokenCount: Int { runtimes.values.reduce(0) { $0 + $1.activeTokens } }
+    public var performerCount: Int { performers.count }
+    public var propertyCount: Int { store.liveCount }
+    public func isActive(runtime: String) -> Bool { (runtimes[runtime]?.activeTokens ?? 0) > 0 }
+
+    /// The current value of a property, if it has one.
+    public func value(of property: String, target: String, runtime: String = defaultRuntime) -> [Double]? {
+        guard let handle = store.handle(for: .init(runtime: runtime, target: target, property: property)) else {
+            return nil
+        }
+        let value = store.value(handle)
+        return value.isEmpty ? nil : value
+    }
+
+    public func velocity(of property: String, target: String, runtime: String = defaultRuntime) -> [Double]? {
+        guard let handle = store.handle(for: .init(runtime: runtime, target: target, property: property)) else {
+            return nil
+        }
+        return store.velocity(handle)
+    }
+
+    // MARK: Frame
+
+    /// Advances every animating performer by `dt` seconds. Tokens released during the frame stop the
+    /// performer's ticks once the frame is over.
+    public func advance(by dt: Double) {
+        phase = .frame
+        let count = advancing.count
+        advancing.withUnsafeBufferPointer { slots in
+            for index in 0..<count {
+                slots[index].advance(slots[index].instance, dt)
+            }
+        }
+        phase = .control
+        for performer in stopsAfterFrame where performer.tokens.isEmpty {
+            stopAdvancing(performer)
+        }
+        stopsAfterFrame.removeAll(keepingCapacity: true)
+    }
+
+    /// Handles of the properties written since the last `clearFrame()`.
+    var dirtyProperties: [UInt32] { store.dirty }
+
+    public func clearFrame() { store.clearDirty() }
+
+    // MARK: Internals shared by the extensions
+
+    func trace(_ event: TraceEvent) {
+        observer?.engine(self, didTrace: event)
+    }
+
+    func startAdvancing(_ performer: PerformerRecord) {
+        guard performer.advanceSlot < 0, let instance = performer.instance,
+            let advance = performer.factory.pointee.advance
+        else { return }
+        performer.advanceSlot = advancing.count
+        advancing.append(AdvanceSlot(advance: advance, instance: instance))
+        advancingRecords.append(performer)
+    }
+
+    func stopAdvancing(_ performer: PerformerRecord) {
+        let slot = performer.advanceSlot
+        guard slot >= 0 else { return }
+        if phase == .frame {
+            stopsAfterFrame.append(performer)
+            return
+        }
+        let last = advancing.count - 1
+        if slot != last {
+            advancing[slot] = advancing[last]
+            advancingRecords[slot] = advancingRecords[last]
+            advancingRecords[slot].advanceSlot = slot
+        }
+        advancing.removeLast()
+        advancingRecords.removeLast()
+        performer.advanceSlot = -1
+    }
+
+    func destroyInstance(_ performer: PerformerRecord) {
+        guard let instance = performer.instance else { return }
+        performer.instance = nil
+        performer.factory.pointee.destroy(instance)
+    }
+}

@@ -1,0 +1,92 @@
+import Logging
+import MotionPluginAPI
+import MotionWire
+
+/// The `motion_host` table handed to plugins, and the bridge from its C callbacks to the engine.
+///
+/// Created before plugins load (their `init` receives it) and attached to the engine once the registry
+/// is frozen. Callbacks arrive on the engine thread only, from inside calls the engine made.
+public final class HostServices {
+    let pointer: UnsafeMutablePointer<motion_host>
+    let logger: Logger
+    /// Set by the engine for its lifetime. `unowned(unsafe)` keeps the frame-path callbacks free of
+    /// reference counting; the engine clears it in `deinit`.
+    unowned(unsafe) var engine: Engine?
+
+    public init(logger: Logger) {
+        self.logger = logger
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: motion_host(
+            struct_size: UInt32(MemoryLayout<motion_host>.size),
+            abi_major: UInt16(MOTION_ABI_MAJOR), abi_minor: UInt16(MOTION_ABI_MINOR),
+            host_data: nil,
+            intern_property: { host, ref, name in
+                guard let engine = services(host)?.engine, let name else { return MOTION_INVALID_PROPERTY }
+                return engine.internProperty(String(cString: name), for: ref)
+            },
+            read_property: { host, property, value, velocity, capacity in
+                guard let engine = services(host)?.engine else { return 0 }
+                return UInt32(engine.store.read(property, value: value, velocity: velocity, capacity: Int(capacity)))
+            },
+            write_property: { host, property, value, velocity, count in
+                guard let engine = services(host)?.engine, let value else { return }
+                engine.store.write(property, value: value, velocity: velocity, count: Int(count))
+            },
+            emit_plan: { host, ref, json, length, errorBuffer, capacity in
+                guard let engine = services(host)?.engine, let json,
+                    let performer = engine.performers[ref]
+                else { return MOTION_ERROR }
+                do throws(EngineError) {
+                    try engine.emitPlan(UnsafeRawBufferPointer(start: json, count: length), from: performer)
+                    return MOTION_OK
+                } catch {
+                    copy(error.message, into: errorBuffer, capacity: capacity)
+                    return MOTION_ERROR
+                }
+            },
+            token_generate: { host, ref in
+                services(host)?.engine?.generateToken(for: ref) ?? 0
+            },
+            token_terminate: { host, ref, token in
+                services(host)?.engine?.terminateToken(token, for: ref)
+            },
+            trace: { host, ref, kind, fields in
+                guard let engine = services(host)?.engine, let kind else { return }
+                engine.pluginTrace(kind: String(cString: kind), fieldsJSON: fields.map { String(cString: $0) }, from: ref)
+            },
+            log: { host, ref, level, message in
+                guard let services = services(host), let message else { return }
+                services.log(level: level, message: String(cString: message), performer: ref)
+            },
+            get_extension: { _, _ in nil }))
+        pointer.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit {
+        pointer.deinitialize(count: 1)
+        pointer.deallocate()
+    }
+
+    func log(level: Int32, message: String, performer: UInt64) {
+        let plugin = engine?.performers[performer]?.pluginID ?? "-"
+        let metadata: Logger.Metadata = ["plugin": "\(plugin)", "performer": "\(performer)"]
+        switch level {
+        case ...MOTION_LOG_ERROR: logger.error("\(message)", metadata: metadata)
+        case MOTION_LOG_WARNING: logger.warning("\(message)", metadata: metadata)
+        case MOTION_LOG_INFO, MOTION_LOG_INFO - 1: logger.info("\(message)", metadata: metadata)
+        default: logger.debug("\(message)", metadata: metadata)
+        }
+    }
+}
+
+private func services(_ host: UnsafePointer<motion_host>?) -> HostServices? {
+    guard let data = host?.pointee.host_data else { return nil }
+    return Unmanaged<HostServices>.fromOpaque(data).takeUnretainedValue()
+}
+
+private func copy(_ message: String, into buffer: UnsafeMutablePointer<CChar>?, capacity: Int) {
+    guard let buffer, capacity > 0 else { return }
+    let bytes = Array(message.utf8.prefix(capacity - 1))
+    for (index, byte) in bytes.enumerated() { buffer[index] = CChar(bitPattern: byte) }
+    buffer[bytes.count] = 0
+}

@@ -1,0 +1,121 @@
+import MotionWire
+
+/// Every animated property of every runtime, in contiguous storage addressed by interned handles.
+///
+/// Plugins write through a handle on the frame path, so a write is an index, not a look-up. Writes mark
+/// the handle dirty; a frame carries exactly the dirty handles, then `clearDirty()` starts the next one.
+final class PropertyStore {
+    struct Key: Hashable {
+        var runtime: String
+        var target: String
+        var property: String
+    }
+
+    static let width = 4
+
+    private(set) var keys: [Key?] = []
+    private(set) var counts: [UInt8] = []
+    private(set) var values: [Double] = []
+    private(set) var velocities: [Double] = []
+    /// `{"runtime":…,"target":…,"property":…,"value":` for each handle, encoded once at interning.
+    private(set) var updatePrefixes: [[UInt8]] = []
+    private var isDirty: [Bool] = []
+    private(set) var dirty: [UInt32] = []
+    private var index: [Key: UInt32] = [:]
+    private var free: [UInt32] = []
+
+    var liveCount: Int { index.count }
+
+    /// The handle for `key`, creating the property (with no value yet) if needed.
+    func intern(_ key: Key) -> UInt32 {
+        if let handle = index[key] { return handle }
+        let handle: UInt32
+        if let reused = free.popLast() {
+            handle = reused
+        } else {
+            handle = UInt32(keys.count)
+            keys.append(nil)
+            counts.append(0)
+            values.append(contentsOf: repeatElement(0, count: Self.width))
+            velocities.append(contentsOf: repeatElement(0, count: Self.width))
+            updatePrefixes.append([])
+            isDirty.append(false)
+        }
+        let slot = Int(handle)
+        keys[slot] = key
+        counts[slot] = 0
+        updatePrefixes[slot] = Self.prefix(for: key)
+        index[key] = handle
+        return handle
+    }
+
+    func handle(for key: Key) -> UInt32? { index[key] }
+
+    func isLive(_ handle: UInt32) -> Bool {
+        Int(handle) < keys.count && keys[Int(handle)] != nil
+    }
+
+    /// Copies up to `capacity` components of value and velocity; returns the property's component count.
+    func read(_ handle: UInt32, value: UnsafeMutablePointer<Double>?, velocity: UnsafeMutablePointer<Double>?,
+              capacity: Int) -> Int {
+        guard isLive(handle) else { return 0 }
+        let slot = Int(handle), count = Int(counts[slot]), base = slot * Self.width
+        for component in 0..<min(count, capacity) {
+            value?[component] = values[base + component]
+            velocity?[component] = velocities[base + component]
+        }
+        return count
+    }
+
+    func write(_ handle: UInt32, value: UnsafePointer<Double>, velocity: UnsafePointer<Double>?, count: Int) {
+        guard (1...Self.width).contains(count), isLive(handle) else { return }
+        let slot = Int(handle), base = slot * Self.width
+        for component in 0..<Self.width {
+            let inRange = component < count
+            values[base + component] = inRange ? value[component] : 0
+            velocities[base + component] = inRange ? (velocity?[component] ?? 0) : 0
+        }
+        counts[slot] = UInt8(count)
+        if !isDirty[slot] {
+            isDirty[slot] = true
+            dirty.append(handle)
+        }
+    }
+
+    func value(_ handle: UInt32) -> [Double] {
+        let slot = Int(handle), base = slot * Self.width
+        return Array(values[base..<base + Int(counts[slot])])
+    }
+
+    func velocity(_ handle: UInt32) -> [Double] {
+        let slot = Int(handle), base = slot * Self.width
+        return Array(velocities[base..<base + Int(counts[slot])])
+    }
+
+    func clearDirty() {
+        for handle in dirty { isDirty[Int(handle)] = false }
+        dirty.removeAll(keepingCapacity: true)
+    }
+
+    /// Forgets every property of `runtime`; their handles may be reused.
+    func removeAll(inRuntime runtime: String) {
+        for (key, handle) in index where key.runtime == runtime {
+            index[key] = nil
+            keys[Int(handle)] = nil
+            counts[Int(handle)] = 0
+            free.append(handle)
+        }
+        dirty.removeAll { keys[Int($0)] == nil }
+    }
+
+    private static func prefix(for key: Key) -> [UInt8] {
+        var bytes = Array("{\"runtime\":".utf8)
+        JSONWriter.writeString(key.runtime, into: &bytes)
+        bytes.append(contentsOf: ",\"target\":".utf8)
+        JSONWriter.writeString(key.target, into: &bytes)
+        bytes.append(contentsOf: ",\"property\":".utf8)
+        JSONWriter.writeString(key.property, into: &bytes)
+        bytes.append(contentsOf: ",\"value\":".utf8)
+        return bytes
+    }
+}

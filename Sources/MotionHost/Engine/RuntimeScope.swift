@@ -1,0 +1,65 @@
+import MotionPluginAPI
+
+/// One performer: the plugin instance for one (runtime, target, plan type).
+final class PerformerRecord {
+    let id: UInt64
+    let factoryIndex: Int
+    let factory: UnsafePointer<motion_factory>
+    let planType: String
+    let pluginID: String
+    let isContinuous: Bool
+    unowned let runtime: RuntimeScope
+    unowned let target: TargetScope
+    var instance: UnsafeMutableRawPointer?
+    var tokens: Set<UInt64> = []
+    /// Index in the engine's advance list, or -1 while the performer is at rest.
+    var advanceSlot = -1
+
+    init(id: UInt64, factoryIndex: Int, factory: RegisteredFactory, runtime: RuntimeScope, target: TargetScope) {
+        self.id = id
+        self.factoryIndex = factoryIndex
+        self.factory = factory.descriptor.pointer
+        self.planType = factory.descriptor.planType
+        self.pluginID = factory.pluginID
+        self.isContinuous = factory.descriptor.isContinuous
+        self.runtime = runtime
+        self.target = target
+    }
+}
+
+/// A target's performers (one per factory), its named plans and its interned properties.
+final class TargetScope {
+    let name: String
+    var performers: [Int: PerformerRecord] = [:]
+    var named: [String: PerformerRecord] = [:]
+    var properties: [String: UInt32] = [:]
+
+    init(name: String) {
+        self.name = name
+    }
+}
+
+/// A named scope of targets, performers and tokens (SPEC §2).
+final class RuntimeScope {
+    let name: String
+    /// The session that created an ephemeral runtime; it is destroyed when that session ends.
+    let ephemeralOwner: UInt64?
+    var targets: [String: TargetScope] = [:]
+    var activeTokens = 0
+
+    init(name: String, ephemeralOwner: UInt64?) {
+        self.name = name
+        self.ephemeralOwner = ephemeralOwner
+    }
+
+    func target(_ name: String) -> TargetScope {
+        if let scope = targets[name] { return scope }
+        let scope = TargetScope(name: name)
+        targets[name] = scope
+        return scope
+    }
+
+    var performers: [PerformerRecord] {
+        targets.values.flatMap { $0.performers.values }.sorted { $0.id < $1.id }
+    }
+}

@@ -1,0 +1,108 @@
+import MotionPluginAPI
+
+/// Validates a plugin descriptor before anything in it is called: magic first, then size and version,
+/// then identity and factories. Every error names the field that differs.
+public enum DescriptorCheck {
+    public static let hostMajor = UInt16(MOTION_ABI_MAJOR)
+    public static let hostMinor = UInt16(MOTION_ABI_MINOR)
+
+    /// Offset of the first member a 1.0 reader needs past the header, used as the minimum struct size.
+    static let minimumPluginSize = MemoryLayout<motion_plugin>.size
+    static let minimumFactorySize = MemoryLayout<motion_factory>.size
+
+    public static func check(_ raw: UnsafeRawPointer, file: String) -> Result<PluginDescriptor, PluginLoadError> {
+        func fail(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
+            .failure(PluginLoadError(file: file, reason: reason))
+        }
+        let magic = raw.loadUnaligned(as: UInt32.self)
+        guard magic == MOTION_PLUGIN_MAGIC else {
+            return fail("magic: expected \(hex(MOTION_PLUGIN_MAGIC)), found \(hex(magic))")
+        }
+        let size = raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+        let major = raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)
+        let minor = raw.loadUnaligned(fromByteOffset: 10, as: UInt16.self)
+        guard major == hostMajor else {
+            return fail("abi_major: plugin is built for ABI \(major).\(minor), this host speaks \(hostMajor).\(hostMinor)")
+        }
+        guard minor <= hostMinor else {
+            return fail("abi_minor: plugin needs ABI \(major).\(minor), this host provides \(hostMajor).\(hostMinor)")
+        }
+        guard Int(size) >= minimumPluginSize else {
+            return fail("struct_size: \(size) is smaller than an ABI 1.0 descriptor (\(minimumPluginSize))")
+        }
+        let plugin = raw.assumingMemoryBound(to: motion_plugin.self)
+        guard let id = string(plugin.pointee.id), !id.isEmpty else { return fail("id: missing or empty") }
+        guard isValidID(id) else { return fail("id: \"\(id)\" must be letters, digits, '.', '-' or '_'") }
+        guard let version = string(plugin.pointee.version), !version.isEmpty else {
+            return fail("version: missing or empty")
+        }
+        let buildTag = string(plugin.pointee.build_tag) ?? ""
+        let factoryCount = Int(plugin.pointee.factory_count)
+        guard factoryCount == 0 || plugin.pointee.factories != nil else { return fail("factories: NULL") }
+        var factories: [FactoryDescriptor] = []
+        for index in 0..<factoryCount {
+            let factory = plugin.pointee.factories! + index
+            let field = "factories[\(index)]"
+            guard Int(factory.pointee.struct_size) >= minimumFactorySize else {
+                return fail("\(field).struct_size: \(factory.pointee.struct_size), expected at least \(minimumFactorySize)")
+            }
+            guard let planType = string(factory.pointee.plan_type), !planType.isEmpty else {
+                return fail("\(field).plan_type: missing or empty")
+            }
+            guard factory.pointee.create != nil else { return fail("\(field).create: NULL") }
+            guard factory.pointee.destroy != nil else { return fail("\(field).destroy: NULL") }
+            guard factory.pointee.add_plan != nil else { return fail("\(field).add_plan: NULL") }
+            let continuous = factory.pointee.flags & MOTION_FACTORY_CONTINUOUS != 0
+            guard !continuous || factory.pointee.advance != nil else {
+                return fail("\(field).advance: NULL for a continuous factory")
+            }
+            factories.append(FactoryDescriptor(pointer: factory, planType: planType, isContinuous: continuous))
+        }
+        let functionCount = Int(plugin.pointee.function_count)
+        guard functionCount == 0 || plugin.pointee.functions != nil else { return fail("functions: NULL") }
+        var functions: [FunctionDescriptor] = []
+        for index in 0..<functionCount {
+            let function = plugin.pointee.functions! + index
+            guard let name = string(function.pointee.name), !name.isEmpty else {
+                return fail("functions[\(index)].name: missing or empty")
+            }
+            guard let signature = string(function.pointee.signature), function.pointee.function != nil else {
+                return fail("functions[\(index)]: signature or function missing")
+            }
+            functions.append(FunctionDescriptor(name: name, signature: signature))
+        }
+        return .success(
+            PluginDescriptor(
+                pointer: UnsafePointer(plugin), id: id, version: version, buildTag: buildTag, file: file,
+                factories: factories, functions: functions))
+    }
+
+    private static func string(_ pointer: UnsafePointer<CChar>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    private static func isValidID(_ id: String) -> Bool {
+        id.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
+    }
+}
+
+/// Why a plugin file was not used.
+public struct PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var reason: String
+
+    public init(file: String, reason: String) {
+        self.file = file
+        self.reason = reason
+    }
+
+    public var description: String { "\(file): \(reason)" }
+}

@@ -1,0 +1,27 @@
+import MotionPluginAPI
+
+/// A plugin whose descriptor passed every check, ready to be registered.
+public struct PluginDescriptor: @unchecked Sendable {
+    // @unchecked: the pointers reference plugin-owned descriptor memory that is immutable and lives for
+    // the process lifetime (motiond never unloads a plugin image); nothing writes through them.
+    public let pointer: UnsafePointer<motion_plugin>
+    public let id: String
+    public let version: String
+    public let buildTag: String
+    /// The file it came from, or a label such as `<in-process>` for plugins linked into the host.
+    public let file: String
+    public let factories: [FactoryDescriptor]
+    public let functions: [FunctionDescriptor]
+}
+
+public struct FactoryDescriptor: @unchecked Sendable {
+    // @unchecked: as for PluginDescriptor, immutable plugin-owned memory kept for the process lifetime.
+    public let pointer: UnsafePointer<motion_factory>
+    public let planType: String
+    public let isContinuous: Bool
+}
+
+public struct FunctionDescriptor: Sendable, Equatable {
+    public let name: String
+    public let signature: String
+}

@@ -1,0 +1,79 @@
+/// The frozen registry the engine works from: plan type → factory, built once by `PluginRegistryBuilder`.
+public struct PluginRegistry: Sendable {
+    public struct Entry: Sendable {
+        public let plugin: PluginDescriptor
+        public let generation: Int
+    }
+
+    /// A plan type claimed by a second plugin; the first one (in load order) keeps it.
+    public struct Conflict: Sendable, Equatable {
+        public let planType: String
+        public let keptPlugin: String
+        public let keptFile: String
+        public let ignoredPlugin: String
+        public let ignoredFile: String
+    }
+
+    public let plugins: [Entry]
+    public let conflicts: [Conflict]
+    public let rejected: [PluginLoadError]
+    /// Factories in registration order; a performer's factory index points in here.
+    let factories: [RegisteredFactory]
+    let factoryIndex: [String: Int]
+
+    public var planTypes: [String] { factories.map(\.descriptor.planType).sorted() }
+
+    func factory(forPlanType planType: String) -> Int? { factoryIndex[planType] }
+}
+
+struct RegisteredFactory: Sendable {
+    let descriptor: FactoryDescriptor
+    let pluginID: String
+}
+
+/// Collects plugins in a deterministic order and freezes them into a `PluginRegistry`.
+///
+/// Duplicates never win silently: a plan type already claimed stays with the plugin registered first (the
+/// earlier directory, then the file name in byte order) and the later claim is listed as a conflict.
+public struct PluginRegistryBuilder {
+    private var plugins: [PluginRegistry.Entry] = []
+    private var conflicts: [PluginRegistry.Conflict] = []
+    private var rejected: [PluginLoadError] = []
+    private var factories: [RegisteredFactory] = []
+    private var factoryIndex: [String: Int] = [:]
+
+    public init() {}
+
+    public mutating func add(_ plugin: PluginDescriptor) {
+        if let existing = plugins.first(where: { $0.plugin.id == plugin.id }) {
+            rejected.append(
+                PluginLoadError(
+                    file: plugin.file,
+                    reason: "id: \"\(plugin.id)\" is already loaded from \(existing.plugin.file)"))
+            return
+        }
+        plugins.append(PluginRegistry.Entry(plugin: plugin, generation: 1))
+        for factory in plugin.factories {
+            if let kept = factoryIndex[factory.planType] {
+                let owner = plugins.first { $0.plugin.id == factories[kept].pluginID }!.plugin
+                conflicts.append(
+                    PluginRegistry.Conflict(
+                        planType: factory.planType, keptPlugin: owner.id, keptFile: owner.file,
+                        ignoredPlugin: plugin.id, ignoredFile: plugin.file))
+                continue
+            }
+            factoryIndex[factory.planType] = factories.count
+            factories.append(RegisteredFactory(descriptor: factory, pluginID: plugin.id))
+        }
+    }
+
+    public mutating func reject(_ error: PluginLoadError) {
+        rejected.append(error)
+    }
+
+    public func freeze() -> PluginRegistry {
+        PluginRegistry(
+            plugins: plugins, conflicts: conflicts, rejected: rejected, factories: factories,
+            factoryIndex: factoryIndex)
+    }
+}

@@ -1,0 +1,42 @@
+import MotionPluginAPI
+
+/// Type-erased performer behind the C instance pointer.
+class AnyPerformerBox {
+    func add(json: UnsafeRawBufferPointer) throws {}
+    func add(json: UnsafeRawBufferPointer, named name: String) throws {}
+    func removePlan(named name: String) {}
+    func advance(by dt: Double) {}
+}
+
+final class PerformerBox<P: Performer>: AnyPerformerBox {
+    let performer: P
+
+    init(_ performer: P) {
+        self.performer = performer
+    }
+
+    override func add(json: UnsafeRawBufferPointer) throws {
+        try performer.add(PlanDecoding.decode(P.Plan.self, from: json))
+    }
+
+    override func add(json: UnsafeRawBufferPointer, named name: String) throws {
+        try performer.add(PlanDecoding.decode(P.Plan.self, from: json), named: name)
+    }
+
+    override func removePlan(named name: String) {
+        performer.removePlan(named: name)
+    }
+
+    override func advance(by dt: Double) {
+        performer.advance(by: dt)
+    }
+}
+
+/// What a factory's `factory_data` points at: how to make one performer type.
+final class FactoryBox {
+    let make: (PerformerContext, String) -> AnyPerformerBox
+
+    init<P: Performer>(_ type: P.Type) {
+        make = { context, target in PerformerBox(P(context: context, target: target)) }
+    }
+}

@@ -1,0 +1,125 @@
+import MotionPluginAPI
+
+/// An interned property of the performer's target: cheap to copy, valid while the performer lives.
+public struct PropertyHandle: Hashable, Sendable {
+    public let rawValue: motion_property
+}
+
+/// An is-active token; hold one while animating.
+public struct ActiveToken: Hashable, Sendable {
+    public let rawValue: motion_token
+}
+
+/// A property's value and velocity, up to four components.
+public struct PropertyState: Equatable, Sendable {
+    public var value: SIMD4<Double>
+    public var velocity: SIMD4<Double>
+    public var count: Int
+}
+
+/// The host services one performer may use. Valid until the performer is destroyed.
+public struct PerformerContext {
+    let host: UnsafePointer<motion_host>
+    let ref: motion_performer_ref
+
+    /// [control] Interns a property name of this performer's target. Do it when a plan arrives.
+    public func property(_ name: String) -> PropertyHandle? {
+        let handle = host.pointee.intern_property(host, ref, name)
+        return handle == MOTION_INVALID_PROPERTY ? nil : PropertyHandle(rawValue: handle)
+    }
+
+    /// [control, frame] The property's current state, or nil if it was never written.
+    public func read(_ property: PropertyHandle) -> PropertyState? {
+        var value = SIMD4<Double>()
+        var velocity = SIMD4<Double>()
+        let count = withUnsafeMutableBytes(of: &value) { valueBytes in
+            withUnsafeMutableBytes(of: &velocity) { velocityBytes in
+                host.pointee.read_property(
+                    host, property.rawValue,
+                    valueBytes.baseAddress!.assumingMemoryBound(to: Double.self),
+                    velocityBytes.baseAddress!.assumingMemoryBound(to: Double.self), 4)
+            }
+        }
+        return count == 0 ? nil : PropertyState(value: value, velocity: velocity, count: Int(count))
+    }
+
+    /// [control, frame] Writes the first `count` components of `value` and `velocity`. Allocation-free.
+    public func write(_ property: PropertyHandle, value: SIMD4<Double>, velocity: SIMD4<Double>, count: Int) {
+        var value = value
+        var velocity = velocity
+        withUnsafeBytes(of: &value) { valueBytes in
+            withUnsafeBytes(of: &velocity) { velocityBytes in
+                host.pointee.write_property(
+                    host, property.rawValue,
+                    valueBytes.baseAddress!.assumingMemoryBound(to: Double.self),
+                    velocityBytes.baseAddress!.assumingMemoryBound(to: Double.self), UInt32(count))
+            }
+        }
+    }
+
+    /// [control] Adds a plan (JSON text with a "type") to this performer's own target, synchronously.
+    public func emit(planJSON: String) throws {
+        var error = [CChar](repeating: 0, count: 512)
+        let status = planJSON.utf8CString.withUnsafeBufferPointer { text in
+            host.pointee.emit_plan(host, ref, text.baseAddress, text.count - 1, &error, error.count)
+        }
+        if status != MOTION_OK {
+            throw PlanError(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    }
+
+    /// [control, frame] Takes an is-active token.
+    public func generateToken() -> ActiveToken {
+        ActiveToken(rawValue: host.pointee.token_generate(host, ref))
+    }
+
+    /// [control, frame] Releases a token taken with `generateToken()`.
+    public func terminate(_ token: ActiveToken) {
+        host.pointee.token_terminate(host, ref, token.rawValue)
+    }
+
+    /// [control, frame] Publishes a trace event; `fields` is a JSON object text or nil.
+    public func trace(_ kind: String, fieldsJSON: String? = nil) {
+        if let fieldsJSON {
+            host.pointee.trace(host, ref, kind, fieldsJSON)
+        } else {
+            host.pointee.trace(host, ref, kind, nil)
+        }
+    }
+
+    /// Reports the end of an animation on `property` with `reason` "finished" or "interrupted".
+    public func animationEnded(property: String, reason: String, name: String? = nil) {
+        var fields = "{\"property\":\(jsonString(property)),\"reason\":\(jsonString(reason))"
+        if let name { fields += ",\"name\":\(jsonString(name))" }
+        trace("animation.ended", fieldsJSON: fields + "}")
+    }
+
+    /// Writes a line to the daemon log at a syslog level (`MOTION_LOG_*`).
+    public func log(_ message: String, level: Int32 = MOTION_LOG_INFO) {
+        host.pointee.log(host, ref, level, message)
+    }
+}
+
+/// A JSON string literal for `text`.
+func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20: out += String(format: scalar.value)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
+extension String {
+    fileprivate init(format value: UInt32) {
+        let hex = String(value, radix: 16)
+        self = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+    }
+}

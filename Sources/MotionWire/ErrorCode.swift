@@ -1,0 +1,32 @@
+/// Stable, dotted error codes of protocol v1. Clients match on these; messages are for people.
+public enum ErrorCode: String, Sendable, CaseIterable {
+    /// The line is not valid UTF-8 JSON, or not a JSON object.
+    case parse = "protocol.parse"
+    /// The line exceeds the advertised maximum; the connection is closed after this error.
+    case tooLarge = "protocol.too_large"
+    /// The method is not part of the protocol.
+    case unknownMethod = "protocol.unknown_method"
+    /// A request other than `hello` arrived before `hello`.
+    case helloRequired = "protocol.hello_required"
+    /// The client asked for a protocol version this server does not speak.
+    case unsupportedVersion = "protocol.unsupported_version"
+    /// The client could not keep up with its subscriptions and is disconnected.
+    case slowConsumer = "protocol.slow_consumer"
+    /// A field is missing or has the wrong type; the message names the field.
+    case invalidRequest = "request.invalid"
+    /// The plan's `type` is not registered; the message lists the known types.
+    case unknownPlanType = "plan.unknown_type"
+    /// The plugin refused the plan; the message is the plugin's.
+    case invalidPlan = "plan.invalid"
+    case runtimeNotFound = "runtime.not_found"
+    case runtimeExists = "runtime.exists"
+    /// The `default` runtime cannot be destroyed.
+    case runtimeProtected = "runtime.protected"
+    case subscriptionNotFound = "subscription.not_found"
+    /// Too many subscriptions on one connection.
+    case subscriptionLimit = "subscription.limit"
+    /// The server is shutting down.
+    case shuttingDown = "server.shutting_down"
+    /// An unexpected failure inside the daemon.
+    case internalError = "server.internal"
+}

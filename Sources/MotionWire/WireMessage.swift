@@ -1,0 +1,27 @@
+/// Builders for the three kinds of line in protocol v1: replies, error replies and events.
+public enum WireMessage {
+    public static func result(id: JSONValue, _ result: JSONValue) -> JSONValue {
+        ["id": id, "result": result]
+    }
+
+    public static func error(id: JSONValue, code: ErrorCode, message: String) -> JSONValue {
+        error(id: id, code: code.rawValue, message: message)
+    }
+
+    public static func error(id: JSONValue, code: String, message: String) -> JSONValue {
+        ["id": id, "error": ["code": .string(code), "message": .string(message)]]
+    }
+
+    /// One line on the wire: compact JSON and a newline.
+    public static func line(_ message: JSONValue) -> [UInt8] {
+        var bytes = JSONWriter.bytes(message)
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+}
+
+/// Constants of protocol v1.
+public enum WireProtocol {
+    public static let version = 1
+    public static let defaultMaximumLineLength = 1 << 20
+}
