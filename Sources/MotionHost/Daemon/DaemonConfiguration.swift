@@ -1,0 +1,50 @@
+import Logging
+
+/// Everything `motiond` is told at start: from the command line, the config file and the environment.
+public struct DaemonConfiguration: Sendable {
+    public var socketPath: String
+    /// Plugin directories in precedence order (an earlier directory wins a duplicate plan type).
+    public var pluginDirectories: [String]
+    /// Also load the `lib*Plugin.so` files next to the executable (the default when no directory is given).
+    public var loadsShippedPlugins: Bool
+    public var rate: Double
+    public var stateDirectory: String?
+    public var maximumLineLength: Int
+    public var maximumSubscriptionsPerConnection: Int
+    public var logLevel: Logger.Level
+
+    public init(socketPath: String, pluginDirectories: [String] = [], loadsShippedPlugins: Bool = true,
+                rate: Double = 120, stateDirectory: String? = nil, maximumLineLength: Int = 1 << 20,
+                maximumSubscriptionsPerConnection: Int = 64, logLevel: Logger.Level = .info) {
+        self.socketPath = socketPath
+        self.pluginDirectories = pluginDirectories
+        self.loadsShippedPlugins = loadsShippedPlugins
+        self.rate = rate
+        self.stateDirectory = stateDirectory
+        self.maximumLineLength = maximumLineLength
+        self.maximumSubscriptionsPerConnection = maximumSubscriptionsPerConnection
+        self.logLevel = logLevel
+    }
+
+    /// SPEC §5: `$RUNTIME_DIRECTORY/motiond.sock`, else `$XDG_RUNTIME_DIR/motiond.sock`, else
+    /// `/run/motiond/motiond.sock`.
+    public static func defaultSocketPath(environment: [String: String]) -> String {
+        if let directory = environment["RUNTIME_DIRECTORY"], !directory.isEmpty {
+            // systemd may pass several directories separated by ':'; the first is ours.
+            return String(directory.split(separator: ":").first ?? Substring(directory)) + "/motiond.sock"
+        }
+        if let directory = environment["XDG_RUNTIME_DIR"], !directory.isEmpty { return directory + "/motiond.sock" }
+        return "/run/motiond/motiond.sock"
+    }
+
+    /// The directories to scan, as (path, shipped-only) pairs: explicit ones, then `MOTIOND_PLUGIN_PATH`,
+    /// then the executable's own directory when shipped plugins are wanted.
+    public func pluginSearchPath(environment: [String: String]) -> [(path: String, shippedOnly: Bool)] {
+        var directories = pluginDirectories.map { (path: $0, shippedOnly: false) }
+        for entry in (environment["MOTIOND_PLUGIN_PATH"] ?? "").split(separator: ":") where !entry.isEmpty {
+            directories.append((path: String(entry), shippedOnly: false))
+        }
+        if loadsShippedPlugins { directories.append((path: PluginLoader.executableDirectory, shippedOnly: true)) }
+        return directories
+    }
+}

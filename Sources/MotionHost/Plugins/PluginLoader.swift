@@ -1,0 +1,67 @@
+import Foundation
+import MotionPluginAPI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Loads plugin files with dlopen and checks them before any plugin code beyond the entry runs.
+///
+/// Images are opened `RTLD_NOW` (missing symbols fail here, not mid-animation), `RTLD_LOCAL` and
+/// `RTLD_NODELETE`, and never closed: unloading a Swift image corrupts the Swift runtime.
+public enum PluginLoader {
+    public static func load(file: String, host: HostServices) -> Result<PluginDescriptor, PluginLoadError> {
+        func fail(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
+            .failure(PluginLoadError(file: file, reason: reason))
+        }
+        _ = dlerror()
+        guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+            return fail("dlopen: \(dlerror().map { String(cString: $0) } ?? "unknown error")")
+        }
+        guard let symbol = dlsym(handle, MOTION_PLUGIN_ENTRY_SYMBOL) else {
+            return fail("\(MOTION_PLUGIN_ENTRY_SYMBOL): symbol not found (not a motiond plugin)")
+        }
+        let entry = unsafeBitCast(symbol, to: motion_plugin_entry_fn.self)
+        guard let raw = entry() else { return fail("\(MOTION_PLUGIN_ENTRY_SYMBOL): returned NULL") }
+        let checked = DescriptorCheck.check(UnsafeRawPointer(raw), file: file)
+        guard case .success(let descriptor) = checked else { return checked }
+        if let initialize = descriptor.pointer.pointee.`init`, initialize(host.pointer) != MOTION_OK {
+            return fail("init: the plugin reported a failure")
+        }
+        return .success(descriptor)
+    }
+
+    /// The plugin files of `directory` in byte order of their names: every `*.so`, or with
+    /// `shippedOnly` only the `lib*Plugin.so` files a package build puts next to its executables.
+    public static func pluginFiles(in directory: String, shippedOnly: Bool) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { name in
+            guard name.hasSuffix(".so") else { return false }
+            return !shippedOnly || (name.hasPrefix("lib") && name.hasSuffix("Plugin.so"))
+        }
+        .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        .map { directory + "/" + $0 }
+    }
+
+    /// The directory holding the running executable, where a package build puts the shipped plugins.
+    public static var executableDirectory: String {
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        return (path as NSString).deletingLastPathComponent
+    }
+
+    /// Loads every plugin of `directories` in order and freezes the registry. Each directory is
+    /// (path, shippedOnly). Files that fail are listed in `rejected`, never fatal.
+    public static func buildRegistry(directories: [(path: String, shippedOnly: Bool)],
+                                     host: HostServices) -> PluginRegistry {
+        var builder = PluginRegistryBuilder()
+        for directory in directories {
+            for file in pluginFiles(in: directory.path, shippedOnly: directory.shippedOnly) {
+                switch load(file: file, host: host) {
+                case .success(let descriptor): builder.add(descriptor)
+                case .failure(let error): builder.reject(error)
+                }
+            }
+        }
+        return builder.freeze()
+    }
+}

@@ -1,0 +1,75 @@
+import MotionWire
+
+/// A request's `params`, read with errors that name the offending field (`request.invalid`).
+public struct Params: Sendable, Equatable {
+    public let members: [String: JSONValue]
+
+    public init(_ members: [String: JSONValue]) {
+        self.members = members
+    }
+
+    public subscript(key: String) -> JSONValue? { members[key] }
+
+    public func string(_ key: String) throws(EngineError) -> String {
+        guard let value = try optionalString(key) else { throw invalid(key, "missing") }
+        return value
+    }
+
+    /// A required string that must not be empty and must stay under `maximumLength` bytes.
+    public func name(_ key: String, maximumLength: Int = 256) throws(EngineError) -> String {
+        let value = try string(key)
+        guard !value.isEmpty else { throw invalid(key, "must not be empty") }
+        guard value.utf8.count <= maximumLength else { throw invalid(key, "longer than \(maximumLength) bytes") }
+        return value
+    }
+
+    public func optionalString(_ key: String) throws(EngineError) -> String? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .string(let value)?: return value
+        default: throw invalid(key, "expected a string")
+        }
+    }
+
+    public func optionalBool(_ key: String) throws(EngineError) -> Bool? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .bool(let value)?: return value
+        default: throw invalid(key, "expected true or false")
+        }
+    }
+
+    public func optionalNumber(_ key: String) throws(EngineError) -> Double? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .number(let value)?: return value
+        default: throw invalid(key, "expected a number")
+        }
+    }
+
+    public func object(_ key: String) throws(EngineError) -> JSONValue {
+        switch members[key] {
+        case nil, .null?: throw invalid(key, "missing")
+        case .object?: return members[key]!
+        default: throw invalid(key, "expected an object")
+        }
+    }
+
+    public func optionalStrings(_ key: String) throws(EngineError) -> [String]? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .array(let elements)?:
+            var strings: [String] = []
+            for (index, element) in elements.enumerated() {
+                guard case .string(let text) = element else { throw invalid("\(key)[\(index)]", "expected a string") }
+                strings.append(text)
+            }
+            return strings
+        default: throw invalid(key, "expected an array of strings")
+        }
+    }
+
+    private func invalid(_ key: String, _ problem: String) -> EngineError {
+        EngineError(.invalidRequest, "\(key): \(problem)")
+    }
+}

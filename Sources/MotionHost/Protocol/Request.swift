@@ -1,0 +1,44 @@
+import MotionWire
+
+/// One request line, parsed: `{"id": <scalar>, "method": "...", "params": {...}}`.
+public struct Request: Sendable, Equatable {
+    public var id: JSONValue
+    public var method: String
+    public var params: Params
+
+    /// Parses one line (without its newline). Failures carry the request id when it could be read, so
+    /// the error reply still reaches the right caller.
+    public static func parse<Bytes: Collection<UInt8>>(line: Bytes) -> Result<Request, RequestFailure> {
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(line)
+        } catch {
+            return .failure(RequestFailure(id: .null, code: .parse, message: "line is not valid JSON (UTF-8, depth ≤ 512)"))
+        }
+        guard case .object(let members) = json else {
+            return .failure(RequestFailure(id: .null, code: .parse, message: "a request must be a JSON object"))
+        }
+        let id = members["id"] ?? .null
+        guard id.isScalar else {
+            return .failure(RequestFailure(id: .null, code: .invalidRequest, message: "id: must be a string, number, boolean or null"))
+        }
+        guard case .string(let method)? = members["method"] else {
+            return .failure(RequestFailure(id: id, code: .invalidRequest, message: "method: expected a string"))
+        }
+        let params: [String: JSONValue]
+        switch members["params"] {
+        case nil, .null?: params = [:]
+        case .object(let object)?: params = object
+        default:
+            return .failure(RequestFailure(id: id, code: .invalidRequest, message: "params: expected an object"))
+        }
+        return .success(Request(id: id, method: method, params: Params(params)))
+    }
+}
+
+/// A request that could not be parsed, answered with this error.
+public struct RequestFailure: Error, Sendable, Equatable {
+    public var id: JSONValue
+    public var code: ErrorCode
+    public var message: String
+}

@@ -1,0 +1,133 @@
+import MotionWire
+
+extension EngineContext {
+    /// Protocol v1 methods (SPEC §5). Throws an `EngineError` whose code becomes the wire error.
+    func respond(to request: Request, in session: Session) throws(EngineError) -> JSONValue {
+        let params = request.params
+        if request.method != "hello" && !session.greeted {
+            throw EngineError(.helloRequired, "the first request must be hello {\"protocol\": 1}")
+        }
+        switch request.method {
+        case "hello": return try hello(params, session)
+        case "plan.add":
+            let runtime = try params.optionalString("runtime") ?? Engine.defaultRuntime
+            let target = try params.name("target")
+            let plan = try params.object("plan")
+            let name = try params.optionalString("name")
+            let performer = try engine.addPlan(plan, to: target, in: runtime, named: name)
+            return ["runtime": .string(runtime), "target": .string(target), "performer": .number(Double(performer))]
+        case "plan.remove":
+            let runtime = try params.optionalString("runtime") ?? Engine.defaultRuntime
+            let removed = try engine.removePlan(named: try params.name("name"), from: try params.name("target"),
+                                                in: runtime)
+            return ["removed": .bool(removed)]
+        case "runtime.create":
+            let name = try params.name("name")
+            let ephemeral = try params.optionalBool("ephemeral") ?? false
+            try engine.createRuntime(name, ephemeralOwner: ephemeral ? session.id : nil)
+            return ["runtime": .string(name), "ephemeral": .bool(ephemeral)]
+        case "runtime.destroy":
+            let name = try params.name("name")
+            try engine.destroyRuntime(name)
+            return ["runtime": .string(name)]
+        case "runtime.state":
+            return try engine.state(ofRuntime: try params.optionalString("runtime") ?? Engine.defaultRuntime)
+        case "subscribe": return try subscribe(params, session)
+        case "unsubscribe":
+            guard let id = params["sub"]?.intValue else { throw EngineError(.invalidRequest, "sub: expected an integer") }
+            guard let subscription = session.subscriptions.removeValue(forKey: id) else {
+                throw EngineError(.subscriptionNotFound, "sub: no subscription \(id) on this connection")
+            }
+            hub.remove(subscription)
+            return ["sub": .number(Double(id))]
+        case "plugins.list": return pluginList()
+        case "status": return status()
+        case "sync": return [:]
+        default:
+            throw EngineError(.unknownMethod, "method: \"\(request.method)\" is not a protocol v1 method of this server")
+        }
+    }
+
+    private func hello(_ params: Params, _ session: Session) throws(EngineError) -> JSONValue {
+        guard let version = params["protocol"]?.intValue else {
+            throw EngineError(.invalidRequest, "protocol: expected the integer 1")
+        }
+        guard version == WireProtocol.version else {
+            throw EngineError(.unsupportedVersion, "protocol: this server speaks protocol 1, not \(version)")
+        }
+        session.client = try params.optionalString("client") ?? ""
+        session.greeted = true
+        return [
+            "protocol": .number(Double(WireProtocol.version)), "server": "motiond", "version": .string(Self.version),
+            "limits": [
+                "maxLineLength": .number(Double(configuration.maximumLineLength)),
+                "maxSubscriptions": .number(Double(configuration.maximumSubscriptionsPerConnection)),
+            ],
+            "capabilities": ["frames", "trace"],
+            "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
+        ]
+    }
+
+    private func subscribe(_ params: Params, _ session: Session) throws(EngineError) -> JSONValue {
+        guard let streams = try params.optionalStrings("streams"), !streams.isEmpty else {
+            throw EngineError(.invalidRequest, "streams: expected a non-empty array of \"frames\", \"trace\", \"routes\"")
+        }
+        for (index, stream) in streams.enumerated() where !["frames", "trace", "routes"].contains(stream) {
+            throw EngineError(.invalidRequest, "streams[\(index)]: unknown stream \"\(stream)\"")
+        }
+        let maximumRate = try params.optionalNumber("maxRate")
+        if let maximumRate, !(maximumRate > 0) { throw EngineError(.invalidRequest, "maxRate: expected a positive number") }
+        guard session.subscriptions.count < configuration.maximumSubscriptionsPerConnection else {
+            throw EngineError(.subscriptionLimit,
+                              "at most \(configuration.maximumSubscriptionsPerConnection) subscriptions per connection")
+        }
+        let subscription = Subscription(
+            id: session.nextSubscription, session: session, frames: streams.contains("frames"),
+            trace: streams.contains("trace"), runtime: try params.optionalString("runtime"),
+            targets: try params.optionalStrings("targets").map(Set.init), maximumRate: maximumRate)
+        session.nextSubscription += 1
+        session.subscriptions[subscription.id] = subscription
+        hub.add(subscription)
+        return ["sub": .number(Double(subscription.id))]
+    }
+
+    private func pluginList() -> JSONValue {
+        let registry = engine.registry
+        let plugins = registry.plugins.map { entry -> JSONValue in
+            let owned = registry.factories.filter { $0.pluginID == entry.plugin.id }.map { JSONValue.string($0.descriptor.planType) }
+            return [
+                "id": .string(entry.plugin.id), "version": .string(entry.plugin.version),
+                "generation": .number(Double(entry.generation)), "file": .string(entry.plugin.file),
+                "buildTag": .string(entry.plugin.buildTag), "planTypes": .array(owned),
+                "functions": .array(entry.plugin.functions.map { ["name": .string($0.name), "signature": .string($0.signature)] }),
+            ]
+        }
+        let conflicts = registry.conflicts.map { conflict -> JSONValue in
+            ["planType": .string(conflict.planType),
+             "kept": ["plugin": .string(conflict.keptPlugin), "file": .string(conflict.keptFile)],
+             "ignored": ["plugin": .string(conflict.ignoredPlugin), "file": .string(conflict.ignoredFile)]]
+        }
+        let rejected = registry.rejected.map { JSONValue.object(["file": .string($0.file), "reason": .string($0.reason)]) }
+        return ["plugins": .array(plugins), "conflicts": .array(conflicts), "rejected": .array(rejected)]
+    }
+
+    private func status() -> JSONValue {
+        let tick = statistics.summary
+        return [
+            "version": .string(Self.version), "rate": .number(configuration.rate),
+            "uptime": .number((time * 1000).rounded() / 1000), "clients": .number(Double(sessions.count)),
+            "plugins": .number(Double(engine.registry.plugins.count)),
+            "runtimes": .number(Double(engine.runtimeNames.count)),
+            "animations": .number(Double(engine.activeTokenCount)),
+            "performers": .number(Double(engine.performerCount)),
+            "subscriptions": .number(Double(hub.subscriptions.count)),
+            "tick": [
+                "p50_ms": .number(rounded(tick.p50Milliseconds)), "p99_ms": .number(rounded(tick.p99Milliseconds)),
+                "max_ms": .number(rounded(tick.maxMilliseconds)), "late_p99_ms": .number(rounded(tick.lateP99Milliseconds)),
+                "overruns": .number(Double(tick.overruns)), "ticks": .number(Double(tick.ticks)),
+            ],
+        ]
+    }
+
+    private func rounded(_ milliseconds: Double) -> Double { (milliseconds * 1000).rounded() / 1000 }
+}

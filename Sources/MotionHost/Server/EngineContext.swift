@@ -1,0 +1,108 @@
+import Logging
+import MotionWire
+
+/// Everything the engine thread owns: the engine, the sessions, the subscription hub, tick statistics.
+///
+/// Only the engine thread touches it: NIO threads reach it through `EngineLoop.submit`.
+public final class EngineContext: TraceObserver {
+    public static let version = "0.1.0"
+
+    let engine: Engine
+    let hub: SubscriptionHub
+    let configuration: DaemonConfiguration
+    let logger: Logger
+    let startTime = MonotonicClock.now()
+    var sessions: [UInt64: Session] = [:]
+    var statistics = TickStatistics(window: 600)
+    var isShuttingDown = false
+    /// Trace events raised while a tick advances wait here, so each tick's frame goes out before the
+    /// events that describe it (a client that sees `runtime.idle` has already seen the final values).
+    private var tickEvents: [TraceEvent] = []
+    private var isTicking = false
+
+    public init(engine: Engine, configuration: DaemonConfiguration, logger: Logger,
+                hubLimits: SubscriptionHub.Limits = .init()) {
+        self.engine = engine
+        self.configuration = configuration
+        self.logger = logger
+        self.hub = SubscriptionHub(limits: hubLimits)
+        engine.observer = self
+    }
+
+    /// Seconds since the daemon started: the `t` of every event.
+    var time: Double { Double(MonotonicClock.now() - startTime) / 1e9 }
+
+    /// The clock should keep ticking: something animates or a written value awaits its frame.
+    var wantsTicks: Bool { engine.isAnimating || engine.hasPendingFrame }
+
+    public func engine(_ engine: Engine, didTrace event: TraceEvent) {
+        if isTicking {
+            tickEvents.append(event)
+        } else {
+            hub.publish(event, time: time)
+        }
+    }
+
+    // MARK: Sessions
+
+    func openSession(_ id: UInt64, output: any ClientOutput) {
+        sessions[id] = Session(id: id, output: output)
+    }
+
+    func closeSession(_ id: UInt64) {
+        guard let session = sessions.removeValue(forKey: id) else { return }
+        session.isClosed = true
+        hub.removeAll(of: session)
+        for runtime in engine.ephemeralRuntimes(ownedBy: id) {
+            try? engine.destroyRuntime(runtime)
+        }
+    }
+
+    /// Answers one parsed (or unparseable) line from a session, in arrival order.
+    func handle(_ parsed: Result<Request, RequestFailure>, from sessionID: UInt64) {
+        guard let session = sessions[sessionID], !session.isClosed else { return }
+        switch parsed {
+        case .failure(let failure):
+            session.output.send(WireMessage.line(WireMessage.error(id: failure.id, code: failure.code,
+                                                                   message: failure.message)))
+        case .success(let request):
+            let reply: JSONValue
+            do throws(EngineError) {
+                reply = WireMessage.result(id: request.id, try respond(to: request, in: session))
+            } catch {
+                reply = WireMessage.error(id: request.id, code: error.code, message: error.message)
+            }
+            session.output.send(WireMessage.line(reply))
+        }
+    }
+
+    /// Sends every session a last event and closes it (graceful stop).
+    func closeAllSessions(reason: String) {
+        isShuttingDown = true
+        for session in sessions.values.sorted(by: { $0.id < $1.id }) {
+            session.output.send(EventLines.closing(code: .shuttingDown, message: reason))
+            session.output.close()
+        }
+    }
+
+    // MARK: Frames
+
+    /// One frame: advance animations, send the changed properties, drop clients that stay too slow.
+    func tick(dt: Double) {
+        isTicking = true
+        engine.advance(by: dt)
+        isTicking = false
+        let now = time
+        let dirty = engine.dirtyProperties
+        if !dirty.isEmpty { hub.publishFrame(dirty: dirty, store: engine.store, time: now) }
+        engine.clearFrame()
+        for event in tickEvents { hub.publish(event, time: now) }
+        tickEvents.removeAll(keepingCapacity: true)
+        for session in hub.checkBacklogs(time: now) {
+            logger.warning("disconnecting a client that stopped reading", metadata: ["session": "\(session.id)"])
+            session.output.send(EventLines.closing(code: .slowConsumer, message: "the client read too slowly"))
+            session.output.close()
+            closeSession(session.id)
+        }
+    }
+}

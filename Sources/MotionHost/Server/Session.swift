@@ -1,0 +1,56 @@
+/// One client connection as the engine thread sees it.
+final class Session {
+    let id: UInt64
+    let output: any ClientOutput
+    var greeted = false
+    var client = ""
+    var subscriptions: [Int: Subscription] = [:]
+    var nextSubscription = 1
+    var isClosed = false
+
+    init(id: UInt64, output: any ClientOutput) {
+        self.id = id
+        self.output = output
+    }
+}
+
+/// What a subscriber asked for, and what it still owes because it read too slowly.
+final class Subscription {
+    let id: Int
+    unowned let session: Session
+    let frames: Bool
+    let trace: Bool
+    let runtime: String?
+    let targets: Set<String>?
+    /// Seconds between frames when the client set `maxRate`, else 0.
+    let minimumInterval: Double
+    var seq: UInt64 = 0
+    /// Properties whose latest value the subscriber has not been sent yet (conflation).
+    var pending: [UInt32] = []
+    var pendingSet: Set<UInt32> = []
+    var dropped = 0
+    var lastFrameTime = -Double.infinity
+    var traceLost = 0
+
+    init(id: Int, session: Session, frames: Bool, trace: Bool, runtime: String?, targets: Set<String>?,
+         maximumRate: Double?) {
+        self.id = id
+        self.session = session
+        self.frames = frames
+        self.trace = trace
+        self.runtime = runtime
+        self.targets = targets
+        self.minimumInterval = maximumRate.map { 1 / $0 } ?? 0
+    }
+
+    func matches(runtime eventRuntime: String?, target: String?) -> Bool {
+        if let runtime, let eventRuntime, runtime != eventRuntime { return false }
+        if let targets, let target, !targets.contains(target) { return false }
+        return true
+    }
+
+    func nextSeq() -> UInt64 {
+        seq += 1
+        return seq
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOExtras
+import NIOPosix
+import ServiceLifecycle
+
+/// Listens on the Unix socket and hands each connection to a `ConnectionHandler`.
+public struct SocketServer: Service {
+    let configuration: DaemonConfiguration
+    let loop: EngineLoop
+    let logger: Logger
+
+    public init(configuration: DaemonConfiguration, loop: EngineLoop, logger: Logger) {
+        self.configuration = configuration
+        self.loop = loop
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let path = configuration.socketPath
+        try SocketPath.prepare(path)
+        let maximumLineLength = configuration.maximumLineLength
+        let loop = self.loop
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    // The decoder buffers at most one line plus its "\r\n"; anything longer is refused
+                    // before it is parsed.
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength + 2))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ConnectionHandler(loop: loop, maximumLineLength: maximumLineLength))
+                }
+            }
+        let channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+        chmod(path, 0o660)
+        logger.info("listening", metadata: ["socket": "\(path)"])
+        try? await gracefulShutdown()
+        try? await channel.close()
+        await loop.perform { $0.closeAllSessions(reason: "motiond is stopping") }
+        unlink(path)
+        logger.info("stopped listening", metadata: ["socket": "\(path)"])
+    }
+}
+
+/// Makes a socket path ready to bind: creates the directory, removes a stale socket, refuses to take
+/// over a socket another server still answers on, or a path that is not a socket.
+enum SocketPath {
+    struct InUse: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String { "\(path): \(reason)" }
+    }
+
+    static func prepare(_ path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            throw InUse(path: path, reason: "exists and is not a socket; refusing to replace it")
+        }
+        if answers(path) { throw InUse(path: path, reason: "another server is listening on this socket") }
+        unlink(path)
+    }
+
+    private static func answers(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+    }
+}

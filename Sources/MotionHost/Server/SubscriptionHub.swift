@@ -1,0 +1,124 @@
+import MotionWire
+
+/// Fans frames and trace events out to subscribers without ever waiting for one.
+///
+/// A subscriber whose backlog passes `frameHighWater` gets no frames: its changed properties are kept
+/// (latest value wins) and sent together once it catches up, with `dropped` counting the values it never
+/// saw. Past `traceHighWater` trace events are counted and announced by a `gap` event. A subscriber
+/// that stays behind for `slowConsumerSeconds` is sent `protocol.slow_consumer` and disconnected.
+public final class SubscriptionHub {
+    public struct Limits: Sendable {
+        public var frameHighWater = 1 << 20
+        public var traceHighWater = 4 << 20
+        public var slowConsumerSeconds = 10.0
+
+        public init() {}
+    }
+
+    let limits: Limits
+    private(set) var subscriptions: [Subscription] = []
+    private var encoder = FrameEncoder()
+    private var behindSince: [UInt64: Double] = [:]
+    var frameSubscriberCount: Int { subscriptions.reduce(0) { $0 + ($1.frames ? 1 : 0) } }
+    var hasTraceSubscribers: Bool { subscriptions.contains { $0.trace } }
+
+    init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    func add(_ subscription: Subscription) {
+        subscriptions.append(subscription)
+    }
+
+    func remove(_ subscription: Subscription) {
+        subscriptions.removeAll { $0 === subscription }
+    }
+
+    func removeAll(of session: Session) {
+        subscriptions.removeAll { $0.session === session }
+        behindSince[session.id] = nil
+    }
+
+    /// Sends every frame subscriber the properties written this tick that match its filter.
+    func publishFrame(dirty: [UInt32], store: PropertyStore, time: Double) {
+        for subscription in subscriptions where subscription.frames && !subscription.session.isClosed {
+            for handle in dirty {
+                guard let key = store.keys[Int(handle)],
+                    subscription.matches(runtime: key.runtime, target: key.target)
+                else { continue }
+                if subscription.pendingSet.insert(handle).inserted {
+                    subscription.pending.append(handle)
+                } else {
+                    subscription.dropped += 1
+                }
+            }
+            guard !subscription.pending.isEmpty,
+                subscription.session.output.backlog <= limits.frameHighWater,
+                time - subscription.lastFrameTime >= subscription.minimumInterval
+            else { continue }
+            sendFrame(to: subscription, store: store, time: time)
+        }
+    }
+
+    /// Sends a trace event to every subscriber whose filter it matches.
+    func publish(_ event: TraceEvent, time: Double) {
+        for subscription in subscriptions where subscription.trace && !subscription.session.isClosed {
+            guard subscription.matches(runtime: event.runtime, target: event.target) else { continue }
+            if subscription.session.output.backlog > limits.traceHighWater {
+                subscription.traceLost += 1
+                continue
+            }
+            flushGap(subscription, time: time)
+            subscription.session.output.send(
+                EventLines.trace(event, subscription: subscription.id, seq: subscription.nextSeq(), time: time))
+        }
+    }
+
+    /// Called once per tick: announces trace gaps to subscribers that caught up and returns the sessions
+    /// that stayed behind too long, which the caller disconnects.
+    func checkBacklogs(time: Double) -> [Session] {
+        var slow: [Session] = []
+        var seen: Set<UInt64> = []
+        for subscription in subscriptions where seen.insert(subscription.session.id).inserted {
+            let session = subscription.session
+            if session.output.backlog > limits.frameHighWater {
+                let since = behindSince[session.id] ?? time
+                behindSince[session.id] = since
+                if time - since > limits.slowConsumerSeconds { slow.append(session) }
+            } else {
+                behindSince[session.id] = nil
+            }
+        }
+        for subscription in subscriptions where subscription.traceLost > 0 {
+            if subscription.session.output.backlog <= limits.traceHighWater { flushGap(subscription, time: time) }
+        }
+        return slow
+    }
+
+    private func flushGap(_ subscription: Subscription, time: Double) {
+        guard subscription.traceLost > 0 else { return }
+        subscription.session.output.send(
+            EventLines.gap(subscription: subscription.id, seq: subscription.nextSeq(), lost: subscription.traceLost,
+                           time: time))
+        subscription.traceLost = 0
+    }
+
+    private func sendFrame(to subscription: Subscription, store: PropertyStore, time: Double) {
+        encoder.begin(subscription: subscription.id, seq: subscription.nextSeq(), time: time,
+                      dropped: subscription.dropped)
+        var first = true
+        for handle in subscription.pending where store.isLive(handle) {
+            let slot = Int(handle), base = slot * PropertyStore.width, count = Int(store.counts[slot])
+            encoder.appendUpdate(isFirst: first, prefix: store.updatePrefixes[slot],
+                                 values: store.values[base..<base + count],
+                                 velocities: store.velocities[base..<base + count])
+            first = false
+        }
+        encoder.end()
+        subscription.pending.removeAll(keepingCapacity: true)
+        subscription.pendingSet.removeAll(keepingCapacity: true)
+        subscription.dropped = 0
+        subscription.lastFrameTime = time
+        if !first { subscription.session.output.send(encoder.bytes) }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+
+/// Log lines on stderr: with `<N>` syslog priority prefixes when stderr is the journal
+/// (`JOURNAL_STREAM` set), otherwise with a readable timestamp.
+public struct StderrLogHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let forJournal: Bool
+
+    public init(label: String, level: Logger.Level, environment: [String: String]) {
+        self.label = label
+        self.logLevel = level
+        self.forJournal = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let extra = event.metadata { merged.merge(extra) { $1 } }
+        let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let text = fields.isEmpty ? "\(event.message)" : "\(event.message) \(fields)"
+        let line: String
+        if forJournal {
+            line = "<\(Self.priority(event.level))>\(text)\n"
+        } else {
+            line = "\(Self.timestamp()) \(event.level) \(label): \(text)\n"
+        }
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    static func priority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: return 7
+        case .info: return 6
+        case .notice: return 5
+        case .warning: return 4
+        case .error: return 3
+        case .critical: return 2
+        }
+    }
+
+    private static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var broken = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &broken)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(broken.tm_year) + 1900, Int(broken.tm_mon) + 1,
+                      Int(broken.tm_mday), Int(broken.tm_hour), Int(broken.tm_min), Int(broken.tm_sec),
+                      now.tv_nsec / 1_000_000)
+    }
+}

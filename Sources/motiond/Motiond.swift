@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MotionHost
+
+@main
+struct Motiond: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "motiond",
+        abstract: "The motion daemon: performs plans sent over a Unix socket with dlopen'd plugins.",
+        discussion: """
+            Runs in the foreground. With no --plugins, loads the plugins shipped with it: the lib*Plugin.so \
+            files next to the executable. MOTIOND_PLUGIN_PATH adds directories (colon-separated).
+            """)
+
+    @Option(help: "Unix socket path (default: $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR or /run/motiond, + /motiond.sock).")
+    var socket: String?
+
+    @Option(help: "A plugin directory; repeat for several. Earlier directories win duplicate plan types.")
+    var plugins: [String] = []
+
+    @Option(help: "Frame rate in Hz.")
+    var rate: Double?
+
+    @Option(help: "Directory for durable state.")
+    var stateDir: String?
+
+    @Option(help: "JSON config file; command-line options override it.")
+    var config: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let file = try config.map(ConfigFile.load(path:)) ?? ConfigFile()
+        let levelName = logLevel ?? file.logLevel ?? "info"
+        guard let level = Logger.Level(rawValue: levelName) else {
+            throw ValidationError("--log-level: unknown level \"\(levelName)\"")
+        }
+        let frameRate = rate ?? file.rate ?? 120
+        guard frameRate >= 1, frameRate <= 1000 else { throw ValidationError("--rate: expected 1 to 1000 Hz") }
+        let directories = plugins.isEmpty ? (file.plugins ?? []) : plugins
+        var configuration = DaemonConfiguration(
+            socketPath: socket ?? file.socket ?? DaemonConfiguration.defaultSocketPath(environment: environment),
+            pluginDirectories: directories, loadsShippedPlugins: directories.isEmpty, rate: frameRate,
+            stateDirectory: stateDir ?? file.stateDirectory, logLevel: level)
+        if let length = file.maximumLineLength { configuration.maximumLineLength = length }
+        if let count = file.maximumSubscriptions { configuration.maximumSubscriptionsPerConnection = count }
+
+        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: level, environment: environment) }
+        let logger = Logger(label: "motiond")
+        try await MotionDaemon(configuration: configuration, logger: logger).run()
+    }
+}
