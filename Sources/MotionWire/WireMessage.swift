@@ -25,3 +25,16 @@ public enum WireProtocol {
     public static let version = 1
     public static let defaultMaximumLineLength = 1 << 20
 }
+
+extension WireProtocol {
+    /// SPEC §5: `$RUNTIME_DIRECTORY/motiond.sock`, else `$XDG_RUNTIME_DIR/motiond.sock`, else
+    /// `/run/motiond/motiond.sock`.
+    public static func defaultSocketPath(environment: [String: String]) -> String {
+        if let directory = environment["RUNTIME_DIRECTORY"], !directory.isEmpty {
+            // systemd may pass several directories separated by ':'; the first is motiond's.
+            return String(directory.split(separator: ":").first ?? Substring(directory)) + "/motiond.sock"
+        }
+        if let directory = environment["XDG_RUNTIME_DIR"], !directory.isEmpty { return directory + "/motiond.sock" }
+        return "/run/motiond/motiond.sock"
+    }
+}

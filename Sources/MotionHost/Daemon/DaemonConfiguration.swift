@@ -1,4 +1,5 @@
 import Logging
+import MotionWire
 
 /// Everything `motiond` is told at start: from the command line, the config file and the environment.
 public struct DaemonConfiguration: Sendable {
@@ -26,15 +27,9 @@ public struct DaemonConfiguration: Sendable {
         self.logLevel = logLevel
     }
 
-    /// SPEC §5: `$RUNTIME_DIRECTORY/motiond.sock`, else `$XDG_RUNTIME_DIR/motiond.sock`, else
-    /// `/run/motiond/motiond.sock`.
+    /// SPEC §5 default socket path; see `WireProtocol.defaultSocketPath(environment:)`.
     public static func defaultSocketPath(environment: [String: String]) -> String {
-        if let directory = environment["RUNTIME_DIRECTORY"], !directory.isEmpty {
-            // systemd may pass several directories separated by ':'; the first is ours.
-            return String(directory.split(separator: ":").first ?? Substring(directory)) + "/motiond.sock"
-        }
-        if let directory = environment["XDG_RUNTIME_DIR"], !directory.isEmpty { return directory + "/motiond.sock" }
-        return "/run/motiond/motiond.sock"
+        WireProtocol.defaultSocketPath(environment: environment)
     }
 
     /// The directories to scan, as (path, shipped-only) pairs: explicit ones, then `MOTIOND_PLUGIN_PATH`,

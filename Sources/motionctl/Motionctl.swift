@@ -1,0 +1,191 @@
+import ArgumentParser
+import Foundation
+import MotionClient
+import MotionWire
+
+/// Exit codes a script can rely on: 0 success, 1 the server answered with an error, 3 the daemon could
+/// not be reached or closed the connection, 64 a usage error (from ArgumentParser).
+enum ExitCodes {
+    static let serverError: Int32 = 1
+    static let connection: Int32 = 3
+}
+
+@main
+enum Entry {
+    /// `motionctl [--socket PATH] SUBCOMMAND ...` (SPEC §7): the global option may come first.
+    static func main() async {
+        await Motionctl.main(GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst())))
+    }
+}
+
+enum GlobalOptions {
+    /// Moves `--socket PATH` / `--socket=PATH` written before the subcommand to the end, where every
+    /// subcommand's `Connection` options parse it.
+    static func hoisted(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var rest = arguments[...]
+        while let first = rest.first, first.hasPrefix("--socket") {
+            if first == "--socket", rest.count >= 2 {
+                leading += rest.prefix(2)
+                rest = rest.dropFirst(2)
+            } else if first.hasPrefix("--socket=") {
+                leading.append(first)
+                rest = rest.dropFirst()
+            } else {
+                break
+            }
+        }
+        return Array(rest) + leading
+    }
+}
+
+struct Motionctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "motionctl",
+        abstract: "Talk to a running motiond.",
+        discussion: """
+            Usage: motionctl [--socket PATH] SUBCOMMAND ... \
+            Exit status: 0 success, 1 error reply from motiond, 3 cannot reach motiond, 64 usage error.
+            """,
+        subcommands: [Status.self, Plan.self, Watch.self, Plugins.self, Call.self])
+}
+
+struct Connection: ParsableArguments {
+    @Option(help: "motiond's socket (default: $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR or /run/motiond, + /motiond.sock).")
+    var socket: String?
+
+    var path: String {
+        socket ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Connects, says hello, runs `body`, and maps failures to the documented exit codes.
+    func run(_ body: (MotionClient) async throws -> Void) async throws {
+        let client: MotionClient
+        do {
+            client = try await MotionClient.connect(path: path)
+        } catch {
+            printError("cannot connect to motiond at \(path): \(error)")
+            throw ExitCode(ExitCodes.connection)
+        }
+        do {
+            try await client.hello(client: "motionctl")
+            try await body(client)
+            await client.close()
+        } catch let error as MotionClientError {
+            await client.close()
+            printError(error.description)
+            throw ExitCode(error == .connectionClosed ? ExitCodes.connection : ExitCodes.serverError)
+        }
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("motionctl: \(message)\n".utf8))
+}
+
+func parseJSONArgument(_ text: String, name: String) throws -> JSONValue {
+    guard let value = try? JSONValue.parse(text) else { throw ValidationError("\(name): not valid JSON: \(text)") }
+    return value
+}
+
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the daemon's status.")
+    @OptionGroup var connection: Connection
+    @Flag(help: "Print the raw JSON result.") var json = false
+
+    func run() async throws {
+        try await connection.run { client in
+            let status = try await client.call("status")
+            if json { return print(JSONWriter.string(status)) }
+            let tick = status["tick"] ?? [:]
+            func number(_ value: JSONValue?) -> String {
+                guard let value = value?.doubleValue else { return "-" }
+                return value.rounded() == value ? String(Int(value)) : String(value)
+            }
+            print("motiond \(status["version"]?.stringValue ?? "?")  uptime \(number(status["uptime"])) s  rate \(number(status["rate"])) Hz")
+            print("clients \(number(status["clients"]))  plugins \(number(status["plugins"]))  runtimes \(number(status["runtimes"]))  animations \(number(status["animations"]))")
+            print("tick p50 \(number(tick["p50_ms"])) ms  p99 \(number(tick["p99_ms"])) ms  overruns \(number(tick["overruns"]))")
+        }
+    }
+}
+
+struct Plan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Add or remove plans.", subcommands: [Add.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a plan to a target, e.g. motionctl plan add box '{\"type\":\"Spring\",\"property\":\"position\",\"to\":[100,200]}'.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The target id.") var target: String
+        @Argument(help: "The plan as JSON, with a \"type\".") var plan: String
+        @Option(help: "Add it as a named plan (replacing one of the same name).") var name: String?
+        @Option(help: "The runtime (default: default).") var runtime: String?
+
+        func run() async throws {
+            var params: [String: JSONValue] = ["target": .string(target), "plan": try parseJSONArgument(plan, name: "PLAN")]
+            if let name { params["name"] = .string(name) }
+            if let runtime { params["runtime"] = .string(runtime) }
+            try await connection.run { client in
+                let result = try await client.call("plan.add", .object(params))
+                print("added to \(target) (performer \(result["performer"]?.intValue.map(String.init) ?? "?"))")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a named plan from a target.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The target id.") var target: String
+        @Argument(help: "The plan's name.") var name: String
+        @Option(help: "The runtime (default: default).") var runtime: String?
+
+        func run() async throws {
+            var params: [String: JSONValue] = ["target": .string(target), "name": .string(name)]
+            if let runtime { params["runtime"] = .string(runtime) }
+            try await connection.run { client in
+                let result = try await client.call("plan.remove", .object(params))
+                print(result["removed"]?.boolValue == true ? "removed \(name) from \(target)" : "no plan named \(name) on \(target)")
+            }
+        }
+    }
+}
+
+struct Plugins: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List loaded plugins.", subcommands: [List.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List plugins, plan types, conflicts and rejected files.")
+        @OptionGroup var connection: Connection
+        @Flag(help: "Print the raw JSON result.") var json = false
+
+        func run() async throws {
+            try await connection.run { client in
+                let list = try await client.call("plugins.list")
+                if json { return print(JSONWriter.string(list)) }
+                for plugin in list["plugins"]?.arrayValue ?? [] {
+                    let types = (plugin["planTypes"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ")
+                    print("\(plugin["id"]?.stringValue ?? "?") \(plugin["version"]?.stringValue ?? "?") generation \(plugin["generation"]?.intValue ?? 0): \(types)  [\(plugin["file"]?.stringValue ?? "")]")
+                }
+                for conflict in list["conflicts"]?.arrayValue ?? [] {
+                    print("conflict: \(conflict["planType"]?.stringValue ?? "?") kept by \(conflict["kept"]?["plugin"]?.stringValue ?? "?"), ignored in \(conflict["ignored"]?["plugin"]?.stringValue ?? "?")")
+                }
+                for rejected in list["rejected"]?.arrayValue ?? [] {
+                    print("rejected: \(rejected["file"]?.stringValue ?? "?"): \(rejected["reason"]?.stringValue ?? "?")")
+                }
+            }
+        }
+    }
+}
+
+struct Call: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Call any protocol method and print its JSON result.")
+    @OptionGroup var connection: Connection
+    @Argument(help: "The method, e.g. runtime.state.") var method: String
+    @Argument(help: "The params as a JSON object.") var params: String = "{}"
+
+    func run() async throws {
+        let parameters = try parseJSONArgument(params, name: "PARAMS")
+        try await connection.run { client in
+            print(JSONWriter.string(try await client.call(method, parameters)))
+        }
+    }
+}

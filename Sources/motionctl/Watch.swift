@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import MotionClient
+import MotionWire
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print frames and trace events as they arrive, one line each.")
+    @OptionGroup var connection: Connection
+    @Flag(help: "Frame events.") var frames = false
+    @Flag(help: "Trace events.") var trace = false
+    @Flag(help: "Print each event as raw JSON.") var json = false
+    @Option(help: "Only this runtime.") var runtime: String?
+    @Option(help: "Only this target; repeat for several.") var target: [String] = []
+    @Option(help: "Stop after this many events.") var count: Int?
+
+    func run() async throws {
+        var streams: [JSONValue] = []
+        if frames || !trace { streams.append("frames") }
+        if trace || !frames { streams.append("trace") }
+        var params: [String: JSONValue] = ["streams": .array(streams)]
+        if let runtime { params["runtime"] = .string(runtime) }
+        if !target.isEmpty { params["targets"] = .array(target.map { .string($0) }) }
+        let colour = isatty(STDOUT_FILENO) == 1
+        try await connection.run { client in
+            _ = try await client.call("subscribe", .object(params))
+            var seen = 0
+            for await event in client.events {
+                print(json ? JSONWriter.string(event) : EventLine.describe(event, colour: colour))
+                fflush(nil)
+                seen += 1
+                if let count, seen >= count { break }
+                if event["event"]?.stringValue == "error" { throw MotionClientError.connectionClosed }
+            }
+        }
+    }
+}
+
+/// One readable line per event.
+enum EventLine {
+    static func describe(_ event: JSONValue, colour: Bool) -> String {
+        let time = event["t"]?.doubleValue.map { String(format: "%9.3f", $0) } ?? "        -"
+        let kind = event["event"]?.stringValue ?? "?"
+        switch kind {
+        case "frame":
+            let updates = (event["updates"]?.arrayValue ?? []).map { update -> String in
+                let name = "\(update["target"]?.stringValue ?? "?").\(update["property"]?.stringValue ?? "?")"
+                return "\(paint(name, 36, colour))=\(vector(update["value"]))"
+            }
+            let dropped = event["dropped"]?.intValue ?? 0
+            return "\(time) \(paint("frame", 32, colour)) \(updates.joined(separator: " "))" + (dropped > 0 ? " (dropped \(dropped))" : "")
+        case "trace":
+            var details = event.objectValue ?? [:]
+            for key in ["event", "sub", "seq", "t", "kind", "runtime", "target"] { details[key] = nil }
+            let scope = [event["runtime"]?.stringValue, event["target"]?.stringValue].compactMap { $0 }.joined(separator: "/")
+            let fields = details.keys.sorted().map { "\($0)=\(JSONWriter.string(details[$0]!))" }.joined(separator: " ")
+            return "\(time) \(paint(event["kind"]?.stringValue ?? "trace", 33, colour)) \(scope) \(fields)"
+        default:
+            return "\(time) \(paint(kind, 31, colour)) \(JSONWriter.string(event))"
+        }
+    }
+
+    private static func vector(_ value: JSONValue?) -> String {
+        let components = (value?.arrayValue ?? []).compactMap(\.doubleValue).map { String(format: "%.3f", $0) }
+        return "[" + components.joined(separator: ", ") + "]"
+    }
+
+    private static func paint(_ text: String, _ code: Int, _ colour: Bool) -> String {
+        colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}
