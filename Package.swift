@@ -69,7 +69,8 @@ let package = Package(
         .target(name: "SetPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/SetPlugin"),
         .testTarget(
             name: "MotionHostTests",
-            dependencies: ["MotionHost", "MotionPluginKit", "MotionWire", "MotionPluginAPI"]
+            dependencies: ["MotionHost", "MotionPluginKit", "MotionWire", "MotionPluginAPI"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "MotiondTests",

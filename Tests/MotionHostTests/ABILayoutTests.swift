@@ -1,0 +1,75 @@
+import MotionPluginAPI
+import Testing
+
+/// Pins ABI v1.0 on LP64 Linux. A change here is an ABI break: bump MOTION_ABI_MAJOR, or append members
+/// and bump the minor version instead.
+@Suite("Plugin ABI layout")
+struct ABILayoutTests {
+    @Test func constants() {
+        #expect(MOTION_PLUGIN_MAGIC == 0x4E54_4F4D)
+        #expect(MOTION_ABI_MAJOR == 1)
+        #expect(MOTION_ABI_MINOR == 0)
+        #expect(MOTION_INVALID_PROPERTY == UInt32.max)
+        withUnsafeBytes(of: MOTION_PLUGIN_MAGIC.littleEndian) { #expect(Array($0) == Array("MOTN".utf8)) }
+    }
+
+    @Test func pluginDescriptor() {
+        typealias S = motion_plugin
+        #expect(MemoryLayout<S>.size == 88)
+        #expect(MemoryLayout<S>.offset(of: \.magic) == 0)
+        #expect(MemoryLayout<S>.offset(of: \.struct_size) == 4)
+        #expect(MemoryLayout<S>.offset(of: \.abi_major) == 8)
+        #expect(MemoryLayout<S>.offset(of: \.abi_minor) == 10)
+        #expect(MemoryLayout<S>.offset(of: \.id) == 16)
+        #expect(MemoryLayout<S>.offset(of: \.version) == 24)
+        #expect(MemoryLayout<S>.offset(of: \.build_tag) == 32)
+        #expect(MemoryLayout<S>.offset(of: \.`init`) == 40)
+        #expect(MemoryLayout<S>.offset(of: \.deinit) == 48)
+        #expect(MemoryLayout<S>.offset(of: \.factory_count) == 56)
+        #expect(MemoryLayout<S>.offset(of: \.function_count) == 60)
+        #expect(MemoryLayout<S>.offset(of: \.factories) == 64)
+        #expect(MemoryLayout<S>.offset(of: \.functions) == 72)
+        #expect(MemoryLayout<S>.offset(of: \.get_extension) == 80)
+    }
+
+    @Test func factory() {
+        typealias S = motion_factory
+        #expect(MemoryLayout<S>.size == 72)
+        #expect(MemoryLayout<S>.offset(of: \.struct_size) == 0)
+        #expect(MemoryLayout<S>.offset(of: \.flags) == 4)
+        #expect(MemoryLayout<S>.offset(of: \.plan_type) == 8)
+        #expect(MemoryLayout<S>.offset(of: \.factory_data) == 16)
+        #expect(MemoryLayout<S>.offset(of: \.create) == 24)
+        #expect(MemoryLayout<S>.offset(of: \.destroy) == 32)
+        #expect(MemoryLayout<S>.offset(of: \.add_plan) == 40)
+        #expect(MemoryLayout<S>.offset(of: \.add_named_plan) == 48)
+        #expect(MemoryLayout<S>.offset(of: \.remove_named_plan) == 56)
+        #expect(MemoryLayout<S>.offset(of: \.advance) == 64)
+    }
+
+    @Test func hostServices() {
+        typealias S = motion_host
+        #expect(MemoryLayout<S>.size == 88)
+        #expect(MemoryLayout<S>.offset(of: \.struct_size) == 0)
+        #expect(MemoryLayout<S>.offset(of: \.abi_major) == 4)
+        #expect(MemoryLayout<S>.offset(of: \.abi_minor) == 6)
+        #expect(MemoryLayout<S>.offset(of: \.host_data) == 8)
+        #expect(MemoryLayout<S>.offset(of: \.intern_property) == 16)
+        #expect(MemoryLayout<S>.offset(of: \.read_property) == 24)
+        #expect(MemoryLayout<S>.offset(of: \.write_property) == 32)
+        #expect(MemoryLayout<S>.offset(of: \.emit_plan) == 40)
+        #expect(MemoryLayout<S>.offset(of: \.token_generate) == 48)
+        #expect(MemoryLayout<S>.offset(of: \.token_terminate) == 56)
+        #expect(MemoryLayout<S>.offset(of: \.trace) == 64)
+        #expect(MemoryLayout<S>.offset(of: \.log) == 72)
+        #expect(MemoryLayout<S>.offset(of: \.get_extension) == 80)
+    }
+
+    @Test func function() {
+        typealias S = motion_function
+        #expect(MemoryLayout<S>.size == 24)
+        #expect(MemoryLayout<S>.offset(of: \.name) == 0)
+        #expect(MemoryLayout<S>.offset(of: \.signature) == 8)
+        #expect(MemoryLayout<S>.offset(of: \.function) == 16)
+    }
+}

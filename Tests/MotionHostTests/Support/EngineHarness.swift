@@ -1,0 +1,39 @@
+import Foundation
+import Logging
+@testable import MotionHost
+import MotionWire
+
+/// An engine with the fake plugin registered in-process, and every trace event it emits.
+final class EngineHarness: TraceObserver {
+    let engine: Engine
+    private(set) var events: [TraceEvent] = []
+
+    init(plugins: [UnsafeRawPointer] = [FakePlugin.descriptor]) throws {
+        var builder = PluginRegistryBuilder()
+        for (index, plugin) in plugins.enumerated() {
+            builder.add(try DescriptorCheck.check(plugin, file: "<in-process \(index)>").get())
+        }
+        engine = Engine(registry: builder.freeze(), host: HostServices(logger: Logger(label: "test")))
+        engine.observer = self
+    }
+
+    func engine(_ engine: Engine, didTrace event: TraceEvent) {
+        events.append(event)
+    }
+
+    /// Event kinds in order, without token bookkeeping unless asked for.
+    func kinds(includingTokens: Bool = false) -> [String] {
+        events.map(\.kind).filter { includingTokens || !$0.hasPrefix("token.") }
+    }
+
+    func clearEvents() { events.removeAll() }
+}
+
+/// A target name no other test uses.
+func uniqueTarget(_ label: String = "T") -> String {
+    "\(label)-\(UUID().uuidString.prefix(8))"
+}
+
+func plan(_ text: String) -> JSONValue {
+    try! JSONValue.parse(text)
+}
