@@ -1,0 +1,59 @@
+@testable import MotionHost
+import MotionWire
+import Testing
+
+@Suite("Wire codec")
+struct WireTests {
+    private func failure(_ line: String) -> RequestFailure? {
+        if case .failure(let failure) = Request.parse(line: Array(line.utf8)) { return failure }
+        return nil
+    }
+
+    @Test func parsesARequest() throws {
+        let request = try Request.parse(line: Array(#"{"id":7,"method":"plan.add","params":{"target":"a"}}"#.utf8)).get()
+        #expect(request.id == 7)
+        #expect(request.method == "plan.add")
+        #expect(try request.params.string("target") == "a")
+    }
+
+    @Test func malformedLinesGetStableCodes() {
+        #expect(failure("{nope")?.code == .parse)
+        #expect(failure("[1,2]")?.code == .parse)
+        #expect(failure(String(repeating: "[", count: 600) + String(repeating: "]", count: 600))?.code == .parse)
+        #expect(failure(#"{"id":1}"#) == RequestFailure(id: 1, code: .invalidRequest, message: "method: expected a string"))
+        #expect(failure(#"{"id":{"a":1},"method":"x"}"#)?.code == .invalidRequest)
+        #expect(failure(#"{"id":"q","method":"x","params":[1]}"#) == RequestFailure(id: "q", code: .invalidRequest, message: "params: expected an object"))
+        var invalidUTF8 = Array(#"{"id":1,"method":""#.utf8)
+        invalidUTF8 += [0xFF, 0xFE]
+        invalidUTF8 += Array(#""}"#.utf8)
+        if case .failure(let error) = Request.parse(line: invalidUTF8) { #expect(error.code == .parse) } else { Issue.record("accepted invalid UTF-8") }
+    }
+
+    @Test func paramsNameTheOffendingField() throws {
+        let params = Params(["target": 3, "targets": ["a", 1]])
+        #expect(throws: EngineError(.invalidRequest, "target: expected a string")) { try params.string("target") }
+        #expect(throws: EngineError(.invalidRequest, "name: missing")) { try params.string("name") }
+        #expect(throws: EngineError(.invalidRequest, "targets[1]: expected a string")) { try params.optionalStrings("targets") }
+    }
+
+    @Test func writerIsCompactSortedAndEchoesIntegers() throws {
+        let value: JSONValue = ["b": [1, 2.5, -3], "a": "x\"y\n\u{1}", "c": nil, "d": true]
+        #expect(JSONWriter.string(value) == #"{"a":"x\"y\n\u0001","b":[1,2.5,-3],"c":null,"d":true}"#)
+        #expect(JSONWriter.string(.number(.nan)) == "null")
+        #expect(try JSONValue.parse(JSONWriter.string(value)) == value)
+    }
+
+    @Test func frameLinesHaveTheSpecShape() throws {
+        let store = PropertyStore()
+        let handle = store.intern(.init(runtime: "default", target: "card1", property: "position"))
+        let value: [Double] = [12.5, 300.25], velocity: [Double] = [0.1, -2]
+        store.write(handle, value: value, velocity: velocity, count: 2)
+        var encoder = FrameEncoder()
+        encoder.begin(subscription: 1, seq: 42, time: 12.345, dropped: 0)
+        encoder.appendUpdate(isFirst: true, prefix: store.updatePrefixes[0], values: store.values[0..<2], velocities: store.velocities[0..<2])
+        encoder.end()
+        #expect(encoder.bytes.last == UInt8(ascii: "\n"))
+        let expected = try JSONValue.parse(#"{"event":"frame","sub":1,"seq":42,"t":12.345,"dropped":0,"updates":[{"runtime":"default","target":"card1","property":"position","value":[12.5,300.25],"velocity":[0.1,-2.0]}]}"#)
+        #expect(try JSONValue.parse(encoder.bytes.dropLast()) == expected)
+    }
+}
