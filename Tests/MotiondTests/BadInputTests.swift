@@ -1,0 +1,94 @@
+import Foundation
+import MotionClient
+import MotionWire
+import Testing
+
+/// Every bad input gets its stable code, and nothing else is disturbed.
+@Suite("Bad input over the socket")
+struct BadInputTests {
+    private func code(_ body: () async throws -> JSONValue) async -> String? {
+        do {
+            _ = try await body()
+            return nil
+        } catch let error as MotionClientError {
+            return error.code
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func requestsBeforeHelloAreRefused() async throws {
+        let daemon = try await DaemonProcess()
+        let client = try await MotionClient.connect(path: daemon.socket)
+        #expect(await code { try await client.call("status") } == "protocol.hello_required")
+        #expect(await code { try await client.call("hello", ["protocol": 2]) } == "protocol.unsupported_version")
+        try await client.hello()
+        #expect(try await client.call("status")["clients"] == 1)
+        await client.close()
+    }
+
+    @Test func eachBadRequestGetsItsCodeAndTheConnectionStaysUsable() async throws {
+        let daemon = try await DaemonProcess()
+        let client = try await daemon.client()
+        #expect(await code { try await client.call("no.such.method") } == "protocol.unknown_method")
+        #expect(await code { try await client.call("plan.add", ["target": "a", "plan": ["type": "Warp"]]) } == "plan.unknown_type")
+        #expect(await code { try await client.call("plan.add", ["target": 5, "plan": ["type": "Spring"]]) } == "request.invalid")
+        #expect(await code { try await client.call("plan.add", ["target": "a", "plan": ["type": "Spring", "property": "x"]]) } == "plan.invalid")
+        #expect(await code { try await client.call("plan.add", ["runtime": "nope", "target": "a", "plan": ["type": "Spring", "to": [1], "property": "x"]]) } == "runtime.not_found")
+        #expect(await code { try await client.call("subscribe", ["streams": ["video"]]) } == "request.invalid")
+        #expect(await code { try await client.call("unsubscribe", ["sub": 99]) } == "subscription.not_found")
+        #expect(await code { try await client.call("runtime.destroy", ["name": "default"]) } == "runtime.protected")
+        do {
+            _ = try await client.call("plan.add", ["target": "a", "plan": ["type": "Warp"]])
+        } catch let error as MotionClientError {
+            guard case .server(_, let message) = error else { throw error }
+            #expect(message.contains("Spring") && message.contains("Set"))
+        }
+        do {
+            _ = try await client.call("plan.add", ["target": 5, "plan": ["type": "Spring"]])
+        } catch let error as MotionClientError {
+            guard case .server(_, let message) = error else { throw error }
+            #expect(message.hasPrefix("target:"))
+        }
+        #expect(try await client.call("sync") == [:])
+        await client.close()
+    }
+
+    @Test func anOversizedLineClosesOnlyItsConnection() async throws {
+        let daemon = try await DaemonProcess()
+        let bystander = try await daemon.client()
+        let bystanderEvents = EventCollector(bystander)
+        _ = try await bystander.call("subscribe", ["streams": ["frames"]])
+
+        let offender = try await daemon.client()
+        let offenderEvents = EventCollector(offender)
+        var line = Array(#"{"id":1,"method":"status","params":{"pad":""#.utf8)
+        line += Array(repeating: UInt8(ascii: "x"), count: 2 << 20)
+        line += Array("\"}}\n".utf8)
+        try? await offender.sendRaw(line)
+        let error = try await offenderEvents.waitFor { $0["error"] != nil }.last
+        #expect(error?["error"]?["code"] == "protocol.too_large")
+        await #expect(throws: MotionClientError.connectionClosed) { _ = try await offender.call("status") }
+
+        _ = try await bystander.call("plan.add", ["target": "b", "plan": ["type": "Set", "property": "x", "value": [1]]])
+        _ = try await bystanderEvents.waitFor { $0["event"] == "frame" }
+        #expect(try await bystander.call("status")["clients"] == 1)
+        await bystander.close()
+    }
+
+    @Test func aLineJustUnderTheLimitIsAccepted() async throws {
+        let daemon = try await DaemonProcess()
+        let client = try await daemon.client()
+        var line = Array(#"{"id":"raw","method":"sync","params":{"pad":""#.utf8)
+        let closing = Array("\"}}".utf8)
+        line += Array(repeating: UInt8(ascii: "x"), count: (1 << 20) - line.count - closing.count)
+        line += closing
+        #expect(line.count == 1 << 20)
+        let events = EventCollector(client)
+        try await client.sendRaw(line + [UInt8(ascii: "\n")])
+        let reply = try await events.waitFor { $0["id"] == "raw" }.last
+        #expect(reply?["result"] == [:])
+        #expect(try await client.call("status")["clients"] == 1)
+        await client.close()
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import MotionClient
+import MotionWire
+import Testing
+
+@Suite("Daemon lifecycle")
+struct LifecycleTests {
+    @Test func sigtermClosesSubscribersWithAFinalEventExitsZeroAndRemovesTheSocket() async throws {
+        let daemon = try await DaemonProcess()
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["trace"]])
+        let status = await daemon.stop(signal: SIGTERM)
+        #expect(status == 0)
+        let last = try await events.waitFor { $0["event"] == "error" }.last
+        #expect(last?["error"]?["code"] == "server.shutting_down")
+        #expect(!FileManager.default.fileExists(atPath: daemon.socket))
+    }
+
+    @Test func theSocketIsNotWorldAccessible() async throws {
+        let daemon = try await DaemonProcess()
+        let attributes = try FileManager.default.attributesOfItem(atPath: daemon.socket)
+        #expect((attributes[.posixPermissions] as? Int) == 0o660)
+        #expect(await daemon.stop() == 0)
+    }
+
+    @Test func aSecondDaemonDoesNotStealALiveSocket() async throws {
+        let first = try await DaemonProcess()
+        let second = try await DaemonProcess(socket: first.socket, waitForSocket: false)
+        second.process.waitUntilExit()
+        #expect(second.process.terminationStatus != 0)
+        #expect(second.log.contains("another server is listening"))
+        let client = try await first.client()
+        #expect(try await client.call("status")["clients"] == 1)
+        await client.close()
+    }
+
+    @Test func aStaleSocketFileIsReplaced() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let path = directory.appendingPathComponent("stale.sock").path
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        close(descriptor)
+        #expect(FileManager.default.fileExists(atPath: path))
+        let daemon = try await DaemonProcess(socket: path)
+        let client = try await daemon.client()
+        #expect(try await client.call("status")["clients"] == 1)
+        await client.close()
+    }
+
+    @Test func anEphemeralRuntimeEndsWithItsConnection() async throws {
+        let daemon = try await DaemonProcess()
+        let owner = try await daemon.client()
+        _ = try await owner.call("runtime.create", ["name": "scratch", "ephemeral": true])
+        _ = try await owner.call("runtime.create", ["name": "kept"])
+        let observer = try await daemon.client()
+        #expect(try await observer.call("status")["runtimes"] == 3)
+        await owner.close()
+        var runtimes: JSONValue? = nil
+        for _ in 0..<100 {
+            runtimes = try await observer.call("status")["runtimes"]
+            if runtimes == 2 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(runtimes == 2)
+        #expect(try await observer.call("runtime.state", ["runtime": "kept"])["ephemeral"] == false)
+        await observer.close()
+    }
+}

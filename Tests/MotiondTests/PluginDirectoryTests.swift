@@ -1,0 +1,44 @@
+import Foundation
+import MotionClient
+import MotionWire
+import Testing
+
+@Suite("Plugin directories")
+struct PluginDirectoryTests {
+    @Test func aBrokenFileIsRejectedAndTheDaemonServesWithTheRest() async throws {
+        let plugins = try DaemonProcess.temporaryDirectory()
+        try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent("libSpringPlugin.so"),
+                                         to: plugins.appendingPathComponent("libSpringPlugin.so"))
+        try Data("garbage".utf8).write(to: plugins.appendingPathComponent("libcorrupt.so"))
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let client = try await daemon.client()
+        let list = try await client.call("plugins.list")
+        #expect(list["plugins"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["org.motiond.spring"])
+        let rejected = try #require(list["rejected"]?.arrayValue?.first)
+        #expect(rejected["file"]?.stringValue?.hasSuffix("libcorrupt.so") == true)
+        #expect(rejected["reason"]?.stringValue?.hasPrefix("dlopen:") == true)
+        #expect(try await client.call("hello", ["protocol": 1])["planTypes"] == ["Spring"])
+        _ = try await client.call("plan.add", ["target": "t", "plan": ["type": "Spring", "property": "x", "to": [1]]])
+        await client.close()
+        #expect(await daemon.stop() == 0)
+    }
+
+    @Test func theShippedCPluginWorksOverTheSocket() async throws {
+        let daemon = try await DaemonProcess()
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["frames"], "targets": ["lamp"]])
+        _ = try await client.call("plan.add", ["target": "other", "plan": ["type": "Set", "property": "opacity", "value": [0.1]]])
+        _ = try await client.call("plan.add", ["target": "lamp", "plan": ["type": "Set", "property": "opacity", "value": [0.75]]])
+        let frame = try await events.waitFor { $0["event"] == "frame" }.last
+        let updates = frame?["updates"]?.arrayValue ?? []
+        #expect(updates.count == 1)
+        #expect(updates.first?["target"] == "lamp")
+        #expect(updates.first?["value"] == [0.75])
+        let list = try await client.call("plugins.list")
+        let set = list["plugins"]?.arrayValue?.first { $0["id"] == "org.motiond.set" }
+        #expect(set?["buildTag"] == "c")
+        #expect(set?["planTypes"] == ["Set"])
+        await client.close()
+    }
+}

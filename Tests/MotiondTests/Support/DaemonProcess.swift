@@ -1,0 +1,119 @@
+import Foundation
+import MotionClient
+import MotionWire
+
+/// A real `motiond` child process on a socket in a fresh temporary directory.
+final class DaemonProcess: @unchecked Sendable {
+    // @unchecked: `process` is only started in `init` and signalled afterwards; Process is thread-safe
+    // for `terminate`/`waitUntilExit` and the other members are immutable.
+    let directory: URL
+    let socket: String
+    let process: Process
+    let logFile: URL
+
+    /// The package's build directory (the test binary's own directory): motiond and the plugins.
+    static var buildDirectory: URL {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent()
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("motiond-it-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Starts motiond with `arguments` (a `--socket` is added) and waits until it accepts connections.
+    init(arguments: [String] = [], socket: String? = nil, waitForSocket: Bool = true) async throws {
+        directory = try Self.temporaryDirectory()
+        self.socket = socket ?? directory.appendingPathComponent("motiond.sock").path
+        logFile = directory.appendingPathComponent("motiond.log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        process = Process()
+        process.executableURL = Self.buildDirectory.appendingPathComponent("motiond")
+        process.arguments = ["--socket", self.socket] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["MOTIOND_PLUGIN_PATH"] = nil
+        environment["JOURNAL_STREAM"] = nil
+        process.environment = environment
+        let log = try FileHandle(forWritingTo: logFile)
+        process.standardError = log
+        process.standardOutput = log
+        try process.run()
+        if waitForSocket { try await waitUntilListening() }
+    }
+
+    private func waitUntilListening() async throws {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let client = try? await MotionClient.connect(path: socket) {
+                await client.close()
+                return
+            }
+            guard process.isRunning else { throw Failure("motiond exited early: \(log)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw Failure("motiond did not listen on \(socket) within 20 s: \(log)")
+    }
+
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// A connected client that has said hello.
+    func client() async throws -> MotionClient {
+        let client = try await MotionClient.connect(path: socket)
+        try await client.hello(client: "tests")
+        return client
+    }
+
+    /// Sends `signal` and waits for the exit status (nil if it did not exit within `timeout`).
+    func stop(signal: Int32 = SIGTERM, timeout: Double = 10) async -> Int32? {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+struct Failure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Collects a client's events in the background so tests can wait for the one they need.
+actor EventCollector {
+    private(set) var events: [JSONValue] = []
+    private var task: Task<Void, Never>?
+
+    init(_ client: MotionClient) {
+        let stream = client.events
+        Task { await self.consume(stream) }
+    }
+
+    private func consume(_ stream: AsyncStream<JSONValue>) async {
+        for await event in stream { events.append(event) }
+    }
+
+    /// Waits until an event satisfies `predicate` and returns all events up to and including it.
+    func waitFor(timeout: Double = 10, _ predicate: @Sendable (JSONValue) -> Bool) async throws -> [JSONValue] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let index = events.firstIndex(where: predicate) { return Array(events[...index]) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw Failure("no matching event within \(timeout) s; got \(events.count) events")
+    }
+}
+
+func isTrace(_ kind: String) -> @Sendable (JSONValue) -> Bool {
+    { $0["event"] == "trace" && $0["kind"]?.stringValue == kind }
+}
