@@ -65,6 +65,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // End-to-end measurements against a live daemon (see BENCHMARKS.md).
+        .executableTarget(
+            name: "motion-bench",
+            dependencies: [
+                "MotionClient", "MotionWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .target(name: "SpringPlugin", dependencies: ["MotionPluginKit"], path: "Plugins/SpringPlugin"),
         .target(name: "SetPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/SetPlugin"),
         .testTarget(

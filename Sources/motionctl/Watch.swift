@@ -12,11 +12,12 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Only this runtime.") var runtime: String?
     @Option(help: "Only this target; repeat for several.") var target: [String] = []
     @Option(help: "Stop after this many events.") var count: Int?
+    @Option(help: "Stop after a trace event of this kind, e.g. runtime.idle.") var until: String?
 
     func run() async throws {
         var streams: [JSONValue] = []
         if frames || !trace { streams.append("frames") }
-        if trace || !frames { streams.append("trace") }
+        if trace || !frames || until != nil { streams.append("trace") }
         var params: [String: JSONValue] = ["streams": .array(streams)]
         if let runtime { params["runtime"] = .string(runtime) }
         if !target.isEmpty { params["targets"] = .array(target.map { .string($0) }) }
@@ -29,6 +30,7 @@ struct Watch: AsyncParsableCommand {
                 fflush(nil)
                 seen += 1
                 if let count, seen >= count { break }
+                if let until, event["event"] == "trace", event["kind"]?.stringValue == until { break }
                 if event["event"]?.stringValue == "error" { throw MotionClientError.connectionClosed }
             }
         }
