@@ -14,6 +14,7 @@ public struct MotionDaemon: Sendable {
     }
 
     public func run() async throws {
+        if let stateDirectory = configuration.stateDirectory { try Self.prepareStateDirectory(stateDirectory) }
         let loop = EngineLoop(rate: configuration.rate)
         let searchPath = configuration.pluginSearchPath(environment: ProcessInfo.processInfo.environment)
         let (configuration, logger) = (self.configuration, self.logger)
@@ -28,6 +29,22 @@ public struct MotionDaemon: Sendable {
             services: [EngineService(loop: loop), SocketServer(configuration: configuration, loop: loop, logger: logger)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
+    }
+
+    /// The state directory must exist and be writable before anything is acknowledged that would be
+    /// stored there; a misconfigured one stops the daemon at start, not at the first write.
+    static func prepareStateDirectory(_ path: String) throws {
+        struct Unusable: Error, CustomStringConvertible {
+            let description: String
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw Unusable(description: "--state-dir \(path): cannot create it: \(error.localizedDescription)")
+        }
+        guard access(path, W_OK | X_OK) == 0 else {
+            throw Unusable(description: "--state-dir \(path): not writable by this user")
+        }
     }
 
     private func report(_ registry: PluginRegistry, searchPath: [String]) {

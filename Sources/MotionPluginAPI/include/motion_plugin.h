@@ -168,9 +168,11 @@ typedef struct motion_factory {
     void (*destroy)(void *instance);
 
     /**
-     * [control] Hands the performer a plan: `plan_json` is a UTF-8 JSON object, `length` bytes, borrowed.
+     * [control] Hands the performer a plan: `plan_json` is a UTF-8 JSON object of `length` bytes, followed
+     * by a NUL that `length` does not count, borrowed for the call. Object keys arrive sorted.
      * Returns MOTION_OK, or MOTION_ERROR with a NUL-terminated message in `error` (capacity bytes) when the
-     * plan is invalid; an invalid plan must leave the performer as it was.
+     * plan is invalid; an invalid plan must leave the performer as it was. The message should start with
+     * the offending field, e.g. "to: expected 1 to 4 numbers".
      */
     int32_t (*add_plan)(void *instance, const char *plan_json, size_t length, char *error,
                         size_t error_capacity);
