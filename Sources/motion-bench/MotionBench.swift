@@ -36,7 +36,6 @@ struct MotionBench: AsyncParsableCommand {
         }
         let client = try await connect(path)
         try await client.hello(client: "motion-bench")
-        _ = try await client.call("subscribe", ["streams": ["frames"]])
         let target = JSONValue(Array(repeating: 1000.0, count: dimensions))
         for index in 0..<springs {
             // Very low damping and a tiny threshold: the springs oscillate for the whole measurement.
@@ -46,42 +45,39 @@ struct MotionBench: AsyncParsableCommand {
                          "threshold": 1e-9],
             ])
         }
-        // The window is measured in server time (`t` of each frame), starting after the last plan.add, so
-        // frames queued while the plans were being added are not counted.
-        let windowStart = try await client.call("status")["uptime"]?.doubleValue ?? 0
-        var frames = 0, updates = 0, dropped = 0
-        var times: [Double] = []
-        for await event in client.events {
-            guard event["event"] == "frame", let t = event["t"]?.doubleValue, t > windowStart else { continue }
-            if t > windowStart + seconds { break }
-            frames += 1
-            updates += event["updates"]?.arrayValue?.count ?? 0
-            dropped += event["dropped"]?.intValue ?? 0
-            times.append(t)
-        }
+        // A separate subscriber that scans lines instead of parsing them. The window is in server time
+        // (each frame's `t`), after a warm-up, so nothing queued while the plans were added is counted.
+        let reader = try RawFrameReader(path: path)
+        reader.send(#"{"id":1,"method":"hello","params":{"protocol":1,"client":"motion-bench"}}"#)
+        reader.send(#"{"id":2,"method":"subscribe","params":{"streams":["frames"]}}"#)
+        let now = try await client.call("status")["uptime"]?.doubleValue ?? 0
+        let measured = reader.read(from: now + 0.5, to: now + 0.5 + seconds)
+        reader.close()
         let status = try await client.call("status")
         await client.close()
-        report(frames: frames, updates: updates, dropped: dropped, times: times, status: status)
+        report(measured, status: status)
     }
 
-    private func report(frames: Int, updates: Int, dropped: Int, times: [Double], status: JSONValue) {
-        let intervals = zip(times.dropFirst(), times).map { ($0 - $1) * 1000 }.sorted()
+    private func report(_ measured: RawFrameReader.Result, status: JSONValue) {
+        let intervals = zip(measured.times.dropFirst(), measured.times).map { ($0 - $1) * 1000 }.sorted()
         func percentile(_ p: Double) -> Double {
             intervals.isEmpty ? 0 : intervals[min(intervals.count - 1, Int(Double(intervals.count) * p))]
         }
+        func round3(_ value: Double) -> JSONValue { .number((value * 1000).rounded() / 1000) }
         let result: JSONValue = [
             "springs": .number(Double(springs)), "dimensions": .number(Double(dimensions)),
-            "seconds": .number(seconds), "framesPerSecond": .number((Double(frames) / seconds * 10).rounded() / 10),
-            "updatesPerSecond": .number((Double(updates) / seconds).rounded()),
-            "dropped": .number(Double(dropped)),
-            "frameIntervalP50Ms": .number((percentile(0.5) * 1000).rounded() / 1000),
-            "frameIntervalP99Ms": .number((percentile(0.99) * 1000).rounded() / 1000),
+            "seconds": .number(seconds), "framesPerSecond": round3(Double(measured.frames) / seconds),
+            "updatesPerSecond": .number((Double(measured.updates) / seconds).rounded()),
+            "megabytesPerSecond": round3(Double(measured.bytes) / seconds / 1e6),
+            "dropped": .number(Double(measured.dropped)),
+            "frameIntervalP50Ms": round3(percentile(0.5)), "frameIntervalP99Ms": round3(percentile(0.99)),
+            "frameIntervalMaxMs": round3(intervals.last ?? 0),
             "daemonTick": status["tick"] ?? .null, "daemonRate": status["rate"] ?? .null,
         ]
         if json { return print(JSONWriter.string(result)) }
         print("springs \(springs) × \(dimensions)-D, measured \(seconds) s, daemon rate \(status["rate"]?.doubleValue ?? 0) Hz")
-        print("frames/s received \(result["framesPerSecond"]!.doubleValue!)  updates/s \(Int(result["updatesPerSecond"]!.doubleValue!))  dropped \(dropped)")
-        print("frame interval p50 \(result["frameIntervalP50Ms"]!.doubleValue!) ms  p99 \(result["frameIntervalP99Ms"]!.doubleValue!) ms")
+        print("frames/s \(result["framesPerSecond"]!.doubleValue!)  updates/s \(Int(result["updatesPerSecond"]!.doubleValue!))  MB/s \(result["megabytesPerSecond"]!.doubleValue!)  dropped \(measured.dropped)")
+        print("frame interval p50 \(result["frameIntervalP50Ms"]!.doubleValue!) ms  p99 \(result["frameIntervalP99Ms"]!.doubleValue!) ms  max \(result["frameIntervalMaxMs"]!.doubleValue!) ms")
         print("daemon tick \(JSONWriter.string(status["tick"] ?? .null))")
     }
 
