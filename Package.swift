@@ -37,6 +37,7 @@ let package = Package(
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
@@ -75,14 +76,17 @@ let package = Package(
         ),
         .target(name: "SpringPlugin", dependencies: ["MotionPluginKit"], path: "Plugins/SpringPlugin"),
         .target(name: "SetPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/SetPlugin"),
+        // Test helpers shared by both test targets (compiling C plugins as a third-party author would).
+        .target(name: "MotionTestSupport", path: "Tests/Support"),
         .testTarget(
             name: "MotionHostTests",
-            dependencies: ["MotionHost", "MotionPluginKit", "MotionWire", "MotionPluginAPI"],
+            dependencies: ["MotionHost", "MotionPluginKit", "MotionWire", "MotionPluginAPI", "MotionTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "MotiondTests",
-            dependencies: ["MotionClient", "MotionWire", "MotionHost", "MotionPluginAPI"]
+            dependencies: ["MotionClient", "MotionWire", "MotionTestSupport"],
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

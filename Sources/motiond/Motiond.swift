@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MotionHost
+import MotionWire
 
 @main
 struct Motiond: AsyncParsableCommand {
@@ -45,11 +46,14 @@ struct Motiond: AsyncParsableCommand {
             socketPath: socket ?? file.socket ?? DaemonConfiguration.defaultSocketPath(environment: environment),
             pluginDirectories: directories, loadsShippedPlugins: directories.isEmpty, rate: frameRate,
             stateDirectory: stateDir ?? file.stateDirectory, logLevel: level)
+        configuration.configFile = config
+        configuration.pluginDirectoriesFromCommandLine = !plugins.isEmpty
         if let length = file.maximumLineLength { configuration.maximumLineLength = length }
         if let count = file.maximumSubscriptions { configuration.maximumSubscriptionsPerConnection = count }
 
-        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: level, environment: environment) }
+        let setting = LogLevelSetting(level)
+        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: setting, environment: environment) }
         let logger = Logger(label: "motiond")
-        try await MotionDaemon(configuration: configuration, logger: logger).run()
+        try await MotionDaemon(configuration: configuration, logger: logger, logLevel: setting).run()
     }
 }

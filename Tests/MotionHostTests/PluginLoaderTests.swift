@@ -1,4 +1,5 @@
 import Foundation
+import MotionTestSupport
 import Logging
 @testable import MotionHost
 import MotionWire
@@ -27,9 +28,9 @@ struct PluginLoaderTests {
         #expect(plugin.buildTag == "swift")
     }
 
-    @Test func loadsACPluginBuiltWithWarningsAsErrors() throws {
+    @Test func loadsACPluginBuiltWithWarningsAsErrors() async throws {
         let directory = try CCompiler.temporaryDirectory()
-        let file = try CCompiler.sharedLibrary(["Plugins/SetPlugin/set_plugin.c"], name: "libset.so", in: directory)
+        let file = try await CCompiler.sharedLibrary(["Plugins/SetPlugin/set_plugin.c"], name: "libset.so", in: directory)
         let plugin = try PluginLoader.load(file: file, host: host).get()
         #expect(plugin.id == "org.motiond.set")
         #expect(plugin.buildTag == "c")
@@ -49,13 +50,13 @@ struct PluginLoaderTests {
         ("no_entry.c", "motion_plugin_entry: symbol not found (not a motiond plugin)"),
         ("init_fails.c", "init: the plugin reported a failure"),
     ])
-    func refusesBrokenPlugins(source: String, reason: String) throws {
+    func refusesBrokenPlugins(source: String, reason: String) async throws {
         let directory = try CCompiler.temporaryDirectory()
-        let file = try CCompiler.sharedLibrary(["Tests/MotionHostTests/Fixtures/c/\(source)"], name: "lib\(source).so", in: directory)
+        let file = try await CCompiler.sharedLibrary(["Tests/MotionHostTests/Fixtures/c/\(source)"], name: "lib\(source).so", in: directory)
         #expect(throws: PluginLoadError(file: file, reason: reason)) { try PluginLoader.load(file: file, host: host).get() }
     }
 
-    @Test func refusesAFileThatIsNotASharedObject() throws {
+    @Test func refusesAFileThatIsNotASharedObject() async throws {
         let directory = try CCompiler.temporaryDirectory()
         let file = directory.appendingPathComponent("libgarbage.so").path
         try Data("not an ELF file".utf8).write(to: URL(fileURLWithPath: file))
@@ -63,10 +64,10 @@ struct PluginLoaderTests {
         #expect(error.reason.hasPrefix("dlopen: "))
     }
 
-    @Test func aRegistryKeepsTheGoodPluginsAndListsTheRejectedOnes() throws {
+    @Test func aRegistryKeepsTheGoodPluginsAndListsTheRejectedOnes() async throws {
         let directory = try CCompiler.temporaryDirectory()
-        _ = try CCompiler.sharedLibrary(["Plugins/SetPlugin/set_plugin.c"], name: "libset.so", in: directory)
-        _ = try CCompiler.sharedLibrary(["Tests/MotionHostTests/Fixtures/c/bad_magic.c"], name: "libbad.so", in: directory)
+        _ = try await CCompiler.sharedLibrary(["Plugins/SetPlugin/set_plugin.c"], name: "libset.so", in: directory)
+        _ = try await CCompiler.sharedLibrary(["Tests/MotionHostTests/Fixtures/c/bad_magic.c"], name: "libbad.so", in: directory)
         let registry = PluginLoader.buildRegistry(directories: [(directory.path, false)], host: host)
         #expect(registry.planTypes == ["Set"])
         #expect(registry.rejected.map { ($0.file as NSString).lastPathComponent } == ["libbad.so"])

@@ -1,5 +1,6 @@
 import Foundation
 import MotionClient
+import MotionTestSupport
 import MotionWire
 import Testing
 
@@ -27,8 +28,8 @@ struct ConfigurationTests {
         let config = directory.appendingPathComponent("motiond.json")
         try Data(#"{"rat": 60}"#.utf8).write(to: config)
         let daemon = try await DaemonProcess(arguments: ["--config", config.path], waitForSocket: false)
-        daemon.process.waitUntilExit()
-        #expect(daemon.process.terminationStatus != 0)
+        let status = await daemon.process.exitStatus()
+        #expect(status != 0)
         #expect(daemon.log.contains("unknown key \"rat\""))
     }
 
@@ -37,8 +38,8 @@ struct ConfigurationTests {
         let file = directory.appendingPathComponent("not-a-directory")
         try Data().write(to: file)
         let daemon = try await DaemonProcess(arguments: ["--state-dir", file.path + "/state"], waitForSocket: false)
-        daemon.process.waitUntilExit()
-        #expect(daemon.process.terminationStatus != 0)
+        let status = await daemon.process.exitStatus()
+        #expect(status != 0)
         #expect(daemon.log.contains("--state-dir"))
         #expect(!FileManager.default.fileExists(atPath: daemon.socket))
     }

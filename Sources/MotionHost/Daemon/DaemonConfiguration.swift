@@ -13,6 +13,10 @@ public struct DaemonConfiguration: Sendable {
     public var maximumLineLength: Int
     public var maximumSubscriptionsPerConnection: Int
     public var logLevel: Logger.Level
+    /// The `--config` file, re-read on SIGHUP.
+    public var configFile: String?
+    /// Plugin directories came from the command line, so a config reload does not change them.
+    public var pluginDirectoriesFromCommandLine = false
 
     public init(socketPath: String, pluginDirectories: [String] = [], loadsShippedPlugins: Bool = true,
                 rate: Double = 120, stateDirectory: String? = nil, maximumLineLength: Int = 1 << 20,
@@ -25,6 +29,21 @@ public struct DaemonConfiguration: Sendable {
         self.maximumLineLength = maximumLineLength
         self.maximumSubscriptionsPerConnection = maximumSubscriptionsPerConnection
         self.logLevel = logLevel
+    }
+
+    /// What a re-read config file may change while the daemon runs (log level, plugin directories,
+    /// subscription limit), and the names of the settings that changed but need a restart.
+    public func reloaded(from file: ConfigFile) -> (configuration: DaemonConfiguration, needRestart: [String]) {
+        var next = self
+        var needRestart: [String] = []
+        if let name = file.logLevel, let level = Logger.Level(rawValue: name) { next.logLevel = level }
+        if !pluginDirectoriesFromCommandLine { next.pluginDirectories = file.plugins ?? [] }
+        if let limit = file.maximumSubscriptions { next.maximumSubscriptionsPerConnection = limit }
+        if let rate = file.rate, rate != self.rate { needRestart.append("rate") }
+        if let socket = file.socket, socket != socketPath { needRestart.append("socket") }
+        if let length = file.maximumLineLength, length != maximumLineLength { needRestart.append("maxLineLength") }
+        if let directory = file.stateDirectory, directory != stateDirectory { needRestart.append("stateDir") }
+        return (next, needRestart)
     }
 
     /// SPEC §5 default socket path; see `WireProtocol.defaultSocketPath(environment:)`.

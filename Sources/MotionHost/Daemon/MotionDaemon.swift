@@ -1,22 +1,33 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
+import UnixSignals
 
-/// The whole daemon: loads plugins on the engine thread, then runs the engine and the socket server as
-/// a service group that stops in reverse order on SIGTERM or SIGINT.
+/// The whole daemon: loads plugins on the engine thread, then runs the engine, the socket server and
+/// the systemd integration as a service group that stops in reverse order on SIGTERM or SIGINT.
 public struct MotionDaemon: Sendable {
     public let configuration: DaemonConfiguration
     public let logger: Logger
+    public let logLevel: LogLevelSetting
 
-    public init(configuration: DaemonConfiguration, logger: Logger) {
+    public init(configuration: DaemonConfiguration, logger: Logger, logLevel: LogLevelSetting) {
         self.configuration = configuration
         self.logger = logger
+        self.logLevel = logLevel
     }
 
     public func run() async throws {
+        // First of all: SIGHUP's default action would kill the daemon.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let environment = ProcessInfo.processInfo.environment
+        let notifier = SystemdNotifier(environment: environment)
+        let watchdog = WatchdogSettings(environment: environment)
+        let inherited = try SocketActivation.inheritedListener(environment: environment)
         if let stateDirectory = configuration.stateDirectory { try Self.prepareStateDirectory(stateDirectory) }
+
         let loop = EngineLoop(rate: configuration.rate)
-        let searchPath = configuration.pluginSearchPath(environment: ProcessInfo.processInfo.environment)
+        let searchPath = configuration.pluginSearchPath(environment: environment)
         let (configuration, logger) = (self.configuration, self.logger)
         let registry = await loop.start {
             let host = HostServices(logger: logger)
@@ -25,8 +36,21 @@ public struct MotionDaemon: Sendable {
             return (EngineContext(engine: engine, configuration: configuration, logger: logger), registry)
         }
         report(registry, searchPath: searchPath.map(\.path))
+        logger.debug("systemd", metadata: [
+            "notify": "\(notifier.isEnabled)", "watchdog": "\(watchdog.map { "\($0.interval)" } ?? "off")",
+            "socketActivated": "\(inherited != nil)",
+        ])
+
+        let (listening, listeningContinuation) = AsyncStream.makeStream(of: String.self)
+        let systemd = SystemdService(
+            notifier: notifier, watchdog: watchdog, loop: loop, listening: listening, hangups: hangups,
+            reload: Reloader(current: configuration, loop: loop, logger: logger, logLevel: logLevel).reload,
+            logger: logger)
+        let server = SocketServer(configuration: configuration, loop: loop, logger: logger, inheritedListener: inherited) {
+            listeningContinuation.yield($0)
+        }
         let group = ServiceGroup(
-            services: [EngineService(loop: loop), SocketServer(configuration: configuration, loop: loop, logger: logger)],
+            services: [EngineService(loop: loop), server, systemd],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
     }
@@ -76,5 +100,42 @@ struct EngineService: Service {
     func run() async throws {
         try? await gracefulShutdown()
         await loop.stop()
+    }
+}
+
+/// SIGHUP: re-read the config file (keeping the old settings if it is broken), apply what can change
+/// while running, and load plugin files that appeared since.
+final class Reloader: Sendable {
+    private let current: Mutex<DaemonConfiguration>
+    private let loop: EngineLoop
+    private let logger: Logger
+    private let logLevel: LogLevelSetting
+
+    init(current: DaemonConfiguration, loop: EngineLoop, logger: Logger, logLevel: LogLevelSetting) {
+        self.current = Mutex(current)
+        self.loop = loop
+        self.logger = logger
+        self.logLevel = logLevel
+    }
+
+    @Sendable func reload() async {
+        var next = current.withLock { $0 }
+        if let path = next.configFile {
+            do {
+                let (reloaded, needRestart) = next.reloaded(from: try ConfigFile.load(path: path))
+                next = reloaded
+                if !needRestart.isEmpty {
+                    logger.warning("changed settings take effect after a restart", metadata: ["settings": "\(needRestart.joined(separator: ","))"])
+                }
+            } catch {
+                logger.error("config reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
+            }
+        }
+        logLevel.set(next.logLevel)
+        let searchPath = next.pluginSearchPath(environment: ProcessInfo.processInfo.environment)
+        let settled = next
+        let added = await loop.perform { $0.reload(settled, searchPath: searchPath) }
+        current.withLock { $0 = settled }
+        logger.info("reloaded", metadata: ["pluginsAdded": "\(added.joined(separator: ","))"])
     }
 }

@@ -13,7 +13,8 @@ public final class Engine {
 
     enum Phase { case control, frame }
 
-    public let registry: PluginRegistry
+    /// Replaced only by `extendRegistry`, which keeps every existing factory at its index.
+    public private(set) var registry: PluginRegistry
     let host: HostServices
     let store = PropertyStore()
     var runtimes: [String: RuntimeScope] = [:]
@@ -71,6 +72,25 @@ public final class Engine {
             return nil
         }
         return store.velocity(handle)
+    }
+
+    /// Adopts a registry built with `PluginRegistryBuilder(extending: registry)`: new plan types become
+    /// available; performers keep the factories they were created with.
+    public func extendRegistry(_ extended: PluginRegistry) {
+        precondition(extended.factories.count >= registry.factories.count, "a registry may only grow")
+        let added = extended.plugins.dropFirst(registry.plugins.count)
+        let newRejections = extended.rejected.filter { rejection in !registry.rejected.contains(rejection) }
+        registry = extended
+        for entry in added {
+            trace(TraceEvent(kind: "plugin.loaded", fields: [
+                "plugin": .string(entry.plugin.id), "version": .string(entry.plugin.version),
+                "generation": .number(Double(entry.generation)), "file": .string(entry.plugin.file),
+                "planTypes": .array(entry.plugin.factories.map { .string($0.planType) }),
+            ]))
+        }
+        for rejection in newRejections {
+            trace(TraceEvent(kind: "plugin.rejected", fields: ["file": .string(rejection.file), "reason": .string(rejection.reason)]))
+        }
     }
 
     // MARK: Frame

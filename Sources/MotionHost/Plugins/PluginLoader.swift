@@ -54,14 +54,29 @@ public enum PluginLoader {
     public static func buildRegistry(directories: [(path: String, shippedOnly: Bool)],
                                      host: HostServices) -> PluginRegistry {
         var builder = PluginRegistryBuilder()
+        loadNewFiles(in: directories, into: &builder, host: host)
+        return builder.freeze()
+    }
+
+    /// Loads the files of `directories` that `builder` has not loaded yet; files rejected before are
+    /// tried again (they may have been fixed). Returns the ids of the plugins added.
+    @discardableResult
+    public static func loadNewFiles(in directories: [(path: String, shippedOnly: Bool)],
+                                    into builder: inout PluginRegistryBuilder, host: HostServices) -> [String] {
+        let loaded = Set(builder.freeze().plugins.map(\.plugin.file))
+        var added: [String] = []
         for directory in directories {
-            for file in pluginFiles(in: directory.path, shippedOnly: directory.shippedOnly) {
+            for file in pluginFiles(in: directory.path, shippedOnly: directory.shippedOnly) where !loaded.contains(file) {
+                builder.forgetRejection(of: file)
                 switch load(file: file, host: host) {
-                case .success(let descriptor): builder.add(descriptor)
+                case .success(let descriptor):
+                    let before = builder.freeze().plugins.count
+                    builder.add(descriptor)
+                    if builder.freeze().plugins.count > before { added.append(descriptor.id) }
                 case .failure(let error): builder.reject(error)
                 }
             }
         }
-        return builder.freeze()
+        return added
     }
 }

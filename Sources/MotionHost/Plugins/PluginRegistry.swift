@@ -44,6 +44,24 @@ public struct PluginRegistryBuilder {
 
     public init() {}
 
+    /// Continues a frozen registry: what it holds keeps its place (performers refer to factories by
+    /// index), and later additions follow the same first-wins rule.
+    public init(extending registry: PluginRegistry) {
+        plugins = registry.plugins
+        conflicts = registry.conflicts
+        rejected = registry.rejected
+        factories = registry.factories
+        factoryIndex = registry.factoryIndex
+    }
+
+    /// Files this registry has seen, loaded or rejected.
+    public var knownFiles: Set<String> { Set(plugins.map(\.plugin.file) + rejected.map(\.file)) }
+
+    /// Forgets an earlier rejection of `file`, before it is tried again.
+    public mutating func forgetRejection(of file: String) {
+        rejected.removeAll { $0.file == file }
+    }
+
     public mutating func add(_ plugin: PluginDescriptor) {
         if let existing = plugins.first(where: { $0.plugin.id == plugin.id }) {
             rejected.append(

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import MotionWire
 
@@ -9,7 +10,7 @@ public final class EngineContext: TraceObserver {
 
     let engine: Engine
     let hub: SubscriptionHub
-    let configuration: DaemonConfiguration
+    var configuration: DaemonConfiguration
     let logger: Logger
     let startTime = MonotonicClock.now()
     var sessions: [UInt64: Session] = [:]
@@ -83,6 +84,27 @@ public final class EngineContext: TraceObserver {
             session.output.send(EventLines.closing(code: .shuttingDown, message: reason))
             session.output.close()
         }
+    }
+
+    // MARK: Reload
+
+    /// SIGHUP: adopt the reloadable settings and load plugin files that appeared (or were fixed) since.
+    /// Returns the ids of the plugins added.
+    func reload(_ next: DaemonConfiguration, searchPath: [(path: String, shippedOnly: Bool)]) -> [String] {
+        configuration = next
+        var builder = PluginRegistryBuilder(extending: engine.registry)
+        let added = PluginLoader.loadNewFiles(in: searchPath, into: &builder, host: engine.host)
+        engine.extendRegistry(builder.freeze())
+        return added
+    }
+
+    /// One line for systemd's STATUS=.
+    var statusLine: String {
+        let tick = statistics.summary
+        let rejected = engine.registry.rejected.count
+        return "ready: \(engine.registry.plugins.count) plugins" + (rejected > 0 ? " (\(rejected) rejected)" : "")
+            + ", \(sessions.count) client\(sessions.count == 1 ? "" : "s"), \(engine.activeTokenCount) animations"
+            + ", tick p99 \(String(format: "%.2f", tick.p99Milliseconds)) ms"
     }
 
     // MARK: Frames

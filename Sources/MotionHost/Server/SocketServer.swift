@@ -6,20 +6,26 @@ import NIOPosix
 import ServiceLifecycle
 
 /// Listens on the Unix socket and hands each connection to a `ConnectionHandler`.
+///
+/// With socket activation it serves the inherited listener and never unlinks it (the socket belongs to
+/// systemd's socket unit); otherwise it binds the configured path, makes it 0660 and removes it on stop.
 public struct SocketServer: Service {
     let configuration: DaemonConfiguration
     let loop: EngineLoop
     let logger: Logger
+    let inheritedListener: Int32?
+    let onListening: @Sendable (String) -> Void
 
-    public init(configuration: DaemonConfiguration, loop: EngineLoop, logger: Logger) {
+    public init(configuration: DaemonConfiguration, loop: EngineLoop, logger: Logger, inheritedListener: Int32? = nil,
+                onListening: @escaping @Sendable (String) -> Void = { _ in }) {
         self.configuration = configuration
         self.loop = loop
         self.logger = logger
+        self.inheritedListener = inheritedListener
+        self.onListening = onListening
     }
 
     public func run() async throws {
-        let path = configuration.socketPath
-        try SocketPath.prepare(path)
         let maximumLineLength = configuration.maximumLineLength
         let loop = self.loop
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -34,13 +40,24 @@ public struct SocketServer: Service {
                         ConnectionHandler(loop: loop, maximumLineLength: maximumLineLength))
                 }
             }
-        let channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
-        chmod(path, 0o660)
-        logger.info("listening", metadata: ["socket": "\(path)"])
+        let channel: any Channel
+        let path: String
+        if let inheritedListener {
+            channel = try await bootstrap.withBoundSocket(inheritedListener).get()
+            path = SocketActivation.boundPath(inheritedListener) ?? "fd \(inheritedListener)"
+            logger.info("listening on the socket systemd passed", metadata: ["socket": "\(path)"])
+        } else {
+            path = configuration.socketPath
+            try SocketPath.prepare(path)
+            channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+            chmod(path, 0o660)
+            logger.info("listening", metadata: ["socket": "\(path)"])
+        }
+        onListening(path)
         try? await gracefulShutdown()
         try? await channel.close()
         await loop.perform { $0.closeAllSessions(reason: "motiond is stopping") }
-        unlink(path)
+        if inheritedListener == nil { unlink(path) }
         logger.info("stopped listening", metadata: ["socket": "\(path)"])
     }
 }

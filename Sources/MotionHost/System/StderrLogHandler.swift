@@ -4,15 +4,21 @@ import Logging
 /// Log lines on stderr: with `<N>` syslog priority prefixes when stderr is the journal
 /// (`JOURNAL_STREAM` set), otherwise with a readable timestamp.
 public struct StderrLogHandler: LogHandler {
-    public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
     private let label: String
     private let forJournal: Bool
+    private let setting: LogLevelSetting
 
-    public init(label: String, level: Logger.Level, environment: [String: String]) {
+    public init(label: String, level: LogLevelSetting, environment: [String: String]) {
         self.label = label
-        self.logLevel = level
+        self.setting = level
         self.forJournal = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
+    }
+
+    /// Follows the shared setting; setting it on one logger changes it for the daemon.
+    public var logLevel: Logger.Level {
+        get { setting.level }
+        set { setting.set(newValue) }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

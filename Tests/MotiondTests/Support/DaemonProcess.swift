@@ -1,11 +1,12 @@
 import Foundation
 import MotionClient
+import MotionTestSupport
 import MotionWire
 
 /// A real `motiond` child process on a socket in a fresh temporary directory.
 final class DaemonProcess: @unchecked Sendable {
     // @unchecked: `process` is only started in `init` and signalled afterwards; Process is thread-safe
-    // for `terminate`/`waitUntilExit` and the other members are immutable.
+    // for `isRunning` and signalling by pid, and the other members are immutable.
     let directory: URL
     let socket: String
     let process: Process
@@ -23,18 +24,32 @@ final class DaemonProcess: @unchecked Sendable {
         return directory
     }
 
+    static var motiond: String { buildDirectory.appendingPathComponent("motiond").path }
+
     /// Starts motiond with `arguments` (a `--socket` is added) and waits until it accepts connections.
-    init(arguments: [String] = [], socket: String? = nil, waitForSocket: Bool = true) async throws {
-        directory = try Self.temporaryDirectory()
-        self.socket = socket ?? directory.appendingPathComponent("motiond.sock").path
+    convenience init(arguments: [String] = [], socket: String? = nil, waitForSocket: Bool = true) async throws {
+        let directory = try Self.temporaryDirectory()
+        let path = socket ?? directory.appendingPathComponent("motiond.sock").path
+        try await self.init(directory: directory, socket: path, command: [Self.motiond, "--socket", path] + arguments,
+                            environment: [:], waitForSocket: waitForSocket)
+    }
+
+    /// Runs `command` (motiond, or a launcher such as systemd-socket-activate that execs it) with
+    /// `environment` added, logging to a file, and waits until `socket` accepts connections.
+    init(directory: URL, socket: String, command: [String], environment extra: [String: String],
+         waitForSocket: Bool = true) async throws {
+        self.directory = directory
+        self.socket = socket
         logFile = directory.appendingPathComponent("motiond.log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         process = Process()
-        process.executableURL = Self.buildDirectory.appendingPathComponent("motiond")
-        process.arguments = ["--socket", self.socket] + arguments
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
         var environment = ProcessInfo.processInfo.environment
-        environment["MOTIOND_PLUGIN_PATH"] = nil
-        environment["JOURNAL_STREAM"] = nil
+        for key in ["MOTIOND_PLUGIN_PATH", "JOURNAL_STREAM", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID"] {
+            environment[key] = nil
+        }
+        environment.merge(extra) { $1 }
         process.environment = environment
         let log = try FileHandle(forWritingTo: logFile)
         process.standardError = log
@@ -72,7 +87,7 @@ final class DaemonProcess: @unchecked Sendable {
         while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            _ = await process.exitStatus()
             return nil
         }
         return process.terminationStatus

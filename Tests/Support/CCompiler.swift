@@ -1,17 +1,17 @@
 import Foundation
 
 /// Builds C plugins at test time with the system compiler, as a third-party author would.
-enum CCompiler {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+public enum CCompiler {
+    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// Compiles `sources` (paths relative to the repository) into a shared library in a fresh directory
     /// with warnings as errors, and returns its path.
-    static func sharedLibrary(_ sources: [String], name: String, in directory: URL) throws -> String {
+    public static func sharedLibrary(_ sources: [String], name: String, in directory: URL) async throws -> String {
         let output = directory.appendingPathComponent(name).path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -22,17 +22,26 @@ enum CCompiler {
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let status = await process.exitStatus()
+        guard status == 0 else {
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw Failure(description: "cc failed: \(text)")
         }
         return output
     }
 
-    static func temporaryDirectory() throws -> URL {
+    public static func temporaryDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("motiond-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
+    }
+}
+
+extension Process {
+    /// Waits for the process to end without blocking a thread of the concurrency pool (a blocking
+    /// `waitUntilExit()` there can starve every other test on a 2-core machine).
+    public func exitStatus() async -> Int32 {
+        while isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+        return terminationStatus
     }
 }

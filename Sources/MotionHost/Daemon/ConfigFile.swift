@@ -1,0 +1,58 @@
+import Foundation
+import MotionWire
+
+/// The optional JSON config file (`--config`). Command-line options override it; SIGHUP re-reads it.
+/// Documented in README and docs/operations.md.
+///
+/// ```json
+/// {"socket": "/run/motiond/motiond.sock", "plugins": ["/usr/lib/motiond/plugins"], "rate": 120,
+///  "stateDir": "/var/lib/motiond", "logLevel": "info", "maxLineLength": 1048576, "maxSubscriptions": 64}
+/// ```
+public struct ConfigFile: Sendable {
+    public var socket: String?
+    public var plugins: [String]?
+    public var rate: Double?
+    public var stateDirectory: String?
+    public var logLevel: String?
+    public var maximumLineLength: Int?
+    public var maximumSubscriptions: Int?
+
+    public struct Invalid: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init() {}
+
+    static let keys: Set<String> = ["socket", "plugins", "rate", "stateDir", "logLevel", "maxLineLength", "maxSubscriptions"]
+
+    public static func load(path: String) throws -> ConfigFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Invalid(description: "\(path): cannot read the config file")
+        }
+        guard let json = try? JSONValue.parse(Array(data)), case .object(let members) = json else {
+            throw Invalid(description: "\(path): not a JSON object")
+        }
+        if let unknown = members.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw Invalid(description: "\(path): unknown key \"\(unknown)\" (known: \(keys.sorted().joined(separator: ", ")))")
+        }
+        func field<T>(_ key: String, _ read: (JSONValue) -> T?) throws -> T? {
+            guard let value = members[key], value != .null else { return nil }
+            guard let typed = read(value) else { throw Invalid(description: "\(path): \(key) has the wrong type") }
+            return typed
+        }
+        var file = ConfigFile()
+        file.socket = try field("socket") { $0.stringValue }
+        file.plugins = try field("plugins") { value in
+            value.arrayValue.flatMap { elements in
+                let strings = elements.compactMap(\.stringValue)
+                return strings.count == elements.count ? strings : nil
+            }
+        }
+        file.rate = try field("rate") { $0.doubleValue }
+        file.stateDirectory = try field("stateDir") { $0.stringValue }
+        file.logLevel = try field("logLevel") { $0.stringValue }
+        file.maximumLineLength = try field("maxLineLength") { $0.intValue }
+        file.maximumSubscriptions = try field("maxSubscriptions") { $0.intValue }
+        return file
+    }
+}

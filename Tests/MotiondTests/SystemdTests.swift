@@ -1,0 +1,90 @@
+import Foundation
+import MotionClient
+import MotionTestSupport
+import MotionWire
+import Testing
+
+/// SPEC §7 under the real `systemd-socket-activate`, with a datagram socket standing in for systemd.
+@Suite("systemd integration", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
+struct SystemdTests {
+    /// motiond exec'd by systemd-socket-activate on the first connection, as systemd itself would start it.
+    private func activated(arguments: [String] = [], watchdogMicroseconds: Int = 200_000)
+        async throws -> (DaemonProcess, NotifyListener)
+    {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let notify = try NotifyListener(directory: directory)
+        let socket = directory.appendingPathComponent("activated.sock").path
+        let daemon = try await DaemonProcess(
+            directory: directory, socket: socket,
+            command: ["systemd-socket-activate", "-l", socket, "-E", "NOTIFY_SOCKET", "-E", "WATCHDOG_USEC",
+                      "-E", "JOURNAL_STREAM", DaemonProcess.motiond] + arguments,
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": String(watchdogMicroseconds),
+                          "JOURNAL_STREAM": "8:12345"])
+        return (daemon, notify)
+    }
+
+    @Test func servesTheInheritedSocketAndSpeaksTheNotifyProtocol() async throws {
+        let (daemon, notify) = try await activated()
+        let client = try await daemon.client()
+        #expect(try await client.call("status")["rate"] == 120)
+
+        let ready = try await notify.waitFor { $0.hasPrefix("READY=1") }
+        #expect(notify.messages[ready].contains("STATUS=ready: 2 plugins"))
+        try await Task.sleep(for: .milliseconds(700))
+        let pings = notify.messages.filter { $0 == "WATCHDOG=1" }.count
+        #expect(pings >= 4, "pings every 100 ms (half of WATCHDOG_USEC) expected, got \(pings)")
+
+        kill(daemon.process.processIdentifier, SIGHUP)
+        let reloading = try await notify.waitFor(after: ready + 1) { $0.hasPrefix("RELOADING=1") }
+        let stamp = notify.messages[reloading].split(separator: "\n").first { $0.hasPrefix("MONOTONIC_USEC=") }
+        #expect(stamp.flatMap { UInt64($0.dropFirst("MONOTONIC_USEC=".count)) } != nil)
+        _ = try await notify.waitFor(after: reloading + 1) { $0.hasPrefix("READY=1") }
+        #expect(try await client.call("status")["clients"] == 1)
+
+        let status = await daemon.stop(signal: SIGTERM)
+        #expect(status == 0)
+        #expect(notify.messages.contains { $0.hasPrefix("STOPPING=1") })
+        #expect(FileManager.default.fileExists(atPath: daemon.socket), "an inherited socket is never unlinked")
+
+        let lines = daemon.log.split(separator: "\n").filter { !$0.hasPrefix("Listening on") && !$0.hasPrefix("Communication attempt") && !$0.hasPrefix("Execing") }
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.range(of: #"^<[0-7]>"#, options: .regularExpression) != nil }, "\(lines)")
+    }
+
+    @Test func aHungFrameLoopStopsTheWatchdogPings() async throws {
+        let plugins = try CCompiler.temporaryDirectory()
+        _ = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/hang.c"], name: "libhang.so", in: plugins)
+        let (daemon, notify) = try await activated(arguments: ["--plugins", plugins.path])
+        let client = try await daemon.client()
+        _ = try await notify.waitFor { $0.hasPrefix("READY=1") }
+        _ = try await notify.waitFor { $0 == "WATCHDOG=1" }
+        _ = try await client.call("plan.add", ["target": "t", "plan": ["type": "Hang"]])
+        try await Task.sleep(for: .milliseconds(300))
+        let before = notify.messages.filter { $0 == "WATCHDOG=1" }.count
+        try await Task.sleep(for: .milliseconds(800))
+        let after = notify.messages.filter { $0 == "WATCHDOG=1" }.count
+        #expect(after == before, "no pings while the engine thread is stuck")
+        #expect(await daemon.stop(signal: SIGKILL) == nil || true)
+    }
+
+    @Test func sighupLoadsAPluginAddedToTheDirectory() async throws {
+        let plugins = try DaemonProcess.temporaryDirectory()
+        let directory = try DaemonProcess.temporaryDirectory()
+        let notify = try NotifyListener(directory: directory)
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        _ = notify
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["trace"]])
+        #expect(try await client.call("hello", ["protocol": 1])["planTypes"] == [])
+        try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent("libSpringPlugin.so"),
+                                         to: plugins.appendingPathComponent("libSpringPlugin.so"))
+        kill(daemon.process.processIdentifier, SIGHUP)
+        let loaded = try await events.waitFor(isTrace("plugin.loaded")).last
+        #expect(loaded?["plugin"] == "org.motiond.spring")
+        #expect(try await client.call("hello", ["protocol": 1])["planTypes"] == ["Spring"])
+        _ = try await client.call("plan.add", ["target": "t", "plan": ["type": "Spring", "property": "x", "to": [1]]])
+        await client.close()
+        #expect(await daemon.stop() == 0)
+    }
+}
