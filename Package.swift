@@ -12,6 +12,9 @@ let package = Package(
         .library(name: "MotionPluginKit", targets: ["MotionPluginKit"]),
         .library(name: "SpringPlugin", type: .dynamic, targets: ["SpringPlugin"]),
         .library(name: "SetPlugin", type: .dynamic, targets: ["SetPlugin"]),
+        .library(name: "TweenPlugin", type: .dynamic, targets: ["TweenPlugin"]),
+        .library(name: "DecayPlugin", type: .dynamic, targets: ["DecayPlugin"]),
+        .library(name: "CurvesPlugin", type: .dynamic, targets: ["CurvesPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -28,10 +31,15 @@ let package = Package(
         .target(name: "MotionWire"),
         // Swift plugin authors conform to `Performer` and write one entry line.
         .target(name: "MotionPluginKit", dependencies: ["MotionPluginAPI"]),
+        // Advance's maths (RK4 simulations, Bézier timing, tweens) and the performer the shipped
+        // animation plugins share. Pure Swift, linked into each plugin.
+        .target(name: "MotionAnimation", dependencies: ["MotionPluginKit"]),
+        // libffi, for timing functions that plugins export as plain C functions.
+        .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(
             name: "MotionHost",
             dependencies: [
-                "MotionPluginAPI", "MotionWire",
+                "MotionPluginAPI", "MotionWire", "CFFI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -74,13 +82,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "SpringPlugin", dependencies: ["MotionPluginKit"], path: "Plugins/SpringPlugin"),
+        .target(name: "SpringPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/SpringPlugin"),
+        .target(name: "TweenPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/TweenPlugin"),
+        .target(name: "DecayPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/DecayPlugin"),
         .target(name: "SetPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/SetPlugin"),
+        .target(name: "CurvesPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/CurvesPlugin",
+                linkerSettings: [.linkedLibrary("m")]),
         // Test helpers shared by both test targets (compiling C plugins as a third-party author would).
         .target(name: "MotionTestSupport", path: "Tests/Support"),
         .testTarget(
             name: "MotionHostTests",
-            dependencies: ["MotionHost", "MotionPluginKit", "MotionWire", "MotionPluginAPI", "MotionTestSupport"],
+            dependencies: ["MotionHost", "MotionPluginKit", "MotionWire", "MotionPluginAPI", "MotionTestSupport", "MotionAnimation"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

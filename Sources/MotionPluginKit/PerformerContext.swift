@@ -15,6 +15,12 @@ public struct PropertyState: Equatable, Sendable {
     public var value: SIMD4<Double>
     public var velocity: SIMD4<Double>
     public var count: Int
+
+    public init(value: SIMD4<Double>, velocity: SIMD4<Double>, count: Int) {
+        self.value = value
+        self.velocity = velocity
+        self.count = count
+    }
 }
 
 /// The host services one performer may use. Valid until the performer is destroyed.

@@ -29,7 +29,7 @@ struct SystemdTests {
         #expect(try await client.call("status")["rate"] == 120)
 
         let ready = try await notify.waitFor { $0.hasPrefix("READY=1") }
-        #expect(notify.messages[ready].contains("STATUS=ready: 2 plugins"))
+        #expect(notify.messages[ready].range(of: #"STATUS=ready: \d+ plugins"#, options: .regularExpression) != nil)
         try await Task.sleep(for: .milliseconds(700))
         let pings = notify.messages.filter { $0 == "WATCHDOG=1" }.count
         #expect(pings >= 4, "pings every 100 ms (half of WATCHDOG_USEC) expected, got \(pings)")

@@ -17,6 +17,7 @@ public final class Engine {
     public private(set) var registry: PluginRegistry
     let host: HostServices
     let store = PropertyStore()
+    let curves = CurveTable()
     var runtimes: [String: RuntimeScope] = [:]
     var performers: [UInt64: PerformerRecord] = [:]
     /// Continuous performers holding a token, advanced every tick. Parallel arrays keep the tick loop free
@@ -39,6 +40,7 @@ public final class Engine {
         self.registry = registry
         self.host = host
         runtimes[Self.defaultRuntime] = RuntimeScope(name: Self.defaultRuntime, ephemeralOwner: nil)
+        curves.register(registry.plugins)
         host.engine = self
     }
 
@@ -81,6 +83,7 @@ public final class Engine {
         let added = extended.plugins.dropFirst(registry.plugins.count)
         let newRejections = extended.rejected.filter { rejection in !registry.rejected.contains(rejection) }
         registry = extended
+        curves.register(extended.plugins)
         for entry in added {
             trace(TraceEvent(kind: "plugin.loaded", fields: [
                 "plugin": .string(entry.plugin.id), "version": .string(entry.plugin.version),
@@ -104,6 +107,21 @@ public final class Engine {
             for index in 0..<count {
                 slots[index].advance(slots[index].instance, dt)
             }
+        }
+        phase = .control
+        for performer in stopsAfterFrame where performer.tokens.isEmpty {
+            stopAdvancing(performer)
+        }
+        stopsAfterFrame.removeAll(keepingCapacity: true)
+    }
+
+    /// Advances only the animating performers of `runtime` (for dry runs such as `plan.sample`).
+    public func advance(runtime name: String, by dt: Double) {
+        guard let scope = runtimes[name] else { return }
+        let active = scope.performers.filter { $0.advanceSlot >= 0 }
+        phase = .frame
+        for performer in active {
+            if let instance = performer.instance, let advance = performer.factory.pointee.advance { advance(instance, dt) }
         }
         phase = .control
         for performer in stopsAfterFrame where performer.tokens.isEmpty {

@@ -58,13 +58,39 @@ public final class HostServices {
                 guard let services = services(host), let message else { return }
                 services.log(level: level, message: String(cString: message), performer: ref)
             },
-            get_extension: { _, _ in nil }))
+            get_extension: { host, id in
+                guard let services = services(host), let id else { return nil }
+                return String(cString: id) == MOTION_CURVES_EXTENSION ? UnsafeRawPointer(services.curves) : nil
+            }))
         pointer.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+        curves.initialize(to: motion_curves(
+            struct_size: UInt32(MemoryLayout<motion_curves>.size), reserved: 0,
+            bind: { host, name, arguments, count, errorBuffer, capacity in
+                guard let engine = services(host)?.engine, let name else { return 0 }
+                let values = arguments.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
+                do throws(EngineError) {
+                    return try engine.curves.bind(String(cString: name), arguments: values)
+                } catch {
+                    copy(error.message, into: errorBuffer, capacity: capacity)
+                    return 0
+                }
+            },
+            evaluate: { host, curve, t in
+                services(host)?.engine?.curves.evaluate(curve, at: t) ?? t
+            },
+            release: { host, curve in
+                services(host)?.engine?.curves.release(curve)
+            }))
     }
+
+    /// The "motion.curves/1" extension table.
+    let curves = UnsafeMutablePointer<motion_curves>.allocate(capacity: 1)
 
     deinit {
         pointer.deinitialize(count: 1)
         pointer.deallocate()
+        curves.deinitialize(count: 1)
+        curves.deallocate()
     }
 
     func log(level: Int32, message: String, performer: UInt64) {

@@ -66,10 +66,11 @@ public enum DescriptorCheck {
             guard let name = string(function.pointee.name), !name.isEmpty else {
                 return fail("functions[\(index)].name: missing or empty")
             }
-            guard let signature = string(function.pointee.signature), function.pointee.function != nil else {
+            guard let signature = string(function.pointee.signature), let address = function.pointee.function else {
                 return fail("functions[\(index)]: signature or function missing")
             }
-            functions.append(FunctionDescriptor(name: name, signature: signature))
+            functions.append(FunctionDescriptor(name: name, signature: signature,
+                                                address: UInt(bitPattern: unsafeBitCast(address, to: Int.self))))
         }
         return .success(
             PluginDescriptor(

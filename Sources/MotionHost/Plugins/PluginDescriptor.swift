@@ -24,4 +24,6 @@ public struct FactoryDescriptor: @unchecked Sendable {
 public struct FunctionDescriptor: Sendable, Equatable {
     public let name: String
     public let signature: String
+    /// The C function's address (plugin images are never unloaded, so it stays valid).
+    public let address: UInt
 }

@@ -23,6 +23,9 @@ extension EngineContext {
             return ["removed": .bool(removed)]
         case "runtime.create":
             let name = try params.name("name")
+            guard !name.hasPrefix(Self.reservedRuntimePrefix) else {
+                throw EngineError(.invalidRequest, "name: runtime names starting with \"\(Self.reservedRuntimePrefix)\" are reserved")
+            }
             let ephemeral = try params.optionalBool("ephemeral") ?? false
             try engine.createRuntime(name, ephemeralOwner: ephemeral ? session.id : nil)
             return ["runtime": .string(name), "ephemeral": .bool(ephemeral)]
@@ -40,6 +43,19 @@ extension EngineContext {
             }
             hub.remove(subscription)
             return ["sub": .number(Double(id))]
+        case "plan.sample":
+            let plan = try params.object("plan")
+            guard case .array(let elements)? = params["times"], (1...Self.maximumSamples).contains(elements.count) else {
+                throw EngineError(.invalidRequest, "times: expected an array of 1 to \(Self.maximumSamples) numbers")
+            }
+            var times: [Double] = []
+            for (index, element) in elements.enumerated() {
+                guard let time = element.doubleValue, time >= 0, time <= Self.maximumSampleTime else {
+                    throw EngineError(.invalidRequest, "times[\(index)]: expected a number of seconds from 0 to \(Int(Self.maximumSampleTime))")
+                }
+                times.append(time)
+            }
+            return try sample(plan, at: times)
         case "plugins.list": return pluginList()
         case "status": return status()
         case "sync": return [:]
@@ -63,7 +79,7 @@ extension EngineContext {
                 "maxLineLength": .number(Double(configuration.maximumLineLength)),
                 "maxSubscriptions": .number(Double(configuration.maximumSubscriptionsPerConnection)),
             ],
-            "capabilities": ["frames", "trace"],
+            "capabilities": ["frames", "trace", "plan.sample", "curves"],
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
         ]
     }

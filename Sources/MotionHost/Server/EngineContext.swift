@@ -20,6 +20,12 @@ public final class EngineContext: TraceObserver {
     /// events that describe it (a client that sees `runtime.idle` has already seen the final values).
     private var tickEvents: [TraceEvent] = []
     private var isTicking = false
+    /// True while `plan.sample` runs a plan in its private runtime: its events are nobody's business.
+    private var isSampling = false
+
+    static let reservedRuntimePrefix = "motiond."
+    static let maximumSampleTime = 600.0
+    static let maximumSamples = 10_000
 
     public init(engine: Engine, configuration: DaemonConfiguration, logger: Logger,
                 hubLimits: SubscriptionHub.Limits = .init()) {
@@ -37,6 +43,7 @@ public final class EngineContext: TraceObserver {
     var wantsTicks: Bool { engine.isAnimating || engine.hasPendingFrame }
 
     public func engine(_ engine: Engine, didTrace event: TraceEvent) {
+        if isSampling { return }
         if isTicking {
             tickEvents.append(event)
         } else {
@@ -84,6 +91,40 @@ public final class EngineContext: TraceObserver {
             session.output.send(EventLines.closing(code: .shuttingDown, message: reason))
             session.output.close()
         }
+    }
+
+    // MARK: Dry runs
+
+    /// `plan.sample`: performs `plan` in a private runtime and reads the animated property at each time
+    /// (seconds from the start). Nothing a client can see is touched, and no event is published.
+    func sample(_ plan: JSONValue, at times: [Double]) throws(EngineError) -> JSONValue {
+        guard case .string(let property)? = plan["property"] else {
+            throw EngineError(.invalidRequest, "plan.property: expected a string (the property to sample)")
+        }
+        let runtime = Self.reservedRuntimePrefix + "sample"
+        isSampling = true
+        defer {
+            try? engine.destroyRuntime(runtime)
+            isSampling = false
+        }
+        try engine.createRuntime(runtime)
+        try engine.addPlan(plan, to: "sample", in: runtime)
+        var samples = [JSONValue](repeating: .null, count: times.count)
+        var now = 0.0
+        for index in times.indices.sorted(by: { times[$0] < times[$1] }) {
+            // Advance in frame-sized steps, as the clock would: a tween's velocity is a per-frame
+            // difference, and simulations are step-size independent anyway.
+            let frame = 1 / configuration.rate
+            while times[index] - now > 1e-12 {
+                let dt = min(frame, times[index] - now)
+                engine.advance(runtime: runtime, by: dt)
+                now += dt
+            }
+            let value = engine.value(of: property, target: "sample", runtime: runtime) ?? []
+            let velocity = engine.velocity(of: property, target: "sample", runtime: runtime) ?? []
+            samples[index] = ["t": .number(times[index]), "value": JSONValue(value), "velocity": JSONValue(velocity)]
+        }
+        return ["property": .string(property), "samples": .array(samples)]
     }
 
     // MARK: Reload

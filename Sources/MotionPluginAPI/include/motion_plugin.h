@@ -239,6 +239,31 @@ typedef struct motion_plugin {
     const void *(*get_extension)(const char *id);
 } motion_plugin;
 
+/**
+ * Host extension "motion.curves/1": timing functions that plugins export (`motion_plugin.functions`),
+ * called by the host through libffi. Get it with `host->get_extension(host, MOTION_CURVES_EXTENSION)`.
+ * A curve is bound to its arguments once, when a plan is added; evaluating it is then one call per sample.
+ */
+#define MOTION_CURVES_EXTENSION "motion.curves/1"
+
+typedef uint64_t motion_curve;
+
+typedef struct motion_curves {
+    uint32_t struct_size;
+    uint32_t reserved;
+    /**
+     * [control] Binds the function `name` (borrowed) to `arguments` (the values after t, borrowed) and
+     * returns a curve, or 0 with a NUL-terminated message in `error` when there is no such function or
+     * the arguments do not match its signature.
+     */
+    motion_curve (*bind)(const motion_host *host, const char *name, const double *arguments,
+                         uint32_t argument_count, char *error, size_t error_capacity);
+    /** [control, frame] f(t, arguments...). Returns t unchanged for an unknown curve. */
+    double (*evaluate)(const motion_host *host, motion_curve curve, double t);
+    /** [control, frame] The curve is no longer used. */
+    void (*release)(const motion_host *host, motion_curve curve);
+} motion_curves;
+
 /** The entry function every plugin exports. Must be cheap and side-effect free: no host is known yet. */
 typedef const motion_plugin *(*motion_plugin_entry_fn)(void);
 

@@ -1,0 +1,36 @@
+import MotionAnimation
+import MotionPluginKit
+
+/// `{"type":"Decay","property":"x","from"?:[..],"velocity":[1000],"drag"?:3,"threshold"?:0.1}` (SPEC §3).
+struct DecayPlan: AnimationPlan {
+    var property: String
+    var velocity: [Double]
+    var from: [Double]?
+    var drag: Double?
+    var threshold: Double?
+}
+
+/// Coasts with a = −drag·v and rests where it is once every component's speed is within the threshold.
+/// Without `from` it starts from the property's current value.
+struct DecayAnimation: PropertyAnimation {
+    static let planType = "Decay"
+    let count: Int
+    private var simulation: Simulation
+
+    init(plan: DecayPlan, current: PropertyState?, context: PerformerContext) throws {
+        let velocity = try vector(plan.velocity, field: "velocity")
+        let components = plan.velocity.count
+        count = components
+        let drag = plan.drag ?? 3, threshold = plan.threshold ?? 0.1
+        guard drag > 0, drag.isFinite else { throw PlanError("drag: expected a positive number") }
+        guard threshold > 0, threshold.isFinite else { throw PlanError("threshold: expected a positive number") }
+        let from = try plan.from.map { try vector($0, field: "from", count: components) }
+        simulation = Simulation(value: from ?? current?.value ?? .zero, velocity: velocity, force: .decay(drag: drag),
+                                threshold: threshold)
+    }
+
+    var value: SIMD4<Double> { simulation.published.value }
+    var velocity: SIMD4<Double> { simulation.published.velocity }
+    var isFinished: Bool { simulation.isSettled }
+    mutating func advance(by dt: Double) { simulation.advance(by: dt) }
+}

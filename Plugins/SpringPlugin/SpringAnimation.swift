@@ -1,0 +1,43 @@
+import MotionAnimation
+import MotionPluginKit
+
+/// `{"type":"Spring","property":"position","to":[100,200],"from"?:[..],"velocity"?:[..],"tension"?:120,
+/// "damping"?:12,"threshold"?:0.1}` (SPEC §3).
+struct SpringPlan: AnimationPlan {
+    var property: String
+    var to: [Double]
+    var from: [Double]?
+    var velocity: [Double]?
+    var tension: Double?
+    var damping: Double?
+    var threshold: Double?
+}
+
+/// Without `from` a spring starts from the property's current value and velocity, so a new Spring plan
+/// on a moving property (or a named replace) retargets it without a jump in value or velocity.
+struct SpringAnimation: PropertyAnimation {
+    static let planType = "Spring"
+    let count: Int
+    private var simulation: Simulation
+
+    init(plan: SpringPlan, current: PropertyState?, context: PerformerContext) throws {
+        let target = try vector(plan.to, field: "to")
+        let components = plan.to.count
+        count = components
+        let tension = plan.tension ?? 120, damping = plan.damping ?? 12, threshold = plan.threshold ?? 0.1
+        guard tension > 0, tension.isFinite else { throw PlanError("tension: expected a positive number") }
+        guard damping >= 0, damping.isFinite else { throw PlanError("damping: expected a number >= 0") }
+        guard threshold > 0, threshold.isFinite else { throw PlanError("threshold: expected a positive number") }
+        let from = try plan.from.map { try vector($0, field: "from", count: components) }
+        let velocity = try plan.velocity.map { try vector($0, field: "velocity", count: components) }
+        simulation = Simulation(
+            value: from ?? current?.value ?? .zero,
+            velocity: velocity ?? (from == nil ? current?.velocity ?? .zero : .zero),
+            force: .spring(target: target, tension: tension, damping: damping), threshold: threshold)
+    }
+
+    var value: SIMD4<Double> { simulation.published.value }
+    var velocity: SIMD4<Double> { simulation.published.velocity }
+    var isFinished: Bool { simulation.isSettled }
+    mutating func advance(by dt: Double) { simulation.advance(by: dt) }
+}

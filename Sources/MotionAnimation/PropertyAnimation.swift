@@ -1,0 +1,42 @@
+import MotionPluginKit
+
+/// A plan that animates one property of its target.
+public protocol AnimationPlan: Decodable {
+    var property: String { get }
+}
+
+/// One running animation of one property, as the shipped Tween, Spring and Decay plugins define it.
+public protocol PropertyAnimation {
+    associatedtype Plan: AnimationPlan
+    static var planType: String { get }
+
+    /// Starts an animation on a property whose state is `current` (nil if it was never written).
+    init(plan: Plan, current: PropertyState?, context: PerformerContext) throws
+
+    /// A new plan for the same property while this animation runs. The default starts afresh from the
+    /// current state; a spring keeps its velocity.
+    func replaced(by plan: Plan, context: PerformerContext) throws -> Self
+
+    /// Components the animation writes (1–4).
+    var count: Int { get }
+    var value: SIMD4<Double> { get }
+    var velocity: SIMD4<Double> { get }
+    var isFinished: Bool { get }
+    mutating func advance(by dt: Double)
+}
+
+extension PropertyAnimation {
+    public func replaced(by plan: Plan, context: PerformerContext) throws -> Self {
+        try Self(plan: plan, current: PropertyState(value: value, velocity: velocity, count: count), context: context)
+    }
+}
+
+/// Reads a plan's vector, checking its length.
+public func vector(_ components: [Double], field: String, count: Int? = nil) throws -> SIMD4<Double> {
+    guard (1...4).contains(components.count) else { throw PlanError("\(field): expected 1 to 4 numbers") }
+    if let count, components.count != count { throw PlanError("\(field): expected \(count) numbers like to") }
+    guard components.allSatisfy(\.isFinite) else { throw PlanError("\(field): numbers must be finite") }
+    var result = SIMD4<Double>()
+    for (index, component) in components.enumerated() { result[index] = component }
+    return result
+}

@@ -1,0 +1,99 @@
+/// A spring or a decay integrated with classic RK4 at a fixed step (0.008 s), as Advance does (SPEC §3).
+///
+/// The published state interpolates between the last two internal steps, so the curve does not depend
+/// on the frame rate. The settle test runs once per `advance`, on the newest step.
+public struct Simulation: Sendable, Equatable {
+    public enum Force: Sendable, Equatable {
+        /// a = −tension·(x − target) − damping·v; settles when |v| and |x − target| are within threshold.
+        case spring(target: SIMD4<Double>, tension: Double, damping: Double)
+        /// a = −drag·v; rests where it is once |v| is within threshold.
+        case decay(drag: Double)
+    }
+
+    public static let step = 0.008
+
+    public private(set) var force: Force
+    public let threshold: Double
+    private var value: SIMD4<Double>
+    private var velocity: SIMD4<Double>
+    private var previousValue: SIMD4<Double>
+    private var previousVelocity: SIMD4<Double>
+    /// Time simulated beyond the published time, in (−step, 0].
+    private var accumulator = 0.0
+    public private(set) var isSettled = false
+
+    public init(value: SIMD4<Double>, velocity: SIMD4<Double>, force: Force, threshold: Double) {
+        self.force = force
+        self.threshold = threshold
+        self.value = value
+        self.velocity = velocity
+        previousValue = value
+        previousVelocity = velocity
+        settleIfAtRest()
+    }
+
+    /// The state shown now, interpolated between internal steps.
+    public var published: (value: SIMD4<Double>, velocity: SIMD4<Double>) {
+        if isSettled { return (value, velocity) }
+        let alpha = (Self.step + accumulator) / Self.step
+        return (previousValue + (value - previousValue) * alpha, previousVelocity + (velocity - previousVelocity) * alpha)
+    }
+
+    /// A new force from the published value and velocity: retargeting keeps the motion continuous.
+    public func retargeted(to force: Force, threshold: Double) -> Simulation {
+        let shown = published
+        return Simulation(value: shown.value, velocity: shown.velocity, force: force, threshold: threshold)
+    }
+
+    public mutating func advance(by dt: Double) {
+        guard !isSettled, dt > 0 else { return }
+        accumulator += dt
+        while accumulator > 0 {
+            previousValue = value
+            previousVelocity = velocity
+            integrateOneStep()
+            accumulator -= Self.step
+        }
+        settleIfAtRest()
+    }
+
+    private func acceleration(_ x: SIMD4<Double>, _ v: SIMD4<Double>) -> SIMD4<Double> {
+        switch force {
+        case .spring(let target, let tension, let damping): return -tension * (x - target) - damping * v
+        case .decay(let drag): return -drag * v
+        }
+    }
+
+    private mutating func integrateOneStep() {
+        let h = Self.step
+        let x = value, v = velocity
+        let k1x = v, k1v = acceleration(x, v)
+        let k2x = v + k1v * (h / 2), k2v = acceleration(x + k1x * (h / 2), v + k1v * (h / 2))
+        let k3x = v + k2v * (h / 2), k3v = acceleration(x + k2x * (h / 2), v + k2v * (h / 2))
+        let k4x = v + k3v * h, k4v = acceleration(x + k3x * h, v + k3v * h)
+        value = x + (k1x + 2 * k2x + 2 * k3x + k4x) * (h / 6)
+        velocity = v + (k1v + 2 * k2v + 2 * k3v + k4v) * (h / 6)
+    }
+
+    /// Inclusive, every component (L∞), as Advance 0.9.x.
+    private mutating func settleIfAtRest() {
+        let limit = SIMD4<Double>(repeating: threshold)
+        let still = magnitude(velocity) .<= limit
+        switch force {
+        case .spring(let target, _, _):
+            guard all(still .& (magnitude(value - target) .<= limit)) else { return }
+            value = target
+        case .decay:
+            guard all(still) else { return }
+        }
+        velocity = .zero
+        previousValue = value
+        previousVelocity = .zero
+        accumulator = 0
+        isSettled = true
+    }
+}
+
+func magnitude(_ vector: SIMD4<Double>) -> SIMD4<Double> {
+    vector.replacing(with: -vector, where: vector .< 0)
+}

@@ -1,0 +1,37 @@
+/// A time-based animation from `from` to `to` over `duration` along a timing curve (Advance's
+/// BasicAnimation). Velocity is the finite difference over the last frame.
+public struct Tween: Sendable {
+    public let from: SIMD4<Double>
+    public let to: SIMD4<Double>
+    public let duration: Double
+    public let curve: TimingCurve
+    public private(set) var elapsed = 0.0
+    public private(set) var value: SIMD4<Double>
+    public private(set) var velocity = SIMD4<Double>.zero
+
+    public init(from: SIMD4<Double>, to: SIMD4<Double>, duration: Double, curve: TimingCurve) {
+        self.from = from
+        self.to = to
+        self.duration = duration
+        self.curve = curve
+        value = duration > 0 ? from : to
+    }
+
+    public var isFinished: Bool { elapsed >= duration }
+
+    /// The value at `time` seconds from the start.
+    public func value(at time: Double) -> SIMD4<Double> {
+        guard duration > 0 else { return to }
+        let progress = min(max(time / duration, 0), 1)
+        let eased = curve.value(at: progress, epsilon: 1 / (duration * 1000))
+        return from + (to - from) * eased
+    }
+
+    public mutating func advance(by dt: Double) {
+        guard dt > 0 else { return }
+        elapsed += dt
+        let next = value(at: elapsed)
+        velocity = (next - value) / dt
+        value = next
+    }
+}

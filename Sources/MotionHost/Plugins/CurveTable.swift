@@ -1,0 +1,136 @@
+import CFFI
+
+/// Timing functions that plugins export as plain C functions, called through libffi.
+///
+/// A function's call interface is prepared once; a plan binds it to its arguments once (`bind`), and every
+/// sample is then one `ffi_call` with no allocation (`evaluate`).
+final class CurveTable {
+    /// One exported function and its prepared call interface.
+    final class Function {
+        let name: String
+        let signature: String
+        let plugin: String
+        let address: UInt
+        /// Argument types after t: "d" double, "f" float, "i" int32, "l" int64. Nil if the signature is bad.
+        let argumentTypes: [Character]?
+        private(set) var cif: UnsafeMutablePointer<ffi_cif>?
+        private var types: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>?
+
+        init(_ descriptor: FunctionDescriptor, plugin: String) {
+            name = descriptor.name
+            signature = descriptor.signature
+            self.plugin = plugin
+            address = descriptor.address
+            argumentTypes = Self.parse(descriptor.signature)
+        }
+
+        /// "d(d…)" — a double result, t as the first (double) argument.
+        static func parse(_ signature: String) -> [Character]? {
+            let characters = Array(signature)
+            guard characters.count >= 4, characters[0] == "d", characters[1] == "(", characters.last == ")",
+                characters[2] == "d"
+            else { return nil }
+            let rest = characters[3..<(characters.count - 1)]
+            guard rest.count <= 8, rest.allSatisfy({ "dfil".contains($0) }) else { return nil }
+            return Array(rest)
+        }
+
+        /// Prepares the call interface on first use.
+        func prepare() -> Bool {
+            if cif != nil { return true }
+            guard let argumentTypes else { return false }
+            let count = argumentTypes.count + 1
+            let types = UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>.allocate(capacity: count)
+            types[0] = cffi_type_double()
+            for (index, type) in argumentTypes.enumerated() {
+                switch type {
+                case "f": types[index + 1] = cffi_type_float()
+                case "i": types[index + 1] = cffi_type_sint32()
+                case "l": types[index + 1] = cffi_type_sint64()
+                default: types[index + 1] = cffi_type_double()
+                }
+            }
+            let cif = UnsafeMutablePointer<ffi_cif>.allocate(capacity: 1)
+            guard ffi_prep_cif(cif, cffi_default_abi(), UInt32(count), cffi_type_double(), types) == FFI_OK else {
+                cif.deallocate()
+                types.deallocate()
+                return false
+            }
+            self.cif = cif
+            self.types = types
+            return true
+        }
+    }
+
+    /// A function bound to a plan's arguments: 8 bytes per argument, t first.
+    struct Binding {
+        let function: Function
+        let values: UnsafeMutableRawPointer
+        let pointers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    }
+
+    private var functions: [String: Function] = [:]
+    private var bindings: [UInt64: Binding] = [:]
+    private var nextHandle: UInt64 = 1
+
+    /// Adds the functions of `plugins` not known yet; a name already taken stays with its first plugin.
+    func register(_ plugins: [PluginRegistry.Entry]) {
+        for entry in plugins {
+            for descriptor in entry.plugin.functions where functions[descriptor.name] == nil {
+                functions[descriptor.name] = Function(descriptor, plugin: entry.plugin.id)
+            }
+        }
+    }
+
+    var names: [String] { functions.keys.sorted() }
+
+    func bind(_ name: String, arguments: [Double]) throws(EngineError) -> UInt64 {
+        guard let function = functions[name] else {
+            throw EngineError(.invalidPlan, "timing.function: no timing function \"\(name)\"; known: \(names.joined(separator: ", "))")
+        }
+        guard let types = function.argumentTypes, function.prepare() else {
+            throw EngineError(.invalidPlan, "timing.function: \"\(name)\" from \(function.plugin) has an invalid signature \"\(function.signature)\" (expected e.g. \"d(d)\" or \"d(di)\")")
+        }
+        guard arguments.count == types.count else {
+            throw EngineError(.invalidPlan, "timing.args: \"\(name)\" takes \(types.count) argument\(types.count == 1 ? "" : "s") after t (signature \(function.signature)), got \(arguments.count)")
+        }
+        let values = UnsafeMutableRawPointer.allocate(byteCount: 8 * (types.count + 1), alignment: 8)
+        let pointers = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: types.count + 1)
+        pointers[0] = values
+        for (index, (type, argument)) in zip(types, arguments).enumerated() {
+            let slot = values + 8 * (index + 1)
+            pointers[index + 1] = slot
+            switch type {
+            case "i", "l":
+                guard argument.rounded() == argument, abs(argument) <= (type == "i" ? Double(Int32.max) : 9e15) else {
+                    values.deallocate()
+                    pointers.deallocate()
+                    throw EngineError(.invalidPlan, "timing.args[\(index)]: \"\(name)\" expects an integer, got \(argument)")
+                }
+                if type == "i" { slot.storeBytes(of: Int32(argument), as: Int32.self) } else { slot.storeBytes(of: Int64(argument), as: Int64.self) }
+            case "f": slot.storeBytes(of: Float(argument), as: Float.self)
+            default: slot.storeBytes(of: argument, as: Double.self)
+            }
+        }
+        let handle = nextHandle
+        nextHandle += 1
+        bindings[handle] = Binding(function: function, values: values, pointers: pointers)
+        return handle
+    }
+
+    func evaluate(_ handle: UInt64, at t: Double) -> Double {
+        guard let binding = bindings[handle], let cif = binding.function.cif else { return t }
+        binding.values.storeBytes(of: t, as: Double.self)
+        var result = 0.0
+        ffi_call(cif, unsafeBitCast(binding.function.address, to: (@convention(c) () -> Void).self), &result, binding.pointers)
+        return result
+    }
+
+    func release(_ handle: UInt64) {
+        guard let binding = bindings.removeValue(forKey: handle) else { return }
+        binding.values.deallocate()
+        binding.pointers.deallocate()
+    }
+
+    var bindingCount: Int { bindings.count }
+}
