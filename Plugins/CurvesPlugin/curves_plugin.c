@@ -19,6 +19,8 @@ static double steps(double t, int32_t n) {
 /* Robert Penner's bounce-out. */
 static double bounce_out(double t) {
     const double n = 7.5625, d = 2.75;
+    if (t <= 0) return 0;
+    if (t >= 1) return 1;
     if (t < 1 / d) return n * t * t;
     if (t < 2 / d) { t -= 1.5 / d; return n * t * t + 0.75; }
     if (t < 2.5 / d) { t -= 2.25 / d; return n * t * t + 0.9375; }

@@ -19,10 +19,10 @@ public struct Tween: Sendable {
 
     public var isFinished: Bool { elapsed >= duration }
 
-    /// The value at `time` seconds from the start.
+    /// The value at `time` seconds from the start; exactly `to` at the end, whatever the curve returns.
     public func value(at time: Double) -> SIMD4<Double> {
-        guard duration > 0 else { return to }
-        let progress = min(max(time / duration, 0), 1)
+        guard duration > 0, time < duration else { return to }
+        let progress = max(time / duration, 0)
         let eased = curve.value(at: progress, epsilon: 1 / (duration * 1000))
         return from + (to - from) * eased
     }
