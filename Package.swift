@@ -78,7 +78,8 @@ let package = Package(
         .executableTarget(
             name: "motion-bench",
             dependencies: [
-                "MotionClient", "MotionWire",
+                "MotionClient", "MotionWire", "MotionHost",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -9,6 +9,13 @@ import MotionWire
 struct MotionBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motion-bench",
+        abstract: "Measurements for BENCHMARKS.md.",
+        subcommands: [StreamBench.self, CurvesBench.self], defaultSubcommand: StreamBench.self)
+}
+
+struct StreamBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stream",
         abstract: "Measure frames delivered to one subscriber while N springs move.")
 
     @Option(help: "Use a running daemon on this socket; by default a motiond from this build is started.")

@@ -65,6 +65,16 @@ struct ABILayoutTests {
         #expect(MemoryLayout<S>.offset(of: \.get_extension) == 80)
     }
 
+    @Test func curvesExtension() {
+        typealias S = motion_curves
+        #expect(MOTION_CURVES_EXTENSION == "motion.curves/1")
+        #expect(MemoryLayout<S>.size == 32)
+        #expect(MemoryLayout<S>.offset(of: \.struct_size) == 0)
+        #expect(MemoryLayout<S>.offset(of: \.bind) == 8)
+        #expect(MemoryLayout<S>.offset(of: \.evaluate) == 16)
+        #expect(MemoryLayout<S>.offset(of: \.release) == 24)
+    }
+
     @Test func function() {
         typealias S = motion_function
         #expect(MemoryLayout<S>.size == 24)

@@ -4,7 +4,7 @@ import CFFI
 ///
 /// A function's call interface is prepared once; a plan binds it to its arguments once (`bind`), and every
 /// sample is then one `ffi_call` with no allocation (`evaluate`).
-final class CurveTable {
+public final class CurveTable {
     /// One exported function and its prepared call interface.
     final class Function {
         let name: String
@@ -70,11 +70,14 @@ final class CurveTable {
     }
 
     private var functions: [String: Function] = [:]
-    private var bindings: [UInt64: Binding] = [:]
-    private var nextHandle: UInt64 = 1
+    /// Indexed by handle − 1, so a sample costs no hashing; released slots are reused.
+    private var bindings: [Binding?] = []
+    private var freeSlots: [Int] = []
+
+    public init() {}
 
     /// Adds the functions of `plugins` not known yet; a name already taken stays with its first plugin.
-    func register(_ plugins: [PluginRegistry.Entry]) {
+    public func register(_ plugins: [PluginRegistry.Entry]) {
         for entry in plugins {
             for descriptor in entry.plugin.functions where functions[descriptor.name] == nil {
                 functions[descriptor.name] = Function(descriptor, plugin: entry.plugin.id)
@@ -82,9 +85,9 @@ final class CurveTable {
         }
     }
 
-    var names: [String] { functions.keys.sorted() }
+    public var names: [String] { functions.keys.sorted() }
 
-    func bind(_ name: String, arguments: [Double]) throws(EngineError) -> UInt64 {
+    public func bind(_ name: String, arguments: [Double]) throws(EngineError) -> UInt64 {
         guard let function = functions[name] else {
             throw EngineError(.invalidPlan, "timing.function: no timing function \"\(name)\"; known: \(names.joined(separator: ", "))")
         }
@@ -112,25 +115,32 @@ final class CurveTable {
             default: slot.storeBytes(of: argument, as: Double.self)
             }
         }
-        let handle = nextHandle
-        nextHandle += 1
-        bindings[handle] = Binding(function: function, values: values, pointers: pointers)
-        return handle
+        let binding = Binding(function: function, values: values, pointers: pointers)
+        if let slot = freeSlots.popLast() {
+            bindings[slot] = binding
+            return UInt64(slot + 1)
+        }
+        bindings.append(binding)
+        return UInt64(bindings.count)
     }
 
-    func evaluate(_ handle: UInt64, at t: Double) -> Double {
-        guard let binding = bindings[handle], let cif = binding.function.cif else { return t }
+    public func evaluate(_ handle: UInt64, at t: Double) -> Double {
+        guard handle > 0, handle <= UInt64(bindings.count), let binding = bindings[Int(handle - 1)],
+            let cif = binding.function.cif
+        else { return t }
         binding.values.storeBytes(of: t, as: Double.self)
         var result = 0.0
         ffi_call(cif, unsafeBitCast(binding.function.address, to: (@convention(c) () -> Void).self), &result, binding.pointers)
         return result
     }
 
-    func release(_ handle: UInt64) {
-        guard let binding = bindings.removeValue(forKey: handle) else { return }
+    public func release(_ handle: UInt64) {
+        guard handle > 0, handle <= UInt64(bindings.count), let binding = bindings[Int(handle - 1)] else { return }
+        bindings[Int(handle - 1)] = nil
+        freeSlots.append(Int(handle - 1))
         binding.values.deallocate()
         binding.pointers.deallocate()
     }
 
-    var bindingCount: Int { bindings.count }
+    public var bindingCount: Int { bindings.count - freeSlots.count }
 }
