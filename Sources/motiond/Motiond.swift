@@ -50,6 +50,7 @@ struct Motiond: AsyncParsableCommand {
         configuration.pluginDirectoriesFromCommandLine = !plugins.isEmpty
         if let length = file.maximumLineLength { configuration.maximumLineLength = length }
         if let count = file.maximumSubscriptions { configuration.maximumSubscriptionsPerConnection = count }
+        configuration.adminGroup = file.adminGroup
 
         let setting = LogLevelSetting(level)
         LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: setting, environment: environment) }

@@ -6,7 +6,8 @@ import MotionWire
 ///
 /// ```json
 /// {"socket": "/run/motiond/motiond.sock", "plugins": ["/usr/lib/motiond/plugins"], "rate": 120,
-///  "stateDir": "/var/lib/motiond", "logLevel": "info", "maxLineLength": 1048576, "maxSubscriptions": 64}
+///  "stateDir": "/var/lib/motiond", "logLevel": "info", "maxLineLength": 1048576, "maxSubscriptions": 64,
+///  "adminGroup": "motion-admin"}
 /// ```
 public struct ConfigFile: Sendable {
     public var socket: String?
@@ -16,6 +17,7 @@ public struct ConfigFile: Sendable {
     public var logLevel: String?
     public var maximumLineLength: Int?
     public var maximumSubscriptions: Int?
+    public var adminGroup: String?
 
     public struct Invalid: Error, CustomStringConvertible {
         public var description: String
@@ -23,7 +25,8 @@ public struct ConfigFile: Sendable {
 
     public init() {}
 
-    static let keys: Set<String> = ["socket", "plugins", "rate", "stateDir", "logLevel", "maxLineLength", "maxSubscriptions"]
+    static let keys: Set<String> = ["socket", "plugins", "rate", "stateDir", "logLevel", "maxLineLength", "maxSubscriptions",
+                                    "adminGroup"]
 
     public static func load(path: String) throws -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -53,6 +56,7 @@ public struct ConfigFile: Sendable {
         file.logLevel = try field("logLevel") { $0.stringValue }
         file.maximumLineLength = try field("maxLineLength") { $0.intValue }
         file.maximumSubscriptions = try field("maxSubscriptions") { $0.intValue }
+        file.adminGroup = try field("adminGroup") { $0.stringValue }
         return file
     }
 }

@@ -13,6 +13,8 @@ public struct DaemonConfiguration: Sendable {
     public var maximumLineLength: Int
     public var maximumSubscriptionsPerConnection: Int
     public var logLevel: Logger.Level
+    /// Members of this group (and root) get the admin role.
+    public var adminGroup: String?
     /// The `--config` file, re-read on SIGHUP.
     public var configFile: String?
     /// Plugin directories came from the command line, so a config reload does not change them.
@@ -43,6 +45,7 @@ public struct DaemonConfiguration: Sendable {
         if let socket = file.socket, socket != socketPath { needRestart.append("socket") }
         if let length = file.maximumLineLength, length != maximumLineLength { needRestart.append("maxLineLength") }
         if let directory = file.stateDirectory, directory != stateDirectory { needRestart.append("stateDir") }
+        if file.adminGroup != adminGroup { needRestart.append("adminGroup") }
         return (next, needRestart)
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import MotionWire
 import NIOCore
 import Synchronization
@@ -6,6 +7,9 @@ import Synchronization
 ///
 /// Parsing happens here so the engine thread never spends a tick on JSON text; the engine answers
 /// through the session's `ChannelOutput`.
+/// The bytes of `struct ucred`: pid, uid, gid.
+typealias PeerCredentialBytes = (Int32, UInt32, UInt32)
+
 final class ConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -14,19 +18,23 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     private let loop: EngineLoop
     private let maximumLineLength: Int
+    private let policy: AccessPolicy
     private var sessionID: UInt64 = 0
     private var isClosing = false
 
-    init(loop: EngineLoop, maximumLineLength: Int) {
+    init(loop: EngineLoop, maximumLineLength: Int, policy: AccessPolicy) {
         self.loop = loop
         self.maximumLineLength = maximumLineLength
+        self.policy = policy
     }
 
     func channelActive(context: ChannelHandlerContext) {
         sessionID = Self.sessionIDs.wrappingAdd(1, ordering: .relaxed).newValue
         let id = sessionID
         let output = ChannelOutput(channel: context.channel)
-        loop.submit { $0.openSession(id, output: output) }
+        let peer = Self.peerCredentials(of: context.channel)
+        let role = policy.role(of: peer)
+        loop.submit { $0.openSession(id, output: output, peer: peer, role: role) }
         context.fireChannelActive()
     }
 
@@ -52,6 +60,18 @@ final class ConnectionHandler: ChannelInboundHandler {
         } else {
             context.close(promise: nil)
         }
+    }
+
+    /// SO_PEERCRED: the peer's uid, gid and pid when it connected. On the event loop the option is read
+    /// synchronously, so the session knows its role before its first line.
+    static func peerCredentials(of channel: any Channel) -> PeerCredentials? {
+        guard let provider = channel as? any SocketOptionProvider else { return nil }
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; } — Glibc's module hides it behind _GNU_SOURCE.
+        let future: EventLoopFuture<PeerCredentialBytes> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        var credentials: PeerCredentials?
+        future.assumeIsolated().whenSuccess { credentials = PeerCredentials(uid: $0.1, gid: $0.2, pid: $0.0) }
+        return credentials
     }
 
     /// SPEC §5: a line over the limit gets `protocol.too_large` and only this connection closes.

@@ -81,6 +81,7 @@ extension EngineContext {
             ],
             "capabilities": ["frames", "trace", "plan.sample", "curves"],
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
+            "role": .string(session.role.rawValue),
         ]
     }
 

@@ -53,8 +53,8 @@ public final class EngineContext: TraceObserver {
 
     // MARK: Sessions
 
-    func openSession(_ id: UInt64, output: any ClientOutput) {
-        sessions[id] = Session(id: id, output: output)
+    func openSession(_ id: UInt64, output: any ClientOutput, peer: PeerCredentials? = nil, role: Role = .client) {
+        sessions[id] = Session(id: id, output: output, peer: peer, role: role)
     }
 
     func closeSession(_ id: UInt64) {
@@ -84,13 +84,16 @@ public final class EngineContext: TraceObserver {
         }
     }
 
-    /// Sends every session a last event and closes it (graceful stop).
-    func closeAllSessions(reason: String) {
+    /// Sends every session a last event and closes it (graceful stop). Returns the outputs so the caller
+    /// can wait until those lines have really left before the process exits.
+    func closeAllSessions(reason: String) -> [any ClientOutput] {
         isShuttingDown = true
-        for session in sessions.values.sorted(by: { $0.id < $1.id }) {
+        let open = sessions.values.sorted(by: { $0.id < $1.id })
+        for session in open {
             session.output.send(EventLines.closing(code: .shuttingDown, message: reason))
             session.output.close()
         }
+        return open.map(\.output)
     }
 
     // MARK: Dry runs

@@ -2,15 +2,19 @@
 final class Session {
     let id: UInt64
     let output: any ClientOutput
+    let peer: PeerCredentials?
+    let role: Role
     var greeted = false
     var client = ""
     var subscriptions: [Int: Subscription] = [:]
     var nextSubscription = 1
     var isClosed = false
 
-    init(id: UInt64, output: any ClientOutput) {
+    init(id: UInt64, output: any ClientOutput, peer: PeerCredentials? = nil, role: Role = .client) {
         self.id = id
         self.output = output
+        self.peer = peer
+        self.role = role
     }
 }
 

@@ -28,6 +28,7 @@ public struct SocketServer: Service {
     public func run() async throws {
         let maximumLineLength = configuration.maximumLineLength
         let loop = self.loop
+        let policy = try AccessPolicy(adminGroupName: configuration.adminGroup)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .childChannelInitializer { channel in
@@ -37,7 +38,7 @@ public struct SocketServer: Service {
                     try channel.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength + 2))
                     try channel.pipeline.syncOperations.addHandler(
-                        ConnectionHandler(loop: loop, maximumLineLength: maximumLineLength))
+                        ConnectionHandler(loop: loop, maximumLineLength: maximumLineLength, policy: policy))
                 }
             }
         let channel: any Channel
@@ -56,7 +57,12 @@ public struct SocketServer: Service {
         onListening(path)
         try? await gracefulShutdown()
         try? await channel.close()
-        await loop.perform { $0.closeAllSessions(reason: "motiond is stopping") }
+        let closing = await loop.perform { $0.closeAllSessions(reason: "motiond is stopping") }
+        // The engine thread only queued the last lines and the closes on the event loops; wait until they
+        // ran, or the process could exit first and a client would never see why it was disconnected.
+        for case let output as ChannelOutput in closing {
+            try? await output.channel.closeFuture.get()
+        }
         if inheritedListener == nil { unlink(path) }
         logger.info("stopped listening", metadata: ["socket": "\(path)"])
     }

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Who is on the other end of a connection, from SO_PEERCRED at accept time.
+public struct PeerCredentials: Sendable, Equatable {
+    public var uid: UInt32
+    public var gid: UInt32
+    public var pid: Int32
+}
+
+/// A connection's role (SPEC §5): admins are root or members of the configured admin group; everyone
+/// else who can open the socket (mode 0660) is a client. Admin-only methods check this role.
+public enum Role: String, Sendable {
+    case admin
+    case client
+}
+
+public struct AccessPolicy: Sendable {
+    public struct UnknownGroup: Error, CustomStringConvertible {
+        public let name: String
+        public var description: String { "adminGroup: there is no group named \"\(name)\"" }
+    }
+
+    let adminGroup: UInt32?
+    /// The groups a user belongs to; injectable so the policy is testable without real accounts.
+    let groupsOfUser: @Sendable (UInt32, UInt32) -> [UInt32]
+
+    public init(adminGroupName: String?) throws {
+        if let adminGroupName {
+            guard let group = getgrnam(adminGroupName) else { throw UnknownGroup(name: adminGroupName) }
+            adminGroup = group.pointee.gr_gid
+        } else {
+            adminGroup = nil
+        }
+        groupsOfUser = AccessPolicy.supplementaryGroups
+    }
+
+    init(adminGroup: UInt32?, groupsOfUser: @escaping @Sendable (UInt32, UInt32) -> [UInt32]) {
+        self.adminGroup = adminGroup
+        self.groupsOfUser = groupsOfUser
+    }
+
+    public func role(of peer: PeerCredentials?) -> Role {
+        guard let peer else { return .client }
+        if peer.uid == 0 { return .admin }
+        guard let adminGroup else { return .client }
+        if peer.gid == adminGroup || groupsOfUser(peer.uid, peer.gid).contains(adminGroup) { return .admin }
+        return .client
+    }
+
+    /// The user's groups from the group database (getgrouplist), as they were when it connected.
+    static func supplementaryGroups(uid: UInt32, gid: UInt32) -> [UInt32] {
+        guard let user = getpwuid(uid), let name = user.pointee.pw_name else { return [gid] }
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        if getgrouplist(name, gid, &groups, &count) < 0 {
+            groups = [gid_t](repeating: 0, count: Int(count))
+            guard getgrouplist(name, gid, &groups, &count) >= 0 else { return [gid] }
+        }
+        return Array(groups.prefix(Int(count)))
+    }
+}

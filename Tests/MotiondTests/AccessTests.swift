@@ -1,0 +1,43 @@
+import Foundation
+import MotionClient
+import MotionTestSupport
+import MotionWire
+import Testing
+
+@Suite("Access")
+struct AccessTests {
+    @Test func rootConnectsAsAdmin() async throws {
+        let daemon = try await DaemonProcess()
+        let client = try await MotionClient.connect(path: daemon.socket)
+        #expect(try await client.hello()["role"] == (getuid() == 0 ? "admin" : "client"))
+        await client.close()
+    }
+
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func aUserOutsideTheSocketsGroupCannotConnect() async throws {
+        let daemon = try await DaemonProcess()
+        // The socket is 0660 root:root here; `nobody` is neither its owner nor in its group.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: daemon.directory.path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+                             "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ntry:\n s.connect(sys.argv[1]); print('connected')\nexcept PermissionError: print('denied')",
+                             daemon.socket]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        _ = await process.exitStatus()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "denied")
+    }
+
+    @Test func anUnknownAdminGroupStopsTheDaemon() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let config = directory.appendingPathComponent("motiond.json")
+        try Data(#"{"adminGroup": "no-such-group-motiond"}"#.utf8).write(to: config)
+        let daemon = try await DaemonProcess(arguments: ["--config", config.path], waitForSocket: false)
+        let status = await daemon.process.exitStatus()
+        #expect(status != 0)
+        #expect(daemon.log.contains("adminGroup: there is no group named \"no-such-group-motiond\""))
+    }
+}
