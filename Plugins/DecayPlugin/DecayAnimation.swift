@@ -12,10 +12,10 @@ struct DecayPlan: AnimationPlan {
 
 /// Coasts with a = −drag·v and rests where it is once every component's speed is within the threshold.
 /// Without `from` it starts from the property's current value.
-struct DecayAnimation: PropertyAnimation {
+struct DecayAnimation: SimulatedAnimation {
     static let planType = "Decay"
     let count: Int
-    private var simulation: Simulation
+    var simulation: Simulation
 
     init(plan: DecayPlan, current: PropertyState?, context: PerformerContext) throws {
         let velocity = try vector(plan.velocity, field: "velocity")
@@ -28,9 +28,4 @@ struct DecayAnimation: PropertyAnimation {
         simulation = Simulation(value: from ?? current?.value ?? .zero, velocity: velocity, force: .decay(drag: drag),
                                 threshold: threshold)
     }
-
-    var value: SIMD4<Double> { simulation.published.value }
-    var velocity: SIMD4<Double> { simulation.published.velocity }
-    var isFinished: Bool { simulation.isSettled }
-    mutating func advance(by dt: Double) { simulation.advance(by: dt) }
 }

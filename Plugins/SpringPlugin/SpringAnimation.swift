@@ -15,10 +15,10 @@ struct SpringPlan: AnimationPlan {
 
 /// Without `from` a spring starts from the property's current value and velocity, so a new Spring plan
 /// on a moving property (or a named replace) retargets it without a jump in value or velocity.
-struct SpringAnimation: PropertyAnimation {
+struct SpringAnimation: SimulatedAnimation {
     static let planType = "Spring"
     let count: Int
-    private var simulation: Simulation
+    var simulation: Simulation
 
     init(plan: SpringPlan, current: PropertyState?, context: PerformerContext) throws {
         let target = try vector(plan.to, field: "to")
@@ -35,9 +35,4 @@ struct SpringAnimation: PropertyAnimation {
             velocity: velocity ?? (from == nil ? current?.velocity ?? .zero : .zero),
             force: .spring(target: target, tension: tension, damping: damping), threshold: threshold)
     }
-
-    var value: SIMD4<Double> { simulation.published.value }
-    var velocity: SIMD4<Double> { simulation.published.velocity }
-    var isFinished: Bool { simulation.isSettled }
-    mutating func advance(by dt: Double) { simulation.advance(by: dt) }
 }

@@ -40,3 +40,15 @@ public func vector(_ components: [Double], field: String, count: Int? = nil) thr
     for (index, component) in components.enumerated() { result[index] = component }
     return result
 }
+
+/// An animation driven by a `Simulation` (Spring, Decay): value, velocity and completion come from it.
+public protocol SimulatedAnimation: PropertyAnimation {
+    var simulation: Simulation { get set }
+}
+
+extension SimulatedAnimation {
+    public var value: SIMD4<Double> { simulation.published.value }
+    public var velocity: SIMD4<Double> { simulation.published.velocity }
+    public var isFinished: Bool { simulation.isSettled }
+    public mutating func advance(by dt: Double) { simulation.advance(by: dt) }
+}

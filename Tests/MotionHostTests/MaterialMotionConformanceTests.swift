@@ -151,6 +151,16 @@ struct MaterialMotionConformanceTests {
         #expect(harness.engine.value(of: "ticks", target: target) == [2, 0.01])
     }
 
+    @Test func tokensTakenDuringAFrameAreSafe() throws {
+        let harness = try EngineHarness()
+        // One performer takes tokens inside advance(); another one starts animating in the same frame.
+        try harness.engine.addPlan(plan(#"{"type":"Spawner","count":3}"#), to: uniqueTarget())
+        try harness.engine.addPlan(plan(#"{"type":"ForeverActive"}"#), to: uniqueTarget())
+        for _ in 0..<5 { harness.engine.advance(by: 0.01) }
+        #expect(harness.engine.activeTokenCount == 5)
+        #expect(harness.engine.isAnimating)
+    }
+
     @Test func terminatingATokenTwiceIsReportedNotFatal() throws {
         let harness = try EngineHarness()
         try harness.engine.addPlan(plan(#"{"type":"DoubleTerminate"}"#), to: uniqueTarget())

@@ -102,11 +102,14 @@ public final class Engine {
     /// performer's ticks once the frame is over.
     public func advance(by dt: Double) {
         phase = .frame
+        // No buffer access spans the plugin calls: a token taken during the frame may append a slot (it
+        // is advanced from the next tick); removals wait until the frame is over.
         let count = advancing.count
-        advancing.withUnsafeBufferPointer { slots in
-            for index in 0..<count {
-                slots[index].advance(slots[index].instance, dt)
-            }
+        var index = 0
+        while index < count {
+            let slot = advancing[index]
+            slot.advance(slot.instance, dt)
+            index += 1
         }
         phase = .control
         for performer in stopsAfterFrame where performer.tokens.isEmpty {

@@ -15,7 +15,6 @@ public final class EngineContext: TraceObserver {
     let startTime = MonotonicClock.now()
     var sessions: [UInt64: Session] = [:]
     var statistics = TickStatistics(window: 600)
-    var isShuttingDown = false
     /// Trace events raised while a tick advances wait here, so each tick's frame goes out before the
     /// events that describe it (a client that sees `runtime.idle` has already seen the final values).
     private var tickEvents: [TraceEvent] = []
@@ -87,7 +86,6 @@ public final class EngineContext: TraceObserver {
     /// Sends every session a last event and closes it (graceful stop). Returns the outputs so the caller
     /// can wait until those lines have really left before the process exits.
     func closeAllSessions(reason: String) -> [any ClientOutput] {
-        isShuttingDown = true
         let open = sessions.values.sorted(by: { $0.id < $1.id })
         for session in open {
             session.output.send(EventLines.closing(code: .shuttingDown, message: reason))
@@ -165,7 +163,10 @@ public final class EngineContext: TraceObserver {
         for event in tickEvents { hub.publish(event, time: now) }
         tickEvents.removeAll(keepingCapacity: true)
         for session in hub.checkBacklogs(time: now) {
-            logger.warning("disconnecting a client that stopped reading", metadata: ["session": "\(session.id)"])
+            logger.warning("disconnecting a client that stopped reading", metadata: [
+                "session": "\(session.id)", "client": "\(session.client)",
+                "uid": "\(session.peer.map { String($0.uid) } ?? "?")",
+            ])
             session.output.send(EventLines.closing(code: .slowConsumer, message: "the client read too slowly"))
             session.output.close()
             closeSession(session.id)

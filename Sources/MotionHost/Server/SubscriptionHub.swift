@@ -19,8 +19,6 @@ public final class SubscriptionHub {
     private(set) var subscriptions: [Subscription] = []
     private var encoder = FrameEncoder()
     private var behindSince: [UInt64: Double] = [:]
-    var frameSubscriberCount: Int { subscriptions.reduce(0) { $0 + ($1.frames ? 1 : 0) } }
-    var hasTraceSubscribers: Bool { subscriptions.contains { $0.trace } }
 
     init(limits: Limits = Limits()) {
         self.limits = limits

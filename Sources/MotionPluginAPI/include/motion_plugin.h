@@ -189,7 +189,8 @@ typedef struct motion_factory {
 
     /**
      * [frame] Advances the performer by `dt` seconds. Called once per tick while the performer holds
-     * at least one is-active token; NULL for performers that are not continuous.
+     * at least one is-active token (a performer that takes its first token during a frame is advanced
+     * from the next tick); NULL for performers that are not continuous.
      */
     void (*advance)(void *instance, double dt);
 } motion_factory;

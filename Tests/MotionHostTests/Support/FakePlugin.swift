@@ -21,7 +21,7 @@ enum FakePlugin: MotionPlugin {
     static let id = "test.fake"
     static let version = "1.0.0"
     static var performers: [any Performer.Type] {
-        [ChangeBoolean.self, InstantlyInactive.self, ForeverActive.self, Emit.self, DoubleTerminate.self]
+        [ChangeBoolean.self, InstantlyInactive.self, ForeverActive.self, Emit.self, DoubleTerminate.self, Spawner.self]
     }
 
     /// The descriptor exactly as a dlopen'd plugin would hand it over.
@@ -130,5 +130,30 @@ final class DoubleTerminate: Performer {
         let token = context.generateToken()
         context.terminate(token)
         context.terminate(token)
+    }
+}
+
+/// Takes one token per frame for `count` frames and never releases them: a performer whose tokens come
+/// and go during frames, which the ABI allows.
+final class Spawner: Performer {
+    struct Plan: Decodable { var count: Int }
+    static let planType = "Spawner"
+    static let isContinuous = true
+    let context: PerformerContext
+    var remaining = 0
+
+    init(context: PerformerContext, target: String) {
+        self.context = context
+    }
+
+    func add(_ plan: Plan) throws {
+        remaining = plan.count
+        _ = context.generateToken()
+    }
+
+    func advance(by dt: Double) {
+        guard remaining > 0 else { return }
+        remaining -= 1
+        _ = context.generateToken()
     }
 }
