@@ -86,8 +86,8 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: Performer {
     }
 
     private func publish(_ running: Running) {
-        context.write(running.handle, value: running.animation.value, velocity: running.animation.velocity,
-                      count: running.animation.count)
+        let state = running.animation.state
+        context.write(running.handle, value: state.value, velocity: state.velocity, count: running.animation.count)
     }
 
     private func end(_ running: Running, reason: String) {

@@ -22,10 +22,14 @@ public protocol PropertyAnimation {
     var value: SIMD4<Double> { get }
     var velocity: SIMD4<Double> { get }
     var isFinished: Bool { get }
+    /// Value and velocity together, computed once per frame.
+    var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { get }
     mutating func advance(by dt: Double)
 }
 
 extension PropertyAnimation {
+    public var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { (value, velocity) }
+
     public func replaced(by plan: Plan, context: PerformerContext) throws -> Self {
         try Self(plan: plan, current: PropertyState(value: value, velocity: velocity, count: count), context: context)
     }
@@ -50,5 +54,6 @@ extension SimulatedAnimation {
     public var value: SIMD4<Double> { simulation.published.value }
     public var velocity: SIMD4<Double> { simulation.published.velocity }
     public var isFinished: Bool { simulation.isSettled }
+    public var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { simulation.published }
     public mutating func advance(by dt: Double) { simulation.advance(by: dt) }
 }
