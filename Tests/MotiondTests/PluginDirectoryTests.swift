@@ -23,6 +23,21 @@ struct PluginDirectoryTests {
         #expect(await daemon.stop() == 0)
     }
 
+    @Test func motiondPluginPathAddsDirectories() async throws {
+        let extra = try DaemonProcess.temporaryDirectory()
+        try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent("libDecayPlugin.so"),
+                                         to: extra.appendingPathComponent("libDecayPlugin.so"))
+        let empty = try DaemonProcess.temporaryDirectory()
+        let directory = try DaemonProcess.temporaryDirectory()
+        let socket = directory.appendingPathComponent("motiond.sock").path
+        let daemon = try await DaemonProcess(directory: directory, socket: socket,
+                                             command: [DaemonProcess.motiond, "--socket", socket, "--plugins", empty.path],
+                                             environment: ["MOTIOND_PLUGIN_PATH": extra.path])
+        let client = try await daemon.client()
+        #expect(try await client.call("hello", ["protocol": 1])["planTypes"] == ["Decay"])
+        await client.close()
+    }
+
     @Test func theShippedCPluginWorksOverTheSocket() async throws {
         let daemon = try await DaemonProcess()
         let client = try await daemon.client()
