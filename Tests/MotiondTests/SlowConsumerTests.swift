@@ -1,0 +1,50 @@
+import Foundation
+import MotionClient
+import MotionWire
+import Testing
+
+/// SPEC §5: a client that stops reading never delays the frame clock or other clients.
+@Suite("Slow consumers")
+struct SlowConsumerTests {
+    /// A connection that subscribes to every frame and then never reads a byte.
+    private func stuckReader(socket path: String) throws -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard status == 0 else { throw Failure("cannot connect") }
+        let lines = #"{"id":1,"method":"hello","params":{"protocol":1}}"# + "\n" + #"{"id":2,"method":"subscribe","params":{"streams":["frames","trace"]}}"# + "\n"
+        _ = Array(lines.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        return descriptor
+    }
+
+    @Test func aReaderThatNeverReadsDoesNotSlowAnyoneElse() async throws {
+        let daemon = try await DaemonProcess()
+        let control = try await daemon.client()
+        let stuck = try stuckReader(socket: daemon.socket)
+        defer { close(stuck) }
+        for index in 0..<300 {
+            _ = try await control.call("plan.add", [
+                "target": .string("s\(index)"),
+                "plan": ["type": "Spring", "property": "position", "to": [500, 500], "damping": 0.05, "threshold": 1e-9],
+            ])
+        }
+        let watcher = try await daemon.client()
+        let events = EventCollector(watcher)
+        _ = try await watcher.call("subscribe", ["streams": ["frames"], "targets": ["s0"]])
+        try await Task.sleep(for: .seconds(2.5))
+        let frames = await events.events.filter { $0["event"] == "frame" }.compactMap { $0["t"]?.doubleValue }
+        let window = frames.filter { $0 >= (frames.first ?? 0) + 0.25 && $0 < (frames.first ?? 0) + 2.25 }
+        // 2 s at 120 Hz is 240 frames; at least 80 % must arrive while the other reader is stuck.
+        #expect(window.count >= 192, "got \(window.count) frames in 2 s")
+        let status = try await control.call("status")
+        #expect(status["clients"] == 3, "the stuck reader is not disconnected before its 10 s grace")
+        await watcher.close()
+        await control.close()
+    }
+}
