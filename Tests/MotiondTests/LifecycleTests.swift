@@ -40,12 +40,7 @@ struct LifecycleTests {
         let directory = try DaemonProcess.temporaryDirectory()
         let path = directory.appendingPathComponent("stale.sock").path
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        _ = withUnixAddress(path) { bind(descriptor, $0, $1) }
         close(descriptor)
         #expect(FileManager.default.fileExists(atPath: path))
         let daemon = try await DaemonProcess(socket: path)

@@ -1,5 +1,6 @@
 import Foundation
 import MotionClient
+import MotionTestSupport
 import MotionWire
 import Testing
 
@@ -9,14 +10,7 @@ struct SlowConsumerTests {
     /// A connection that subscribes to every frame and then never reads a byte.
     private func stuckReader(socket path: String) throws -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let status = withUnixAddress(path) { connect(descriptor, $0, $1) }
         guard status == 0 else { throw Failure("cannot connect") }
         let lines = #"{"id":1,"method":"hello","params":{"protocol":1}}"# + "\n" + #"{"id":2,"method":"subscribe","params":{"streams":["frames","trace"]}}"# + "\n"
         _ = Array(lines.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

@@ -1,4 +1,5 @@
 import Foundation
+import MotionTestSupport
 import Synchronization
 
 /// A datagram socket standing in for systemd's notify socket: records every message motiond sends.
@@ -10,14 +11,7 @@ final class NotifyListener: Sendable {
     init(directory: URL) throws {
         path = directory.appendingPathComponent("notify.sock").path
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let status = withUnixAddress(path) { bind(descriptor, $0, $1) }
         guard status == 0 else { throw Failure("cannot bind \(path)") }
         let thread = Thread { [self] in receive() }
         thread.start()
