@@ -34,12 +34,15 @@ let package = Package(
         // Advance's maths (RK4 simulations, Bézier timing, tweens) and the performer the shipped
         // animation plugins share. Pure Swift, linked into each plugin.
         .target(name: "MotionAnimation", dependencies: ["MotionPluginKit"]),
+        // Routes as values: both seed URL syntaxes, DeepTransition paths, the diff, Reinstate's stack rule.
+        // Pure Swift with no dependencies, so it is tested (and fuzzed) without a daemon.
+        .target(name: "MotionRoutes"),
         // libffi, for timing functions that plugins export as plain C functions.
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(
             name: "MotionHost",
             dependencies: [
-                "MotionPluginAPI", "MotionWire", "CFFI",
+                "MotionPluginAPI", "MotionWire", "MotionRoutes", "CFFI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -93,7 +96,8 @@ let package = Package(
         .target(name: "MotionTestSupport", path: "Tests/Support"),
         .testTarget(
             name: "MotionHostTests",
-            dependencies: ["MotionHost", "MotionPluginKit", "MotionWire", "MotionPluginAPI", "MotionTestSupport", "MotionAnimation"],
+            dependencies: ["MotionHost", "MotionPluginKit", "MotionWire", "MotionPluginAPI", "MotionTestSupport", "MotionAnimation",
+                           "MotionRoutes"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
