@@ -35,6 +35,17 @@ public struct RouteComponent: Sendable, Hashable, Codable {
         self.params = params
     }
 
+    /// One component written alone, as in a URL: `show::2`, `!player(autoplay=1)`.
+    public init(parsing text: String) throws(RouteError) {
+        self = try RouteScanner.component(text)
+    }
+
+    /// Whether `key` can name a route: non-empty, no spaces, none of `/ ! # ? ( ) : , =`.
+    public static func isValidKey(_ key: String) -> Bool {
+        guard let component = try? RouteScanner.component(key) else { return false }
+        return component.key == key && component.data == nil && component.params.isEmpty
+    }
+
     /// The component as it appears in a canonical URL, with its segue character unless `isRoot` and pushed.
     public func serialized(isRoot: Bool) -> String {
         var text = isRoot && segue == .push ? "" : String(segue.character)

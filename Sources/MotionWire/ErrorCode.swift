@@ -25,6 +25,20 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case subscriptionNotFound = "subscription.not_found"
     /// Too many subscriptions on one connection.
     case subscriptionLimit = "subscription.limit"
+    /// No router is configured for the scheme (`router.configure` first).
+    case routerNotFound = "router.not_found"
+    /// The destination names a route key the router does not declare; nothing changed.
+    case noRoute = "router.no_route"
+    /// `route.go` with `mode: "start"` (or `router.configure`) while a transition runs.
+    case routerBusy = "router.busy"
+    /// The URL or path does not follow the route grammar; the message names the problem.
+    case routeMalformed = "route.malformed"
+    /// The URL's scheme is not the router's.
+    case routeSchemeMismatch = "route.scheme_mismatch"
+    /// `up(n=…)` or a pop reaches past the root.
+    case routeOutOfRange = "route.out_of_range"
+    /// Durable state could not be written; the change was not acknowledged.
+    case stateWriteFailed = "state.write_failed"
     /// The server is shutting down.
     case shuttingDown = "server.shutting_down"
     /// An unexpected failure inside the daemon.

@@ -23,7 +23,7 @@ struct Motiond: AsyncParsableCommand {
     @Option(help: "Frame rate in Hz.")
     var rate: Double?
 
-    @Option(help: "Directory for durable state.")
+    @Option(help: "Directory for durable state (router configuration and state); default $STATE_DIRECTORY.")
     var stateDir: String?
 
     @Option(help: "JSON config file; command-line options override it.")
@@ -45,7 +45,7 @@ struct Motiond: AsyncParsableCommand {
         var configuration = DaemonConfiguration(
             socketPath: socket ?? file.socket ?? DaemonConfiguration.defaultSocketPath(environment: environment),
             pluginDirectories: directories, loadsShippedPlugins: directories.isEmpty, rate: frameRate,
-            stateDirectory: stateDir ?? file.stateDirectory, logLevel: level)
+            stateDirectory: stateDir ?? file.stateDirectory ?? environment["STATE_DIRECTORY"], logLevel: level)
         configuration.configFile = config
         configuration.pluginDirectoriesFromCommandLine = !plugins.isEmpty
         if let length = file.maximumLineLength { configuration.maximumLineLength = length }

@@ -33,7 +33,9 @@ public struct MotionDaemon: Sendable {
             let host = HostServices(logger: logger)
             let registry = PluginLoader.buildRegistry(directories: searchPath, host: host)
             let engine = Engine(registry: registry, host: host)
-            return (EngineContext(engine: engine, configuration: configuration, logger: logger), registry)
+            let context = EngineContext(engine: engine, configuration: configuration, logger: logger)
+            Self.restoreRouters(into: context, configuration: configuration, logger: logger)
+            return (context, registry)
         }
         report(registry, searchPath: searchPath.map(\.path))
         logger.debug("systemd", metadata: [
@@ -68,6 +70,18 @@ public struct MotionDaemon: Sendable {
         }
         guard access(path, W_OK | X_OK) == 0 else {
             throw Unusable(description: "--state-dir \(path): not writable by this user")
+        }
+    }
+
+    /// Routers acknowledged before the last stop (or crash) come back before the socket listens.
+    private static func restoreRouters(into context: EngineContext, configuration: DaemonConfiguration, logger: Logger) {
+        guard let directory = configuration.stateDirectory else { return }
+        do {
+            let (restored, problems) = context.restoreRouters(from: try RouterStore(stateDirectory: directory))
+            for problem in problems { logger.error("router not restored", metadata: ["problem": "\(problem)"]) }
+            if !restored.isEmpty { logger.info("routers restored", metadata: ["schemes": "\(restored.joined(separator: ","))"]) }
+        } catch {
+            logger.error("router state directory unusable; routers stay in memory", metadata: ["error": "\(error)"])
         }
     }
 

@@ -14,6 +14,15 @@ enum EventLines {
         return WireMessage.line(.object(members))
     }
 
+    static func route(_ name: String, _ fields: [String: JSONValue], subscription: Int, seq: UInt64, time: Double) -> [UInt8] {
+        var members = fields
+        members["event"] = .string(name)
+        members["sub"] = .number(Double(subscription))
+        members["seq"] = .number(Double(seq))
+        members["t"] = .number((time * 1e6).rounded() / 1e6)
+        return WireMessage.line(.object(members))
+    }
+
     /// Tells a subscriber that `lost` trace events were dropped because it read too slowly.
     static func gap(subscription: Int, seq: UInt64, lost: Int, time: Double) -> [UInt8] {
         WireMessage.line([

@@ -2,7 +2,8 @@ import MotionWire
 
 extension EngineContext {
     /// Protocol v1 methods (SPEC §5). Throws an `EngineError` whose code becomes the wire error.
-    func respond(to request: Request, in session: Session) throws(EngineError) -> JSONValue {
+    /// Returns nil when the reply comes later (`route.go` answers when its transition has ended).
+    func respond(to request: Request, in session: Session) throws(EngineError) -> JSONValue? {
         let params = request.params
         if request.method != "hello" && !session.greeted {
             throw EngineError(.helloRequired, "the first request must be hello {\"protocol\": 1}")
@@ -31,6 +32,9 @@ extension EngineContext {
             return ["runtime": .string(name), "ephemeral": .bool(ephemeral)]
         case "runtime.destroy":
             let name = try params.name("name")
+            guard !name.hasPrefix(Self.reservedRuntimePrefix) else {
+                throw EngineError(.runtimeProtected, "name: runtime \"\(name)\" belongs to the daemon")
+            }
             try engine.destroyRuntime(name)
             return ["runtime": .string(name)]
         case "runtime.state":
@@ -56,6 +60,11 @@ extension EngineContext {
                 times.append(time)
             }
             return try sample(plan, at: times)
+        case "router.configure": return try configureRouter(params)
+        case "route.go": return try go(params, replyingTo: request.id, in: session)
+        case "route.diff": return try diff(params)
+        case "route.resolve": return try resolve(params)
+        case "route.state": return try routeState(params)
         case "plugins.list": return pluginList()
         case "status": return status()
         case "sync": return [:]
@@ -79,7 +88,7 @@ extension EngineContext {
                 "maxLineLength": .number(Double(configuration.maximumLineLength)),
                 "maxSubscriptions": .number(Double(configuration.maximumSubscriptionsPerConnection)),
             ],
-            "capabilities": ["frames", "trace", "plan.sample", "curves"],
+            "capabilities": ["frames", "trace", "routes", "plan.sample", "curves"],
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
             "role": .string(session.role.rawValue),
         ]
@@ -100,7 +109,7 @@ extension EngineContext {
         }
         let subscription = Subscription(
             id: session.nextSubscription, session: session, frames: streams.contains("frames"),
-            trace: streams.contains("trace"), runtime: try params.optionalString("runtime"),
+            trace: streams.contains("trace"), routes: streams.contains("routes"), runtime: try params.optionalString("runtime"),
             targets: try params.optionalStrings("targets").map(Set.init), maximumRate: maximumRate)
         session.nextSubscription += 1
         session.subscriptions[subscription.id] = subscription

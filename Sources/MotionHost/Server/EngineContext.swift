@@ -19,6 +19,9 @@ public final class EngineContext: TraceObserver {
     /// events that describe it (a client that sees `runtime.idle` has already seen the final values).
     private var tickEvents: [TraceEvent] = []
     private var isTicking = false
+    /// Routers by scheme, and where they are saved (nil without `--state-dir`: in memory only).
+    var routers: [String: Router] = [:]
+    var routerStore: RouterStore?
     /// True while `plan.sample` runs a plan in its private runtime: its events are nobody's business.
     private var isSampling = false
 
@@ -39,7 +42,7 @@ public final class EngineContext: TraceObserver {
     var time: Double { Double(MonotonicClock.now() - startTime) / 1e9 }
 
     /// The clock should keep ticking: something animates or a written value awaits its frame.
-    var wantsTicks: Bool { engine.isAnimating || engine.hasPendingFrame }
+    var wantsTicks: Bool { engine.isAnimating || engine.hasPendingFrame || isRouterWaiting }
 
     public func engine(_ engine: Engine, didTrace event: TraceEvent) {
         if isSampling { return }
@@ -73,14 +76,15 @@ public final class EngineContext: TraceObserver {
             session.output.send(WireMessage.line(WireMessage.error(id: failure.id, code: failure.code,
                                                                    message: failure.message)))
         case .success(let request):
-            let reply: JSONValue
+            let reply: JSONValue?
             do throws(EngineError) {
-                reply = WireMessage.result(id: request.id, try respond(to: request, in: session))
+                reply = try respond(to: request, in: session).map { WireMessage.result(id: request.id, $0) }
             } catch {
                 reply = WireMessage.error(id: request.id, code: error.code, message: error.message)
             }
-            session.output.send(WireMessage.line(reply))
+            if let reply { session.output.send(WireMessage.line(reply)) }
         }
+        driveWaitingRouters()
     }
 
     /// Sends every session a last event and closes it (graceful stop). Returns the outputs so the caller
@@ -162,6 +166,7 @@ public final class EngineContext: TraceObserver {
         engine.clearFrame()
         for event in tickEvents { hub.publish(event, time: now) }
         tickEvents.removeAll(keepingCapacity: true)
+        driveWaitingRouters()
         for session in hub.checkBacklogs(time: now) {
             logger.warning("disconnecting a client that stopped reading", metadata: [
                 "session": "\(session.id)", "client": "\(session.client)",

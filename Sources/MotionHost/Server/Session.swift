@@ -24,6 +24,7 @@ final class Subscription {
     unowned let session: Session
     let frames: Bool
     let trace: Bool
+    let routes: Bool
     let runtime: String?
     let targets: Set<String>?
     /// Seconds between frames when the client set `maxRate`, else 0.
@@ -36,12 +37,13 @@ final class Subscription {
     var lastFrameTime = -Double.infinity
     var traceLost = 0
 
-    init(id: Int, session: Session, frames: Bool, trace: Bool, runtime: String?, targets: Set<String>?,
-         maximumRate: Double?) {
+    init(id: Int, session: Session, frames: Bool, trace: Bool, routes: Bool = false, runtime: String?,
+         targets: Set<String>?, maximumRate: Double?) {
         self.id = id
         self.session = session
         self.frames = frames
         self.trace = trace
+        self.routes = routes
         self.runtime = runtime
         self.targets = targets
         self.minimumInterval = maximumRate.map { 1 / $0 } ?? 0

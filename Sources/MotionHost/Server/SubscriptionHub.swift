@@ -72,6 +72,17 @@ public final class SubscriptionHub {
         }
     }
 
+    /// Sends a router event (`route.transition.start`, `route.update`, `route.transition.end`) to every
+    /// subscriber of the `routes` stream. Route events are few and each matters: they are never dropped
+    /// for a slow reader (its backlog is bounded by the disconnect rule instead).
+    func publishRoute(_ name: String, _ fields: [String: JSONValue], time: Double) {
+        for subscription in subscriptions where subscription.routes && !subscription.session.isClosed {
+            guard subscription.matches(runtime: fields["runtime"]?.stringValue, target: nil) else { continue }
+            subscription.session.output.send(
+                EventLines.route(name, fields, subscription: subscription.id, seq: subscription.nextSeq(), time: time))
+        }
+    }
+
     /// Called once per tick: announces trace gaps to subscribers that caught up and returns the sessions
     /// that stayed behind too long, which the caller disconnects.
     func checkBacklogs(time: Double) -> [Session] {

@@ -40,6 +40,31 @@ struct ReinstateConformanceTests {
                 "data is part of the state")
     }
 
+    /// `replace_child_sequences`: each of Reinstate's sequences as the phases the router performs (steps in
+    /// one phase run together; `order` steps, which put the screens in stacking order, are left out).
+    @Test func everyReplaceChildSequence() throws {
+        let expected: [String: [[String]]] = [
+            "nil": [["remove outgoing", "appear incoming"]],
+            "appearOverPrevious": [["appear incoming animated"], ["remove outgoing"]],
+            "appearUnderPrevious": [["appear incoming"], ["remove outgoing animated"]],
+            "appearAndSimultaneouslyRemove": [["appear incoming animated", "remove outgoing animated"]],
+            "removePreviousThenAppear": [["remove outgoing animated"], ["appear incoming animated"]],
+        ]
+        let cases = try #require(try Conformance.load("reinstate_navigation.json")["replace_child_sequences"]?.arrayValue)
+        #expect(cases.count == 5)
+        for reference in cases {
+            let name = String((reference["animation"]?.stringValue ?? "").prefix { $0 != "(" })
+            let animation = try #require(name == "nil" ? ContainerAnimation.none : ContainerAnimation(rawValue: name))
+            let phases = animation.phases.map { phase in
+                phase.filter { if case .order = $0.action { false } else { true } }.map(\.description)
+            }
+            #expect(phases == expected[name], "\(name)")
+        }
+        let under = ContainerAnimation.appearUnderPrevious.phases[0]
+        #expect(under.contains(.init(.order(0), .incoming)) && under.contains(.init(.order(1), .outgoing)),
+                "appearing under: the new screen is sent to the back")
+    }
+
     static func stateCase(_ state: String) -> Substring { state.prefix { $0 != "(" } }
 
     static func name(of action: NavigationStack<String, String>.Action) -> String {

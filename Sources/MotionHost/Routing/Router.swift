@@ -1,0 +1,86 @@
+import DequeModule
+import MotionRoutes
+import MotionWire
+
+/// One scheme's router on the engine thread: its routes, where it is, the transition it performs and the
+/// ones queued behind it.
+final class Router {
+    typealias Reply = (Result<JSONValue, EngineError>) -> Void
+
+    /// A `route.go` waiting for its turn. It is resolved when it starts, against the state of that moment.
+    struct Request {
+        var to: String
+        var animated: Bool
+        var reuse: Bool
+        var reply: Reply
+    }
+
+    static let runtimePrefix = EngineContext.reservedRuntimePrefix + "route."
+    static let maximumQueue = 256
+
+    let scheme: String
+    var configuration: RouterConfiguration
+    var state: RouteState
+    var running: RouteTransition?
+    var queue: Deque<Request> = []
+
+    init(scheme: String, configuration: RouterConfiguration, state: RouteState = RouteState()) {
+        self.scheme = scheme
+        self.configuration = configuration
+        self.state = state
+    }
+
+    /// The runtime whose screens this router animates; its going idle completes an update.
+    var runtime: String { Self.runtimePrefix + scheme }
+    var url: String { state.url(scheme: scheme) }
+    var isBusy: Bool { running != nil || !queue.isEmpty }
+
+    /// Where `text` leads from the current state: a URL of this scheme, a DeepTransition path, or with
+    /// `reuse` one component that Reinstate's rule pops back to or pushes. Every key must be a declared
+    /// route; a plain `/` takes the route's own kind (a modal route is presented).
+    func destination(for text: String, reuse: Bool) throws(EngineError) -> RouteState {
+        var destination: RouteState
+        do throws(RouteError) {
+            if reuse {
+                destination = state.reinstating(try RouteComponent(parsing: text))
+            } else if RouteURL.looksAbsolute(text) {
+                let url = try RouteURL(parsing: text)
+                guard url.scheme == scheme else {
+                    throw RouteError(.schemeMismatch, "\(url.scheme):// sent to the router of \(scheme)://")
+                }
+                destination = url.state
+            } else {
+                destination = try RoutePath.resolve(text, from: state)
+            }
+        } catch {
+            throw EngineError(routeError: error)
+        }
+        for index in destination.components.indices {
+            let key = destination.components[index].key
+            guard let route = configuration.routes[key], let segue = route.kind.defaultSegue else {
+                throw noRoute(key, "a screen")
+            }
+            if destination.components[index].segue == .push { destination.components[index].segue = segue }
+        }
+        for (key, options) in destination.overlays where options.isVisible && configuration.routes[key] == nil {
+            throw noRoute(key, "an overlay")
+        }
+        return destination
+    }
+
+    private func noRoute(_ key: String, _ role: String) -> EngineError {
+        let known = configuration.routes.keys.sorted().joined(separator: ", ")
+        return EngineError(.noRoute, "\"\(key)\" is not \(role) route of \(scheme):// (declared: \(known))")
+    }
+}
+
+extension EngineError {
+    init(routeError: RouteError) {
+        let code: ErrorCode = switch routeError.code {
+        case .malformed: .routeMalformed
+        case .schemeMismatch: .routeSchemeMismatch
+        case .outOfRange: .routeOutOfRange
+        }
+        self.init(code, routeError.message)
+    }
+}

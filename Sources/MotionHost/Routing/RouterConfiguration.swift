@@ -1,0 +1,132 @@
+import MotionRoutes
+import MotionWire
+
+/// What `router.configure` declared for one scheme: route keys with their kind and transition plans, and
+/// the container animations per (from, to) pair.
+struct RouterConfiguration {
+    enum Kind: String, CaseIterable {
+        case stack, modal, tab, overlay
+
+        /// The segue a component of this route takes where the URL leaves it open (a plain `/`).
+        var defaultSegue: Segue? {
+            switch self {
+            case .stack: .push
+            case .modal: .modal
+            case .tab: .tab
+            case .overlay: nil
+            }
+        }
+    }
+
+    struct Route {
+        var kind: Kind
+        /// One plan for every update of this route, or one per update kind (`push`, `pop`, …).
+        var plan: JSONValue?
+        var plans: [String: JSONValue] = [:]
+
+        func plan(for update: String) -> JSONValue? { plans[update] ?? plan }
+    }
+
+    struct Pair {
+        var from: String
+        var to: String
+        var animation: ContainerAnimation
+        var appear: JSONValue
+        var remove: JSONValue
+    }
+
+    static let updateNames: Set<String> = ["push", "pop", "present", "dismiss", "select", "show", "hide"]
+    static let maximumRoutes = 1024
+    /// Reinstate's default: 0.2 s ease-out cross-fade.
+    static let defaultAppear: JSONValue = [
+        "type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.2, "timing": "easeOut",
+    ]
+    static let defaultRemove: JSONValue = [
+        "type": "Tween", "property": "opacity", "from": [1], "to": [0], "duration": 0.2, "timing": "easeOut",
+    ]
+
+    var routes: [String: Route] = [:]
+    var pairs: [Pair] = []
+    /// The configuration as the client sent it (`routes`, `transitions`), kept for the state file.
+    let json: JSONValue
+
+    func pair(from: String, to: String) -> Pair? {
+        pairs.last { $0.from == from && $0.to == to }
+    }
+
+    /// Reads and checks `{routes, transitions?}`. Every plan must name a registered plan type.
+    init(_ json: JSONValue, planTypes: Set<String>) throws(EngineError) {
+        self.json = json
+        guard case .object(let declared)? = json["routes"], !declared.isEmpty else {
+            throw EngineError(.invalidRequest, "routes: expected an object of route keys")
+        }
+        guard declared.count <= Self.maximumRoutes else {
+            throw EngineError(.invalidRequest, "routes: at most \(Self.maximumRoutes) routes")
+        }
+        for (key, entry) in declared {
+            let field = "routes.\(key)"
+            guard RouteComponent.isValidKey(key) else {
+                throw EngineError(.invalidRequest, "\(field): a route key must be non-empty, without spaces or / ! # ? ( ) : , =")
+            }
+            guard let kindName = entry["kind"]?.stringValue, let kind = Kind(rawValue: kindName) else {
+                throw EngineError(.invalidRequest, "\(field).kind: expected \"stack\", \"modal\", \"tab\" or \"overlay\"")
+            }
+            var route = Route(kind: kind)
+            switch entry["transition"] {
+            case nil, .null?: break
+            case .object(let members)? where members["type"] != nil:
+                route.plan = try Self.checkPlan(entry["transition"]!, "\(field).transition", planTypes)
+            case .object(let members)?:
+                for (update, plan) in members {
+                    guard Self.updateNames.contains(update) else {
+                        throw EngineError(.invalidRequest, "\(field).transition.\(update): expected a plan, or an object of \(Self.updateNames.sorted().joined(separator: ", "))")
+                    }
+                    route.plans[update] = try Self.checkPlan(plan, "\(field).transition.\(update)", planTypes)
+                }
+            default:
+                throw EngineError(.invalidRequest, "\(field).transition: expected a plan or an object of plans")
+            }
+            routes[key] = route
+        }
+        try readPairs(json["transitions"], planTypes)
+    }
+
+    private mutating func readPairs(_ transitions: JSONValue?, _ planTypes: Set<String>) throws(EngineError) {
+        guard let transitions, transitions != .null else { return }
+        guard case .array(let entries) = transitions, entries.count <= Self.maximumRoutes else {
+            throw EngineError(.invalidRequest, "transitions: expected an array of {from, to, animation}")
+        }
+        for (index, entry) in entries.enumerated() {
+            let field = "transitions[\(index)]"
+            var keys: [String] = []
+            for end in ["from", "to"] {
+                guard let key = entry[end]?.stringValue, routes[key] != nil else {
+                    throw EngineError(.invalidRequest, "\(field).\(end): expected a key declared in routes")
+                }
+                keys.append(key)
+            }
+            let animation = entry["animation"]
+            let name = animation?.stringValue ?? animation?["kind"]?.stringValue ?? ""
+            guard let kind = ContainerAnimation(rawValue: name) else {
+                throw EngineError(.invalidRequest, "\(field).animation: expected one of \(ContainerAnimation.allCases.map(\.rawValue).joined(separator: ", ")), or {kind, appear?, remove?}")
+            }
+            let appear = try animation?["appear"].map { plan throws(EngineError) in try Self.checkPlan(plan, "\(field).animation.appear", planTypes) }
+            let remove = try animation?["remove"].map { plan throws(EngineError) in try Self.checkPlan(plan, "\(field).animation.remove", planTypes) }
+            for needed in ["Set"] + (appear == nil || remove == nil ? ["Tween"] : []) where !planTypes.contains(needed) {
+                throw EngineError(.unknownPlanType, "\(field).animation: container animations need the \(needed) plan type, which no loaded plugin provides")
+            }
+            pairs.append(Pair(from: keys[0], to: keys[1], animation: kind, appear: appear ?? Self.defaultAppear,
+                              remove: remove ?? Self.defaultRemove))
+        }
+    }
+
+    private static func checkPlan(_ plan: JSONValue, _ field: String, _ planTypes: Set<String>) throws(EngineError) -> JSONValue {
+        guard case .object = plan, let type = plan["type"]?.stringValue else {
+            throw EngineError(.invalidRequest, "\(field): expected a plan object with a \"type\"")
+        }
+        guard planTypes.contains(type) else {
+            throw EngineError(.unknownPlanType, "\(field): unknown plan type \"\(type)\"; known: \(planTypes.sorted().joined(separator: ", "))")
+        }
+        return plan
+    }
+}

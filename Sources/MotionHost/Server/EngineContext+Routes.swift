@@ -1,0 +1,288 @@
+import MotionRoutes
+import MotionWire
+
+/// Routers (SPEC §4): configuration, the pure queries, and performing transitions on the engine thread.
+extension EngineContext {
+    static let maximumRouteText = 64 << 10
+    /// An update whose plans have not let the runtime go idle after this long completes anyway.
+    static let routeUpdateTimeout = 30.0
+
+    // MARK: Methods
+
+    func configureRouter(_ params: Params) throws(EngineError) -> JSONValue {
+        let scheme = try self.scheme(params)
+        let json: JSONValue = ["routes": params["routes"] ?? .null, "transitions": params["transitions"] ?? .null]
+        let configuration = try RouterConfiguration(json, planTypes: Set(engine.registry.planTypes))
+        let router = routers[scheme]
+        if let router, router.isBusy {
+            throw EngineError(.routerBusy, "\(scheme):// is performing a transition; configure it when it has ended")
+        }
+        let state = router?.state ?? RouteState()
+        try routerStore?.save(scheme: scheme, configuration: json, url: state.url(scheme: scheme))
+        if let router {
+            router.configuration = configuration
+        } else {
+            routers[scheme] = Router(scheme: scheme, configuration: configuration)
+            try? engine.createRuntime(Router.runtimePrefix + scheme)
+        }
+        return ["scheme": .string(scheme), "routes": .number(Double(configuration.routes.count)),
+                "url": .string(state.url(scheme: scheme)), "persistent": .bool(routerStore != nil)]
+    }
+
+    /// `route.go`: answered when the transition has ended (or at once when it fails to start).
+    func go(_ params: Params, replyingTo id: JSONValue, in session: Session) throws(EngineError) -> JSONValue? {
+        let router = try self.router(params)
+        let to = try params.string("to")
+        guard to.utf8.count <= Self.maximumRouteText else {
+            throw EngineError(.invalidRequest, "to: longer than \(Self.maximumRouteText) bytes")
+        }
+        let mode = try params.optionalString("mode") ?? "start"
+        guard mode == "start" || mode == "enqueue" else {
+            throw EngineError(.invalidRequest, "mode: expected \"start\" or \"enqueue\"")
+        }
+        let request = Router.Request(
+            to: to, animated: try params.optionalBool("animated") ?? true, reuse: try params.optionalBool("reuse") ?? false,
+            reply: { [weak session] result in
+                guard let session, !session.isClosed else { return }
+                let reply = switch result {
+                case .success(let value): WireMessage.result(id: id, value)
+                case .failure(let error): WireMessage.error(id: id, code: error.code, message: error.message)
+                }
+                session.output.send(WireMessage.line(reply))
+            })
+        if router.isBusy {
+            guard mode == "enqueue" else {
+                let target = router.running.map { " to \($0.to.url(scheme: router.scheme))" } ?? ""
+                throw EngineError(.routerBusy, "\(router.scheme):// is performing a transition\(target); use mode \"enqueue\" to queue")
+            }
+            guard router.queue.count < Router.maximumQueue else {
+                throw EngineError(.routerBusy, "\(router.scheme):// already has \(Router.maximumQueue) queued transitions")
+            }
+            do {
+                _ = try router.destination(for: to, reuse: request.reuse)
+            } catch where [.routeMalformed, .routeSchemeMismatch].contains(error.code) {
+                throw error  // a syntax error never becomes valid; a state-dependent one might
+            } catch {}
+            router.queue.append(request)
+            return nil
+        }
+        try begin(request, on: router)
+        drive(router)
+        return nil
+    }
+
+    func diff(_ params: Params) throws(EngineError) -> JSONValue {
+        let scheme = try self.scheme(params)
+        let from = try params.optionalString("from").map { text throws(EngineError) in try url(text, scheme: scheme, field: "from") }
+            ?? routers[scheme]?.state ?? RouteState()
+        let text = try params.string("to")
+        let to = RouteURL.looksAbsolute(text) ? try url(text, scheme: scheme, field: "to") : try path(text, from: from, field: "to")
+        return [
+            "from": .string(from.url(scheme: scheme)), "to": .string(to.url(scheme: scheme)),
+            "updates": .array(RouteDiff.updates(from: from, to: to).map(\.json)),
+        ]
+    }
+
+    func resolve(_ params: Params) throws(EngineError) -> JSONValue {
+        let scheme = try self.scheme(params)
+        let from = try params.optionalString("from").map { text throws(EngineError) in try url(text, scheme: scheme, field: "from") }
+            ?? routers[scheme]?.state ?? RouteState()
+        let text = try params.string("path")
+        let to = RouteURL.looksAbsolute(text) ? try url(text, scheme: scheme, field: "path") : try path(text, from: from, field: "path")
+        return to.json(scheme: scheme)
+    }
+
+    private func path(_ text: String, from: RouteState, field: String) throws(EngineError) -> RouteState {
+        do throws(RouteError) {
+            return try RoutePath.resolve(text, from: from)
+        } catch {
+            throw EngineError(routeError: RouteError(error.code, "\(field): \(error.message)"))
+        }
+    }
+
+    func routeState(_ params: Params) throws(EngineError) -> JSONValue {
+        guard params["scheme"] != nil else {
+            return ["routers": .array(routers.keys.sorted().map { describe(routers[$0]!) })]
+        }
+        return describe(try router(params))
+    }
+
+    private func describe(_ router: Router) -> JSONValue {
+        guard case .object(var members) = router.state.json(scheme: router.scheme) else { return .null }
+        members["scheme"] = .string(router.scheme)
+        members["runtime"] = .string(router.runtime)
+        members["transitioning"] = .bool(router.running != nil)
+        if let running = router.running { members["to"] = .string(running.to.url(scheme: router.scheme)) }
+        members["queued"] = .number(Double(router.queue.count))
+        members["routes"] = .object(router.configuration.routes.mapValues { .string($0.kind.rawValue) })
+        members["persistent"] = .bool(routerStore != nil)
+        return .object(members)
+    }
+
+    private func scheme(_ params: Params) throws(EngineError) -> String {
+        let scheme = try params.name("scheme", maximumLength: 64)
+        guard RouteURL.isValidScheme(scheme) else {
+            throw EngineError(.invalidRequest, "scheme: a letter followed by letters, digits, '+', '-' or '.'")
+        }
+        return scheme
+    }
+
+    private func router(_ params: Params) throws(EngineError) -> Router {
+        let scheme = try self.scheme(params)
+        guard let router = routers[scheme] else {
+            throw EngineError(.routerNotFound, "scheme: no router for \(scheme):// (router.configure declares one)")
+        }
+        return router
+    }
+
+    private func url(_ text: String, scheme: String, field: String) throws(EngineError) -> RouteState {
+        do throws(RouteError) {
+            let url = try RouteURL(parsing: text)
+            guard url.scheme == scheme else {
+                throw RouteError(.schemeMismatch, "\(url.scheme):// is not \(scheme)://")
+            }
+            return url.state
+        } catch {
+            throw EngineError(routeError: RouteError(error.code, "\(field): \(error.message)"))
+        }
+    }
+
+    // MARK: Performing
+
+    var isRouterWaiting: Bool { routers.values.contains { $0.running?.isWaiting == true } }
+
+    /// Resolves a request against the router's current state and starts its transition. Going where the
+    /// router already is answers at once and announces nothing.
+    private func begin(_ request: Router.Request, on router: Router) throws(EngineError) {
+        let destination = try router.destination(for: request.to, reuse: request.reuse)
+        if destination == router.state {
+            request.reply(.success(["scheme": .string(router.scheme), "url": .string(router.url),
+                                    "from": .string(router.url), "updates": [], "changed": false]))
+            return
+        }
+        let transition = RouteTransition(from: router.state, to: destination, animated: request.animated,
+                                         reply: request.reply)
+        router.running = transition
+        publishRoute("route.transition.start", router, [
+            "from": .string(router.url), "to": .string(destination.url(scheme: router.scheme)),
+            "updates": .array(transition.updates.map(\.json)),
+        ])
+    }
+
+    /// Moves a router's transitions on as far as they can go without waiting: adds each update's plans,
+    /// completes updates whose runtime is idle, ends the transition, starts the next queued one.
+    func drive(_ router: Router) {
+        while true {
+            guard let transition = router.running else {
+                guard let next = router.queue.popFirst() else { return }
+                do throws(EngineError) { try begin(next, on: router) } catch { next.reply(.failure(error)) }
+                continue
+            }
+            if let since = transition.waitingSince {
+                let timedOut = time - since > Self.routeUpdateTimeout
+                if engine.isActive(runtime: router.runtime) && !timedOut { return }
+                if timedOut { transition.errors.append("timed out after \(Int(Self.routeUpdateTimeout)) s; completed anyway") }
+                transition.waitingSince = nil
+                transition.phaseIndex += 1
+            }
+            if transition.phaseIndex < transition.phases.count {
+                runPhase(transition, on: router)
+                continue
+            }
+            if transition.updateIndex >= 0 { finishUpdate(transition, on: router) }
+            transition.updateIndex += 1
+            if transition.updateIndex < transition.updates.count {
+                let update = transition.updates[transition.updateIndex]
+                let after = transition.reached.applying(update)
+                let unanimated = !transition.animated || update.options?.contains(.unanimated) == true
+                transition.phases = unanimated ? [] : TransitionPlans.phases(
+                    for: update, before: transition.reached, after: after, configuration: router.configuration)
+                transition.phaseIndex = 0
+                continue
+            }
+            finish(transition, on: router)
+        }
+    }
+
+    /// Adds one phase's plans; waits for the runtime to go idle unless nothing runs (or the overlay
+    /// update is async).
+    private func runPhase(_ transition: RouteTransition, on router: Router) {
+        for (target, plan) in transition.phases[transition.phaseIndex] {
+            do throws(EngineError) {
+                try engine.addPlan(plan, to: target, in: router.runtime)
+            } catch {
+                transition.errors.append("\(target): \(error.message)")
+            }
+        }
+        let update = transition.updates[transition.updateIndex]
+        if engine.isActive(runtime: router.runtime), update.options?.contains(.async) != true {
+            transition.waitingSince = time
+        } else {
+            transition.phaseIndex += 1
+        }
+    }
+
+    private func finishUpdate(_ transition: RouteTransition, on router: Router) {
+        let update = transition.updates[transition.updateIndex]
+        transition.reached = transition.reached.applying(update)
+        var fields: [String: JSONValue] = [
+            "update": update.json, "index": .number(Double(transition.updateIndex)),
+            "count": .number(Double(transition.updates.count)), "url": .string(transition.reached.url(scheme: router.scheme)),
+        ]
+        if !transition.errors.isEmpty { fields["errors"] = .array(transition.errors.map(JSONValue.string)) }
+        transition.errors = []
+        publishRoute("route.update", router, fields)
+    }
+
+    /// The transition's destination becomes the router's state, saved before the client hears of it.
+    private func finish(_ transition: RouteTransition, on router: Router) {
+        router.running = nil
+        router.state = transition.to.normalized
+        let from = transition.from.url(scheme: router.scheme)
+        var result: Result<JSONValue, EngineError> = .success([
+            "scheme": .string(router.scheme), "url": .string(router.url), "from": .string(from),
+            "updates": .array(transition.updates.map(\.json)), "changed": true,
+        ])
+        do throws(EngineError) {
+            try routerStore?.save(scheme: router.scheme, configuration: router.configuration.json, url: router.url)
+        } catch {
+            logger.error("router state not saved", metadata: ["scheme": "\(router.scheme)", "error": "\(error.message)"])
+            result = .failure(error)
+        }
+        publishRoute("route.transition.end", router, ["from": .string(from), "url": .string(router.url)])
+        transition.reply(result)
+    }
+
+    func driveWaitingRouters() {
+        for router in routers.values where router.running?.isWaiting == true { drive(router) }
+    }
+
+    private func publishRoute(_ name: String, _ router: Router, _ fields: [String: JSONValue]) {
+        var fields = fields
+        fields["scheme"] = .string(router.scheme)
+        fields["runtime"] = .string(router.runtime)
+        hub.publishRoute(name, fields, time: time)
+    }
+
+    // MARK: Restore
+
+    /// Re-creates the routers saved in the state directory (at start, before the socket listens).
+    func restoreRouters(from store: RouterStore) -> (restored: [String], problems: [String]) {
+        routerStore = store
+        let (saved, problems) = store.loadAll()
+        var restored: [String] = [], failures = problems
+        for entry in saved {
+            do throws(EngineError) {
+                let configuration = try RouterConfiguration(entry.configuration, planTypes: Set(engine.registry.planTypes))
+                let url: RouteURL
+                do throws(RouteError) { url = try RouteURL(parsing: entry.url) } catch { throw EngineError(routeError: error) }
+                routers[entry.scheme] = Router(scheme: entry.scheme, configuration: configuration, state: url.state)
+                try? engine.createRuntime(Router.runtimePrefix + entry.scheme)
+                restored.append(entry.scheme)
+            } catch {
+                failures.append("\(entry.scheme): \(error.message)")
+            }
+        }
+        return (restored, failures)
+    }
+}
