@@ -75,8 +75,7 @@ extension EngineContext {
         let scheme = try self.scheme(params)
         let from = try params.optionalString("from").map { text throws(EngineError) in try url(text, scheme: scheme, field: "from") }
             ?? routers[scheme]?.state ?? RouteState()
-        let text = try params.string("to")
-        let to = RouteURL.looksAbsolute(text) ? try url(text, scheme: scheme, field: "to") : try path(text, from: from, field: "to")
+        let to = try url(try params.string("to"), scheme: scheme, field: "to")
         return [
             "from": .string(from.url(scheme: scheme)), "to": .string(to.url(scheme: scheme)),
             "updates": .array(RouteDiff.updates(from: from, to: to).map(\.json)),
