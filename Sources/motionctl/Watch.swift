@@ -4,10 +4,11 @@ import MotionClient
 import MotionWire
 
 struct Watch: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print frames and trace events as they arrive, one line each.")
+    static let configuration = CommandConfiguration(abstract: "Print frames, trace and route events as they arrive, one line each.")
     @OptionGroup var connection: Connection
     @Flag(help: "Frame events.") var frames = false
     @Flag(help: "Trace events.") var trace = false
+    @Flag(help: "Router events (route.transition.start, route.update, route.transition.end).") var routes = false
     @Flag(help: "Print each event as raw JSON.") var json = false
     @Option(help: "Only this runtime.") var runtime: String?
     @Option(help: "Only this target; repeat for several.") var target: [String] = []
@@ -16,8 +17,10 @@ struct Watch: AsyncParsableCommand {
 
     func run() async throws {
         var streams: [JSONValue] = []
-        if frames || !trace { streams.append("frames") }
-        if trace || !frames || until != nil { streams.append("trace") }
+        let chosen = frames || trace || routes
+        if frames || !chosen { streams.append("frames") }
+        if trace || !chosen || until != nil { streams.append("trace") }
+        if routes { streams.append("routes") }
         var params: [String: JSONValue] = ["streams": .array(streams)]
         if let runtime { params["runtime"] = .string(runtime) }
         if !target.isEmpty { params["targets"] = .array(target.map { .string($0) }) }
@@ -56,6 +59,12 @@ enum EventLine {
             let scope = [event["runtime"]?.stringValue, event["target"]?.stringValue].compactMap { $0 }.joined(separator: "/")
             let fields = details.keys.sorted().map { "\($0)=\(JSONWriter.string(details[$0]!))" }.joined(separator: " ")
             return "\(time) \(paint(event["kind"]?.stringValue ?? "trace", 33, colour)) \(scope) \(fields)"
+        case "route.transition.start":
+            return "\(time) \(paint(kind, 35, colour)) \(event["from"]?.stringValue ?? "?") -> \(event["to"]?.stringValue ?? "?")"
+        case "route.update":
+            return "\(time) \(paint(kind, 35, colour)) \(Route.Diff.describe(event["update"] ?? [:])) -> \(event["url"]?.stringValue ?? "?")"
+        case "route.transition.end":
+            return "\(time) \(paint(kind, 35, colour)) \(event["url"]?.stringValue ?? "?")"
         default:
             return "\(time) \(paint(kind, 31, colour)) \(JSONWriter.string(event))"
         }
