@@ -1,0 +1,72 @@
+@testable import MotionHost
+import MotionRoutes
+import MotionWire
+import Testing
+
+/// Which plans an update adds to which screens, without an engine.
+@Suite("Transition plans")
+struct TransitionPlansTests {
+    static let planTypes: Set<String> = ["Tween", "Set", "Spring"]
+    static func plan(_ property: String) -> JSONValue { ["type": "Tween", "property": .string(property), "to": [1]] }
+
+    let configuration: RouterConfiguration
+
+    init() throws {
+        configuration = try RouterConfiguration([
+            "routes": [
+                "home": ["kind": "stack", "transition": Self.plan("all")],
+                "show": ["kind": "stack", "transition": ["push": Self.plan("in"), "pop": Self.plan("out")]],
+                "player": ["kind": "modal", "transition": ["present": Self.plan("up"), "dismiss": Self.plan("down")]],
+                "list": ["kind": "stack"], "detail": ["kind": "stack"],
+                "menu": ["kind": "overlay", "transition": ["show": Self.plan("menu")]],
+            ],
+            "transitions": [["from": "list", "to": "detail", "animation": "appearAndSimultaneouslyRemove"]],
+        ], planTypes: Self.planTypes)
+    }
+
+    private func phases(_ from: String, _ to: String) throws -> [[String]] {
+        let before = try RouteURL(parsing: from).state, after = try RouteURL(parsing: to).state
+        var state = before
+        var described: [[String]] = []
+        for update in RouteDiff.updates(from: before, to: after) {
+            let next = state.applying(update)
+            described += TransitionPlans.phases(for: update, before: state, after: next, configuration: configuration).map { phase in
+                phase.map { "\($0.target) \($0.plan["property"]?.stringValue ?? "?")" }
+            }
+            state = next
+        }
+        #expect(state == after, "applying the diff's updates one by one reaches the destination")
+        return described
+    }
+
+    @Test func arrivingAndLeavingScreensGetTheirRoutesPlans() throws {
+        #expect(try phases("x://", "x://home/show!player") == [["screen:home all"], ["screen:show in"], ["screen:player up"]])
+        #expect(try phases("x://home/show!player", "x://home") == [["screen:player down", "screen:show out"]],
+                "one pop removes every screen above, top first, together")
+        #expect(try phases("x://home/show", "x://show") == [["screen:show out", "screen:home all", "screen:show in"]],
+                "replace: the old stack leaves as the new root arrives")
+        #expect(try phases("x://home", "x://home?menu=v") == [["overlay:menu menu"]])
+        #expect(try phases("x://home?menu=v", "x://home") == [], "no hide plan declared: nothing to wait for")
+    }
+
+    @Test func aDeclaredPairUsesItsContainerAnimation() throws {
+        #expect(try phases("x://list", "x://list/detail") == [["screen:detail opacity", "screen:list opacity"]])
+        #expect(try phases("x://detail", "x://detail/list") == [], "pairs are directional")
+    }
+
+    @Test func configurationErrorsNameTheField() {
+        func failure(_ json: JSONValue) -> EngineError? {
+            do throws(EngineError) {
+                _ = try RouterConfiguration(json, planTypes: Self.planTypes)
+                return nil
+            } catch { return error }
+        }
+        #expect(failure(["routes": [:]])?.message.hasPrefix("routes:") == true)
+        #expect(failure(["routes": ["a b": ["kind": "stack"]]])?.message.hasPrefix("routes.a b:") == true)
+        #expect(failure(["routes": ["a": ["kind": "stack", "transition": ["slide": Self.plan("x")]]]])?.message.hasPrefix("routes.a.transition.slide") == true)
+        #expect(failure(["routes": ["a": ["kind": "stack", "transition": ["type": "Nope"]]]])?.code == .unknownPlanType)
+        #expect(failure(["routes": ["a": ["kind": "stack"]], "transitions": [["from": "a", "to": "b", "animation": "none"]]])?.message
+            == "transitions[0].to: expected a key declared in routes")
+        #expect(failure(["routes": ["a": ["kind": "stack"]], "transitions": [["from": "a", "to": "a", "animation": "fade"]]])?.message.hasPrefix("transitions[0].animation") == true)
+    }
+}
