@@ -17,11 +17,12 @@ struct Route: AsyncParsableCommand {
         @Flag(help: "Queue behind a running transition instead of failing with router.busy.") var enqueue = false
         @Flag(help: "Complete every update at once, with no transition plans.") var unanimated = false
         @Flag(help: "Pop back to the nearest equal screen if the stack has one, else push (Reinstate).") var reuse = false
+        @Flag(help: "Record the destination without performing it (the UI already moved there).") var record = false
         @Flag(help: "Print the raw JSON result.") var json = false
 
         func run() async throws {
             let params: JSONValue = ["scheme": .string(scheme), "to": .string(to), "mode": enqueue ? "enqueue" : "start",
-                                     "animated": .bool(!unanimated), "reuse": .bool(reuse)]
+                                     "animated": .bool(!unanimated), "reuse": .bool(reuse), "perform": .bool(!record)]
             try await connection.run { client in
                 let result = try await client.call("route.go", params)
                 if json { return print(JSONWriter.string(result)) }

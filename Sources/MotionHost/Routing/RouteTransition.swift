@@ -10,6 +10,8 @@ final class RouteTransition {
     let to: RouteState
     let updates: [RouteUpdate]
     let animated: Bool
+    /// False: the destination is recorded, no update is performed or announced.
+    let performs: Bool
     let reply: Router.Reply
     /// The state after the updates performed so far.
     var reached: RouteState
@@ -22,11 +24,12 @@ final class RouteTransition {
     /// Plans of the current update that were refused, reported with its `route.update`.
     var errors: [String] = []
 
-    init(from: RouteState, to: RouteState, animated: Bool, reply: @escaping Router.Reply) {
+    init(from: RouteState, to: RouteState, animated: Bool, performs: Bool = true, reply: @escaping Router.Reply) {
         self.from = from
         self.to = to
         self.updates = RouteDiff.updates(from: from, to: to)
         self.animated = animated
+        self.performs = performs
         self.reply = reply
         self.reached = from
     }

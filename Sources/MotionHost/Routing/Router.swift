@@ -12,6 +12,9 @@ final class Router {
         var to: String
         var animated: Bool
         var reuse: Bool
+        /// False records the destination without performing updates: the UI already moved there
+        /// (Navigator's back-button sync and `forceUrl`; `scheme://` is its `reset`).
+        var perform = true
         var reply: Reply
     }
 

@@ -42,6 +42,7 @@ extension EngineContext {
         }
         let request = Router.Request(
             to: to, animated: try params.optionalBool("animated") ?? true, reuse: try params.optionalBool("reuse") ?? false,
+            perform: try params.optionalBool("perform") ?? true,
             reply: { [weak session] result in
                 guard let session, !session.isClosed else { return }
                 let reply = switch result {
@@ -160,11 +161,11 @@ extension EngineContext {
             return
         }
         let transition = RouteTransition(from: router.state, to: destination, animated: request.animated,
-                                         reply: request.reply)
+                                         performs: request.perform, reply: request.reply)
         router.running = transition
         publishRoute("route.transition.start", router, [
             "from": .string(router.url), "to": .string(destination.url(scheme: router.scheme)),
-            "updates": .array(transition.updates.map(\.json)),
+            "updates": .array(transition.updates.map(\.json)), "performed": .bool(request.perform),
         ])
     }
 
@@ -190,7 +191,7 @@ extension EngineContext {
             }
             if transition.updateIndex >= 0 { finishUpdate(transition, on: router) }
             transition.updateIndex += 1
-            if transition.updateIndex < transition.updates.count {
+            if transition.performs, transition.updateIndex < transition.updates.count {
                 let update = transition.updates[transition.updateIndex]
                 let after = transition.reached.applying(update)
                 let unanimated = !transition.animated || update.options?.contains(.unanimated) == true
@@ -240,7 +241,7 @@ extension EngineContext {
         let from = transition.from.url(scheme: router.scheme)
         var result: Result<JSONValue, EngineError> = .success([
             "scheme": .string(router.scheme), "url": .string(router.url), "from": .string(from),
-            "updates": .array(transition.updates.map(\.json)), "changed": true,
+            "updates": .array(transition.updates.map(\.json)), "changed": true, "performed": .bool(transition.performs),
         ])
         do throws(EngineError) {
             try routerStore?.save(scheme: router.scheme, configuration: router.configuration.json, url: router.url)
@@ -248,7 +249,8 @@ extension EngineContext {
             logger.error("router state not saved", metadata: ["scheme": "\(router.scheme)", "error": "\(error.message)"])
             result = .failure(error)
         }
-        publishRoute("route.transition.end", router, ["from": .string(from), "url": .string(router.url)])
+        publishRoute("route.transition.end", router, ["from": .string(from), "url": .string(router.url),
+                                                      "performed": .bool(transition.performs)])
         transition.reply(result)
     }
 

@@ -21,7 +21,8 @@ enum FakePlugin: MotionPlugin {
     static let id = "test.fake"
     static let version = "1.0.0"
     static var performers: [any Performer.Type] {
-        [ChangeBoolean.self, InstantlyInactive.self, ForeverActive.self, Emit.self, DoubleTerminate.self, Spawner.self]
+        [ChangeBoolean.self, InstantlyInactive.self, ForeverActive.self, Emit.self, DoubleTerminate.self, Spawner.self,
+         Frames.self]
     }
 
     /// The descriptor exactly as a dlopen'd plugin would hand it over.
@@ -155,5 +156,35 @@ final class Spawner: Performer {
         guard remaining > 0 else { return }
         remaining -= 1
         _ = context.generateToken()
+    }
+}
+
+/// `{"type":"Frames","frames":n}`: active for n frames, writing its count to `frames`, then done. A
+/// stand-in for an animation of known length.
+final class Frames: Performer {
+    struct Plan: Decodable { var frames: Int }
+    static let planType = "Frames"
+    static let isContinuous = true
+    let context: PerformerContext
+    var remaining = 0
+    var token: ActiveToken?
+
+    init(context: PerformerContext, target: String) {
+        self.context = context
+    }
+
+    func add(_ plan: Plan) throws {
+        remaining = plan.frames
+        if token == nil { token = context.generateToken() }
+    }
+
+    func advance(by dt: Double) {
+        remaining -= 1
+        guard let property = context.property("frames") else { return }
+        context.write(property, value: SIMD4(Double(remaining), 0, 0, 0), velocity: .zero, count: 1)
+        if remaining <= 0, let token {
+            context.terminate(token)
+            self.token = nil
+        }
     }
 }
