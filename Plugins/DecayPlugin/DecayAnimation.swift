@@ -12,7 +12,7 @@ struct DecayPlan: AnimationPlan {
 
 /// Coasts with a = −drag·v and rests where it is once every component's speed is within the threshold.
 /// Without `from` it starts from the property's current value.
-struct DecayAnimation: SimulatedAnimation {
+struct DecayAnimation: SimulatedAnimation, MigratableAnimation {
     static let planType = "Decay"
     let count: Int
     var simulation: Simulation
@@ -27,5 +27,11 @@ struct DecayAnimation: SimulatedAnimation {
         let from = try plan.from.map { try vector($0, field: "from", count: components) }
         simulation = Simulation(value: from ?? current?.value ?? .zero, velocity: velocity, force: .decay(drag: drag),
                                 threshold: threshold)
+    }
+
+    init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
+        guard (1...4).contains(snapshot.count) else { throw PlanError("state.count: expected 1 to 4") }
+        count = snapshot.count
+        simulation = snapshot.simulation
     }
 }

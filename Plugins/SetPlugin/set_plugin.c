@@ -127,6 +127,37 @@ static const motion_factory set_factories[] = {
     },
 };
 
+/* Hot swap: a Set performer holds nothing between plans (the value lives in the host), so its state is
+ * an empty object and a new build takes over with nothing to restore. */
+static size_t set_export_state(const motion_factory *factory, void *instance, char *buffer, size_t capacity) {
+    (void)factory;
+    (void)instance;
+    if (capacity >= 2) memcpy(buffer, "{}", 2);
+    return 2;
+}
+
+static int32_t set_import_state(const motion_factory *factory, void *instance, const char *json, size_t length,
+                                char *error, size_t capacity) {
+    (void)factory;
+    (void)instance;
+    (void)json;
+    (void)length;
+    (void)error;
+    (void)capacity;
+    return MOTION_OK;
+}
+
+static const motion_migrate set_migrate = {
+    .struct_size = sizeof(motion_migrate),
+    .reserved = 0,
+    .export_state = set_export_state,
+    .import_state = set_import_state,
+};
+
+static const void *set_get_extension(const char *id) {
+    return strcmp(id, MOTION_MIGRATE_EXTENSION) == 0 ? &set_migrate : NULL;
+}
+
 static const motion_plugin set_plugin = {
     .magic = MOTION_PLUGIN_MAGIC,
     .struct_size = sizeof(motion_plugin),
@@ -141,7 +172,7 @@ static const motion_plugin set_plugin = {
     .function_count = 0,
     .factories = set_factories,
     .functions = NULL,
-    .get_extension = NULL,
+    .get_extension = set_get_extension,
 };
 
 __attribute__((visibility("default"))) const motion_plugin *motion_plugin_entry(void) { return &set_plugin; }

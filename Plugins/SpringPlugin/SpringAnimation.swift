@@ -15,7 +15,7 @@ struct SpringPlan: AnimationPlan {
 
 /// Without `from` a spring starts from the property's current value and velocity, so a new Spring plan
 /// on a moving property (or a named replace) retargets it without a jump in value or velocity.
-struct SpringAnimation: SimulatedAnimation {
+struct SpringAnimation: SimulatedAnimation, MigratableAnimation {
     static let planType = "Spring"
     let count: Int
     var simulation: Simulation
@@ -34,5 +34,11 @@ struct SpringAnimation: SimulatedAnimation {
             value: from ?? current?.value ?? .zero,
             velocity: velocity ?? (from == nil ? current?.velocity ?? .zero : .zero),
             force: .spring(target: target, tension: tension, damping: damping), threshold: threshold)
+    }
+
+    init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
+        guard (1...4).contains(snapshot.count) else { throw PlanError("state.count: expected 1 to 4") }
+        count = snapshot.count
+        simulation = snapshot.simulation
     }
 }

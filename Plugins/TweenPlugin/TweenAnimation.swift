@@ -12,7 +12,7 @@ struct TweenPlan: AnimationPlan {
 }
 
 /// The three ways a plan names its timing.
-enum TimingSpec: Decodable {
+enum TimingSpec: Codable {
     case preset(String)
     case bezier([Double])
     case function(name: String, arguments: [Double])
@@ -41,6 +41,21 @@ enum TimingSpec: Decodable {
         self = .function(name: name, arguments: arguments)
     }
 
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .preset(let name):
+            var container = encoder.singleValueContainer()
+            try container.encode(name)
+        case .bezier(let points):
+            var container = encoder.singleValueContainer()
+            try container.encode(points)
+        case .function(let name, let arguments):
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(name, forKey: .function)
+            try container.encode(arguments, forKey: .args)
+        }
+    }
+
     func curve(context: PerformerContext) throws -> TimingCurve {
         switch self {
         case .preset(let name):
@@ -62,10 +77,32 @@ enum TimingSpec: Decodable {
 
 /// Without `from` a tween starts from the property's current value; a new Tween on a moving property
 /// starts from wherever the old one had got to.
-struct TweenAnimation: PropertyAnimation {
+struct TweenAnimation: MigratableAnimation {
     static let planType = "Tween"
     let count: Int
     private var tween: Tween
+    /// Kept so that a new build can bind the same curve (a plugin function is a closure here).
+    private let timing: TimingSpec?
+
+    struct Snapshot: Codable {
+        var count: Int
+        var from: SIMD4<Double>, to: SIMD4<Double>, duration: Double, timing: TimingSpec?
+        var elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>
+    }
+
+    var snapshot: Snapshot {
+        Snapshot(count: count, from: tween.from, to: tween.to, duration: tween.duration, timing: timing,
+                 elapsed: tween.elapsed, value: tween.value, velocity: tween.velocity)
+    }
+
+    init(snapshot: Snapshot, context: PerformerContext) throws {
+        guard (1...4).contains(snapshot.count) else { throw PlanError("state.count: expected 1 to 4") }
+        count = snapshot.count
+        timing = snapshot.timing
+        tween = Tween(from: snapshot.from, to: snapshot.to, duration: snapshot.duration,
+                      curve: try snapshot.timing?.curve(context: context) ?? .swiftOut)
+        tween.resume(elapsed: snapshot.elapsed, value: snapshot.value, velocity: snapshot.velocity)
+    }
 
     init(plan: TweenPlan, current: PropertyState?, context: PerformerContext) throws {
         let to = try vector(plan.to, field: "to")
@@ -78,6 +115,7 @@ struct TweenAnimation: PropertyAnimation {
         let from = try plan.from.map { try vector($0, field: "from", count: components) }
         var curve = TimingCurve.swiftOut
         if let timing = plan.timing { curve = try timing.curve(context: context) }
+        timing = plan.timing
         tween = Tween(from: from ?? current?.value ?? .zero, to: to, duration: duration, curve: curve)
     }
 

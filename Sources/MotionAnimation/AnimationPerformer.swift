@@ -95,3 +95,31 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: Performer {
         context.terminate(running.token)
     }
 }
+
+/// Hot swap: the running animations, their names and their state, moved to a new build at a tick
+/// boundary. The new build takes its own tokens and writes nothing until the next tick, so values and
+/// velocities carry on without a jump.
+extension AnimationPerformer: MigratablePerformer where Animation: MigratableAnimation {
+    public struct MigratedAnimation: Codable {
+        var property: String
+        var name: String?
+        var isRemoved: Bool
+        var snapshot: Animation.Snapshot
+    }
+
+    public func exportState() -> [MigratedAnimation] {
+        running.map { MigratedAnimation(property: $0.property, name: $0.name, isRemoved: $0.isRemoved,
+                                        snapshot: $0.animation.snapshot) }
+    }
+
+    public func importState(_ state: [MigratedAnimation]) throws {
+        let restored = try state.map { migrated in
+            guard let handle = context.property(migrated.property) else { throw PlanError("property: invalid name") }
+            return (handle, migrated, try Animation(snapshot: migrated.snapshot, context: context))
+        }
+        for (handle, migrated, animation) in restored {
+            running.append(Running(handle: handle, property: migrated.property, name: migrated.name, animation: animation,
+                                   token: context.generateToken(), isRemoved: migrated.isRemoved))
+        }
+    }
+}

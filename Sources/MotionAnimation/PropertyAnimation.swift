@@ -57,3 +57,21 @@ extension SimulatedAnimation {
     public var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { simulation.published }
     public mutating func advance(by dt: Double) { simulation.advance(by: dt) }
 }
+
+/// An animation that can continue in another build of its plugin (hot swap): `snapshot` holds all of its
+/// state, and `init(snapshot:context:)` picks it up where it was.
+public protocol MigratableAnimation: PropertyAnimation {
+    associatedtype Snapshot: Codable
+    var snapshot: Snapshot { get }
+    init(snapshot: Snapshot, context: PerformerContext) throws
+}
+
+/// All a simulated animation is: its component count and its simulation, mid-step included.
+public struct SimulationSnapshot: Codable, Sendable {
+    public var count: Int
+    public var simulation: Simulation
+}
+
+extension SimulatedAnimation {
+    public var snapshot: SimulationSnapshot { SimulationSnapshot(count: count, simulation: simulation) }
+}

@@ -2,8 +2,8 @@
 ///
 /// The published state interpolates between the last two internal steps, so the curve does not depend
 /// on the frame rate. The settle test runs once per `advance`, on the newest step.
-public struct Simulation: Sendable, Equatable {
-    public enum Force: Sendable, Equatable {
+public struct Simulation: Sendable, Equatable, Codable {
+    public enum Force: Sendable, Equatable, Codable {
         /// a = −tension·(x − target) − damping·v; settles when |v| and |x − target| are within threshold.
         case spring(target: SIMD4<Double>, tension: Double, damping: Double)
         /// a = −drag·v; rests where it is once |v| is within threshold.

@@ -19,6 +19,13 @@ public struct Tween: Sendable {
 
     public var isFinished: Bool { elapsed >= duration }
 
+    /// Continues a tween another build of the plugin started (hot swap): same place, same velocity.
+    public mutating func resume(elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>) {
+        self.elapsed = elapsed
+        self.value = value
+        self.velocity = velocity
+    }
+
     /// The value at `time` seconds from the start; exactly `to` at the end, whatever the curve returns.
     public func value(at time: Double) -> SIMD4<Double> {
         guard duration > 0, time < duration else { return to }

@@ -6,9 +6,14 @@ class AnyPerformerBox {
     func add(json: UnsafeRawBufferPointer, named name: String) throws {}
     func removePlan(named name: String) {}
     func advance(by dt: Double) {}
+    /// JSON state for hot swap, or nil when the performer cannot migrate.
+    func exportState() -> [UInt8]? { nil }
+    func importState(json: UnsafeRawBufferPointer) throws {
+        throw PlanError("this performer cannot import state (it is not a MigratablePerformer)")
+    }
 }
 
-final class PerformerBox<P: Performer>: AnyPerformerBox {
+class PerformerBox<P: Performer>: AnyPerformerBox {
     let performer: P
 
     init(_ performer: P) {
@@ -37,6 +42,14 @@ final class FactoryBox {
     let make: (PerformerContext, String) -> AnyPerformerBox
 
     init<P: Performer>(_ type: P.Type) {
-        make = { context, target in PerformerBox(P(context: context, target: target)) }
+        if let migratable = type as? any MigratablePerformer.Type {
+            make = Self.maker(migratable)
+        } else {
+            make = { context, target in PerformerBox(P(context: context, target: target)) }
+        }
+    }
+
+    private static func maker<M: MigratablePerformer>(_ type: M.Type) -> (PerformerContext, String) -> AnyPerformerBox {
+        { context, target in MigratablePerformerBox(M(context: context, target: target)) }
     }
 }

@@ -39,7 +39,10 @@ public enum PluginEntry {
                 function_count: 0,
                 factories: factories,
                 functions: nil,
-                get_extension: nil))
+                get_extension: types.contains { $0 is any MigratablePerformer.Type } ? { id in
+                    guard let id, String(cString: id) == MOTION_MIGRATE_EXTENSION else { return nil }
+                    return UnsafeRawPointer(MigrateExtension.table)
+                } : nil))
         return descriptor
     }
 
@@ -85,12 +88,12 @@ public enum PluginEntry {
     }
 }
 
-private func box(_ instance: UnsafeMutableRawPointer) -> AnyPerformerBox {
+func box(_ instance: UnsafeMutableRawPointer) -> AnyPerformerBox {
     Unmanaged<AnyPerformerBox>.fromOpaque(instance).takeUnretainedValue()
 }
 
 /// Runs `body`; on error writes its description into the host's buffer and returns MOTION_ERROR.
-private func report(_ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ body: () throws -> Void) -> Int32 {
+func report(_ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ body: () throws -> Void) -> Int32 {
     do {
         try body()
         return MOTION_OK

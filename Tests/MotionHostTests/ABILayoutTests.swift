@@ -75,6 +75,15 @@ struct ABILayoutTests {
         #expect(MemoryLayout<S>.offset(of: \.release) == 24)
     }
 
+    @Test func migrateExtension() {
+        typealias S = motion_migrate
+        #expect(MOTION_MIGRATE_EXTENSION == "motion.migrate/1")
+        #expect(MemoryLayout<S>.size == 24)
+        #expect(MemoryLayout<S>.offset(of: \.struct_size) == 0)
+        #expect(MemoryLayout<S>.offset(of: \.export_state) == 8)
+        #expect(MemoryLayout<S>.offset(of: \.import_state) == 16)
+    }
+
     @Test func function() {
         typealias S = motion_function
         #expect(MemoryLayout<S>.size == 24)

@@ -14,7 +14,7 @@ public final class Engine {
     enum Phase { case control, frame }
 
     /// Replaced only by `extendRegistry`, which keeps every existing factory at its index.
-    public private(set) var registry: PluginRegistry
+    public internal(set) var registry: PluginRegistry
     let host: HostServices
     let store = PropertyStore()
     let curves = CurveTable()

@@ -79,7 +79,9 @@ public final class CurveTable {
     /// Adds the functions of `plugins` not known yet; a name already taken stays with its first plugin.
     public func register(_ plugins: [PluginRegistry.Entry]) {
         for entry in plugins {
-            for descriptor in entry.plugin.functions where functions[descriptor.name] == nil {
+            // First plugin wins a name; a newer generation of that same plugin takes it over (hot swap).
+            for descriptor in entry.plugin.functions
+            where functions[descriptor.name].map({ $0.plugin == entry.plugin.id }) ?? true {
                 functions[descriptor.name] = Function(descriptor, plugin: entry.plugin.id)
             }
         }

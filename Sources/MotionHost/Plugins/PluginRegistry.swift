@@ -2,7 +2,10 @@
 public struct PluginRegistry: Sendable {
     public struct Entry: Sendable {
         public let plugin: PluginDescriptor
+        /// 1 for the build loaded first; each hot swap of the same id adds one.
         public let generation: Int
+        /// SHA-256 of the file's content when it was loaded (hex), empty for in-process plugins.
+        public var hash: String = ""
     }
 
     /// A plan type claimed by a second plugin; the first one (in load order) keeps it.
@@ -21,7 +24,14 @@ public struct PluginRegistry: Sendable {
     let factories: [RegisteredFactory]
     let factoryIndex: [String: Int]
 
-    public var planTypes: [String] { factories.map(\.descriptor.planType).sorted() }
+    public var planTypes: [String] { factoryIndex.keys.sorted() }
+
+    /// The newest generation of each plugin, in load order.
+    public var current: [Entry] {
+        plugins.filter { entry in !plugins.contains { $0.plugin.id == entry.plugin.id && $0.generation > entry.generation } }
+    }
+
+    public func current(id: String) -> Entry? { current.first { $0.plugin.id == id } }
 
     func factory(forPlanType planType: String) -> Int? { factoryIndex[planType] }
 }
@@ -29,6 +39,7 @@ public struct PluginRegistry: Sendable {
 struct RegisteredFactory: Sendable {
     let descriptor: FactoryDescriptor
     let pluginID: String
+    var generation = 1
 }
 
 /// Collects plugins in a deterministic order and freezes them into a `PluginRegistry`.
@@ -54,6 +65,9 @@ public struct PluginRegistryBuilder {
         factoryIndex = registry.factoryIndex
     }
 
+    /// Generations a plugin may have before a swap needs a restart: each one is an image that stays mapped.
+    public static let maximumGenerations = 8
+
     /// Files this registry has seen, loaded or rejected.
     public var knownFiles: Set<String> { Set(plugins.map(\.plugin.file) + rejected.map(\.file)) }
 
@@ -62,7 +76,37 @@ public struct PluginRegistryBuilder {
         rejected.removeAll { $0.file == file }
     }
 
-    public mutating func add(_ plugin: PluginDescriptor) {
+    /// A new build of a loaded plugin (same id) becomes its next generation: the plan types the plugin
+    /// held now point at the new build's factories; the old build's factories stay for the performers that
+    /// still use them. Returns the new generation, or an error (the registry is then unchanged).
+    public mutating func replace(with plugin: PluginDescriptor, hash: String) -> Result<Int, PluginLoadError> {
+        let generations = plugins.filter { $0.plugin.id == plugin.id }
+        guard let newest = generations.max(by: { $0.generation < $1.generation }) else {
+            return .failure(PluginLoadError(file: plugin.file, reason: "id: \"\(plugin.id)\" is not loaded, nothing to replace"))
+        }
+        guard generations.count < Self.maximumGenerations else {
+            return .failure(PluginLoadError(
+                file: plugin.file,
+                reason: "\(plugin.id) already has \(Self.maximumGenerations) generations loaded; restart required"))
+        }
+        let generation = newest.generation + 1
+        plugins.append(PluginRegistry.Entry(plugin: plugin, generation: generation, hash: hash))
+        for factory in plugin.factories {
+            if let held = factoryIndex[factory.planType], factories[held].pluginID != plugin.id {
+                let owner = plugins.first { $0.plugin.id == factories[held].pluginID }!.plugin
+                conflicts.append(
+                    PluginRegistry.Conflict(
+                        planType: factory.planType, keptPlugin: owner.id, keptFile: owner.file,
+                        ignoredPlugin: plugin.id, ignoredFile: plugin.file))
+                continue
+            }
+            factoryIndex[factory.planType] = factories.count
+            factories.append(RegisteredFactory(descriptor: factory, pluginID: plugin.id, generation: generation))
+        }
+        return .success(generation)
+    }
+
+    public mutating func add(_ plugin: PluginDescriptor, hash: String = "") {
         if let existing = plugins.first(where: { $0.plugin.id == plugin.id }) {
             rejected.append(
                 PluginLoadError(
@@ -70,7 +114,7 @@ public struct PluginRegistryBuilder {
                     reason: "id: \"\(plugin.id)\" is already loaded from \(existing.plugin.file)"))
             return
         }
-        plugins.append(PluginRegistry.Entry(plugin: plugin, generation: 1))
+        plugins.append(PluginRegistry.Entry(plugin: plugin, generation: 1, hash: hash))
         for factory in plugin.factories {
             if let kept = factoryIndex[factory.planType] {
                 let owner = plugins.first { $0.plugin.id == factories[kept].pluginID }!.plugin

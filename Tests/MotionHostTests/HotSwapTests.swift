@@ -1,0 +1,161 @@
+import Logging
+@testable import MotionHost
+import MotionPluginKit
+import MotionWire
+import Testing
+
+/// `{"type":"Ramp","rate"?:r}`: the value grows at `Speed.rate` units per second forever. Two builds of
+/// one plugin (same id) differ only in that constant, like a C plugin compiled twice.
+protocol Speed { static var rate: Double { get } }
+enum Slow: Speed { static let rate = 10.0 }
+enum Fast: Speed { static let rate = 100.0 }
+
+final class Ramp<S: Speed>: MigratablePerformer {
+    /// `poison` makes the state one that no build will import (a NaN value).
+    struct Plan: Decodable { var poison: Bool? }
+    struct State: Codable { var value: Double; var running: Bool }
+    static var planType: String { "Ramp" }
+    static var isContinuous: Bool { true }
+    let context: PerformerContext
+    var value = 0.0
+    var token: ActiveToken?
+
+    init(context: PerformerContext, target: String) { self.context = context }
+
+    func add(_ plan: Plan) throws {
+        if plan.poison == true { value = .nan }
+        if token == nil { token = context.generateToken() }
+    }
+
+    func advance(by dt: Double) {
+        value += S.rate * dt
+        if let property = context.property("x") {
+            context.write(property, value: SIMD4(value, 0, 0, 0), velocity: SIMD4(S.rate, 0, 0, 0), count: 1)
+        }
+    }
+
+    func exportState() -> State { State(value: value, running: token != nil) }
+
+    func importState(_ state: State) throws {
+        guard state.value.isFinite else { throw PlanError("value: not finite") }
+        value = state.value
+        if state.running { token = context.generateToken() }
+    }
+}
+
+enum RampV1: MotionPlugin {
+    static let id = "test.ramp"
+    static let version = "1.0.0"
+    static var performers: [any Performer.Type] { [Ramp<Slow>.self] }
+}
+
+enum RampV2: MotionPlugin {
+    static let id = "test.ramp"
+    static let version = "2.0.0"
+    static var performers: [any Performer.Type] { [Ramp<Fast>.self] }
+}
+
+/// A third build without `motion.migrate/1`.
+final class PlainRamp: Performer {
+    struct Plan: Decodable {}
+    static let planType = "Ramp"
+    static let isContinuous = true
+    init(context: PerformerContext, target: String) {}
+    func add(_ plan: Plan) throws {}
+}
+
+enum RampV3: MotionPlugin {
+    static let id = "test.ramp"
+    static let version = "3.0.0"
+    static var performers: [any Performer.Type] { [PlainRamp.self] }
+}
+
+@Suite("Hot swap in the engine")
+struct HotSwapTests {
+    let harness: EngineHarness
+
+    init() throws {
+        harness = try EngineHarness(plugins: [RampV1.descriptor])
+    }
+
+    private func swapped(to plugin: UnsafeRawPointer) throws -> PluginRegistry {
+        var builder = PluginRegistryBuilder(extending: harness.engine.registry)
+        let descriptor = try DescriptorCheck.check(plugin, file: "<v-next>").get()
+        _ = try builder.replace(with: descriptor, hash: "x").get()
+        return builder.freeze()
+    }
+
+    @Test func aRunningPerformerMovesToTheNewBuildWithoutAJump() throws {
+        let engine = harness.engine
+        try engine.addPlan(["type": "Ramp"], to: "box", named: "ramp")
+        for _ in 0..<10 { engine.advance(by: 0.01) }
+        let before = try #require(engine.value(of: "x", target: "box"))[0]
+        #expect(abs(before - 1.0) < 1e-9, "v1 moves at 10/s")
+        harness.clearEvents()
+
+        let report = try engine.swap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp")
+        #expect(report == .init(migrated: 1, remaining: 0))
+        #expect(engine.value(of: "x", target: "box")?[0] == before, "nothing written at the swap")
+        #expect(!harness.kinds().contains("runtime.idle"), "the runtime never looked idle")
+        #expect(harness.kinds().contains("performer.migrated"))
+        #expect(engine.isActive(runtime: "default"))
+
+        engine.advance(by: 0.01)
+        let after = try #require(engine.value(of: "x", target: "box"))[0]
+        #expect(abs(after - (before + 1.0)) < 1e-9, "v2 continues from the same value at 100/s")
+        #expect(engine.performerCount == 1, "the old performer is gone")
+        // The name moved with it: removing it reaches the new build's performer.
+        #expect(try engine.removePlan(named: "ramp", from: "box"))
+        try engine.addPlan(["type": "Ramp"], to: "box")
+        #expect(engine.performerCount == 1, "new plans go to the migrated performer")
+    }
+
+    @Test func withoutMigrationTheOldBuildFinishesWhatItRuns() throws {
+        let engine = harness.engine
+        try engine.addPlan(["type": "Ramp"], to: "box")
+        engine.advance(by: 0.1)
+        let report = try engine.swap(to: try swapped(to: RampV3.descriptor), pluginID: "test.ramp")
+        #expect(report == .init(migrated: 0, remaining: 1))
+        engine.advance(by: 0.1)
+        #expect(abs((engine.value(of: "x", target: "box")?[0] ?? 0) - 2.0) < 1e-9, "still v1, still moving")
+        try engine.addPlan(["type": "Ramp"], to: "card")
+        #expect(engine.performerCount == 2, "new plans use the new build")
+    }
+
+    @Test func aRefusedStateLeavesTheOldBuildRunning() throws {
+        let engine = harness.engine
+        try engine.addPlan(["type": "Ramp"], to: "card")
+        engine.advance(by: 0.1)
+        let registryBefore = engine.registry.factories.count
+        let extended = try swapped(to: RampV2.descriptor)
+        try engine.addPlan(["type": "Ramp", "poison": true], to: "box")
+        #expect(throws: EngineError.self) { try engine.swap(to: extended, pluginID: "test.ramp") }
+        #expect(engine.registry.factories.count == registryBefore, "registry unchanged")
+        #expect(engine.performerCount == 2, "the card's performer, prepared first, was dropped again")
+        #expect(engine.isActive(runtime: "default"))
+        engine.advance(by: 0.1)
+        #expect(abs((engine.value(of: "x", target: "card")?[0] ?? 0) - 2.0) < 1e-9, "still v1 at 10/s")
+    }
+
+    @Test func generationsAreCapped() throws {
+        var builder = PluginRegistryBuilder(extending: harness.engine.registry)
+        for _ in 1..<PluginRegistryBuilder.maximumGenerations {
+            _ = try builder.replace(with: try DescriptorCheck.check(RampV2.descriptor, file: "<v2>").get(), hash: "").get()
+        }
+        let refused = builder.replace(with: try DescriptorCheck.check(RampV2.descriptor, file: "<v2>").get(), hash: "")
+        guard case .failure(let error) = refused else { Issue.record("a generation past the cap was accepted"); return }
+        #expect(error.reason.contains("restart required"))
+    }
+}
+
+extension RampV1 {
+    static var descriptor: UnsafeRawPointer { PluginEntry.descriptor(for: RampV1.self) }
+}
+
+extension RampV2 {
+    static var descriptor: UnsafeRawPointer { PluginEntry.descriptor(for: RampV2.self) }
+}
+
+extension RampV3 {
+    static var descriptor: UnsafeRawPointer { PluginEntry.descriptor(for: RampV3.self) }
+}
