@@ -25,6 +25,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case subscriptionNotFound = "subscription.not_found"
     /// Too many subscriptions on one connection.
     case subscriptionLimit = "subscription.limit"
+    /// The method needs the admin role (root or the configured admin group).
+    case accessDenied = "access.denied"
     /// No router is configured for the scheme (`router.configure` first).
     case routerNotFound = "router.not_found"
     /// The destination names a route key the router does not declare; nothing changed.

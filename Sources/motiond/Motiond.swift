@@ -32,7 +32,12 @@ struct Motiond: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String?
 
+    /// The child side of plugin probing: motiond runs itself with `--probe FILE` before loading a file.
+    @Option(help: .hidden)
+    var probe: String?
+
     func run() async throws {
+        if let probe { throw ExitCode(PluginProbe.runChild(file: probe)) }
         let environment = ProcessInfo.processInfo.environment
         let file = try config.map(ConfigFile.load(path:)) ?? ConfigFile()
         let levelName = logLevel ?? file.logLevel ?? "info"

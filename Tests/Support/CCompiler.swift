@@ -11,14 +11,15 @@ public enum CCompiler {
 
     /// Compiles `sources` (paths relative to the repository) into a shared library in a fresh directory
     /// with warnings as errors, and returns its path.
-    public static func sharedLibrary(_ sources: [String], name: String, in directory: URL) async throws -> String {
+    public static func sharedLibrary(_ sources: [String], name: String, in directory: URL,
+                                     defines: [String] = []) async throws -> String {
         let output = directory.appendingPathComponent(name).path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPIC",
                              "-I", repository.appendingPathComponent("Sources/MotionPluginAPI/include").path,
                              "-I", repository.appendingPathComponent("Plugins/SetPlugin/include").path,
-                             "-o", output] + sources.map { repository.appendingPathComponent($0).path }
+                             "-o", output] + defines.map { "-D" + $0 } + sources.map { repository.appendingPathComponent($0).path }
         let errors = Pipe()
         process.standardError = errors
         try process.run()

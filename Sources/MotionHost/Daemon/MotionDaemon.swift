@@ -29,13 +29,21 @@ public struct MotionDaemon: Sendable {
         let loop = EngineLoop(rate: configuration.rate)
         let searchPath = configuration.pluginSearchPath(environment: environment)
         let (configuration, logger) = (self.configuration, self.logger)
-        let registry = await loop.start {
+        _ = await loop.start {
             let host = HostServices(logger: logger)
-            let registry = PluginLoader.buildRegistry(directories: searchPath, host: host)
-            let engine = Engine(registry: registry, host: host)
-            let context = EngineContext(engine: engine, configuration: configuration, logger: logger)
+            let engine = Engine(registry: PluginRegistryBuilder().freeze(), host: host)
+            return (EngineContext(engine: engine, configuration: configuration, logger: logger), ())
+        }
+        // Every plugin file is probed in a child process first; then loaded, in search-path order.
+        let manager = PluginManager(
+            loop: loop, searchPath: searchPath, probeExecutable: "/proc/self/exe",
+            imageDirectory: try PluginManager.makeImageDirectory(stateDirectory: configuration.stateDirectory),
+            logger: logger)
+        _ = await manager.reload()
+        let registry = await loop.perform { context in
+            context.reloadPlugins = { id, reply in Task { reply(await manager.reload(id: id).json) } }
             Self.restoreRouters(into: context, configuration: configuration, logger: logger)
-            return (context, registry)
+            return context.engine.registry
         }
         report(registry, searchPath: searchPath.map(\.path))
         logger.debug("systemd", metadata: [
@@ -46,13 +54,14 @@ public struct MotionDaemon: Sendable {
         let (listening, listeningContinuation) = AsyncStream.makeStream(of: String.self)
         let systemd = SystemdService(
             notifier: notifier, watchdog: watchdog, loop: loop, listening: listening, hangups: hangups,
-            reload: Reloader(current: configuration, loop: loop, logger: logger, logLevel: logLevel).reload,
+            reload: Reloader(current: configuration, loop: loop, manager: manager, logger: logger, logLevel: logLevel).reload,
             logger: logger)
         let server = SocketServer(configuration: configuration, loop: loop, logger: logger, inheritedListener: inherited) {
             listeningContinuation.yield($0)
         }
+        let watcher = PluginDirectoryWatcher(directories: searchPath.map(\.path), manager: manager, logger: logger)
         let group = ServiceGroup(
-            services: [EngineService(loop: loop), server, systemd],
+            services: [EngineService(loop: loop), server, systemd, watcher],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
     }
@@ -98,9 +107,6 @@ public struct MotionDaemon: Sendable {
                 "ignored": "\(conflict.ignoredPlugin) (\(conflict.ignoredFile))",
             ])
         }
-        for rejected in registry.rejected {
-            logger.warning("plugin rejected", metadata: ["file": "\(rejected.file)", "reason": "\(rejected.reason)"])
-        }
         if registry.plugins.isEmpty {
             logger.warning("no plugins loaded", metadata: ["searched": "\(searchPath.joined(separator: ":"))"])
         }
@@ -118,16 +124,18 @@ struct EngineService: Service {
 }
 
 /// SIGHUP: re-read the config file (keeping the old settings if it is broken), apply what can change
-/// while running, and load plugin files that appeared since.
+/// while running, and load plugin files that appeared or changed since (hot swap).
 final class Reloader: Sendable {
     private let current: Mutex<DaemonConfiguration>
     private let loop: EngineLoop
+    private let manager: PluginManager
     private let logger: Logger
     private let logLevel: LogLevelSetting
 
-    init(current: DaemonConfiguration, loop: EngineLoop, logger: Logger, logLevel: LogLevelSetting) {
+    init(current: DaemonConfiguration, loop: EngineLoop, manager: PluginManager, logger: Logger, logLevel: LogLevelSetting) {
         self.current = Mutex(current)
         self.loop = loop
+        self.manager = manager
         self.logger = logger
         self.logLevel = logLevel
     }
@@ -148,8 +156,12 @@ final class Reloader: Sendable {
         logLevel.set(next.logLevel)
         let searchPath = next.pluginSearchPath(environment: ProcessInfo.processInfo.environment)
         let settled = next
-        let added = await loop.perform { $0.reload(settled, searchPath: searchPath) }
+        await loop.perform { $0.configuration = settled }
+        await manager.setSearchPath(searchPath)
+        let report = await manager.reload()
         current.withLock { $0 = settled }
-        logger.info("reloaded", metadata: ["pluginsAdded": "\(added.joined(separator: ","))"])
+        logger.info("reloaded", metadata: [
+            "pluginsAdded": "\(report.loadedIDs.joined(separator: ","))", "pluginFilesChanged": "\(report.outcomes.count)",
+        ])
     }
 }

@@ -9,9 +9,12 @@ import Glibc
 /// Images are opened `RTLD_NOW` (missing symbols fail here, not mid-animation), `RTLD_LOCAL` and
 /// `RTLD_NODELETE`, and never closed: unloading a Swift image corrupts the Swift runtime.
 public enum PluginLoader {
-    public static func load(file: String, host: HostServices) -> Result<PluginDescriptor, PluginLoadError> {
+    /// Opens `file`; the descriptor and every error name `label` (the file as the operator knows it,
+    /// when `file` is a private copy).
+    public static func load(file: String, label: String? = nil, host: HostServices) -> Result<PluginDescriptor, PluginLoadError> {
+        let label = label ?? file
         func fail(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
-            .failure(PluginLoadError(file: file, reason: reason))
+            .failure(PluginLoadError(file: label, reason: reason))
         }
         _ = dlerror()
         guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
@@ -22,7 +25,7 @@ public enum PluginLoader {
         }
         let entry = unsafeBitCast(symbol, to: motion_plugin_entry_fn.self)
         guard let raw = entry() else { return fail("\(MOTION_PLUGIN_ENTRY_SYMBOL): returned NULL") }
-        let checked = DescriptorCheck.check(UnsafeRawPointer(raw), file: file)
+        let checked = DescriptorCheck.check(UnsafeRawPointer(raw), file: label)
         guard case .success(let descriptor) = checked else { return checked }
         if let initialize = descriptor.pointer.pointee.`init`, initialize(host.pointer) != MOTION_OK {
             return fail("init: the plugin reported a failure")

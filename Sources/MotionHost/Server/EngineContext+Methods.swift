@@ -66,6 +66,18 @@ extension EngineContext {
         case "route.resolve": return try resolve(params)
         case "route.state": return try routeState(params)
         case "plugins.list": return pluginList()
+        case "plugins.reload":
+            guard session.role == .admin else {
+                throw EngineError(.accessDenied, "plugins.reload is for root and the admin group (this connection is a client)")
+            }
+            let id = try params.optionalString("id")
+            if let id, !engine.registry.plugins.contains(where: { $0.plugin.id == id }) {
+                throw EngineError(.invalidRequest, "id: no plugin \"\(id)\" is loaded; plugins.list shows the ids")
+            }
+            guard let reloadPlugins else { throw EngineError(.internalError, "plugin reloading is not available") }
+            let output = session.output, requestID = request.id
+            reloadPlugins(id) { result in output.send(WireMessage.line(WireMessage.result(id: requestID, result))) }
+            return nil
         case "status": return status()
         case "sync": return [:]
         default:
@@ -88,7 +100,7 @@ extension EngineContext {
                 "maxLineLength": .number(Double(configuration.maximumLineLength)),
                 "maxSubscriptions": .number(Double(configuration.maximumSubscriptionsPerConnection)),
             ],
-            "capabilities": ["frames", "trace", "routes", "plan.sample", "curves"],
+            "capabilities": ["frames", "trace", "routes", "plan.sample", "curves", "hot-swap"],
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
             "role": .string(session.role.rawValue),
         ]
@@ -119,11 +131,13 @@ extension EngineContext {
 
     private func pluginList() -> JSONValue {
         let registry = engine.registry
+        let current = Set(registry.current.map { "\($0.plugin.id)#\($0.generation)" })
         let plugins = registry.plugins.map { entry -> JSONValue in
-            let owned = registry.factories.filter { $0.pluginID == entry.plugin.id }.map { JSONValue.string($0.descriptor.planType) }
+            let owned = entry.plugin.factories.map { JSONValue.string($0.planType) }
             return [
                 "id": .string(entry.plugin.id), "version": .string(entry.plugin.version),
                 "generation": .number(Double(entry.generation)), "file": .string(entry.plugin.file),
+                "hash": .string(entry.hash), "current": .bool(current.contains("\(entry.plugin.id)#\(entry.generation)")),
                 "buildTag": .string(entry.plugin.buildTag), "planTypes": .array(owned),
                 "functions": .array(entry.plugin.functions.map { ["name": .string($0.name), "signature": .string($0.signature)] }),
             ]
@@ -142,7 +156,7 @@ extension EngineContext {
         return [
             "version": .string(Self.version), "rate": .number(configuration.rate),
             "uptime": .number((time * 1000).rounded() / 1000), "clients": .number(Double(sessions.count)),
-            "plugins": .number(Double(engine.registry.plugins.count)),
+            "plugins": .number(Double(engine.registry.current.count)),
             "runtimes": .number(Double(engine.runtimeNames.count)),
             "animations": .number(Double(engine.activeTokenCount)),
             "performers": .number(Double(engine.performerCount)),

@@ -22,6 +22,9 @@ public final class EngineContext: TraceObserver {
     /// Routers by scheme, and where they are saved (nil without `--state-dir`: in memory only).
     var routers: [String: Router] = [:]
     var routerStore: RouterStore?
+    /// `plugins.reload`: hands the request to the plugin manager, which answers through `reply` (from
+    /// any thread) once the files are probed and swapped. Set by the daemon.
+    public var reloadPlugins: (@Sendable (_ id: String?, _ reply: @escaping @Sendable (JSONValue) -> Void) -> Void)?
     /// True while `plan.sample` runs a plan in its private runtime: its events are nobody's business.
     private var isSampling = false
 
@@ -134,21 +137,11 @@ public final class EngineContext: TraceObserver {
 
     // MARK: Reload
 
-    /// SIGHUP: adopt the reloadable settings and load plugin files that appeared (or were fixed) since.
-    /// Returns the ids of the plugins added.
-    func reload(_ next: DaemonConfiguration, searchPath: [(path: String, shippedOnly: Bool)]) -> [String] {
-        configuration = next
-        var builder = PluginRegistryBuilder(extending: engine.registry)
-        let added = PluginLoader.loadNewFiles(in: searchPath, into: &builder, host: engine.host)
-        engine.extendRegistry(builder.freeze())
-        return added
-    }
-
     /// One line for systemd's STATUS=.
     var statusLine: String {
         let tick = statistics.summary
         let rejected = engine.registry.rejected.count
-        return "ready: \(engine.registry.plugins.count) plugins" + (rejected > 0 ? " (\(rejected) rejected)" : "")
+        return "ready: \(engine.registry.current.count) plugins" + (rejected > 0 ? " (\(rejected) rejected)" : "")
             + ", \(sessions.count) client\(sessions.count == 1 ? "" : "s"), \(engine.activeTokenCount) animations"
             + ", tick p99 \(String(format: "%.2f", tick.p99Milliseconds)) ms"
     }

@@ -190,7 +190,9 @@ typedef struct motion_factory {
     /**
      * [frame] Advances the performer by `dt` seconds. Called once per tick while the performer holds
      * at least one is-active token (a performer that takes its first token during a frame is advanced
-     * from the next tick); NULL for performers that are not continuous.
+     * from the next tick); NULL for performers that are not continuous. The probe (motiond checks each
+     * new plugin file in a child process first) also calls it once on a fresh instance that has no plan
+     * and no token: it must then return at once.
      */
     void (*advance)(void *instance, double dt);
 } motion_factory;

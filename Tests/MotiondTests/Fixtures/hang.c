@@ -4,7 +4,7 @@
 #include <unistd.h>
 #include "motion_plugin.h"
 
-typedef struct { const motion_host *host; motion_performer_ref ref; } hang_performer;
+typedef struct { const motion_host *host; motion_performer_ref ref; int active; } hang_performer;
 
 static void *hang_create(const motion_factory *f, const motion_host *host, motion_performer_ref ref, const char *target) {
     (void)f; (void)target;
@@ -17,9 +17,15 @@ static int32_t hang_add(void *instance, const char *json, size_t length, char *e
     (void)json; (void)length; (void)error; (void)capacity;
     hang_performer *p = instance;
     p->host->token_generate(p->host, p->ref);
+    p->active = 1;
     return MOTION_OK;
 }
-static void hang_advance(void *instance, double dt) { (void)instance; (void)dt; for (;;) pause(); }
+/* Hangs once animating; the probe's advance of a fresh instance (no plan) returns at once. */
+static void hang_advance(void *instance, double dt) {
+    (void)dt;
+    if (!((hang_performer *)instance)->active) return;
+    for (;;) pause();
+}
 
 static const motion_factory factories[] = {{
     .struct_size = sizeof(motion_factory), .flags = MOTION_FACTORY_CONTINUOUS, .plan_type = "Hang",

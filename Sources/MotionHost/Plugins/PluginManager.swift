@@ -1,0 +1,149 @@
+import Crypto
+import Foundation
+import Logging
+import MotionWire
+
+/// Finds plugin files, decides which are new or changed, probes them in a child process, and has the
+/// engine thread install them (a new plugin, or the next generation of a loaded one).
+///
+/// One reload runs at a time (an actor). Everything slow — hashing, the probe, copying — happens here,
+/// off the engine thread; the engine thread only dlopens the private copy and swaps at a tick boundary.
+public actor PluginManager {
+    public typealias SearchPath = [(path: String, shippedOnly: Bool)]
+
+    /// What a reload did, file by file.
+    public struct Report: Sendable {
+        public var outcomes: [(file: String, outcome: EngineContext.InstallOutcome)] = []
+        public var unchanged = 0
+
+        public var json: JSONValue {
+            var results: [JSONValue] = []
+            for (file, outcome) in outcomes {
+                guard case .object(var members) = outcome.json else { continue }
+                members["file"] = .string(file)
+                results.append(.object(members))
+            }
+            return ["results": .array(results), "unchanged": .number(Double(unchanged))]
+        }
+
+        public var loadedIDs: [String] {
+            outcomes.compactMap { if case .loaded(let id, _) = $0.outcome { id } else { nil } }
+        }
+    }
+
+    private let loop: EngineLoop
+    private var searchPath: SearchPath
+    /// motiond itself, run as `--probe FILE`; nil loads without probing (in-process tests only).
+    private let probeExecutable: String?
+    private let imageDirectory: String
+    private let logger: Logger
+    /// Files refused by the probe, by content hash: not probed again until the content changes.
+    private var refused: [String: String] = [:]
+    private var copies = 0
+
+    public init(loop: EngineLoop, searchPath: SearchPath, probeExecutable: String?, imageDirectory: String,
+                logger: Logger) {
+        self.loop = loop
+        self.searchPath = searchPath
+        self.probeExecutable = probeExecutable
+        self.imageDirectory = imageDirectory
+        self.logger = logger
+    }
+
+    /// A private directory for the copies that get dlopened: under the state directory, or a fresh one
+    /// in /tmp (private under systemd's PrivateTmp).
+    public static func makeImageDirectory(stateDirectory: String?) throws -> String {
+        if let stateDirectory {
+            let directory = stateDirectory + "/images"
+            try? FileManager.default.removeItem(atPath: directory)  // copies are unlinked once mapped
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            return directory
+        }
+        var template = Array("/tmp/motiond-images-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+        return String(cString: made)
+    }
+
+    public func setSearchPath(_ path: SearchPath) { searchPath = path }
+
+    /// Looks at every plugin file (or only the loaded plugin `id`, or only `files`) and installs what is
+    /// new or changed. Unchanged files (same content hash) are left alone.
+    public func reload(id: String? = nil, files: Set<String>? = nil) async -> Report {
+        var report = Report()
+        let loaded = await loop.perform { $0.loadedPlugins }
+        let byFile = Dictionary(loaded.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
+        var candidates = searchPath.flatMap { PluginLoader.pluginFiles(in: $0.path, shippedOnly: $0.shippedOnly) }
+        if let id { candidates = candidates.filter { byFile[$0]?.id == id } }
+        if let files { candidates = candidates.filter { files.contains($0) } }
+
+        // Hash, check and probe in parallel; install one by one, in search-path order (first wins).
+        let prepared = await withTaskGroup(of: (Int, Result<String, Refusal>?).self) { group in
+            for (index, file) in candidates.enumerated() {
+                let known = byFile[file]?.hash
+                group.addTask { (index, await self.prepare(file, loadedHash: known)) }
+            }
+            var results = [Result<String, Refusal>?](repeating: nil, count: candidates.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+        for (file, result) in zip(candidates, prepared) {
+            switch result {
+            case nil: report.unchanged += 1
+            case .failure(let refusal)?:
+                if refusal.isRemembered, await loop.perform({ context in context.isRejected(file) }) {
+                    report.unchanged += 1
+                    continue
+                }
+                let reason = refusal.reason
+                report.outcomes.append((file, await loop.perform { $0.reject(file: file, reason: reason) }))
+            case .success(let hash)?:
+                report.outcomes.append((file, await install(file, hash: hash)))
+            }
+        }
+        return report
+    }
+
+    struct Refusal: Error {
+        var reason: String
+        /// Refused before for the same content: nothing new to report.
+        var isRemembered = false
+    }
+
+    /// nil when the file is loaded with this content already; else its hash, or why it is refused.
+    private func prepare(_ file: String, loadedHash: String?) async -> Result<String, Refusal>? {
+        if let problem = PluginFileCheck.refusal(for: file) { return .failure(Refusal(reason: problem)) }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            return .failure(Refusal(reason: "cannot read the file"))
+        }
+        let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        if hash == loadedHash { return nil }
+        if let reason = refused[hash] { return .failure(Refusal(reason: reason, isRemembered: true)) }
+        if let probeExecutable, let reason = await PluginProbe.check(file: file, executable: probeExecutable) {
+            refused[hash] = reason
+            return .failure(Refusal(reason: reason))
+        }
+        return .success(hash)
+    }
+
+    /// Copies the file to a unique private path (a second dlopen of one path returns the first image),
+    /// has the engine thread load it, then unlinks the copy: the mapping stays, the name goes.
+    private func install(_ file: String, hash: String) async -> EngineContext.InstallOutcome {
+        copies += 1
+        let name = (file as NSString).lastPathComponent
+        let image = "\(imageDirectory)/\(copies)-\(hash.prefix(12))-\(name)"
+        do {
+            try? FileManager.default.removeItem(atPath: image)
+            try FileManager.default.copyItem(atPath: file, toPath: image)
+        } catch {
+            let reason = "cannot copy to \(imageDirectory): \(error.localizedDescription)"
+            return await loop.perform { $0.reject(file: file, reason: reason) }
+        }
+        defer { unlink(image) }
+        return await loop.perform { $0.install(image: image, file: file, hash: hash) }
+    }
+}
+
+extension EngineContext {
+    func isRejected(_ file: String) -> Bool { engine.registry.rejected.contains { $0.file == file } }
+}
