@@ -31,6 +31,31 @@ struct AccessTests {
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "denied")
     }
 
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func aClientMayNotReloadPlugins() async throws {
+        let daemon = try await DaemonProcess()
+        // Let `nobody` reach the socket (only for this test), so it connects with the client role.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: daemon.directory.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: daemon.socket)
+        let script = """
+            import json, socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+            for i, (m, p) in enumerate([("hello", {"protocol": 1}), ("plugins.reload", {}), ("plugins.list", {})]):
+                f.write(json.dumps({"id": i, "method": m, "params": p}) + "\\n"); f.flush()
+                r = json.loads(f.readline())
+                print(r.get("result", {}).get("role") or r.get("error", {}).get("code") or "ok")
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, daemon.socket]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        _ = await process.exitStatus()
+        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        #expect(lines == ["client", "access.denied", "ok"], "a client is refused, and its connection stays usable")
+    }
+
     @Test func anUnknownAdminGroupStopsTheDaemon() async throws {
         let directory = try DaemonProcess.temporaryDirectory()
         let config = directory.appendingPathComponent("motiond.json")

@@ -1,0 +1,164 @@
+import Foundation
+import MotionClient
+import MotionTestSupport
+import MotionWire
+import Testing
+
+/// Issue #5 over the real daemon: plugins probed in a child, swapped by generation, state migrated.
+@Suite("Hot swap")
+struct HotSwapTests {
+    /// Builds `Fixtures/ramp.c` at `rate` into `directory` as `name`, replacing any file there by
+    /// write-temp-then-rename, as an installer must.
+    static func installRamp(rate: Double, version: String, in directory: URL, name: String = "libramp.so") async throws {
+        let temporary = try await CCompiler.sharedLibrary(
+            ["Tests/MotiondTests/Fixtures/ramp.c"], name: ".\(name).tmp", in: directory,
+            defines: ["RAMP_RATE=\(rate)", "RAMP_VERSION=\"\(version)\""])
+        guard rename(temporary, directory.appendingPathComponent(name).path) == 0 else { throw Failure("rename failed") }
+    }
+
+    static func frames(_ events: [JSONValue], target: String) -> [(t: Double, x: Double, seq: Int)] {
+        events.filter { $0["event"] == "frame" }.flatMap { frame in
+            (frame["updates"]?.arrayValue ?? []).filter { $0["target"]?.stringValue == target }.compactMap { update in
+                guard let x = update["value"]?.arrayValue?.first?.doubleValue else { return nil }
+                return (frame["t"]?.doubleValue ?? 0, x, frame["seq"]?.intValue ?? 0)
+            }
+        }
+    }
+
+    /// Per-subscription sequence numbers are consecutive: nothing was lost.
+    static func hasNoGap(_ events: [JSONValue]) -> Bool {
+        let seqs = events.compactMap { $0["seq"]?.intValue }
+        return zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 }
+    }
+
+    @Test func aCPluginBuiltTwiceSwitchesBehaviourWithoutADiscontinuity() async throws {
+        let plugins = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: plugins) }
+        try await Self.installRamp(rate: 10, version: "1.0.0", in: plugins)
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["box"]])
+        _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Ramp"]])
+        try await Task.sleep(for: .milliseconds(300))
+
+        try await Self.installRamp(rate: 100, version: "2.0.0", in: plugins)
+        let reply = try await client.call("plugins.reload", ["id": "test.ramp"])
+        let result = try #require(reply["results"]?.arrayValue?.first)
+        #expect(result["outcome"] == "swapped")
+        #expect(result["generation"] == 2)
+        #expect(result["migrated"] == 1)
+        let swapped = try await events.waitFor(isTrace("plugin.swapped"))
+        #expect(swapped.last?["fromVersion"] == "1.0.0" && swapped.last?["toVersion"] == "2.0.0")
+        try await Task.sleep(for: .milliseconds(300))
+
+        let all = await events.events
+        let swapIndex = try #require(all.firstIndex(where: isTrace("plugin.swapped")))
+        let before = Self.frames(Array(all[..<swapIndex]), target: "box")
+        let after = Self.frames(Array(all[swapIndex...]), target: "box")
+        #expect(before.count > 10 && after.count > 10)
+        func rate(_ frames: ArraySlice<(t: Double, x: Double, seq: Int)>) -> Double {
+            (frames.last!.x - frames.first!.x) / (frames.last!.t - frames.first!.t)
+        }
+        #expect(abs(rate(before.suffix(10)) - 10) < 1.5, "v1 moved at 10/s")
+        #expect(abs(rate(after.suffix(10)) - 100) < 15, "the same performer now moves at 100/s")
+        // No jump: across the swap the value goes on from where it was, at most one v2 tick further.
+        let step = after.first!.x - before.last!.x
+        #expect(step > 0 && step < 100 * 2.5 / 120, "value at the swap: \(before.last!.x) then \(after.first!.x)")
+        #expect(Self.hasNoGap(all), "no event lost")
+
+        let list = try await client.call("plugins.list")
+        let ramps = (list["plugins"]?.arrayValue ?? []).filter { $0["id"] == "test.ramp" }
+        #expect(ramps.map { $0["generation"]?.intValue ?? 0 } == [1, 2])
+        #expect(ramps.map { $0["current"] } == [false, true])
+        #expect(ramps.last?["version"] == "2.0.0")
+        #expect(ramps.last?["hash"]?.stringValue?.count == 64)
+        let unchanged = try await client.call("plugins.reload")
+        #expect(unchanged["results"]?.arrayValue?.isEmpty == true, "same content: nothing to do")
+        await client.close()
+    }
+
+    @Test func shippedPluginsSwapUnderARunningSpring() async throws {
+        let plugins = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: plugins) }
+        let shipped = ["libSpringPlugin.so", "libTweenPlugin.so", "libDecayPlugin.so", "libSetPlugin.so", "libCurvesPlugin.so"]
+        for name in shipped {
+            try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent(name),
+                                             to: plugins.appendingPathComponent(name))
+        }
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["card"]])
+        // A slow, barely damped spring: still moving long after the swap.
+        _ = try await client.call("plan.add", ["target": "card", "plan": [
+            "type": "Spring", "property": "x", "from": [0], "to": [100], "tension": 20, "damping": 0.5]])
+        try await Task.sleep(for: .milliseconds(300))
+        // A "new build" of every plugin: the same image with bytes appended (a different file, same code),
+        // written beside the old one and renamed over it.
+        for name in shipped {
+            var data = try Data(contentsOf: plugins.appendingPathComponent(name))
+            data.append(contentsOf: Array("motiond-test-rebuild".utf8))
+            try data.write(to: plugins.appendingPathComponent(".\(name).tmp"))
+            guard rename(plugins.appendingPathComponent(".\(name).tmp").path, plugins.appendingPathComponent(name).path) == 0 else {
+                throw Failure("rename")
+            }
+        }
+        let reply = try await client.call("plugins.reload")
+        let outcomes = (reply["results"]?.arrayValue ?? []).map { $0["outcome"]?.stringValue ?? "?" }
+        #expect(outcomes == Array(repeating: "swapped", count: shipped.count), "\(reply)")
+        try await Task.sleep(for: .milliseconds(300))
+
+        let all = await events.events
+        let swap = try #require(all.firstIndex { isTrace("plugin.swapped")($0) && $0["id"] == "org.motiond.spring" })
+        #expect(all.contains { isTrace("performer.migrated")($0) && $0["planType"] == "Spring" })
+        let frames = Self.frames(all, target: "card")
+        let before = Self.frames(Array(all[..<swap]), target: "card")
+        #expect(before.count > 10 && frames.count > before.count + 10, "the spring kept moving after the swap")
+        // No jump: every step stays within what the spring's speed allows (|v| ≤ ~√20·100 ≈ 450/s).
+        for (previous, next) in zip(frames, frames.dropFirst()) {
+            #expect(abs(next.x - previous.x) <= 450 * (next.t - previous.t) + 0.5, "jump at t=\(next.t): \(previous.x) → \(next.x)")
+        }
+        #expect(Self.hasNoGap(all), "no frame sequence gap")
+        let list = try await client.call("plugins.list")
+        #expect((list["plugins"]?.arrayValue ?? []).filter { $0["current"] == true }.allSatisfy { $0["generation"] == 2 })
+        await client.close()
+    }
+
+    @Test func brokenFilesAreRefusedAndTheDaemonGoesOn() async throws {
+        let plugins = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: plugins) }
+        try await Self.installRamp(rate: 10, version: "1.0.0", in: plugins)
+        _ = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/abort.c"], name: "libabort.so", in: plugins)
+        try await Self.installRamp(rate: 10, version: "1.0.0", in: plugins, name: "libloose.so")
+        chmod(plugins.appendingPathComponent("libloose.so").path, 0o666)
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["trace"]])
+        var list = try await client.call("plugins.list")
+        #expect((list["plugins"]?.arrayValue ?? []).map { $0["id"] } == ["test.ramp"], "the good plugin loaded")
+        var reasons: [String: String] = [:]
+        for entry in list["rejected"]?.arrayValue ?? [] {
+            reasons[((entry["file"]?.stringValue ?? "") as NSString).lastPathComponent] = entry["reason"]?.stringValue
+        }
+        #expect(reasons["libabort.so"]?.contains("crashed while loading") == true, "\(reasons)")
+        #expect(reasons["libloose.so"]?.contains("writable by every user") == true, "\(reasons)")
+
+        // A corrupt file dropped in while running (write-temp-then-rename) is probed and refused.
+        try Data("not an ELF file".utf8).write(to: plugins.appendingPathComponent(".libcorrupt.tmp"))
+        rename(plugins.appendingPathComponent(".libcorrupt.tmp").path, plugins.appendingPathComponent("libcorrupt.so").path)
+        let rejected = try await events.waitFor { isTrace("plugin.rejected")($0) && ($0["file"]?.stringValue ?? "").hasSuffix("libcorrupt.so") }
+        #expect(rejected.last?["reason"]?.stringValue?.contains("dlopen") == true)
+        list = try await client.call("plugins.list")
+        #expect((list["rejected"]?.arrayValue ?? []).count == 3)
+        _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Ramp"]])
+        #expect(try await client.call("status")["plugins"] == 1, "still serving")
+
+        // A new build dropped in the same way is picked up without a reload request.
+        try await Self.installRamp(rate: 50, version: "1.1.0", in: plugins)
+        let swapped = try await events.waitFor(isTrace("plugin.swapped"))
+        #expect(swapped.last?["toVersion"] == "1.1.0")
+        await client.close()
+    }
+}
