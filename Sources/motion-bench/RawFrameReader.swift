@@ -9,6 +9,8 @@ struct RawFrameReader {
         var dropped = 0
         var bytes = 0
         var times: [Double] = []
+        /// Frames whose `seq` was not the previous one's + 1 (only meaningful for a frames-only subscription).
+        var seqGaps = 0
     }
 
     let descriptor: Int32
@@ -38,6 +40,7 @@ struct RawFrameReader {
         var result = Result()
         var buffer = [UInt8](repeating: 0, count: 4 << 20)
         var pending: [UInt8] = []
+        var lastSeq: Double?
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else { return result }
@@ -54,6 +57,10 @@ struct RawFrameReader {
                 result.updates += line.reduce(0) { $0 + ($1 == UInt8(ascii: "{") ? 1 : 0) } - 1
                 result.dropped += Int(Self.number(after: Self.droppedKey, in: line) ?? 0)
                 result.times.append(t)
+                if let seq = Self.number(after: Self.seqKey, in: line) {
+                    if let last = lastSeq, seq != last + 1 { result.seqGaps += 1 }
+                    lastSeq = seq
+                }
             }
             pending.removeFirst(lineStart)
         }
@@ -64,6 +71,7 @@ struct RawFrameReader {
     static let framePrefix = Array(#"{"event":"frame""#.utf8)
     static let timeKey = Array(#","t":"#.utf8)
     static let droppedKey = Array(#","dropped":"#.utf8)
+    static let seqKey = Array(#","seq":"#.utf8)
 
     static func number(after key: [UInt8], in line: ArraySlice<UInt8>) -> Double? {
         guard let range = line.firstRange(of: key) else { return nil }
