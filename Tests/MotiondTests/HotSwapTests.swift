@@ -162,3 +162,36 @@ struct HotSwapTests {
         await client.close()
     }
 }
+
+/// docs/plugins.md's C plugin, exactly as printed there, builds with the system compiler and runs.
+@Suite("Plugin guide")
+struct PluginGuideTests {
+    @Test func theGuidesCPluginBuildsAndAnimates() async throws {
+        let guide = try String(contentsOf: CCompiler.repository.appendingPathComponent("docs/plugins.md"), encoding: .utf8)
+        let start = try #require(guide.range(of: "```c\n"))
+        let end = try #require(guide.range(of: "```", range: start.upperBound..<guide.endIndex))
+        let directory = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("wobble.c")
+        try String(guide[start.upperBound..<end.lowerBound]).write(to: source, atomically: true, encoding: .utf8)
+        let plugins = directory.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        _ = try await CCompiler.sharedLibrary([source.path], name: "libwobble.so", in: plugins, libraries: ["m"])
+
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        #expect((try await client.call("plugins.list")["plugins"]?.arrayValue ?? []).map { $0["id"] } == ["org.example.wobble"])
+        _ = try await client.call("subscribe", ["streams": ["frames"], "targets": ["box"]])
+        _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": 20]])
+        let seen = try await events.waitFor { event in
+            (event["updates"]?.arrayValue ?? []).contains { abs($0["value"]?.arrayValue?.first?.doubleValue ?? 0) > 10 }
+        }
+        #expect(!seen.isEmpty)
+        #expect(await { () async -> String? in
+            do { _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": "big"]]); return nil }
+            catch { return (error as? MotionClientError)?.code }
+        }() == "plan.invalid")
+        await client.close()
+    }
+}

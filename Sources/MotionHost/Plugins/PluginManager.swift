@@ -40,6 +40,8 @@ public actor PluginManager {
     /// Files refused by the probe, by content hash: not probed again until the content changes.
     private var refused: [String: String] = [:]
     private var copies = 0
+    /// The reload in progress: reloads run one after the other, never interleaved at their awaits.
+    private var tail: Task<Report, Never>?
 
     public init(loop: EngineLoop, searchPath: SearchPath, probeExecutable: String?, imageDirectory: String,
                 logger: Logger) {
@@ -70,6 +72,16 @@ public actor PluginManager {
     /// Looks at every plugin file (or only the loaded plugin `id`, or only `files`) and installs what is
     /// new or changed. Unchanged files (same content hash) are left alone.
     public func reload(id: String? = nil, files: Set<String>? = nil) async -> Report {
+        let previous = tail
+        let next = Task {
+            _ = await previous?.value
+            return await self.reloadNow(id: id, files: files)
+        }
+        tail = next
+        return await next.value
+    }
+
+    private func reloadNow(id: String?, files: Set<String>?) async -> Report {
         var report = Report()
         let loaded = await loop.perform { $0.loadedPlugins }
         let byFile = Dictionary(loaded.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })

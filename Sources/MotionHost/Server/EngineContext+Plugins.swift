@@ -35,6 +35,11 @@ extension EngineContext {
     /// the next generation of the plugin loaded from `file`: running performers migrate at this tick
     /// boundary. On any failure the registry is unchanged and the file is listed as rejected.
     public func install(image: String, file: String, hash: String) -> InstallOutcome {
+        let started = MonotonicClock.now()
+        defer {
+            logger.debug("plugin install held the engine thread", metadata: [
+                "file": "\(file)", "ms": "\(Double(MonotonicClock.now() - started) / 1e6)"])
+        }
         let descriptor: PluginDescriptor
         switch PluginLoader.load(file: image, label: file, host: engine.host) {
         case .failure(let error): return reject(file: file, reason: error.reason)
@@ -56,6 +61,11 @@ extension EngineContext {
         case .success(let next): generation = next
         }
         let report: Engine.SwapReport
+        let loaded = MonotonicClock.now()
+        defer {
+            logger.debug("swap", metadata: ["load_ms": "\(Double(loaded - started) / 1e6)",
+                                            "swap_ms": "\(Double(MonotonicClock.now() - loaded) / 1e6)"])
+        }
         do throws(EngineError) {
             report = try engine.swap(to: builder.freeze(), pluginID: descriptor.id)
         } catch {
