@@ -89,6 +89,12 @@ struct RouterTests {
         #expect(during["transitioning"] == true)
         #expect(during["to"] == "app://a/b")
         let queued = Task { try await client.call("route.go", ["scheme": "app", "to": "../c", "mode": "enqueue"]) }
+        // Two Tasks may send in either order: let the first reach the queue before the second is sent.
+        for _ in 0..<400 {
+            let state = try await client.call("route.state", ["scheme": "app"])
+            if state["queued"] == 1 || state["to"] == "app://a/c" { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let presented = Task { try await client.call("route.go", ["scheme": "app", "to": "sheet", "mode": "enqueue"]) }
         #expect(try await first.value["url"] == "app://a/b")
         #expect(try await queued.value["url"] == "app://a/c", "resolved against a/b, the state when it ran")
