@@ -21,9 +21,8 @@ struct DecayAnimation: SimulatedAnimation, MigratableAnimation {
         let velocity = try vector(plan.velocity, field: "velocity")
         let components = plan.velocity.count
         count = components
-        let drag = plan.drag ?? 3, threshold = plan.threshold ?? 0.1
-        guard drag > 0, drag.isFinite else { throw PlanError("drag: expected a positive number") }
-        guard threshold > 0, threshold.isFinite else { throw PlanError("threshold: expected a positive number") }
+        let drag = try parameter(plan.drag, field: "drag", default: 3, in: 1e-9...300)
+        let threshold = try parameter(plan.threshold, field: "threshold", default: 0.1, in: 1e-12...1e6)
         let from = try plan.from.map { try vector($0, field: "from", count: components) }
         simulation = Simulation(value: from ?? current?.value ?? .zero, velocity: velocity, force: .decay(drag: drag),
                                 threshold: threshold)

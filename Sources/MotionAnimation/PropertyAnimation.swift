@@ -35,11 +35,25 @@ extension PropertyAnimation {
     }
 }
 
+/// Values, velocities and parameters beyond this are refused: the maths would overflow to infinity.
+public let maximumMagnitude = 1e15
+
+/// Checks a plan's scalar parameter: finite, within `range`.
+public func parameter(_ value: Double?, field: String, default fallback: Double, in range: ClosedRange<Double>) throws -> Double {
+    let value = value ?? fallback
+    guard value.isFinite, range.contains(value) else {
+        throw PlanError("\(field): expected a number from \(range.lowerBound) to \(range.upperBound)")
+    }
+    return value
+}
+
 /// Reads a plan's vector, checking its length.
 public func vector(_ components: [Double], field: String, count: Int? = nil) throws -> SIMD4<Double> {
     guard (1...4).contains(components.count) else { throw PlanError("\(field): expected 1 to 4 numbers") }
     if let count, components.count != count { throw PlanError("\(field): expected \(count) numbers like to") }
-    guard components.allSatisfy(\.isFinite) else { throw PlanError("\(field): numbers must be finite") }
+    guard components.allSatisfy({ $0.isFinite && abs($0) <= maximumMagnitude }) else {
+        throw PlanError("\(field): numbers must be finite and within ±1e15")
+    }
     var result = SIMD4<Double>()
     for (index, component) in components.enumerated() { result[index] = component }
     return result

@@ -77,6 +77,18 @@ public struct Simulation: Sendable, Equatable, Codable {
 
     /// Inclusive, every component (L∞), as Advance 0.9.x.
     private mutating func settleIfAtRest() {
+        // Defence in depth: plans are range-checked, but a state that left the finite numbers must stop
+        // (a spring at its target, a decay at zero motion), never animate NaN forever.
+        if !all((value - value) .== 0) || !all((velocity - velocity) .== 0) {
+            if case .spring(let target, _, _) = force { value = target } else { value = previousValue }
+            if !all((value - value) .== 0) { value = .zero }
+            velocity = .zero
+            previousValue = value
+            previousVelocity = .zero
+            accumulator = 0
+            isSettled = true
+            return
+        }
         let limit = SIMD4<Double>(repeating: threshold)
         let still = magnitude(velocity) .<= limit
         switch force {

@@ -41,6 +41,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case routeOutOfRange = "route.out_of_range"
     /// Durable state could not be written; the change was not acknowledged.
     case stateWriteFailed = "state.write_failed"
+    /// The connection was refused: too many connections in total or from this user.
+    case connectionLimit = "server.connection_limit"
     /// The server is shutting down.
     case shuttingDown = "server.shutting_down"
     /// An unexpected failure inside the daemon.

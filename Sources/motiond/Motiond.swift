@@ -56,6 +56,8 @@ struct Motiond: AsyncParsableCommand {
         if let length = file.maximumLineLength { configuration.maximumLineLength = length }
         if let count = file.maximumSubscriptions { configuration.maximumSubscriptionsPerConnection = count }
         configuration.adminGroup = file.adminGroup
+        if let count = file.maximumConnections { configuration.maximumConnections = count }
+        if let count = file.maximumConnectionsPerUser { configuration.maximumConnectionsPerUser = count }
 
         let setting = LogLevelSetting(level)
         LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: setting, environment: environment) }

@@ -7,7 +7,7 @@ import MotionWire
 /// ```json
 /// {"socket": "/run/motiond/motiond.sock", "plugins": ["/usr/lib/motiond/plugins"], "rate": 120,
 ///  "stateDir": "/var/lib/motiond", "logLevel": "info", "maxLineLength": 1048576, "maxSubscriptions": 64,
-///  "adminGroup": "motion-admin"}
+///  "adminGroup": "motion-admin", "maxConnections": 2048, "maxConnectionsPerUser": 1024}
 /// ```
 public struct ConfigFile: Sendable {
     public var socket: String?
@@ -18,6 +18,8 @@ public struct ConfigFile: Sendable {
     public var maximumLineLength: Int?
     public var maximumSubscriptions: Int?
     public var adminGroup: String?
+    public var maximumConnections: Int?
+    public var maximumConnectionsPerUser: Int?
 
     public struct Invalid: Error, CustomStringConvertible {
         public var description: String
@@ -26,7 +28,7 @@ public struct ConfigFile: Sendable {
     public init() {}
 
     static let keys: Set<String> = ["socket", "plugins", "rate", "stateDir", "logLevel", "maxLineLength", "maxSubscriptions",
-                                    "adminGroup"]
+                                    "adminGroup", "maxConnections", "maxConnectionsPerUser"]
 
     public static func load(path: String) throws -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -57,6 +59,8 @@ public struct ConfigFile: Sendable {
         file.maximumLineLength = try field("maxLineLength") { $0.intValue }
         file.maximumSubscriptions = try field("maxSubscriptions") { $0.intValue }
         file.adminGroup = try field("adminGroup") { $0.stringValue }
+        file.maximumConnections = try field("maxConnections") { $0.intValue.flatMap { $0 > 0 ? $0 : nil } }
+        file.maximumConnectionsPerUser = try field("maxConnectionsPerUser") { $0.intValue.flatMap { $0 > 0 ? $0 : nil } }
         return file
     }
 }

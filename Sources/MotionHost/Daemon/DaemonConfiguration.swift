@@ -12,6 +12,9 @@ public struct DaemonConfiguration: Sendable {
     public var stateDirectory: String?
     public var maximumLineLength: Int
     public var maximumSubscriptionsPerConnection: Int
+    /// Connections served at once, in total and per peer uid.
+    public var maximumConnections = 2048
+    public var maximumConnectionsPerUser = 1024
     public var logLevel: Logger.Level
     /// Members of this group (and root) get the admin role.
     public var adminGroup: String?

@@ -25,6 +25,7 @@ public struct MotionDaemon: Sendable {
         let watchdog = WatchdogSettings(environment: environment)
         let inherited = try SocketActivation.inheritedListener(environment: environment)
         if let stateDirectory = configuration.stateDirectory { try Self.prepareStateDirectory(stateDirectory) }
+        Self.raiseDescriptorLimit(to: configuration.maximumConnections + 256, logger: logger)
 
         let loop = EngineLoop(rate: configuration.rate)
         let searchPath = configuration.pluginSearchPath(environment: environment)
@@ -64,6 +65,19 @@ public struct MotionDaemon: Sendable {
             services: [EngineService(loop: loop), server, systemd, watcher],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
+    }
+
+    /// Every connection is a descriptor: lift the soft limit (1024 by default) towards the connection cap,
+    /// within the hard limit, so the cap and not EMFILE is what refuses a connection.
+    static func raiseDescriptorLimit(to wanted: Int, logger: Logger) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+        let target = min(rlim_t(wanted), limit.rlim_max)
+        limit.rlim_cur = target
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 || target < rlim_t(wanted) {
+            logger.warning("the descriptor limit is below the connection cap", metadata: [
+                "limit": "\(target)", "maxConnections": "\(wanted - 256)"])
+        }
     }
 
     /// The state directory must exist and be writable before anything is acknowledged that would be

@@ -9,11 +9,14 @@ public struct Request: Sendable, Equatable {
     /// Parses one line (without its newline). Failures carry the request id when it could be read, so
     /// the error reply still reaches the right caller.
     public static func parse<Bytes: Collection<UInt8>>(line: Bytes) -> Result<Request, RequestFailure> {
+        if let problem = JSONTextCheck.problem(in: line) {
+            return .failure(RequestFailure(id: .null, code: .parse, message: "line is not valid JSON: \(problem)"))
+        }
         let json: JSONValue
         do {
             json = try JSONValue.parse(line)
         } catch {
-            return .failure(RequestFailure(id: .null, code: .parse, message: "line is not valid JSON (UTF-8, depth ≤ 512)"))
+            return .failure(RequestFailure(id: .null, code: .parse, message: "line is not valid JSON: \(describe(error))"))
         }
         guard case .object(let members) = json else {
             return .failure(RequestFailure(id: .null, code: .parse, message: "a request must be a JSON object"))
@@ -34,6 +37,15 @@ public struct Request: Sendable, Equatable {
         }
         return .success(Request(id: id, method: method, params: Params(params)))
     }
+}
+
+/// The parser's own words when it gives any (Foundation on Linux mostly does not).
+private func describe(_ error: any Error) -> String {
+    if let error = error as? DecodingError, case .dataCorrupted(let context) = error,
+        let underlying = context.underlyingError {
+        return String(String(describing: underlying).prefix(200))
+    }
+    return "syntax error (expected one JSON object per line)"
 }
 
 /// A request that could not be parsed, answered with this error.

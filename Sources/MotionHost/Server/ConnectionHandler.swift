@@ -15,24 +15,40 @@ final class ConnectionHandler: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
 
     private static let sessionIDs = Atomic<UInt64>(0)
+    /// Requests queued for the engine thread but not yet answered, and replies not yet written, past
+    /// which this connection's socket is not read (the client waits; nobody else does).
+    static let maximumPendingRequests = 256
+    static let maximumPendingOutput = 8 << 20
 
     private let loop: EngineLoop
     private let maximumLineLength: Int
     private let policy: AccessPolicy
+    private let limiter: ConnectionLimiter
     private var sessionID: UInt64 = 0
+    private var admittedUID: UInt32??
     private var isClosing = false
+    private var output: ChannelOutput?
+    private let pending = PendingCount()
+    private var isPaused = false
 
-    init(loop: EngineLoop, maximumLineLength: Int, policy: AccessPolicy) {
+    init(loop: EngineLoop, maximumLineLength: Int, policy: AccessPolicy, limiter: ConnectionLimiter) {
         self.loop = loop
         self.maximumLineLength = maximumLineLength
         self.policy = policy
+        self.limiter = limiter
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        let peer = Self.peerCredentials(of: context.channel)
+        if let refusal = limiter.admit(uid: peer?.uid) {
+            refuse(context: context, code: .connectionLimit, message: refusal)
+            return
+        }
+        admittedUID = .some(peer?.uid)
         sessionID = Self.sessionIDs.wrappingAdd(1, ordering: .relaxed).newValue
         let id = sessionID
         let output = ChannelOutput(channel: context.channel)
-        let peer = Self.peerCredentials(of: context.channel)
+        self.output = output
         let role = policy.role(of: peer)
         loop.submit { $0.openSession(id, output: output, peer: peer, role: role) }
         context.fireChannelActive()
@@ -45,13 +61,48 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard line.readableBytes > 0 else { return }
         let parsed = Request.parse(line: line.readableBytesView)
         let id = sessionID
-        loop.submit { $0.handle(parsed, from: id) }
+        let pending = self.pending
+        pending.add(1)
+        loop.submit { context in
+            context.handle(parsed, from: id)
+            pending.add(-1)
+        }
+        if pending.value > Self.maximumPendingRequests || (output?.backlog ?? 0) > Self.maximumPendingOutput {
+            pause(context: context)
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        let id = sessionID
-        loop.submit { $0.closeSession(id) }
+        if let uid = admittedUID {
+            limiter.release(uid: uid)
+            admittedUID = nil
+            let id = sessionID
+            loop.submit { $0.closeSession(id) }
+        }
         context.fireChannelInactive()
+    }
+
+    /// Backpressure on requests: a client that sends faster than the engine answers, or does not read
+    /// its replies, is not read from until it has caught up. Memory stays bounded; other clients and the
+    /// frame clock are unaffected.
+    private func pause(context: ChannelHandlerContext) {
+        guard !isPaused else { return }
+        isPaused = true
+        context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+        resumeWhenDrained(context: context)
+    }
+
+    private func resumeWhenDrained(context: ChannelHandlerContext) {
+        let channel = context.channel
+        channel.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(5)) { [self] in
+            guard channel.isActive else { return }
+            if pending.value > Self.maximumPendingRequests / 2 || (output?.backlog ?? 0) > Self.maximumPendingOutput / 2 {
+                return resumeWhenDrained(context: context)
+            }
+            isPaused = false
+            channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+            channel.read()
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -76,10 +127,14 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// SPEC §5: a line over the limit gets `protocol.too_large` and only this connection closes.
     private func refuseOversizedLine(context: ChannelHandlerContext) {
+        refuse(context: context, code: .tooLarge, message: "line longer than \(maximumLineLength) bytes; closing the connection")
+    }
+
+    /// Sends one error line and closes this connection.
+    private func refuse(context: ChannelHandlerContext, code: ErrorCode, message: String) {
         guard !isClosing else { return }
         isClosing = true
-        let reply = WireMessage.error(
-            id: .null, code: .tooLarge, message: "line longer than \(maximumLineLength) bytes; closing the connection")
+        let reply = WireMessage.error(id: .null, code: code, message: message)
         let bytes = WireMessage.line(reply)
         var buffer = context.channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
@@ -87,4 +142,11 @@ final class ConnectionHandler: ChannelInboundHandler {
             channel.close(promise: nil)
         }
     }
+}
+
+/// Requests of one connection that the engine thread has not handled yet.
+final class PendingCount: Sendable {
+    private let count = Atomic<Int>(0)
+    var value: Int { count.load(ordering: .relaxed) }
+    func add(_ delta: Int) { count.add(delta, ordering: .relaxed) }
 }

@@ -29,6 +29,8 @@ public struct SocketServer: Service {
         let maximumLineLength = configuration.maximumLineLength
         let loop = self.loop
         let policy = try AccessPolicy(adminGroupName: configuration.adminGroup)
+        let limiter = ConnectionLimiter(.init(total: configuration.maximumConnections,
+                                              perUser: configuration.maximumConnectionsPerUser))
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .childChannelInitializer { channel in
@@ -38,7 +40,7 @@ public struct SocketServer: Service {
                     try channel.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength + 2))
                     try channel.pipeline.syncOperations.addHandler(
-                        ConnectionHandler(loop: loop, maximumLineLength: maximumLineLength, policy: policy))
+                        ConnectionHandler(loop: loop, maximumLineLength: maximumLineLength, policy: policy, limiter: limiter))
                 }
             }
         let channel: any Channel

@@ -73,6 +73,18 @@ final class DaemonProcess: @unchecked Sendable {
 
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
+    /// The daemon's resident memory (VmRSS), in MiB.
+    var residentMegabytes: Double {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? .infinity) / 1024
+    }
+
+    /// The daemon's open file descriptors.
+    var openDescriptors: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? -1
+    }
+
     /// A connected client that has said hello.
     func client() async throws -> MotionClient {
         let client = try await MotionClient.connect(path: socket)
@@ -117,6 +129,8 @@ actor EventCollector {
     private func consume(_ stream: AsyncStream<JSONValue>) async {
         for await event in stream { events.append(event) }
     }
+
+    func clear() { events.removeAll() }
 
     /// Waits until an event satisfies `predicate` and returns all events up to and including it.
     func waitFor(timeout: Double = 10, _ predicate: @Sendable (JSONValue) -> Bool) async throws -> [JSONValue] {
