@@ -94,12 +94,22 @@ let package = Package(
         .target(name: "SetPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/SetPlugin"),
         .target(name: "CurvesPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/CurvesPlugin",
                 linkerSettings: [.linkedLibrary("m")]),
+        // Fuzzing: the untrusted-input paths as functions (Fuzz/Targets), and one executable per target:
+        // a libFuzzer binary under scripts/fuzz, a corpus replayer otherwise.
+        .target(
+            name: "MotionFuzzing",
+            dependencies: ["MotionHost", "MotionRoutes", "MotionAnimation", "MotionPluginKit", "MotionWire",
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Fuzz/Targets"),
+        .executableTarget(name: "fuzz-route", dependencies: ["MotionFuzzing"], path: "Fuzz/fuzz-route"),
+        .executableTarget(name: "fuzz-request", dependencies: ["MotionFuzzing"], path: "Fuzz/fuzz-request"),
+        .executableTarget(name: "fuzz-plan", dependencies: ["MotionFuzzing"], path: "Fuzz/fuzz-plan"),
         // Test helpers shared by both test targets (compiling C plugins as a third-party author would).
         .target(name: "MotionTestSupport", path: "Tests/Support"),
         .testTarget(
             name: "MotionHostTests",
             dependencies: ["MotionHost", "MotionPluginKit", "MotionWire", "MotionPluginAPI", "MotionTestSupport", "MotionAnimation",
-                           "MotionRoutes"],
+                           "MotionRoutes", "MotionFuzzing"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

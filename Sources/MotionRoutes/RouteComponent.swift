@@ -11,6 +11,15 @@ public enum Segue: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    public init?(scalar: Unicode.Scalar) {
+        switch scalar {
+        case "/": self = .push
+        case "!": self = .modal
+        case "#": self = .tab
+        default: return nil
+        }
+    }
+
     public init?(character: Character) {
         switch character {
         case "/": self = .push

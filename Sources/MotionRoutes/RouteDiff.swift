@@ -35,3 +35,17 @@ public enum RouteDiff {
         state.overlays[key]?.isVisible ?? false
     }
 }
+
+extension RouteState {
+    /// The state after one update of a diff.
+    public func applying(_ update: RouteUpdate) -> RouteState {
+        var next = self
+        switch update.op {
+        case .hide, .show: next.overlays[update.key] = update.options
+        case .replace: next.components = update.component.map { [$0] } ?? []
+        case .pop: next.components = Array(components.prefix(update.depth ?? 0))
+        case .push, .present, .select: if let component = update.component { next.components.append(component) }
+        }
+        return next
+    }
+}

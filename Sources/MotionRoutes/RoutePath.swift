@@ -16,18 +16,19 @@ public enum RoutePath {
             return RouteState(components: Array(current.components.dropLast(levels)), overlays: current.overlays)
         }
         var kept = current.components
-        var rest = Substring(path)
+        // Scalar by scalar, as the scanner reads: a combining mark must not fuse with a '.' or a segue.
+        var rest = Substring(path).unicodeScalars[...]
         if rest.first == "^" {
             kept = []
             rest = rest.dropFirst()
         } else {
             var ups = 0
-            var pending: Character?
-            while rest.hasPrefix("..") {
+            var pending: Unicode.Scalar?
+            while rest.starts(with: "..".unicodeScalars) {
                 ups += 1
                 rest = rest.dropFirst(2)
                 if let next = rest.first, next != "?" {
-                    guard Segue(character: next) != nil else {
+                    guard Segue(scalar: next) != nil else {
                         throw RouteError(.malformed, "\(path): '..' must be followed by '/', '!' or '#', not '\(next)'")
                     }
                     pending = next
@@ -36,10 +37,12 @@ public enum RoutePath {
             }
             kept = Array(kept.prefix(max(0, kept.count - ups)))
             if !rest.isEmpty, let pending {
-                rest = Substring(String(pending)) + rest
+                var prefixed = String.UnicodeScalarView([pending])
+                prefixed.append(contentsOf: rest)
+                rest = Substring(String(prefixed)).unicodeScalars[...]
             }
         }
-        let (added, query) = try RouteScanner.scan(rest)
+        let (added, query) = try RouteScanner.scan(Substring(rest))
         var overlays = current.overlays
         for (key, options) in query ?? [:] { overlays[key] = options }
         let components = kept + added

@@ -5,16 +5,25 @@
 /// Both seed syntaxes go through here. A `/` right after `!` or `#` is DeepTransition's "own navigation
 /// container" mark and is dropped; repeated or trailing `/` are skipped as Navigator skips empty pieces.
 /// Inside parentheses every character but `,` and `)` is literal, so a parameter value may hold a URL.
+///
+/// It reads Unicode scalars, not Characters: a combining mark after `/` would otherwise fuse with it
+/// into one grapheme and hide the separator (found by fuzzing).
 struct RouteScanner {
     static let maximumComponents = 256
     /// Characters that end a key.
-    private static let keyTerminators: Set<Character> = ["/", "!", "#", "?", "(", ")", ":", ",", "="]
+    private static let keyTerminators: Set<Unicode.Scalar> = ["/", "!", "#", "?", "(", ")", ":", ",", "="]
 
-    private let characters: [Character]
+    private let characters: [Unicode.Scalar]
     private var index = 0
 
     init(_ text: Substring) {
-        characters = Array(text)
+        characters = Array(text.unicodeScalars)
+    }
+
+    private func text(_ range: Range<Int>) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: characters[range])
+        return String(scalars)
     }
 
     /// Components and, when the text has one, the overlay query (without its `?`).
@@ -40,9 +49,9 @@ struct RouteScanner {
             if character == "?" {
                 try checkDangling(pending)
                 index += 1
-                return (components, try Self.overlays(String(characters[index...])))
+                return (components, try Self.overlays(text(index..<characters.count)))
             }
-            if let segue = Segue(character: character) {
+            if let segue = Segue(scalar: character) {
                 switch (segue, pending) {
                 case (.push, .modal?), (.push, .tab?): break  // `!/x`, `#/x`: container mark
                 case (.push, _): pending = .push              // `//` and a trailing `/` are empty pieces
@@ -58,7 +67,7 @@ struct RouteScanner {
             }
             components.append(try scanComponent(segue: pending ?? .push))
             pending = nil
-            if index < characters.count, Segue(character: characters[index]) == nil, characters[index] != "?" {
+            if index < characters.count, Segue(scalar: characters[index]) == nil, characters[index] != "?" {
                 throw malformed("unexpected '\(characters[index])'")
             }
         }
@@ -75,21 +84,21 @@ struct RouteScanner {
     private mutating func scanComponent(segue: Segue) throws(RouteError) -> RouteComponent {
         let start = index
         while index < characters.count, !Self.keyTerminators.contains(characters[index]) {
-            guard !characters[index].isWhitespace, !(characters[index].asciiValue.map { $0 < 0x20 } ?? false) else {
+            guard !characters[index].properties.isWhitespace, characters[index].value >= 0x20, characters[index].value != 0x7F else {
                 throw malformed("a key may not contain spaces or control characters")
             }
             index += 1
         }
         guard index > start else { throw malformed("expected a key") }
-        var component = RouteComponent(key: String(characters[start..<index]), segue: segue)
+        var component = RouteComponent(key: text(start..<index), segue: segue)
         if index < characters.count, characters[index] == ":" {
             guard index + 1 < characters.count, characters[index + 1] == ":" else {
                 throw malformed("a single ':' (data is written key::data)")
             }
             index += 2
             let dataStart = index
-            while index < characters.count, !"/!#?(".contains(characters[index]) { index += 1 }
-            let data = String(characters[dataStart..<index])
+            while index < characters.count, !"/!#?(".unicodeScalars.contains(characters[index]) { index += 1 }
+            let data = text(dataStart..<index)
             guard !data.contains("::") else {
                 throw RouteError(.malformed, "component \"\(component.key)\": only one data string is allowed")
             }
@@ -111,16 +120,16 @@ struct RouteScanner {
             }
             if characters[index] == ")", params.isEmpty, characters[index - 1] == "(" { break }
             let nameStart = index
-            while index < characters.count, !"=,)".contains(characters[index]) { index += 1 }
+            while index < characters.count, !"=,)".unicodeScalars.contains(characters[index]) { index += 1 }
             guard index < characters.count, characters[index] == "=" else {
-                throw RouteError(.malformed, "component \"\(key)\": parameter \"\(String(characters[nameStart..<min(index, characters.count)]))\" needs key=value")
+                throw RouteError(.malformed, "component \"\(key)\": parameter \"\(text(nameStart..<min(index, characters.count)))\" needs key=value")
             }
-            let name = String(characters[nameStart..<index])
+            let name = text(nameStart..<index)
             guard !name.isEmpty else { throw malformed("a parameter of \"\(key)\" has an empty name") }
             index += 1
             let valueStart = index
-            while index < characters.count, !",)".contains(characters[index]) { index += 1 }
-            params[name] = String(characters[valueStart..<index])
+            while index < characters.count, !",)".unicodeScalars.contains(characters[index]) { index += 1 }
+            params[name] = text(valueStart..<index)
             guard index < characters.count else { continue }  // reports the unclosed '('
             if characters[index] == ")" { break }
             index += 1
@@ -133,15 +142,18 @@ struct RouteScanner {
     static func overlays(_ query: String) throws(RouteError) -> [String: OverlayOptions] {
         var overlays: [String: OverlayOptions] = [:]
         if query.isEmpty { return overlays }
-        for pair in query.split(separator: "&", omittingEmptySubsequences: false) {
+        for pair in query.unicodeScalars.split(separator: "&", omittingEmptySubsequences: false) {
             let parts = pair.split(separator: "=", omittingEmptySubsequences: false)
+            let shown = String(String.UnicodeScalarView(pair))
             guard parts.count == 2 else {
-                throw RouteError(.malformed, "overlay \"\(pair)\": expected key=options")
+                throw RouteError(.malformed, "overlay \"\(shown)\": expected key=options")
             }
-            guard !parts[0].isEmpty, !parts[0].contains(where: { "/!#?()".contains($0) || $0.isWhitespace }) else {
-                throw RouteError(.malformed, "overlay \"\(pair)\": the key must be non-empty, without / ! # ? ( ) or spaces")
+            guard !parts[0].isEmpty,
+                !parts[0].contains(where: { "/!#?()".unicodeScalars.contains($0) || $0.properties.isWhitespace || $0.value < 0x20 })
+            else {
+                throw RouteError(.malformed, "overlay \"\(shown)\": the key must be non-empty, without / ! # ? ( ) or spaces")
             }
-            overlays[String(parts[0])] = try OverlayOptions(parsing: parts[1])
+            overlays[String(String.UnicodeScalarView(parts[0]))] = try OverlayOptions(parsing: Substring(String(String.UnicodeScalarView(parts[1]))))
         }
         return overlays
     }

@@ -16,18 +16,18 @@ public struct RouteURL: Sendable, Hashable, CustomStringConvertible {
         guard let separator = Self.schemeSeparator(in: text) else {
             throw RouteError(.malformed, "\"\(Self.excerpt(text))\": no scheme found (expected scheme://…)")
         }
-        let scheme = String(text[..<separator.lowerBound])
+        let scheme = String(text.unicodeScalars[..<separator.lowerBound])
         guard Self.isValidScheme(scheme) else {
             throw RouteError(.malformed, "\"\(Self.excerpt(text))\": the scheme must be a letter followed by letters, digits, '+', '-' or '.'")
         }
-        let (components, query) = try RouteScanner.scan(text[separator.upperBound...])
+        let (components, query) = try RouteScanner.scan(Substring(text.unicodeScalars[separator.upperBound...]))
         self.init(scheme: scheme, state: RouteState(components: components, overlays: query ?? [:]))
     }
 
     /// Whether `text` starts like an absolute URL (`scheme://`), as opposed to a DeepTransition path.
     public static func looksAbsolute(_ text: String) -> Bool {
         guard let separator = schemeSeparator(in: text) else { return false }
-        return isValidScheme(String(text[..<separator.lowerBound]))
+        return isValidScheme(String(text.unicodeScalars[..<separator.lowerBound]))
     }
 
     public static func isValidScheme(_ scheme: String) -> Bool {
@@ -35,12 +35,15 @@ public struct RouteURL: Sendable, Hashable, CustomStringConvertible {
         return scheme.unicodeScalars.allSatisfy { $0.isASCIILetter || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) }
     }
 
-    /// The range of the first `://` (no Foundation here).
+    /// The range of the first `://`, found scalar by scalar (a combining mark after it must not hide it).
     static func schemeSeparator(in text: String) -> Range<String.Index>? {
-        var index = text.startIndex
-        while index < text.endIndex {
-            if text[index...].hasPrefix("://") { return index..<text.index(index, offsetBy: 3) }
-            index = text.index(after: index)
+        let scalars = text.unicodeScalars
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            if scalars[index...].starts(with: "://".unicodeScalars) {
+                return index..<scalars.index(index, offsetBy: 3)
+            }
+            index = scalars.index(after: index)
         }
         return nil
     }

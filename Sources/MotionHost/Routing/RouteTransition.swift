@@ -37,20 +37,6 @@ final class RouteTransition {
     var isWaiting: Bool { waitingSince != nil }
 }
 
-extension RouteState {
-    /// The state after one update of a diff.
-    func applying(_ update: RouteUpdate) -> RouteState {
-        var next = self
-        switch update.op {
-        case .hide, .show: next.overlays[update.key] = update.options
-        case .replace: next.components = update.component.map { [$0] } ?? []
-        case .pop: next.components = Array(components.prefix(update.depth ?? 0))
-        case .push, .present, .select: if let component = update.component { next.components.append(component) }
-        }
-        return next
-    }
-}
-
 /// The plans that perform one update on the router's screens (targets `screen:<key>` and
 /// `overlay:<key>`).
 ///

@@ -58,6 +58,19 @@ public final class EngineContext: TraceObserver {
 
     // MARK: Sessions
 
+    /// A session without a socket: lines go in through `receive`, replies and events out to `output`.
+    /// For embedding the engine in-process (tests, fuzzing); sockets use the same path.
+    public func openLocalSession(_ id: UInt64, output: any ClientOutput, role: Role = .client) {
+        openSession(id, output: output, role: role)
+    }
+
+    /// One request line (without its newline) from a local session, answered as a socket's would be.
+    public func receive<Bytes: Collection<UInt8>>(line: Bytes, from sessionID: UInt64) {
+        handle(Request.parse(line: line), from: sessionID)
+    }
+
+    public func closeLocalSession(_ id: UInt64) { closeSession(id) }
+
     func openSession(_ id: UInt64, output: any ClientOutput, peer: PeerCredentials? = nil, role: Role = .client) {
         sessions[id] = Session(id: id, output: output, peer: peer, role: role)
     }
@@ -149,7 +162,7 @@ public final class EngineContext: TraceObserver {
     // MARK: Frames
 
     /// One frame: advance animations, send the changed properties, drop clients that stay too slow.
-    func tick(dt: Double) {
+    public func tick(dt: Double) {
         isTicking = true
         engine.advance(by: dt)
         isTicking = false

@@ -1,26 +1,25 @@
-import MotionAnimation
 import MotionPluginKit
 
 /// `{"type":"Spring","property":"position","to":[100,200],"from"?:[..],"velocity"?:[..],"tension"?:120,
 /// "damping"?:12,"threshold"?:0.1}` (SPEC §3).
-struct SpringPlan: AnimationPlan {
-    var property: String
-    var to: [Double]
-    var from: [Double]?
-    var velocity: [Double]?
-    var tension: Double?
-    var damping: Double?
-    var threshold: Double?
+public struct SpringPlan: AnimationPlan {
+    public var property: String
+    public var to: [Double]
+    public var from: [Double]?
+    public var velocity: [Double]?
+    public var tension: Double?
+    public var damping: Double?
+    public var threshold: Double?
 }
 
 /// Without `from` a spring starts from the property's current value and velocity, so a new Spring plan
 /// on a moving property (or a named replace) retargets it without a jump in value or velocity.
-struct SpringAnimation: SimulatedAnimation, MigratableAnimation {
-    static let planType = "Spring"
-    let count: Int
-    var simulation: Simulation
+public struct SpringAnimation: SimulatedAnimation, MigratableAnimation {
+    public static let planType = "Spring"
+    public let count: Int
+    public var simulation: Simulation
 
-    init(plan: SpringPlan, current: PropertyState?, context: PerformerContext) throws {
+    public init(plan: SpringPlan, current: PropertyState?, context: PerformerContext) throws {
         let target = try vector(plan.to, field: "to")
         let components = plan.to.count
         count = components
@@ -36,7 +35,7 @@ struct SpringAnimation: SimulatedAnimation, MigratableAnimation {
             force: .spring(target: target, tension: tension, damping: damping), threshold: threshold)
     }
 
-    init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
+    public init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
         guard (1...4).contains(snapshot.count) else { throw PlanError("state.count: expected 1 to 4") }
         count = snapshot.count
         simulation = snapshot.simulation

@@ -1,23 +1,22 @@
-import MotionAnimation
 import MotionPluginKit
 
 /// `{"type":"Decay","property":"x","from"?:[..],"velocity":[1000],"drag"?:3,"threshold"?:0.1}` (SPEC §3).
-struct DecayPlan: AnimationPlan {
-    var property: String
-    var velocity: [Double]
-    var from: [Double]?
-    var drag: Double?
-    var threshold: Double?
+public struct DecayPlan: AnimationPlan {
+    public var property: String
+    public var velocity: [Double]
+    public var from: [Double]?
+    public var drag: Double?
+    public var threshold: Double?
 }
 
 /// Coasts with a = −drag·v and rests where it is once every component's speed is within the threshold.
 /// Without `from` it starts from the property's current value.
-struct DecayAnimation: SimulatedAnimation, MigratableAnimation {
-    static let planType = "Decay"
-    let count: Int
-    var simulation: Simulation
+public struct DecayAnimation: SimulatedAnimation, MigratableAnimation {
+    public static let planType = "Decay"
+    public let count: Int
+    public var simulation: Simulation
 
-    init(plan: DecayPlan, current: PropertyState?, context: PerformerContext) throws {
+    public init(plan: DecayPlan, current: PropertyState?, context: PerformerContext) throws {
         let velocity = try vector(plan.velocity, field: "velocity")
         let components = plan.velocity.count
         count = components
@@ -28,7 +27,7 @@ struct DecayAnimation: SimulatedAnimation, MigratableAnimation {
                                 threshold: threshold)
     }
 
-    init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
+    public init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
         guard (1...4).contains(snapshot.count) else { throw PlanError("state.count: expected 1 to 4") }
         count = snapshot.count
         simulation = snapshot.simulation

@@ -1,25 +1,24 @@
-import MotionAnimation
 import MotionPluginKit
 
 /// `{"type":"Tween","property":"opacity","from"?:[0],"to":[1],"duration"?:0.25,
 /// "timing"?:"swiftOut"|[a,b,c,d]|{"function":"name","args":[..]}}` (SPEC §3).
-struct TweenPlan: AnimationPlan {
-    var property: String
-    var to: [Double]
-    var from: [Double]?
-    var duration: Double?
-    var timing: TimingSpec?
+public struct TweenPlan: AnimationPlan {
+    public var property: String
+    public var to: [Double]
+    public var from: [Double]?
+    public var duration: Double?
+    public var timing: TimingSpec?
 }
 
 /// The three ways a plan names its timing.
-enum TimingSpec: Codable {
+public enum TimingSpec: Codable, Sendable {
     case preset(String)
     case bezier([Double])
     case function(name: String, arguments: [Double])
 
     private enum Keys: String, CodingKey { case function, args }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         if let container = try? decoder.singleValueContainer() {
             if let name = try? container.decode(String.self) {
                 self = .preset(name)
@@ -41,7 +40,7 @@ enum TimingSpec: Codable {
         self = .function(name: name, arguments: arguments)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         switch self {
         case .preset(let name):
             var container = encoder.singleValueContainer()
@@ -56,7 +55,7 @@ enum TimingSpec: Codable {
         }
     }
 
-    func curve(context: PerformerContext) throws -> TimingCurve {
+    public func curve(context: PerformerContext) throws -> TimingCurve {
         switch self {
         case .preset(let name):
             guard let curve = TimingCurve.presets[name] else {
@@ -77,25 +76,25 @@ enum TimingSpec: Codable {
 
 /// Without `from` a tween starts from the property's current value; a new Tween on a moving property
 /// starts from wherever the old one had got to.
-struct TweenAnimation: MigratableAnimation {
-    static let planType = "Tween"
-    let count: Int
+public struct TweenAnimation: MigratableAnimation {
+    public static let planType = "Tween"
+    public let count: Int
     private var tween: Tween
     /// Kept so that a new build can bind the same curve (a plugin function is a closure here).
     private let timing: TimingSpec?
 
-    struct Snapshot: Codable {
+    public struct Snapshot: Codable, Sendable {
         var count: Int
         var from: SIMD4<Double>, to: SIMD4<Double>, duration: Double, timing: TimingSpec?
         var elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>
     }
 
-    var snapshot: Snapshot {
+    public var snapshot: Snapshot {
         Snapshot(count: count, from: tween.from, to: tween.to, duration: tween.duration, timing: timing,
                  elapsed: tween.elapsed, value: tween.value, velocity: tween.velocity)
     }
 
-    init(snapshot: Snapshot, context: PerformerContext) throws {
+    public init(snapshot: Snapshot, context: PerformerContext) throws {
         guard (1...4).contains(snapshot.count) else { throw PlanError("state.count: expected 1 to 4") }
         count = snapshot.count
         timing = snapshot.timing
@@ -104,7 +103,7 @@ struct TweenAnimation: MigratableAnimation {
         tween.resume(elapsed: snapshot.elapsed, value: snapshot.value, velocity: snapshot.velocity)
     }
 
-    init(plan: TweenPlan, current: PropertyState?, context: PerformerContext) throws {
+    public init(plan: TweenPlan, current: PropertyState?, context: PerformerContext) throws {
         let to = try vector(plan.to, field: "to")
         let components = plan.to.count
         count = components
@@ -119,8 +118,8 @@ struct TweenAnimation: MigratableAnimation {
         tween = Tween(from: from ?? current?.value ?? .zero, to: to, duration: duration, curve: curve)
     }
 
-    var value: SIMD4<Double> { tween.value }
-    var velocity: SIMD4<Double> { tween.velocity }
-    var isFinished: Bool { tween.isFinished }
-    mutating func advance(by dt: Double) { tween.advance(by: dt) }
+    public var value: SIMD4<Double> { tween.value }
+    public var velocity: SIMD4<Double> { tween.velocity }
+    public var isFinished: Bool { tween.isFinished }
+    public mutating func advance(by dt: Double) { tween.advance(by: dt) }
 }

@@ -1,0 +1,16 @@
+import MotionFuzzing
+
+#if FUZZING
+/// libFuzzer's entry (built by scripts/fuzz with `--sanitize fuzzer -Xswiftc -DFUZZING`).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    FuzzTargets.request(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+#else
+/// Without libFuzzer: replays the files named on the command line (a crash reproducer, or a corpus).
+@main
+enum Replay {
+    static func main() { replay(CommandLine.arguments.dropFirst(), through: FuzzTargets.request) }
+}
+#endif
