@@ -150,7 +150,32 @@ struct Plan: AsyncParsableCommand {
 }
 
 struct Plugins: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List loaded plugins.", subcommands: [List.self])
+    static let configuration = CommandConfiguration(abstract: "List or reload plugins.", subcommands: [List.self, Reload.self])
+
+    struct Reload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load new plugin files and hot-swap changed ones (admin only): all, or the plugin ID.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "A plugin id, e.g. org.motiond.spring.") var id: String?
+        @Flag(help: "Print the raw JSON result.") var json = false
+
+        func run() async throws {
+            try await connection.run { client in
+                let result = try await client.call("plugins.reload", id.map { ["id": .string($0)] } ?? [:])
+                if json { return print(JSONWriter.string(result)) }
+                for entry in result["results"]?.arrayValue ?? [] {
+                    let file = entry["file"]?.stringValue ?? "?"
+                    switch entry["outcome"]?.stringValue {
+                    case "swapped":
+                        print("swapped \(entry["id"]?.stringValue ?? "?") \(entry["fromVersion"]?.stringValue ?? "?") -> \(entry["toVersion"]?.stringValue ?? "?") (generation \(entry["generation"]?.intValue ?? 0), \(entry["migrated"]?.intValue ?? 0) performers migrated)  [\(file)]")
+                    case "loaded": print("loaded \(entry["id"]?.stringValue ?? "?") \(entry["version"]?.stringValue ?? "?")  [\(file)]")
+                    default: print("rejected \(file): \(entry["reason"]?.stringValue ?? "?")")
+                    }
+                }
+                print("\(result["unchanged"]?.intValue ?? 0) unchanged")
+            }
+        }
+    }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List plugins, plan types, conflicts and rejected files.")
@@ -163,7 +188,8 @@ struct Plugins: AsyncParsableCommand {
                 if json { return print(JSONWriter.string(list)) }
                 for plugin in list["plugins"]?.arrayValue ?? [] {
                     let types = (plugin["planTypes"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ")
-                    print("\(plugin["id"]?.stringValue ?? "?") \(plugin["version"]?.stringValue ?? "?") generation \(plugin["generation"]?.intValue ?? 0): \(types)  [\(plugin["file"]?.stringValue ?? "")]")
+                    let old = plugin["current"] == false ? " (previous build)" : ""
+                    print("\(plugin["id"]?.stringValue ?? "?") \(plugin["version"]?.stringValue ?? "?") generation \(plugin["generation"]?.intValue ?? 0)\(old): \(types)  [\(plugin["file"]?.stringValue ?? "")]")
                 }
                 for conflict in list["conflicts"]?.arrayValue ?? [] {
                     print("conflict: \(conflict["planType"]?.stringValue ?? "?") kept by \(conflict["kept"]?["plugin"]?.stringValue ?? "?"), ignored in \(conflict["ignored"]?["plugin"]?.stringValue ?? "?")")
