@@ -27,6 +27,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case subscriptionLimit = "subscription.limit"
     /// The method needs the admin role (root or the configured admin group).
     case accessDenied = "access.denied"
+    /// `timeline.scrub` on a runtime with no scrubber attached.
+    case timelineNotAttached = "timeline.not_attached"
     /// No router is configured for the scheme (`router.configure` first).
     case routerNotFound = "router.not_found"
     /// The destination names a route key the router does not declare; nothing changed.

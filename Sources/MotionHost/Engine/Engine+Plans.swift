@@ -26,6 +26,7 @@ extension Engine {
         if let name { removeNamedPlan(name, from: targetScope, in: scope) }
         let performer = try performer(for: factoryIndex, on: targetScope, in: scope)
         try deliver(plan, named: name, to: performer)
+        recordOnTimeline(.add(plan: plan, name: name), target: target, in: scope)
         var fields: [String: JSONValue] = [
             "plan": plan, "performer": .number(Double(performer.id)), "planType": .string(planType),
         ]
@@ -46,7 +47,9 @@ extension Engine {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(runtime)\"")
         }
         guard let targetScope = scope.targets[target] else { return false }
-        return removeNamedPlan(name, from: targetScope, in: scope)
+        let removed = removeNamedPlan(name, from: targetScope, in: scope)
+        if removed { recordOnTimeline(.remove(name: name), target: target, in: scope) }
+        return removed
     }
 
     /// A plan a performer emits for its own target while handling a plan (SPEC §2 "Emitting").

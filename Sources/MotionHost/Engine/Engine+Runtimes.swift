@@ -2,10 +2,11 @@ import MotionWire
 
 extension Engine {
     /// Creates a runtime. An ephemeral one belongs to `owner` (a session) and ends with it.
-    public func createRuntime(_ name: String, ephemeralOwner owner: UInt64? = nil) throws(EngineError) {
+    public func createRuntime(_ name: String, ephemeralOwner owner: UInt64? = nil,
+                              recordsTimeline: Bool = true) throws(EngineError) {
         guard !name.isEmpty else { throw EngineError(.invalidRequest, "name: must not be empty") }
         guard runtimes[name] == nil else { throw EngineError(.runtimeExists, "name: runtime \"\(name)\" exists") }
-        runtimes[name] = RuntimeScope(name: name, ephemeralOwner: owner)
+        runtimes[name] = RuntimeScope(name: name, ephemeralOwner: owner, createdAt: time, recordsTimeline: recordsTimeline)
     }
 
     /// Destroys a runtime: its performers are destroyed, its tokens released, its properties forgotten.

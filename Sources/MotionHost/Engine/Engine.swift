@@ -29,6 +29,8 @@ public final class Engine {
     var emitDepth = 0
     var nextPerformerID: UInt64 = 1
     var nextToken: UInt64 = 1
+    /// Seconds advanced so far (the sum of every tick's dt): the engine's own clock.
+    public internal(set) var time = 0.0
     public weak var observer: (any TraceObserver)?
 
     struct AdvanceSlot {
@@ -101,6 +103,7 @@ public final class Engine {
     /// Advances every animating performer by `dt` seconds. Tokens released during the frame stop the
     /// performer's ticks once the frame is over.
     public func advance(by dt: Double) {
+        time += dt
         phase = .frame
         // No buffer access spans the plugin calls: a token taken during the frame may append a slot (it
         // is advanced from the next tick); removals wait until the frame is over.
@@ -145,7 +148,7 @@ public final class Engine {
     }
 
     func startAdvancing(_ performer: PerformerRecord) {
-        guard performer.advanceSlot < 0, let instance = performer.instance,
+        guard performer.advanceSlot < 0, performer.runtime.timeline.pausedAt == nil, let instance = performer.instance,
             let advance = performer.factory.pointee.advance
         else { return }
         performer.advanceSlot = advancing.count

@@ -46,10 +46,15 @@ final class RuntimeScope {
     let ephemeralOwner: UInt64?
     var targets: [String: TargetScope] = [:]
     var activeTokens = 0
+    var timeline: Timeline
+    /// False for the daemon's scratch runtimes (dry runs, replays): nobody scrubs those.
+    let recordsTimeline: Bool
 
-    init(name: String, ephemeralOwner: UInt64?) {
+    init(name: String, ephemeralOwner: UInt64?, createdAt: Double = 0, recordsTimeline: Bool = true) {
         self.name = name
         self.ephemeralOwner = ephemeralOwner
+        self.timeline = Timeline(createdAt: createdAt)
+        self.recordsTimeline = recordsTimeline
     }
 
     func target(_ name: String) -> TargetScope {

@@ -65,6 +65,7 @@ extension EngineContext {
         case "route.diff": return try diff(params)
         case "route.resolve": return try resolve(params)
         case "route.state": return try routeState(params)
+        case "timeline.attach", "timeline.scrub", "timeline.detach": return try timelineMethod(request.method, params)
         case "plugins.list": return pluginList()
         case "plugins.reload":
             guard session.role == .admin else {
@@ -100,7 +101,7 @@ extension EngineContext {
                 "maxLineLength": .number(Double(configuration.maximumLineLength)),
                 "maxSubscriptions": .number(Double(configuration.maximumSubscriptionsPerConnection)),
             ],
-            "capabilities": ["frames", "trace", "routes", "plan.sample", "curves", "hot-swap"],
+            "capabilities": ["frames", "trace", "routes", "plan.sample", "curves", "hot-swap", "timeline"],
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
             "role": .string(session.role.rawValue),
         ]

@@ -26,7 +26,7 @@ public final class EngineContext: TraceObserver {
     /// any thread) once the files are probed and swapped. Set by the daemon.
     public var reloadPlugins: (@Sendable (_ id: String?, _ reply: @escaping @Sendable (JSONValue) -> Void) -> Void)?
     /// True while `plan.sample` runs a plan in its private runtime: its events are nobody's business.
-    private var isSampling = false
+    var isSampling = false
 
     static let reservedRuntimePrefix = "motiond."
     static let maximumSampleTime = 600.0
