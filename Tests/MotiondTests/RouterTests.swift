@@ -180,7 +180,7 @@ struct RouterTests {
         ])
         let acknowledged = try await client.call("route.go", ["scheme": "tv", "to": "tv://home/show::2!player(autoplay=1)?menu=v"])
         #expect(acknowledged["url"] == "tv://home/show::2!player(autoplay=1)?menu=v")
-        #expect(await first.stop(signal: SIGKILL, timeout: 5) == SIGKILL, "killed with no chance to clean up")
+        #expect(await first.stop(signal: SIGKILL, timeout: 30) == SIGKILL, "killed with no chance to clean up")
 
         let second = try await DaemonProcess(arguments: ["--state-dir", state.path])
         client = try await second.client()

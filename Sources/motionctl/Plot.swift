@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import MotionClient
+import MotionWire
+
+/// `motionctl plot PLAN_JSON --out FILE.svg`: the plan's value over time, from `plan.sample`.
+struct Plot: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw a plan's value over time as an SVG (axes, units, one curve per component, settle time).",
+        discussion: "e.g. motionctl plot '{\"type\":\"Spring\",\"property\":\"position\",\"from\":[0,0],\"to\":[100,50]}' --out spring.svg")
+    @OptionGroup var connection: Connection
+    @Argument(help: "The plan as JSON, with a \"type\" and a \"property\".") var plan: String
+    @Option(help: "The SVG file to write.") var out: String
+    @Option(help: "Seconds to draw (default: until the animation settles, plus a margin).") var duration: Double?
+
+    func run() async throws {
+        let planJSON = try parseJSONArgument(plan, name: "PLAN_JSON")
+        guard let property = planJSON["property"]?.stringValue else { throw ValidationError("PLAN_JSON: needs a \"property\"") }
+        try await connection.run { client in
+            // First a coarse look far ahead, to find where the motion settles.
+            let probeTimes = stride(from: 0.0, through: 20, by: 1.0 / 60).map { $0 }
+            let coarse = try await Self.sample(client, planJSON, probeTimes)
+            // A tween ends at its duration; a simulation settles by its threshold (SPEC §3).
+            let settle = planJSON["type"] == "Tween" ? (planJSON["duration"]?.doubleValue ?? 0.25)
+                : Self.settleTime(times: probeTimes, samples: coarse, threshold: planJSON["threshold"]?.doubleValue ?? 0.1)
+            let end = duration ?? max(0.25, (settle ?? probeTimes.last!) * 1.15)
+            let times = stride(from: 0.0, through: end, by: end / 400).map { $0 }
+            let samples = try await Self.sample(client, planJSON, times)
+            let chart = PlotChart(title: "\(planJSON["type"]?.stringValue ?? "plan") on \(property)", property: property,
+                                  times: times, values: samples.map(\.value), settleTime: settle)
+            try Data(chart.svg.utf8).write(to: URL(fileURLWithPath: out))
+            print("wrote \(out): \(samples.first?.value.count ?? 0) curve(s) over \(String(format: "%.3g", end)) s" +
+                  (settle.map { ", settles at \(String(format: "%.3g", $0)) s" } ?? ", still moving at the end"))
+        }
+    }
+
+    static func sample(_ client: MotionClient, _ plan: JSONValue, _ times: [Double]) async throws -> [(value: [Double], velocity: [Double])] {
+        let result = try await client.call("plan.sample", ["plan": plan, "times": .array(times.map { .number($0) })])
+        return (result["samples"]?.arrayValue ?? []).map { sample in
+            ((sample["value"]?.arrayValue ?? []).compactMap(\.doubleValue), (sample["velocity"]?.arrayValue ?? []).compactMap(\.doubleValue))
+        }
+    }
+
+    /// The first time from which every later sample equals the final value within `threshold` and moves
+    /// slower than it: nil if still moving at the last sample.
+    static func settleTime(times: [Double], samples: [(value: [Double], velocity: [Double])], threshold: Double) -> Double? {
+        guard let last = samples.last, last.velocity.allSatisfy({ abs($0) <= threshold }) else { return nil }
+        var settled = times.count - 1
+        while settled > 0 {
+            let sample = samples[settled - 1]
+            let still = zip(sample.value, last.value).allSatisfy { abs($0 - $1) <= threshold }
+                && sample.velocity.allSatisfy { abs($0) <= threshold }
+            if !still { break }
+            settled -= 1
+        }
+        return times[settled]
+    }
+}
+
+/// `motionctl timeline attach|scrub|detach`: scrub a runtime's animations (SPEC §2).
+struct TimelineCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timeline", abstract: "Pause a runtime on a scrubber, scrub it to an offset, let it go.",
+        subcommands: [Attach.self, Scrub.self, Detach.self])
+
+    struct Attach: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Attach a scrubber: the runtime's clock stops.")
+        @OptionGroup var connection: Connection
+        @Option(help: "Seconds from the runtime's start (default 0).") var offset: Double?
+        @Option(help: "The runtime (default: default).") var runtime: String?
+        func run() async throws { try await timeline(connection, "timeline.attach", runtime, offset) }
+    }
+
+    struct Scrub: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show every animation of the runtime at OFFSET seconds.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "Seconds from the runtime's start.") var offset: Double
+        @Option(help: "The runtime (default: default).") var runtime: String?
+        func run() async throws { try await timeline(connection, "timeline.scrub", runtime, offset) }
+    }
+
+    struct Detach: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Detach the scrubber: live values return, the clock runs on.")
+        @OptionGroup var connection: Connection
+        @Option(help: "The runtime (default: default).") var runtime: String?
+        func run() async throws { try await timeline(connection, "timeline.detach", runtime, nil) }
+    }
+}
+
+private func timeline(_ connection: Connection, _ method: String, _ runtime: String?, _ offset: Double?) async throws {
+    var params: [String: JSONValue] = [:]
+    if let runtime { params["runtime"] = .string(runtime) }
+    if let offset { params["offset"] = .number(offset) }
+    try await connection.run { client in
+        let result = try await client.call(method, .object(params))
+        let state = result["attached"] == true ? "attached at \(result["offset"]?.doubleValue ?? 0) s" : "detached"
+        print("\(result["runtime"]?.stringValue ?? "?"): \(state) (clock \(result["clock"]?.doubleValue ?? 0) s)")
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import MotionClient
+import MotionTestSupport
+import MotionWire
+import Testing
+
+/// motionctl tried as a new user would (issue #8's acceptance), against a real daemon.
+@Suite("motionctl")
+struct MotionctlTests {
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    /// Runs motionctl with `arguments`, stopping it after `timeout` seconds.
+    static func motionctl(_ arguments: [String], timeout: Double = 20) async throws -> Run {
+        let process = Process()
+        process.executableURL = DaemonProcess.buildDirectory.appendingPathComponent("motionctl")
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { process.terminate() }
+        _ = await process.exitStatus()
+        return Run(status: process.terminationStatus,
+                   output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                   errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    @Test func aNewUsersFirstSession() async throws {
+        let daemon = try await DaemonProcess()
+        let socket = ["--socket", daemon.socket]
+        let status = try await Self.motionctl(socket + ["status"])
+        #expect(status.status == 0 && status.output.contains("rate 120"), "\(status)")
+        let plugins = try await Self.motionctl(socket + ["plugins", "list"])
+        #expect(plugins.output.contains("Spring"))
+
+        async let watched = Self.motionctl(socket + ["watch", "--frames", "--count", "3"])
+        try await Task.sleep(for: .milliseconds(500))
+        let added = try await Self.motionctl(socket + ["plan", "add", "box", #"{"type":"Spring","property":"position","to":[100,50]}"#])
+        #expect(added.status == 0)
+        let watch = try await watched
+        #expect(watch.status == 0)
+        #expect(watch.output.split(separator: "\n").count == 3)
+        #expect(watch.output.split(separator: "\n").allSatisfy { $0.contains("frame") && $0.contains("box.position=") })
+        #expect(!watch.output.contains("\u{1B}["), "no colour when stdout is not a terminal")
+
+        let svg = daemon.directory.appendingPathComponent("spring.svg")
+        let plot = try await Self.motionctl(socket + ["plot", #"{"type":"Spring","property":"position","from":[0,0],"to":[100,50]}"#, "--out", svg.path])
+        #expect(plot.status == 0, "\(plot)")
+        let text = try String(contentsOf: svg, encoding: .utf8)
+        #expect(text.components(separatedBy: "<polyline").count - 1 >= 2, "one curve per component")
+        #expect(text.components(separatedBy: "<text").count - 1 >= 3)
+        #expect(text.contains("time (s)") && text.contains("settles at"))
+    }
+
+    @Test func exitCodesAScriptCanRelyOn() async throws {
+        let daemon = try await DaemonProcess()
+        let socket = ["--socket", daemon.socket]
+        let refused = try await Self.motionctl(socket + ["plan", "add", "box", #"{"type":"Warp"}"#])
+        #expect(refused.status == 1)
+        #expect(refused.errors.hasPrefix("motionctl: plan.unknown_type:"))
+        let unreachable = try await Self.motionctl(["--socket", daemon.directory.appendingPathComponent("nope.sock").path, "status"])
+        #expect(unreachable.status == 3)
+        let usage = try await Self.motionctl(socket + ["plan", "add"])
+        #expect(usage.status == 64)
+
+        _ = try await Self.motionctl(socket + ["plan", "add", "box", #"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#])
+        try await Task.sleep(for: .milliseconds(200))
+        let attached = try await Self.motionctl(socket + ["timeline", "attach", "--offset", "0.5"])
+        #expect(attached.output.contains("attached at 0.5"), "\(attached)")
+        let client = try await daemon.client()
+        #expect(try await client.call("runtime.state")["targets"]?["box"]?["properties"]?["x"]?["value"] == [5])
+        let detached = try await Self.motionctl(socket + ["timeline", "detach"])
+        #expect(detached.output.contains("detached"))
+        await client.close()
+    }
+}
