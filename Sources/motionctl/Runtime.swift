@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import MotionWire
+
+/// `motionctl runtime create|destroy|state` and `motionctl sample`.
+struct RuntimeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "runtime", abstract: "Create, destroy or inspect runtimes.", subcommands: [Create.self, Destroy.self, State.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a runtime (with --ephemeral it ends with this command's connection).")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The runtime's name.") var name: String
+        @Flag(help: "End the runtime when the connection closes.") var ephemeral = false
+        func run() async throws {
+            try await connection.run { client in
+                _ = try await client.call("runtime.create", ["name": .string(name), "ephemeral": .bool(ephemeral)])
+                print("created \(name)")
+            }
+        }
+    }
+
+    struct Destroy: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Destroy a runtime and everything in it.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The runtime's name.") var name: String
+        func run() async throws {
+            try await connection.run { client in
+                _ = try await client.call("runtime.destroy", ["name": .string(name)])
+                print("destroyed \(name)")
+            }
+        }
+    }
+
+    struct State: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a runtime's targets, performers and property values as JSON.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The runtime (default: default).") var name: String?
+        func run() async throws {
+            try await connection.run { client in
+                print(JSONWriter.string(try await client.call("runtime.state", name.map { ["runtime": .string($0)] } ?? [:])))
+            }
+        }
+    }
+}
+
+struct Sample: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the values and velocities a plan would have at the given times (a dry run).")
+    @OptionGroup var connection: Connection
+    @Argument(help: "The plan as JSON.") var plan: String
+    @Argument(help: "Times in seconds from the plan's start.") var times: [Double]
+
+    func run() async throws {
+        let planJSON = try parseJSONArgument(plan, name: "PLAN_JSON")
+        guard !times.isEmpty else { throw ValidationError("give at least one time") }
+        try await connection.run { client in
+            let result = try await client.call("plan.sample", ["plan": planJSON, "times": .array(times.map { .number($0) })])
+            for sample in result["samples"]?.arrayValue ?? [] {
+                print("t=\(sample["t"]?.doubleValue ?? 0)  value=\(JSONWriter.string(sample["value"] ?? .null))  velocity=\(JSONWriter.string(sample["velocity"] ?? .null))")
+            }
+        }
+    }
+}
