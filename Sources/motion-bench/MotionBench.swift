@@ -10,7 +10,7 @@ struct MotionBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motion-bench",
         abstract: "Measurements for BENCHMARKS.md.",
-        subcommands: [StreamBench.self, CurvesBench.self, SwapBench.self], defaultSubcommand: StreamBench.self)
+        subcommands: [StreamBench.self, CurvesBench.self, SwapBench.self, EngineBench.self, LatencyBench.self], defaultSubcommand: StreamBench.self)
 }
 
 struct StreamBench: AsyncParsableCommand {
@@ -89,19 +89,25 @@ struct StreamBench: AsyncParsableCommand {
     }
 
     private func startDaemon(socket: String) throws -> Process {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("motiond")
-        process.arguments = ["--socket", socket, "--rate", String(rate), "--log-level", "warning"]
-        try process.run()
-        return process
+        try startBenchDaemon(socket: socket, rate: rate)
     }
+}
 
-    private func connect(_ path: String) async throws -> MotionClient {
-        for _ in 0..<200 {
-            if let client = try? await MotionClient.connect(path: path) { return client }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw ValidationError("cannot connect to \(path)")
+/// Starts the motiond of this build on `socket`.
+func startBenchDaemon(socket: String, rate: Double, extra: [String] = []) throws -> Process {
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("motiond")
+    process.arguments = ["--socket", socket, "--rate", String(rate), "--log-level", "warning"] + extra
+    try process.run()
+    return process
+}
+
+/// Connects once the daemon listens (up to 10 s).
+func connect(_ path: String) async throws -> MotionClient {
+    for _ in 0..<200 {
+        if let client = try? await MotionClient.connect(path: path) { return client }
+        try await Task.sleep(for: .milliseconds(50))
     }
+    throw ValidationError("cannot connect to \(path)")
 }

@@ -1,0 +1,60 @@
+/* The physical limit for the engine's springs: N springs of D components in structure-of-arrays layout,
+ * advanced the way motiond's Simulation does it (classic RK4 at a fixed 8 ms step, interpolated to the
+ * frame time), with nothing else: no performers, no property store, no frames.
+ *
+ *   clang -O3 -march=native -o springs springs.c && ./springs N D TICKS
+ * prints one JSON object: nanoseconds per spring per 120 Hz tick (median of the ticks). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static int compare(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+    const long n = argc > 1 ? atol(argv[1]) : 100000;
+    const int d = argc > 2 ? atoi(argv[2]) : 2;
+    const int ticks = argc > 3 ? atoi(argv[3]) : 200;
+    const long count = n * d;
+    const double h = 0.008, k = 120, c = 0.05, frame = 1.0 / 120;
+    double *x = malloc(sizeof(double) * count), *v = malloc(sizeof(double) * count);
+    double *px = malloc(sizeof(double) * count), *pv = malloc(sizeof(double) * count);
+    double *target = malloc(sizeof(double) * count), *shown = malloc(sizeof(double) * count);
+    double *times = malloc(sizeof(double) * ticks);
+    for (long i = 0; i < count; i++) { x[i] = 0; v[i] = 0; px[i] = 0; pv[i] = 0; target[i] = 1000 + i % 7; }
+    double accumulator = 0;
+    for (int t = 0; t < ticks; t++) {
+        double start = now_ns();
+        accumulator += frame;
+        while (accumulator > 0) {
+            for (long i = 0; i < count; i++) {
+                double xi = x[i], vi = v[i], ti = target[i];
+                px[i] = xi; pv[i] = vi;
+                double k1x = vi, k1v = -k * (xi - ti) - c * vi;
+                double k2x = vi + k1v * h / 2, k2v = -k * (xi + k1x * h / 2 - ti) - c * (vi + k1v * h / 2);
+                double k3x = vi + k2v * h / 2, k3v = -k * (xi + k2x * h / 2 - ti) - c * (vi + k2v * h / 2);
+                double k4x = vi + k3v * h, k4v = -k * (xi + k3x * h - ti) - c * (vi + k3v * h);
+                x[i] = xi + (k1x + 2 * k2x + 2 * k3x + k4x) * h / 6;
+                v[i] = vi + (k1v + 2 * k2v + 2 * k3v + k4v) * h / 6;
+            }
+            accumulator -= h;
+        }
+        double alpha = (h + accumulator) / h;
+        for (long i = 0; i < count; i++) shown[i] = px[i] + (x[i] - px[i]) * alpha;
+        times[t] = now_ns() - start;
+    }
+    qsort(times, ticks, sizeof(double), compare);
+    double checksum = 0;
+    for (long i = 0; i < count; i += 997) checksum += shown[i];
+    printf("{\"springs\":%ld,\"dimensions\":%d,\"ticks\":%d,\"tickMedianMs\":%.4f,\"nsPerSpringPerTick\":%.3f,\"checksum\":%.3f}\n",
+           n, d, ticks, times[ticks / 2] / 1e6, times[ticks / 2] / n, checksum);
+    return 0;
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MotionHost
+import MotionWire
+
+/// Springs advanced per tick inside the engine, no socket: the real dlopen'd Spring plugin, N targets
+/// with one moving spring each. Reports the median tick (advance only, and advance + frame encoding for
+/// one subscriber of every property), per spring.
+struct EngineBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "engine", abstract: "Measure ticks of N springs in-process (no socket): advance, and advance + frame encoding.")
+
+    @Option(help: "Number of springs.") var springs = 10_000
+    @Option(help: "Components per spring (1-4).") var dimensions = 2
+    @Option(help: "Ticks to measure.") var ticks = 100
+    @Flag(help: "Print one JSON object instead of text.") var json = false
+
+    func run() async throws {
+        let build = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+            .deletingLastPathComponent()
+        let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
+        let host = HostServices(logger: logger)
+        let registry = PluginLoader.buildRegistry(directories: [(build.path, true)], host: host)
+        let engine = Engine(registry: registry, host: host)
+        let context = EngineContext(engine: engine, configuration: DaemonConfiguration(socketPath: "/unused"), logger: logger)
+        let output = CountingOutput()
+        context.openLocalSession(1, output: output)
+        context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        let target = JSONValue(Array(repeating: 1000.0, count: dimensions))
+        let started = Date()
+        for index in 0..<springs {
+            try engine.addPlan(["type": "Spring", "property": "position", "to": target, "tension": 120, "damping": 0.05,
+                                "threshold": 1e-9], to: "s\(index)")
+        }
+        let setup = Date().timeIntervalSince(started)
+        let dt = 1.0 / 120
+        func measure(_ body: () -> Void) -> [Double] {
+            (0..<ticks).map { _ in
+                let start = DispatchTime.now().uptimeNanoseconds
+                body()
+                return Double(DispatchTime.now().uptimeNanoseconds - start)
+            }.sorted()
+        }
+        let advance = measure {
+            engine.advance(by: dt)
+            engine.clearFrame()
+        }
+        context.receive(line: Array(#"{"id":2,"method":"subscribe","params":{"streams":["frames"]}}"#.utf8), from: 1)
+        let before = output.bytes
+        let full = measure { context.tick(dt: dt) }
+        let bytesPerTick = Double(output.bytes - before) / Double(ticks)
+        let result: JSONValue = [
+            "springs": .number(Double(springs)), "dimensions": .number(Double(dimensions)), "ticks": .number(Double(ticks)),
+            "advanceMedianMs": .number((advance[ticks / 2] / 1e4).rounded() / 100),
+            "advanceNsPerSpring": .number((advance[ticks / 2] / Double(springs) * 10).rounded() / 10),
+            "tickWithFramesMedianMs": .number((full[ticks / 2] / 1e4).rounded() / 100),
+            "tickWithFramesP99Ms": .number((full[min(ticks - 1, ticks * 99 / 100)] / 1e4).rounded() / 100),
+            "tickWithFramesNsPerSpring": .number((full[ticks / 2] / Double(springs) * 10).rounded() / 10),
+            "frameBytesPerTick": .number(bytesPerTick.rounded()), "setupSeconds": .number((setup * 100).rounded() / 100),
+        ]
+        if json { return print(JSONWriter.string(result)) }
+        print("\(springs) springs × \(dimensions)-D, \(ticks) ticks: advance \(result["advanceMedianMs"]!.doubleValue!) ms (\(result["advanceNsPerSpring"]!.doubleValue!) ns/spring); with frame encoding \(result["tickWithFramesMedianMs"]!.doubleValue!) ms (\(result["tickWithFramesNsPerSpring"]!.doubleValue!) ns/spring), \(Int(bytesPerTick)) bytes/tick")
+    }
+}
+
+/// Counts the bytes a subscriber would be sent.
+final class CountingOutput: ClientOutput, @unchecked Sendable {
+    // @unchecked: used from one thread in this benchmark.
+    private(set) var bytes = 0
+    var backlog: Int { 0 }
+    func send(_ line: [UInt8]) { bytes += line.count }
+    func close() {}
+}
