@@ -90,19 +90,7 @@ public struct PluginRegistryBuilder {
                 reason: "\(plugin.id) already has \(Self.maximumGenerations) generations loaded; restart required"))
         }
         let generation = newest.generation + 1
-        plugins.append(PluginRegistry.Entry(plugin: plugin, generation: generation, hash: hash))
-        for factory in plugin.factories {
-            if let held = factoryIndex[factory.planType], factories[held].pluginID != plugin.id {
-                let owner = plugins.first { $0.plugin.id == factories[held].pluginID }!.plugin
-                conflicts.append(
-                    PluginRegistry.Conflict(
-                        planType: factory.planType, keptPlugin: owner.id, keptFile: owner.file,
-                        ignoredPlugin: plugin.id, ignoredFile: plugin.file))
-                continue
-            }
-            factoryIndex[factory.planType] = factories.count
-            factories.append(RegisteredFactory(descriptor: factory, pluginID: plugin.id, generation: generation))
-        }
+        register(PluginRegistry.Entry(plugin: plugin, generation: generation, hash: hash))
         return .success(generation)
     }
 
@@ -114,10 +102,17 @@ public struct PluginRegistryBuilder {
                     reason: "id: \"\(plugin.id)\" is already loaded from \(existing.plugin.file)"))
             return
         }
-        plugins.append(PluginRegistry.Entry(plugin: plugin, generation: 1, hash: hash))
+        register(PluginRegistry.Entry(plugin: plugin, generation: 1, hash: hash))
+    }
+
+    /// Adds an entry and claims its plan types: a type held by another plugin stays with it (a
+    /// conflict); a type held by an older generation of this plugin moves to this one.
+    private mutating func register(_ entry: PluginRegistry.Entry) {
+        let plugin = entry.plugin
+        plugins.append(entry)
         for factory in plugin.factories {
-            if let kept = factoryIndex[factory.planType] {
-                let owner = plugins.first { $0.plugin.id == factories[kept].pluginID }!.plugin
+            if let held = factoryIndex[factory.planType], factories[held].pluginID != plugin.id {
+                let owner = plugins.first { $0.plugin.id == factories[held].pluginID }!.plugin
                 conflicts.append(
                     PluginRegistry.Conflict(
                         planType: factory.planType, keptPlugin: owner.id, keptFile: owner.file,
@@ -125,7 +120,7 @@ public struct PluginRegistryBuilder {
                 continue
             }
             factoryIndex[factory.planType] = factories.count
-            factories.append(RegisteredFactory(descriptor: factory, pluginID: plugin.id))
+            factories.append(RegisteredFactory(descriptor: factory, pluginID: plugin.id, generation: entry.generation))
         }
     }
 
