@@ -89,6 +89,7 @@ public final class EngineLoop: Sendable {
                 case .stop: return
                 }
             }
+            if !batch.isEmpty { context.publishControlFrame() }
         }
     }
 }

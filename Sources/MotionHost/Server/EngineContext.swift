@@ -161,6 +161,15 @@ public final class EngineContext: TraceObserver {
 
     // MARK: Frames
 
+    /// Values that requests wrote (a plan's first values, a Set) go out as soon as the batch of requests
+    /// is applied, not at the next tick: a new plan's first frame does not wait up to a frame interval.
+    /// A burst of requests still makes one frame.
+    func publishControlFrame() {
+        guard engine.hasPendingFrame else { return }
+        hub.publishFrame(dirty: engine.dirtyProperties, store: engine.store, time: time)
+        engine.clearFrame()
+    }
+
     /// One frame: advance animations, send the changed properties, drop clients that stay too slow.
     public func tick(dt: Double) {
         isTicking = true
