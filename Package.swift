@@ -1,6 +1,14 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// Release builds of the frame path (engine, property store, animation performers, plugin kit, Swift
+/// plugins) skip Swift's *dynamic* exclusivity checks, which cost more than the maths on every spring
+/// every tick (2.7× per spring; BENCHMARKS.md), and optimise across modules. The compiler's static
+/// checks stay, and debug builds — the test suite, the fuzzers — keep the dynamic ones.
+let hotPath: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release)),
+]
+
 /// Shipped plugins are dynamic libraries whose product names end in `Plugin`; with no `--plugins`,
 /// motiond loads every `lib*Plugin.so` that sits next to its executable.
 let package = Package(
@@ -31,10 +39,10 @@ let package = Package(
         // JSON values, the wire envelope and error codes, shared by the daemon and its clients.
         .target(name: "MotionWire"),
         // Swift plugin authors conform to `Performer` and write one entry line.
-        .target(name: "MotionPluginKit", dependencies: ["MotionPluginAPI"]),
+        .target(name: "MotionPluginKit", dependencies: ["MotionPluginAPI"], swiftSettings: hotPath),
         // Advance's maths (RK4 simulations, Bézier timing, tweens) and the performer the shipped
         // animation plugins share. Pure Swift, linked into each plugin.
-        .target(name: "MotionAnimation", dependencies: ["MotionPluginKit"]),
+        .target(name: "MotionAnimation", dependencies: ["MotionPluginKit"], swiftSettings: hotPath),
         // Routes as values: both seed URL syntaxes, DeepTransition paths, the diff, Reinstate's stack rule.
         // Pure Swift with no dependencies, so it is tested (and fuzzed) without a daemon.
         .target(name: "MotionRoutes"),
@@ -52,7 +60,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: hotPath
         ),
         .executableTarget(
             name: "motiond",
@@ -88,9 +97,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "SpringPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/SpringPlugin"),
-        .target(name: "TweenPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/TweenPlugin"),
-        .target(name: "DecayPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/DecayPlugin"),
+        .target(name: "SpringPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/SpringPlugin",
+                swiftSettings: hotPath),
+        .target(name: "TweenPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/TweenPlugin",
+                swiftSettings: hotPath),
+        .target(name: "DecayPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/DecayPlugin",
+                swiftSettings: hotPath),
         .target(name: "SetPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/SetPlugin"),
         .target(name: "CurvesPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/CurvesPlugin",
                 linkerSettings: [.linkedLibrary("m")]),

@@ -50,7 +50,11 @@ struct WireTests {
         store.write(handle, value: value, velocity: velocity, count: 2)
         var encoder = FrameEncoder()
         encoder.begin(subscription: 1, seq: 42, time: 12.345, dropped: 0)
-        encoder.appendUpdate(isFirst: true, prefix: store.updatePrefixes[0], values: store.values[0..<2], velocities: store.velocities[0..<2])
+        value.withUnsafeBufferPointer { values in
+            velocity.withUnsafeBufferPointer { velocities in
+                encoder.appendUpdate(isFirst: true, prefix: store.updatePrefixes[0], values: values, velocities: velocities)
+            }
+        }
         encoder.end()
         #expect(encoder.bytes.last == UInt8(ascii: "\n"))
         let expected = try JSONValue.parse(#"{"event":"frame","sub":1,"seq":42,"t":12.345,"dropped":0,"updates":[{"runtime":"default","target":"card1","property":"position","value":[12.5,300.25],"velocity":[0.1,-2.0]}]}"#)

@@ -19,8 +19,8 @@ struct FrameEncoder {
     }
 
     /// Appends one update; `prefix` is the property's pre-encoded `{"runtime":…,"value":` text.
-    mutating func appendUpdate(isFirst: Bool, prefix: [UInt8], values: ArraySlice<Double>,
-                               velocities: ArraySlice<Double>) {
+    mutating func appendUpdate(isFirst: Bool, prefix: [UInt8], values: UnsafeBufferPointer<Double>,
+                               velocities: UnsafeBufferPointer<Double>) {
         if !isFirst { bytes.append(UInt8(ascii: ",")) }
         bytes.append(contentsOf: prefix)
         appendVector(values)
@@ -33,7 +33,7 @@ struct FrameEncoder {
         bytes.append(contentsOf: "]}\n".utf8)
     }
 
-    private mutating func appendVector(_ vector: ArraySlice<Double>) {
+    private mutating func appendVector(_ vector: UnsafeBufferPointer<Double>) {
         bytes.append(UInt8(ascii: "["))
         var first = true
         for component in vector {

@@ -32,7 +32,8 @@ public struct SocketServer: Service {
         let limiter = ConnectionLimiter(.init(total: configuration.maximumConnections,
                                               perUser: configuration.maximumConnectionsPerUser))
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            // Room for a burst of clients connecting at once (the kernel caps it at net.core.somaxconn).
+            .serverChannelOption(ChannelOptions.backlog, value: 4096)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // The decoder buffers at most one line plus its "\r\n"; anything longer is refused

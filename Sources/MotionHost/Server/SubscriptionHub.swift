@@ -116,12 +116,21 @@ public final class SubscriptionHub {
         encoder.begin(subscription: subscription.id, seq: subscription.nextSeq(), time: time,
                       dropped: subscription.dropped)
         var first = true
-        for handle in subscription.pending where store.isLive(handle) {
-            let slot = Int(handle), base = slot * PropertyStore.width, count = Int(store.counts[slot])
-            encoder.appendUpdate(isFirst: first, prefix: store.updatePrefixes[slot],
-                                 values: store.values[base..<base + count],
-                                 velocities: store.velocities[base..<base + count])
-            first = false
+        // One borrow of each store array for the whole frame: no reference counting per update.
+        store.values.withUnsafeBufferPointer { values in
+            store.velocities.withUnsafeBufferPointer { velocities in
+                store.counts.withUnsafeBufferPointer { counts in
+                    store.updatePrefixes.withUnsafeBufferPointer { prefixes in
+                        for handle in subscription.pending where store.isLive(handle) {
+                            let slot = Int(handle), base = slot * PropertyStore.width, count = Int(counts[slot])
+                            encoder.appendUpdate(isFirst: first, prefix: prefixes[slot],
+                                                 values: UnsafeBufferPointer(rebasing: values[base..<base + count]),
+                                                 velocities: UnsafeBufferPointer(rebasing: velocities[base..<base + count]))
+                            first = false
+                        }
+                    }
+                }
+            }
         }
         encoder.end()
         subscription.pending.removeAll(keepingCapacity: true)
