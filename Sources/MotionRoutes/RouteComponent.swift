@@ -19,15 +19,6 @@ public enum Segue: String, Sendable, Hashable, CaseIterable, Codable {
         default: return nil
         }
     }
-
-    public init?(character: Character) {
-        switch character {
-        case "/": self = .push
-        case "!": self = .modal
-        case "#": self = .tab
-        default: return nil
-        }
-    }
 }
 
 /// One level of a route: a screen key, Navigator's `::data`, DeepTransition's segue and `(params)`.

@@ -19,7 +19,6 @@ struct Timeline {
     static let maximumEntries = 1000
 
     var entries: [TimelineEntry] = []
-    var droppedEntries = 0
     /// Engine time at creation, and seconds spent paused; the clock is engine time minus both.
     var createdAt: Double
     var pausedTotal = 0.0
@@ -39,7 +38,6 @@ struct Timeline {
         entries.append(entry)
         if entries.count > Self.maximumEntries {
             entries.removeFirst(entries.count - Self.maximumEntries)
-            droppedEntries += 1
         }
     }
 }
@@ -49,8 +47,6 @@ extension Engine {
     public func clock(ofRuntime name: String) -> Double? {
         runtimes[name].map { $0.timeline.clock(now: time) }
     }
-
-    public func isPaused(runtime name: String) -> Bool { runtimes[name]?.timeline.pausedAt != nil }
 
     /// Stops or restarts a runtime's clock: its performers receive no `advance` while it is paused.
     func setPaused(_ paused: Bool, runtime scope: RuntimeScope) {
@@ -74,8 +70,6 @@ extension Engine {
         guard emitDepth == 0, scope.recordsTimeline else { return }
         scope.timeline.record(TimelineEntry(time: scope.timeline.clock(now: time), target: target, change: change))
     }
-
-    func timelineEntries(of name: String) -> [TimelineEntry] { runtimes[name]?.timeline.entries ?? [] }
 
     func timeline(of name: String) -> Timeline? { runtimes[name]?.timeline }
 

@@ -95,12 +95,4 @@ extension EngineContext {
         logger.warning("plugin refused", metadata: ["file": "\(file)", "reason": "\(reason)"])
         return .rejected(reason: reason)
     }
-
-    /// A file that went away or became acceptable again is no longer listed as rejected.
-    public func forgetRejection(of file: String) {
-        guard engine.registry.rejected.contains(where: { $0.file == file }) else { return }
-        var builder = PluginRegistryBuilder(extending: engine.registry)
-        builder.forgetRejection(of: file)
-        engine.extendRegistry(builder.freeze())
-    }
 }

@@ -69,8 +69,6 @@ public final class EngineContext: TraceObserver {
         handle(Request.parse(line: line), from: sessionID)
     }
 
-    public func closeLocalSession(_ id: UInt64) { closeSession(id) }
-
     func openSession(_ id: UInt64, output: any ClientOutput, peer: PeerCredentials? = nil, role: Role = .client) {
         sessions[id] = Session(id: id, output: output, peer: peer, role: role)
     }
