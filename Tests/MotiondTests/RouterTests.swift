@@ -8,6 +8,8 @@ import Testing
 @Suite("Routers over the socket")
 struct RouterTests {
     static let fade: JSONValue = ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.3]
+    /// Long enough that a loaded CI machine cannot finish the transition before the next request arrives.
+    static let slowFade: JSONValue = ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 3]
 
     static func reference(_ name: String) throws -> JSONValue {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -79,7 +81,7 @@ struct RouterTests {
         _ = try await client.call("subscribe", ["streams": ["routes", "frames"], "runtime": "motiond.route.app"])
         _ = try await client.call("router.configure", [
             "scheme": "app",
-            "routes": ["a": ["kind": "stack", "transition": Self.fade], "b": ["kind": "stack", "transition": Self.fade],
+            "routes": ["a": ["kind": "stack", "transition": Self.fade], "b": ["kind": "stack", "transition": Self.slowFade],
                        "c": ["kind": "stack", "transition": ["push": Self.fade]], "sheet": ["kind": "modal"]],
         ])
         let first = Task { try await client.call("route.go", ["scheme": "app", "to": "app://a/b"]) }
