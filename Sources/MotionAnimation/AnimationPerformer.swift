@@ -7,25 +7,33 @@ import MotionPluginKit
 /// only marks its animation: the host replaces a named plan by removing then adding it in one request, and
 /// the replacement must take over the running animation (value, velocity, token). A removal nothing took
 /// over ends at the next tick, leaving the value where it was.
-public final class AnimationPerformer<Animation: PropertyAnimation>: Performer {
+public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerformer {
     public typealias Plan = Animation.Plan
     public static var planType: String { Animation.planType }
     public static var isContinuous: Bool { true }
 
+    /// One animated property. Its animation lives in `lanes` at `lane`.
     private struct Running {
         var handle: PropertyHandle
         var property: String
         var name: String?
-        var animation: Animation
         var token: ActiveToken
-        var isRemoved = false
+        var lane: Int
     }
 
     private let context: PerformerContext
+    private let lanes = AnimationLanes<Animation>.shared
     private var running: [Running] = []
+    /// Looked up at the first plan (a control call), used on the frame path.
+    private var writer: PropertyBatchWriter?
 
     public init(context: PerformerContext, target: String) {
         self.context = context
+    }
+
+    deinit {
+        for lane in running.map(\.lane).sorted(by: >) { lanes.remove(lane) }
+        if !running.isEmpty { lanes.ownerCount -= 1 }
     }
 
     public func add(_ plan: Plan) throws {
@@ -37,62 +45,86 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: Performer {
     }
 
     public func removePlan(named name: String) {
-        guard let index = running.firstIndex(where: { $0.name == name && !$0.isRemoved }) else { return }
-        running[index].isRemoved = true
+        guard let entry = running.first(where: { $0.name == name && !lanes.isRemoved[$0.lane] }) else { return }
+        lanes.isRemoved[entry.lane] = true
     }
 
     public func advance(by dt: Double) {
-        var index = 0
-        while index < running.count {
-            if running[index].isRemoved {
-                let ended = running.remove(at: index)
-                context.write(ended.handle, value: ended.animation.value, velocity: .zero, count: ended.animation.count)
-                end(ended, reason: "interrupted")
-                continue
-            }
-            running[index].animation.advance(by: dt)
-            let current = running[index]
-            publish(current)
-            if current.animation.isFinished {
-                running.remove(at: index)
-                end(current, reason: "finished")
-            } else {
-                index += 1
-            }
-        }
+        guard !running.isEmpty else { return }
+        lanes.advance(running.lazy.map(\.lane), by: dt)
+        lanes.finishTick(writer: writer)
     }
 
+    public static func advance(_ performers: PerformerBatch<AnimationPerformer>, by dt: Double) {
+        guard let first = performers.first else { return }
+        let lanes = first.lanes
+        if performers.count == lanes.ownerCount {
+            lanes.advanceAll(by: dt)
+        } else {
+            // Some owners are not in this batch (a paused runtime, another engine in this process).
+            for performer in performers { lanes.advance(performer.running.lazy.map(\.lane), by: dt) }
+        }
+        lanes.finishTick(writer: first.writer)
+    }
+
+    // MARK: Called by the lanes
+
+    func laneMoved(from old: Int, to new: Int) {
+        if let index = running.firstIndex(where: { $0.lane == old }) { running[index].lane = new }
+    }
+
+    func laneEnded(_ lane: Int, reason: String) {
+        guard let index = running.firstIndex(where: { $0.lane == lane }) else { return }
+        end(removing: index, reason: reason)
+    }
+
+    // MARK: Plans
+
     private func start(_ plan: Plan, name: String?) throws {
+        if writer == nil { writer = context.batchWriter() }
         guard let handle = context.property(plan.property) else { throw PlanError("property: invalid name") }
         if let index = running.firstIndex(where: { $0.handle == handle }) {
-            let replacement = try running[index].animation.replaced(by: plan, context: context)
+            let lane = running[index].lane
+            let replacement = try lanes.animation(lane).replaced(by: plan, context: context)
             context.animationEnded(property: running[index].property, reason: "interrupted", name: running[index].name)
-            running[index].animation = replacement
+            lanes.replace(lane, with: replacement)
             running[index].name = name
-            running[index].isRemoved = false
-            publish(running[index])
-            if replacement.isFinished { end(running.remove(at: index), reason: "finished") }
+            publish(replacement, to: handle)
+            if replacement.isFinished { end(removing: index, reason: "finished") }
             return
         }
         let animation = try Animation(plan: plan, current: context.read(handle), context: context)
-        let started = Running(handle: handle, property: plan.property, name: name, animation: animation,
-                              token: context.generateToken())
-        publish(started)
+        // Even an animation that is finished at once takes a token: the runtime turns active, then idle.
+        let token = context.generateToken()
+        publish(animation, to: handle)
         if animation.isFinished {
-            end(started, reason: "finished")
-        } else {
-            running.append(started)
+            context.animationEnded(property: plan.property, reason: "finished", name: name)
+            context.terminate(token)
+            return
         }
+        append(animation, handle: handle, property: plan.property, name: name, token: token)
     }
 
-    private func publish(_ running: Running) {
-        let state = running.animation.state
-        context.write(running.handle, value: state.value, velocity: state.velocity, count: running.animation.count)
+    private func append(_ animation: Animation, handle: PropertyHandle, property: String, name: String?, token: ActiveToken,
+                        isRemoved: Bool = false) {
+        if running.isEmpty { lanes.ownerCount += 1 }
+        let lane = lanes.add(animation, handle: handle, owner: self)
+        lanes.isRemoved[lane] = isRemoved
+        running.append(Running(handle: handle, property: property, name: name, token: token, lane: lane))
     }
 
-    private func end(_ running: Running, reason: String) {
-        context.animationEnded(property: running.property, reason: reason, name: running.name)
-        context.terminate(running.token)
+    private func publish(_ animation: Animation, to handle: PropertyHandle) {
+        let state = animation.state
+        context.write(handle, value: state.value, velocity: state.velocity, count: animation.count)
+    }
+
+    /// Ends the animation at `index`: its lane is freed, the end is traced and its token released.
+    private func end(removing index: Int, reason: String) {
+        let ended = running.remove(at: index)
+        lanes.remove(ended.lane)
+        if running.isEmpty { lanes.ownerCount -= 1 }
+        context.animationEnded(property: ended.property, reason: reason, name: ended.name)
+        context.terminate(ended.token)
     }
 }
 
@@ -108,8 +140,8 @@ extension AnimationPerformer: MigratablePerformer where Animation: MigratableAni
     }
 
     public func exportState() -> [MigratedAnimation] {
-        running.map { MigratedAnimation(property: $0.property, name: $0.name, isRemoved: $0.isRemoved,
-                                        snapshot: $0.animation.snapshot) }
+        running.map { MigratedAnimation(property: $0.property, name: $0.name, isRemoved: lanes.isRemoved[$0.lane],
+                                        snapshot: lanes.animation($0.lane).snapshot) }
     }
 
     public func importState(_ state: [MigratedAnimation]) throws {
@@ -117,9 +149,10 @@ extension AnimationPerformer: MigratablePerformer where Animation: MigratableAni
             guard let handle = context.property(migrated.property) else { throw PlanError("property: invalid name") }
             return (handle, migrated, try Animation(snapshot: migrated.snapshot, context: context))
         }
+        if writer == nil { writer = context.batchWriter() }
         for (handle, migrated, animation) in restored {
-            running.append(Running(handle: handle, property: migrated.property, name: migrated.name, animation: animation,
-                                   token: context.generateToken(), isRemoved: migrated.isRemoved))
+            append(animation, handle: handle, property: migrated.property, name: migrated.name,
+                   token: context.generateToken(), isRemoved: migrated.isRemoved)
         }
     }
 }

@@ -40,6 +40,8 @@ class PerformerBox<P: Performer>: AnyPerformerBox {
 /// What a factory's `factory_data` points at: how to make one performer type.
 final class FactoryBox {
     let make: (PerformerContext, String) -> AnyPerformerBox
+    /// [frame] Advances the host's batch of instances ("motion.batch/1").
+    let advanceBatch: (UnsafeBufferPointer<UnsafeMutableRawPointer?>, Double) -> Void
 
     init<P: Performer>(_ type: P.Type) {
         if let migratable = type as? any MigratablePerformer.Type {
@@ -47,6 +49,17 @@ final class FactoryBox {
         } else {
             make = { context, target in PerformerBox(P(context: context, target: target)) }
         }
+        if let batched = type as? any BatchPerformer.Type {
+            advanceBatch = Self.batcher(batched)
+        } else {
+            advanceBatch = { instances, dt in
+                for instance in instances { box(instance!).advance(by: dt) }
+            }
+        }
+    }
+
+    private static func batcher<B: BatchPerformer>(_ type: B.Type) -> (UnsafeBufferPointer<UnsafeMutableRawPointer?>, Double) -> Void {
+        { instances, dt in B.advance(PerformerBatch(instances: instances), by: dt) }
     }
 
     private static func maker<M: MigratablePerformer>(_ type: M.Type) -> (PerformerContext, String) -> AnyPerformerBox {

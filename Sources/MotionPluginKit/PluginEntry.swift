@@ -39,10 +39,9 @@ public enum PluginEntry {
                 function_count: 0,
                 factories: factories,
                 functions: nil,
-                get_extension: types.contains { $0 is any MigratablePerformer.Type } ? { id in
-                    guard let id, String(cString: id) == MOTION_MIGRATE_EXTENSION else { return nil }
-                    return UnsafeRawPointer(MigrateExtension.table)
-                } : nil))
+                get_extension: PluginExtensions.lookup(
+                    migrate: types.contains { $0 is any MigratablePerformer.Type },
+                    batch: types.contains { $0.isContinuous })))
         return descriptor
     }
 
@@ -85,6 +84,35 @@ public enum PluginEntry {
                     guard let instance else { return }
                     box(instance).advance(by: dt)
                 } : nil)
+    }
+}
+
+/// The plugin's `get_extension`: a C function cannot capture which extensions apply, so there is one per set.
+enum PluginExtensions {
+    typealias Lookup = @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer?
+
+    static func lookup(migrate: Bool, batch: Bool) -> Lookup? {
+        switch (migrate, batch) {
+        case (true, true):
+            return { id in
+                guard let id else { return nil }
+                let name = String(cString: id)
+                if name == MOTION_MIGRATE_EXTENSION { return UnsafeRawPointer(MigrateExtension.table) }
+                return name == MOTION_BATCH_EXTENSION ? UnsafeRawPointer(BatchExtension.table) : nil
+            }
+        case (true, false):
+            return { id in
+                guard let id, String(cString: id) == MOTION_MIGRATE_EXTENSION else { return nil }
+                return UnsafeRawPointer(MigrateExtension.table)
+            }
+        case (false, true):
+            return { id in
+                guard let id, String(cString: id) == MOTION_BATCH_EXTENSION else { return nil }
+                return UnsafeRawPointer(BatchExtension.table)
+            }
+        case (false, false):
+            return nil
+        }
     }
 }
 

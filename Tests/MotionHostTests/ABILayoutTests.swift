@@ -1,14 +1,14 @@
 import MotionPluginAPI
 import Testing
 
-/// Pins ABI v1.0 on LP64 Linux. A change here is an ABI break: bump MOTION_ABI_MAJOR, or append members
+/// Pins ABI v1.1 on LP64 Linux (1.1 added the batch and properties extensions). A change here is an ABI break: bump MOTION_ABI_MAJOR, or append members
 /// and bump the minor version instead.
 @Suite("Plugin ABI layout")
 struct ABILayoutTests {
     @Test func constants() {
         #expect(MOTION_PLUGIN_MAGIC == 0x4E54_4F4D)
         #expect(MOTION_ABI_MAJOR == 1)
-        #expect(MOTION_ABI_MINOR == 0)
+        #expect(MOTION_ABI_MINOR == 1)
         #expect(MOTION_INVALID_PROPERTY == UInt32.max)
         withUnsafeBytes(of: MOTION_PLUGIN_MAGIC.littleEndian) { #expect(Array($0) == Array("MOTN".utf8)) }
     }
@@ -82,6 +82,22 @@ struct ABILayoutTests {
         #expect(MemoryLayout<S>.offset(of: \.struct_size) == 0)
         #expect(MemoryLayout<S>.offset(of: \.export_state) == 8)
         #expect(MemoryLayout<S>.offset(of: \.import_state) == 16)
+    }
+
+    @Test func batchExtension() {
+        typealias S = motion_batch
+        #expect(MOTION_BATCH_EXTENSION == "motion.batch/1")
+        #expect(MemoryLayout<S>.size == 16)
+        #expect(MemoryLayout<S>.offset(of: \.struct_size) == 0)
+        #expect(MemoryLayout<S>.offset(of: \.advance_batch) == 8)
+    }
+
+    @Test func propertiesExtension() {
+        typealias S = motion_properties
+        #expect(MOTION_PROPERTIES_EXTENSION == "motion.properties/1")
+        #expect(MemoryLayout<S>.size == 16)
+        #expect(MemoryLayout<S>.offset(of: \.struct_size) == 0)
+        #expect(MemoryLayout<S>.offset(of: \.write_properties) == 8)
     }
 
     @Test func function() {

@@ -46,7 +46,7 @@ struct PluginLoaderTests {
 
     @Test(arguments: [
         ("bad_magic.c", "magic: expected 0x4E544F4D, found 0xDEADBEEF"),
-        ("future_abi.c", "abi_major: plugin is built for ABI 2.0, this host speaks 1.0"),
+        ("future_abi.c", "abi_major: plugin is built for ABI 2.0, this host speaks 1.1"),
         ("no_entry.c", "motion_plugin_entry: symbol not found (not a motiond plugin)"),
         ("init_fails.c", "init: the plugin reported a failure"),
     ])

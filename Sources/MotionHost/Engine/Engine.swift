@@ -20,10 +20,12 @@ public final class Engine {
     let curves = CurveTable()
     var runtimes: [String: RuntimeScope] = [:]
     var performers: [UInt64: PerformerRecord] = [:]
-    /// Continuous performers holding a token, advanced every tick. Parallel arrays keep the tick loop free
-    /// of reference counting.
-    var advancing: ContiguousArray<AdvanceSlot> = []
-    var advancingRecords: [PerformerRecord] = []
+    /// Continuous performers holding a token, advanced every tick, grouped by factory (indexed like
+    /// `registry.factories`) so that a factory with "motion.batch/1" is advanced with one call.
+    var advanceGroups: [AdvanceGroup] = []
+    var advancingCount = 0
+    /// Performers that took their first token during a frame: advanced from the next tick on.
+    var startsAfterFrame: [PerformerRecord] = []
     var stopsAfterFrame: [PerformerRecord] = []
     var phase = Phase.control
     var emitDepth = 0
@@ -33,9 +35,13 @@ public final class Engine {
     public internal(set) var time = 0.0
     public weak var observer: (any TraceObserver)?
 
-    struct AdvanceSlot {
+    struct AdvanceGroup {
+        let factory: UnsafePointer<motion_factory>
         let advance: @convention(c) (UnsafeMutableRawPointer?, Double) -> Void
-        let instance: UnsafeMutableRawPointer
+        let batch: (@convention(c) (UnsafePointer<motion_factory>?, UnsafePointer<UnsafeMutableRawPointer?>?, Int, Double) -> Void)?
+        /// Parallel arrays: the tick loop reads only `instances`, free of reference counting.
+        var instances: ContiguousArray<UnsafeMutableRawPointer?> = []
+        var records: [PerformerRecord] = []
     }
 
     public init(registry: PluginRegistry, host: HostServices) {
@@ -54,7 +60,7 @@ public final class Engine {
     // MARK: Queries
 
     /// True while some continuous performer holds a token and needs ticks.
-    public var isAnimating: Bool { !advancing.isEmpty }
+    public var isAnimating: Bool { advancingCount > 0 }
     public var hasPendingFrame: Bool { !store.dirty.isEmpty }
     public var runtimeNames: [String] { runtimes.keys.sorted() }
     public var activeTokenCount: Int { runtimes.values.reduce(0) { $0 + $1.activeTokens } }
@@ -105,16 +111,27 @@ public final class Engine {
     public func advance(by dt: Double) {
         time += dt
         phase = .frame
-        // No buffer access spans the plugin calls: a token taken during the frame may append a slot (it
-        // is advanced from the next tick); removals wait until the frame is over.
-        let count = advancing.count
-        var index = 0
-        while index < count {
-            let slot = advancing[index]
-            slot.advance(slot.instance, dt)
-            index += 1
+        // Starts and stops wait until the frame is over: no group changes while a plugin loops over it.
+        for index in advanceGroups.indices where !advanceGroups[index].instances.isEmpty {
+            let group = advanceGroups[index]
+            group.instances.withUnsafeBufferPointer { instances in
+                if let batch = group.batch {
+                    batch(group.factory, instances.baseAddress, instances.count, dt)
+                } else {
+                    for instance in instances { group.advance(instance, dt) }
+                }
+            }
         }
+        finishFrame()
+    }
+
+    private func finishFrame() {
         phase = .control
+        for performer in startsAfterFrame {
+            performer.advanceSlot = -1
+            if !performer.tokens.isEmpty { startAdvancing(performer) }
+        }
+        startsAfterFrame.removeAll(keepingCapacity: true)
         for performer in stopsAfterFrame where performer.tokens.isEmpty {
             stopAdvancing(performer)
         }
@@ -129,11 +146,7 @@ public final class Engine {
         for performer in active {
             if let instance = performer.instance, let advance = performer.factory.pointee.advance { advance(instance, dt) }
         }
-        phase = .control
-        for performer in stopsAfterFrame where performer.tokens.isEmpty {
-            stopAdvancing(performer)
-        }
-        stopsAfterFrame.removeAll(keepingCapacity: true)
+        finishFrame()
     }
 
     /// Handles of the properties written since the last `clearFrame()`.
@@ -148,12 +161,24 @@ public final class Engine {
     }
 
     func startAdvancing(_ performer: PerformerRecord) {
-        guard performer.advanceSlot < 0, performer.runtime.timeline.pausedAt == nil, let instance = performer.instance,
+        guard performer.advanceSlot == -1, performer.runtime.timeline.pausedAt == nil, let instance = performer.instance,
             let advance = performer.factory.pointee.advance
         else { return }
-        performer.advanceSlot = advancing.count
-        advancing.append(AdvanceSlot(advance: advance, instance: instance))
-        advancingRecords.append(performer)
+        if phase == .frame {
+            performer.advanceSlot = -2
+            startsAfterFrame.append(performer)
+            return
+        }
+        let index = performer.factoryIndex
+        while advanceGroups.count <= index {
+            let descriptor = registry.factories[advanceGroups.count].descriptor
+            advanceGroups.append(AdvanceGroup(factory: descriptor.pointer, advance: descriptor.pointer.pointee.advance ?? advance,
+                                              batch: descriptor.batch?.pointee.advance_batch))
+        }
+        performer.advanceSlot = advanceGroups[index].instances.count
+        advanceGroups[index].instances.append(instance)
+        advanceGroups[index].records.append(performer)
+        advancingCount += 1
     }
 
     func stopAdvancing(_ performer: PerformerRecord) {
@@ -163,15 +188,17 @@ public final class Engine {
             stopsAfterFrame.append(performer)
             return
         }
-        let last = advancing.count - 1
+        let index = performer.factoryIndex
+        let last = advanceGroups[index].instances.count - 1
         if slot != last {
-            advancing[slot] = advancing[last]
-            advancingRecords[slot] = advancingRecords[last]
-            advancingRecords[slot].advanceSlot = slot
+            advanceGroups[index].instances[slot] = advanceGroups[index].instances[last]
+            advanceGroups[index].records[slot] = advanceGroups[index].records[last]
+            advanceGroups[index].records[slot].advanceSlot = slot
         }
-        advancing.removeLast()
-        advancingRecords.removeLast()
+        advanceGroups[index].instances.removeLast()
+        advanceGroups[index].records.removeLast()
         performer.advanceSlot = -1
+        advancingCount -= 1
     }
 
     func destroyInstance(_ performer: PerformerRecord) {

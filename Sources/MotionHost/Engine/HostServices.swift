@@ -60,7 +60,11 @@ public final class HostServices {
             },
             get_extension: { host, id in
                 guard let services = services(host), let id else { return nil }
-                return String(cString: id) == MOTION_CURVES_EXTENSION ? UnsafeRawPointer(services.curves) : nil
+                switch String(cString: id) {
+                case MOTION_CURVES_EXTENSION: return UnsafeRawPointer(services.curves)
+                case MOTION_PROPERTIES_EXTENSION: return UnsafeRawPointer(services.properties)
+                default: return nil
+                }
             }))
         pointer.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
         curves.initialize(to: motion_curves(
@@ -85,12 +89,25 @@ public final class HostServices {
 
     /// The "motion.curves/1" extension table.
     let curves = UnsafeMutablePointer<motion_curves>.allocate(capacity: 1)
+    /// The "motion.properties/1" extension table.
+    let properties: UnsafeMutablePointer<motion_properties> = {
+        let table = UnsafeMutablePointer<motion_properties>.allocate(capacity: 1)
+        table.initialize(to: motion_properties(
+            struct_size: UInt32(MemoryLayout<motion_properties>.size), reserved: 0,
+            write_properties: { host, handles, counts, values, velocities, n in
+                guard let engine = services(host)?.engine, let handles, let counts, let values, n > 0 else { return }
+                engine.store.write(n, handles: handles, counts: counts, values: values, velocities: velocities)
+            }))
+        return table
+    }()
 
     deinit {
         pointer.deinitialize(count: 1)
         pointer.deallocate()
         curves.deinitialize(count: 1)
         curves.deallocate()
+        properties.deinitialize(count: 1)
+        properties.deallocate()
     }
 
     func log(level: Int32, message: String, performer: UInt64) {

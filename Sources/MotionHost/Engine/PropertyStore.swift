@@ -20,6 +20,8 @@ final class PropertyStore {
     /// `{"runtime":…,"target":…,"property":…,"value":` for each handle, encoded once at interning.
     private(set) var updatePrefixes: [[UInt8]] = []
     private var isDirty: [Bool] = []
+    /// `isLiveFlags[handle]`: the handle names a property (checked on every write without touching keys).
+    private var isLiveFlags: [Bool] = []
     private(set) var dirty: [UInt32] = []
     private var index: [Key: UInt32] = [:]
     private var free: [UInt32] = []
@@ -40,9 +42,11 @@ final class PropertyStore {
             velocities.append(contentsOf: repeatElement(0, count: Self.width))
             updatePrefixes.append([])
             isDirty.append(false)
+            isLiveFlags.append(false)
         }
         let slot = Int(handle)
         keys[slot] = key
+        isLiveFlags[slot] = true
         counts[slot] = 0
         updatePrefixes[slot] = Self.prefix(for: key)
         index[key] = handle
@@ -52,7 +56,7 @@ final class PropertyStore {
     func handle(for key: Key) -> UInt32? { index[key] }
 
     func isLive(_ handle: UInt32) -> Bool {
-        Int(handle) < keys.count && keys[Int(handle)] != nil
+        Int(handle) < isLiveFlags.count && isLiveFlags[Int(handle)]
     }
 
     /// Copies up to `capacity` components of value and velocity; returns the property's component count.
@@ -82,6 +86,38 @@ final class PropertyStore {
         }
     }
 
+    /// `n` writes in one pass (the "motion.properties/1" extension): entry `i` is `counts[i]` components
+    /// at `values + 4i` and `velocities + 4i`. Invalid entries are skipped, as single writes ignore them.
+    func write(_ n: Int, handles: UnsafePointer<UInt32>, counts newCounts: UnsafePointer<UInt8>,
+               values newValues: UnsafePointer<Double>, velocities newVelocities: UnsafePointer<Double>?) {
+        let width = Self.width
+        isLiveFlags.withUnsafeBufferPointer { isLive in
+            values.withUnsafeMutableBufferPointer { values in
+                velocities.withUnsafeMutableBufferPointer { velocities in
+                    counts.withUnsafeMutableBufferPointer { counts in
+                        isDirty.withUnsafeMutableBufferPointer { isDirty in
+                            for entry in 0..<n {
+                                let slot = Int(handles[entry]), count = Int(newCounts[entry])
+                                guard slot < isLive.count, isLive[slot], count >= 1, count <= width else { continue }
+                                let base = slot * width, source = entry * width
+                                for component in 0..<width {
+                                    let inRange = component < count
+                                    values[base + component] = inRange ? newValues[source + component] : 0
+                                    velocities[base + component] = inRange ? (newVelocities?[source + component] ?? 0) : 0
+                                }
+                                counts[slot] = UInt8(count)
+                                if !isDirty[slot] {
+                                    isDirty[slot] = true
+                                    dirty.append(UInt32(slot))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     func value(_ handle: UInt32) -> [Double] {
         let slot = Int(handle), base = slot * Self.width
         return Array(values[base..<base + Int(counts[slot])])
@@ -102,6 +138,7 @@ final class PropertyStore {
         for (key, handle) in index where key.runtime == runtime {
             index[key] = nil
             keys[Int(handle)] = nil
+            isLiveFlags[Int(handle)] = false
             counts[Int(handle)] = 0
             free.append(handle)
         }

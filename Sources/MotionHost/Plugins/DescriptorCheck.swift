@@ -39,6 +39,15 @@ public enum DescriptorCheck {
         let buildTag = string(plugin.pointee.build_tag) ?? ""
         let factoryCount = Int(plugin.pointee.factory_count)
         guard factoryCount == 0 || plugin.pointee.factories != nil else { return fail("factories: NULL") }
+        var batch: UnsafePointer<motion_batch>?
+        if let extensions = plugin.pointee.get_extension, let table = extensions(MOTION_BATCH_EXTENSION) {
+            let candidate = table.assumingMemoryBound(to: motion_batch.self)
+            guard Int(candidate.pointee.struct_size) >= MemoryLayout<motion_batch>.size else {
+                return fail("\(MOTION_BATCH_EXTENSION).struct_size: \(candidate.pointee.struct_size), expected at least \(MemoryLayout<motion_batch>.size)")
+            }
+            guard candidate.pointee.advance_batch != nil else { return fail("\(MOTION_BATCH_EXTENSION).advance_batch: NULL") }
+            batch = candidate
+        }
         var factories: [FactoryDescriptor] = []
         for index in 0..<factoryCount {
             let factory = plugin.pointee.factories! + index
@@ -56,7 +65,8 @@ public enum DescriptorCheck {
             guard !continuous || factory.pointee.advance != nil else {
                 return fail("\(field).advance: NULL for a continuous factory")
             }
-            factories.append(FactoryDescriptor(pointer: factory, planType: planType, isContinuous: continuous))
+            factories.append(FactoryDescriptor(pointer: factory, planType: planType, isContinuous: continuous,
+                                               batch: continuous ? batch : nil))
         }
         let functionCount = Int(plugin.pointee.function_count)
         guard functionCount == 0 || plugin.pointee.functions != nil else { return fail("functions: NULL") }

@@ -19,6 +19,9 @@ public struct FactoryDescriptor: @unchecked Sendable {
     public let pointer: UnsafePointer<motion_factory>
     public let planType: String
     public let isContinuous: Bool
+    /// The plugin's "motion.batch/1" table when it has one: the engine then advances this factory's
+    /// performers with one call per tick.
+    public let batch: UnsafePointer<motion_batch>?
 }
 
 public struct FunctionDescriptor: Sendable, Equatable {

@@ -2,6 +2,11 @@ import MotionWire
 
 /// Writes frame events byte by byte into a reused buffer: the frame path never goes through a generic
 /// JSON encoder (SPEC §5 frame shape).
+///
+/// Values and velocities are written in fixed point: integers exactly, other numbers below 1e9 in
+/// magnitude rounded to nine decimal places (trailing zeros dropped), larger ones in the shortest form
+/// that reads back exactly. Formatting a double exactly costs about 100 ns (`Double.description`); the
+/// fixed-point digits cost a few, and a nano-unit is far below anything a screen shows.
 struct FrameEncoder {
     private(set) var bytes: [UInt8] = []
 
@@ -39,9 +44,52 @@ struct FrameEncoder {
         for component in vector {
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            JSONWriter.writeNumber(component, into: &bytes)
+            Self.appendFixed(component, into: &bytes)
         }
         bytes.append(UInt8(ascii: "]"))
+    }
+
+    static let fractionDigits = 9
+    static let fixedScale = 1e9
+
+    /// `number` in fixed point with at most nine decimals (see the type's comment).
+    static func appendFixed(_ number: Double, into bytes: inout [UInt8]) {
+        let magnitude = abs(number)
+        guard magnitude < fixedScale else {
+            JSONWriter.writeNumber(number, into: &bytes)  // also writes NaN and infinities as null
+            return
+        }
+        // Below 1e9 the scaled magnitude stays below 1e18, inside UInt64 and exact to the rounding.
+        let fixed = UInt64((magnitude * fixedScale).rounded())
+        guard fixed != 0 else { return bytes.append(UInt8(ascii: "0")) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            var end = 24
+            var fraction = fixed % 1_000_000_000, integer = fixed / 1_000_000_000
+            if fraction != 0 {
+                var digits = fractionDigits
+                while fraction % 10 == 0 {
+                    fraction /= 10
+                    digits -= 1
+                }
+                for _ in 0..<digits {
+                    end -= 1
+                    buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction % 10)
+                    fraction /= 10
+                }
+                end -= 1
+                buffer[end] = UInt8(ascii: ".")
+            }
+            repeat {
+                end -= 1
+                buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: integer % 10)
+                integer /= 10
+            } while integer != 0
+            if number < 0 {
+                end -= 1
+                buffer[end] = UInt8(ascii: "-")
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[end..<24]))
+        }
     }
 
     private mutating func appendInteger(_ value: Int) {

@@ -32,7 +32,10 @@ final class Subscription {
     var seq: UInt64 = 0
     /// Properties whose latest value the subscriber has not been sent yet (conflation).
     var pending: [UInt32] = []
-    var pendingSet: Set<UInt32> = []
+    /// Indexed by property handle: true while the handle is in `pending`. Grown to the store's size.
+    var isPending: [Bool] = []
+    /// False when the subscription takes every runtime and target: frames skip the key comparison.
+    let isFiltered: Bool
     var dropped = 0
     var lastFrameTime = -Double.infinity
     var traceLost = 0
@@ -46,6 +49,7 @@ final class Subscription {
         self.routes = routes
         self.runtime = runtime
         self.targets = targets
+        self.isFiltered = runtime != nil || targets != nil
         self.minimumInterval = maximumRate.map { 1 / $0 } ?? 0
     }
 

@@ -40,14 +40,21 @@ public final class SubscriptionHub {
     /// Sends every frame subscriber the properties written this tick that match its filter.
     func publishFrame(dirty: [UInt32], store: PropertyStore, time: Double) {
         for subscription in subscriptions where subscription.frames && !subscription.session.isClosed {
-            for handle in dirty {
-                guard let key = store.keys[Int(handle)],
-                    subscription.matches(runtime: key.runtime, target: key.target)
-                else { continue }
-                if subscription.pendingSet.insert(handle).inserted {
-                    subscription.pending.append(handle)
-                } else {
-                    subscription.dropped += 1
+            if subscription.isPending.count < store.keys.count {
+                subscription.isPending.append(contentsOf: repeatElement(false, count: store.keys.count - subscription.isPending.count))
+            }
+            subscription.isPending.withUnsafeMutableBufferPointer { isPending in
+                for handle in dirty {
+                    if subscription.isFiltered {
+                        guard let key = store.keys[Int(handle)], subscription.matches(runtime: key.runtime, target: key.target)
+                        else { continue }
+                    }
+                    if isPending[Int(handle)] {
+                        subscription.dropped += 1
+                    } else {
+                        isPending[Int(handle)] = true
+                        subscription.pending.append(handle)
+                    }
                 }
             }
             guard !subscription.pending.isEmpty,
@@ -121,7 +128,7 @@ public final class SubscriptionHub {
             store.velocities.withUnsafeBufferPointer { velocities in
                 store.counts.withUnsafeBufferPointer { counts in
                     store.updatePrefixes.withUnsafeBufferPointer { prefixes in
-                        for handle in subscription.pending where store.isLive(handle) {
+                        for handle in subscription.pending where counts[Int(handle)] != 0 {
                             let slot = Int(handle), base = slot * PropertyStore.width, count = Int(counts[slot])
                             encoder.appendUpdate(isFirst: first, prefix: prefixes[slot],
                                                  values: UnsafeBufferPointer(rebasing: values[base..<base + count]),
@@ -133,8 +140,10 @@ public final class SubscriptionHub {
             }
         }
         encoder.end()
+        subscription.isPending.withUnsafeMutableBufferPointer { isPending in
+            for handle in subscription.pending { isPending[Int(handle)] = false }
+        }
         subscription.pending.removeAll(keepingCapacity: true)
-        subscription.pendingSet.removeAll(keepingCapacity: true)
         subscription.dropped = 0
         subscription.lastFrameTime = time
         if !first { subscription.session.output.send(encoder.bytes) }

@@ -1,5 +1,5 @@
 /*
- * motion_plugin.h — the motiond plugin ABI, version 1.0.
+ * motion_plugin.h — the motiond plugin ABI, version 1.1.
  *
  * This header is the whole contract between motiond and a plugin. A plugin is a shared library that
  * exports one C function, `motion_plugin_entry`, returning a pointer to a `motion_plugin` descriptor.
@@ -34,7 +34,7 @@ extern "C" {
 /** 'MOTN' read as a little-endian uint32: the first four bytes of every descriptor. */
 #define MOTION_PLUGIN_MAGIC 0x4E544F4Du
 #define MOTION_ABI_MAJOR 1u
-#define MOTION_ABI_MINOR 0u
+#define MOTION_ABI_MINOR 1u
 
 /** Name of the one exported entry function. */
 #define MOTION_PLUGIN_ENTRY_SYMBOL "motion_plugin_entry"
@@ -298,6 +298,45 @@ typedef struct motion_migrate {
     int32_t (*import_state)(const motion_factory *factory, void *instance, const char *json, size_t length,
                             char *error, size_t error_capacity);
 } motion_migrate;
+
+/**
+ * Plugin extension "motion.batch/1" (ABI 1.1): advance many performers in one call. Without it the host
+ * calls `motion_factory.advance` once per performer per tick; with it, once per factory per tick, so a
+ * plugin can keep its performers' state in contiguous arrays and step them in one loop.
+ * Return it from `motion_plugin.get_extension(MOTION_BATCH_EXTENSION)`.
+ */
+#define MOTION_BATCH_EXTENSION "motion.batch/1"
+
+typedef struct motion_batch {
+    uint32_t struct_size;
+    uint32_t reserved;
+    /**
+     * [frame] Advances `count` instances by `dt` seconds: the same as calling `factory->advance` on each of
+     * them in turn. Every instance was made by `factory` (a continuous factory of this image), holds at
+     * least one token, and appears once. `instances` is borrowed for the call. Host services may be used
+     * as from `advance`; a token taken during the call is advanced from the next tick.
+     */
+    void (*advance_batch)(const motion_factory *factory, void *const *instances, size_t count, double dt);
+} motion_batch;
+
+/**
+ * Host extension "motion.properties/1" (ABI 1.1): many property writes in one call. Get it with
+ * `host->get_extension(host, MOTION_PROPERTIES_EXTENSION)`; a host without it returns NULL, and the plugin
+ * calls `write_property` for each instead.
+ */
+#define MOTION_PROPERTIES_EXTENSION "motion.properties/1"
+
+typedef struct motion_properties {
+    uint32_t struct_size;
+    uint32_t reserved;
+    /**
+     * [control, frame] The same as `n` calls of `write_property`: property `properties[i]` gets `counts[i]`
+     * components from `values + i * MOTION_MAX_COMPONENTS` and `velocities + i * MOTION_MAX_COMPONENTS`
+     * (`velocities` may be NULL: zero velocity). All arrays are borrowed for the call.
+     */
+    void (*write_properties)(const motion_host *host, const motion_property *properties, const uint8_t *counts,
+                             const double *values, const double *velocities, size_t n);
+} motion_properties;
 
 typedef const motion_plugin *(*motion_plugin_entry_fn)(void);
 

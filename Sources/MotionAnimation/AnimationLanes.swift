@@ -1,0 +1,142 @@
+import MotionPluginKit
+import Synchronization
+
+/// The running animations of every performer of one animation type in this plugin image, in contiguous
+/// arrays (one lane per animated property), so that a tick steps them all in one loop (SPEC §8).
+///
+/// Lanes are packed: removing one moves the last lane into its place and tells that lane's owner.
+/// Used on the engine thread only, like the performers that own the lanes.
+final class AnimationLanes<Animation: PropertyAnimation> {
+    typealias Owner = AnimationPerformer<Animation>
+
+    private(set) var animations: ContiguousArray<Animation> = []
+    private(set) var handles: ContiguousArray<UInt32> = []
+    /// Unowned: a performer gives its lanes back in `deinit`.
+    private(set) var owners: ContiguousArray<Unmanaged<Owner>> = []
+    /// The named plan was removed: the lane ends `interrupted` at the next tick unless a plan takes over.
+    var isRemoved: ContiguousArray<Bool> = []
+    /// Performers that own at least one lane. A batch of that many performers holds every lane.
+    var ownerCount = 0
+
+    /// This tick's writes, sent to the host in one call.
+    private var writeHandles: ContiguousArray<UInt32> = []
+    private var writeCounts: ContiguousArray<UInt8> = []
+    private var writeValues: ContiguousArray<Double> = []
+    private var writeVelocities: ContiguousArray<Double> = []
+    private var writeCount = 0
+    private var ended: [Int] = []
+
+    private static var width: Int { 4 }
+
+    /// The lanes of `Animation` in this image, shared by all of its performers.
+    static var shared: AnimationLanes {
+        sharedLanes.withLock { table in
+            let key = ObjectIdentifier(Animation.self)
+            if let lanes = table[key] as? AnimationLanes { return lanes }
+            let lanes = AnimationLanes()
+            table[key] = lanes
+            return lanes
+        }
+    }
+
+    var count: Int { animations.count }
+
+    func add(_ animation: Animation, handle: PropertyHandle, owner: Owner) -> Int {
+        animations.append(animation)
+        handles.append(handle.rawValue)
+        owners.append(Unmanaged.passUnretained(owner))
+        isRemoved.append(false)
+        return animations.count - 1
+    }
+
+    func replace(_ lane: Int, with animation: Animation) {
+        animations[lane] = animation
+        isRemoved[lane] = false
+    }
+
+    func animation(_ lane: Int) -> Animation { animations[lane] }
+
+    /// Frees `lane`: the last lane moves into it and its owner learns the new index.
+    func remove(_ lane: Int) {
+        let last = animations.count - 1
+        if lane != last {
+            animations.swapAt(lane, last)
+            handles.swapAt(lane, last)
+            owners.swapAt(lane, last)
+            isRemoved.swapAt(lane, last)
+            owners[lane].takeUnretainedValue().laneMoved(from: last, to: lane)
+        }
+        animations.removeLast()
+        handles.removeLast()
+        owners.removeLast()
+        isRemoved.removeLast()
+    }
+
+    // MARK: Frame
+
+    /// Steps every lane (the batch holds every owner).
+    func advanceAll(by dt: Double) {
+        reserveWrites(animations.count)
+        for lane in animations.indices { step(lane, by: dt) }
+    }
+
+    /// Steps the lanes of one performer.
+    func advance(_ lanes: some Sequence<Int>, by dt: Double) {
+        reserveWrites(writeCount + animations.count)
+        for lane in lanes { step(lane, by: dt) }
+    }
+
+    /// Sends this tick's writes in one call, then ends the lanes that finished or were removed (highest
+    /// lane first, so that the lanes still to end keep their indices).
+    func finishTick(writer: PropertyBatchWriter?) {
+        if let writer {
+            writeHandles.withUnsafeBufferPointer { handles in
+                writeCounts.withUnsafeBufferPointer { counts in
+                    writeValues.withUnsafeBufferPointer { values in
+                        writeVelocities.withUnsafeBufferPointer { velocities in
+                            writer.write(writeCount, handles: handles.baseAddress!, counts: counts.baseAddress!,
+                                         values: values.baseAddress!, velocities: velocities.baseAddress!)
+                        }
+                    }
+                }
+            }
+        }
+        writeCount = 0
+        guard !ended.isEmpty else { return }
+        ended.sort(by: >)
+        for lane in ended {
+            owners[lane].takeUnretainedValue().laneEnded(lane, reason: isRemoved[lane] ? "interrupted" : "finished")
+        }
+        ended.removeAll(keepingCapacity: true)
+    }
+
+    @inline(__always)
+    private func step(_ lane: Int, by dt: Double) {
+        let entry = writeCount
+        writeCount += 1
+        let base = entry * Self.width
+        let removed = isRemoved[lane]
+        // A removed plan leaves the value where it was, at rest; anything else moves on.
+        if !removed { animations[lane].advance(by: dt) }
+        let animation = animations[lane]
+        let state = animation.state
+        writeHandles[entry] = handles[lane]
+        writeCounts[entry] = UInt8(truncatingIfNeeded: animation.count)
+        for component in 0..<Self.width {
+            writeValues[base + component] = state.value[component]
+            writeVelocities[base + component] = removed ? 0 : state.velocity[component]
+        }
+        if removed || animation.isFinished { ended.append(lane) }
+    }
+
+    private func reserveWrites(_ entries: Int) {
+        guard writeHandles.count < entries else { return }
+        let more = entries - writeHandles.count
+        writeHandles.append(contentsOf: repeatElement(0, count: more))
+        writeCounts.append(contentsOf: repeatElement(0, count: more))
+        writeValues.append(contentsOf: repeatElement(0, count: more * Self.width))
+        writeVelocities.append(contentsOf: repeatElement(0, count: more * Self.width))
+    }
+}
+
+private let sharedLanes = Mutex<[ObjectIdentifier: AnyObject]>([:])

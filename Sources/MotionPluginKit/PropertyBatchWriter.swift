@@ -1,0 +1,34 @@
+import MotionPluginAPI
+
+/// Writes many properties with one host call ("motion.properties/1"), or one `write_property` call each
+/// on a host without that extension. Get one with `PerformerContext.batchWriter()`.
+public struct PropertyBatchWriter {
+    let host: UnsafePointer<motion_host>
+    let table: UnsafePointer<motion_properties>?
+
+    /// [control, frame] Entry `i` of `n`: `counts[i]` components of `values + 4i` and `velocities + 4i`
+    /// for `handles[i]`. All arrays are borrowed for the call.
+    public func write(_ n: Int, handles: UnsafePointer<UInt32>, counts: UnsafePointer<UInt8>, values: UnsafePointer<Double>,
+                      velocities: UnsafePointer<Double>) {
+        guard n > 0 else { return }
+        if let table {
+            table.pointee.write_properties(host, handles, counts, values, velocities, n)
+            return
+        }
+        let width = Int(MOTION_MAX_COMPONENTS)
+        for entry in 0..<n {
+            host.pointee.write_property(host, handles[entry], values + entry * width, velocities + entry * width,
+                                        UInt32(counts[entry]))
+        }
+    }
+}
+
+extension PerformerContext {
+    /// [control] A writer for this performer's host, looked up once (keep it; use it on the frame path).
+    public func batchWriter() -> PropertyBatchWriter {
+        let table = host.pointee.get_extension(host, MOTION_PROPERTIES_EXTENSION)?
+            .assumingMemoryBound(to: motion_properties.self)
+        let usable = table.flatMap { Int($0.pointee.struct_size) >= MemoryLayout<motion_properties>.size ? $0 : nil }
+        return PropertyBatchWriter(host: host, table: usable.map { UnsafePointer($0) })
+    }
+}
