@@ -77,13 +77,17 @@ final class AnimationLanes<Animation: PropertyAnimation> {
     /// Steps every lane (the batch holds every owner).
     func advanceAll(by dt: Double) {
         reserveWrites(animations.count)
-        for lane in animations.indices { step(lane, by: dt) }
+        withLanes { lanes in
+            for lane in 0..<lanes.animations.count { lanes.step(lane, by: dt) }
+        }
     }
 
     /// Steps the lanes of one performer.
-    func advance(_ lanes: some Sequence<Int>, by dt: Double) {
+    func advance(_ selected: some Sequence<Int>, by dt: Double) {
         reserveWrites(writeCount + animations.count)
-        for lane in lanes { step(lane, by: dt) }
+        withLanes { lanes in
+            for lane in selected { lanes.step(lane, by: dt) }
+        }
     }
 
     /// Sends this tick's writes in one call, then ends the lanes that finished or were removed (highest
@@ -110,23 +114,61 @@ final class AnimationLanes<Animation: PropertyAnimation> {
         ended.removeAll(keepingCapacity: true)
     }
 
-    @inline(__always)
-    private func step(_ lane: Int, by dt: Double) {
-        let entry = writeCount
-        writeCount += 1
-        let base = entry * Self.width
-        let removed = isRemoved[lane]
-        // A removed plan leaves the value where it was, at rest; anything else moves on.
-        if !removed { animations[lane].advance(by: dt) }
-        let animation = animations[lane]
-        let state = animation.state
-        writeHandles[entry] = handles[lane]
-        writeCounts[entry] = UInt8(truncatingIfNeeded: animation.count)
-        for component in 0..<Self.width {
-            writeValues[base + component] = state.value[component]
-            writeVelocities[base + component] = removed ? 0 : state.velocity[component]
+    /// One borrow of every array the tick touches: no copies of animations, no reference counting per lane.
+    private func withLanes(_ body: (inout Borrowed) -> Void) {
+        animations.withUnsafeMutableBufferPointer { animations in
+            handles.withUnsafeBufferPointer { handles in
+                isRemoved.withUnsafeBufferPointer { isRemoved in
+                    writeHandles.withUnsafeMutableBufferPointer { writeHandles in
+                        writeCounts.withUnsafeMutableBufferPointer { writeCounts in
+                            writeValues.withUnsafeMutableBufferPointer { writeValues in
+                                writeVelocities.withUnsafeMutableBufferPointer { writeVelocities in
+                                    var borrowed = Borrowed(
+                                        animations: animations, handles: handles, isRemoved: isRemoved, writeHandles: writeHandles,
+                                        writeCounts: writeCounts, writeValues: writeValues, writeVelocities: writeVelocities,
+                                        writeCount: writeCount, ended: ended)
+                                    ended = []
+                                    body(&borrowed)
+                                    writeCount = borrowed.writeCount
+                                    ended = borrowed.ended
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
-        if removed || animation.isFinished { ended.append(lane) }
+    }
+
+    struct Borrowed {
+        let animations: UnsafeMutableBufferPointer<Animation>
+        let handles: UnsafeBufferPointer<UInt32>
+        let isRemoved: UnsafeBufferPointer<Bool>
+        let writeHandles: UnsafeMutableBufferPointer<UInt32>
+        let writeCounts: UnsafeMutableBufferPointer<UInt8>
+        let writeValues: UnsafeMutableBufferPointer<Double>
+        let writeVelocities: UnsafeMutableBufferPointer<Double>
+        var writeCount: Int
+        var ended: [Int]
+
+        @inline(__always)
+        mutating func step(_ lane: Int, by dt: Double) {
+            let entry = writeCount
+            writeCount += 1
+            let base = entry * 4
+            let removed = isRemoved[lane]
+            // A removed plan leaves the value where it was, at rest; anything else moves on.
+            if !removed { animations[lane].advance(by: dt) }
+            let state = animations[lane].state
+            writeHandles[entry] = handles[lane]
+            writeCounts[entry] = UInt8(truncatingIfNeeded: animations[lane].count)
+            let velocity = removed ? SIMD4<Double>() : state.velocity
+            for component in 0..<4 {
+                writeValues[base + component] = state.value[component]
+                writeVelocities[base + component] = velocity[component]
+            }
+            if removed || animations[lane].isFinished { ended.append(lane) }
+        }
     }
 
     private func reserveWrites(_ entries: Int) {

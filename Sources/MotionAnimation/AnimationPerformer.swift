@@ -49,12 +49,20 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         lanes.isRemoved[entry.lane] = true
     }
 
+    @_specialize(where Animation == SpringAnimation)
+    @_specialize(where Animation == DecayAnimation)
+    @_specialize(where Animation == TweenAnimation)
     public func advance(by dt: Double) {
         guard !running.isEmpty else { return }
         lanes.advance(running.lazy.map(\.lane), by: dt)
         lanes.finishTick(writer: writer)
     }
 
+    // The shipped animations get specialized tick loops (no witness-table calls per lane): the generic
+    // entry points test for these types first.
+    @_specialize(where Animation == SpringAnimation)
+    @_specialize(where Animation == DecayAnimation)
+    @_specialize(where Animation == TweenAnimation)
     public static func advance(_ performers: PerformerBatch<AnimationPerformer>, by dt: Double) {
         guard let first = performers.first else { return }
         let lanes = first.lanes

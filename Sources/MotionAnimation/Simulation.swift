@@ -45,6 +45,7 @@ public struct Simulation: Sendable, Equatable, Codable {
         return Simulation(value: shown.value, velocity: shown.velocity, force: force, threshold: threshold)
     }
 
+    @inline(__always)
     public mutating func advance(by dt: Double) {
         guard !isSettled, dt > 0 else { return }
         accumulator += dt
@@ -57,6 +58,7 @@ public struct Simulation: Sendable, Equatable, Codable {
         settleIfAtRest()
     }
 
+    @inline(__always)
     private func acceleration(_ x: SIMD4<Double>, _ v: SIMD4<Double>) -> SIMD4<Double> {
         switch force {
         case .spring(let target, let tension, let damping): return -tension * (x - target) - damping * v

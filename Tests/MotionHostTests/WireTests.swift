@@ -52,12 +52,43 @@ struct WireTests {
         encoder.begin(subscription: 1, seq: 42, time: 12.345, dropped: 0)
         value.withUnsafeBufferPointer { values in
             velocity.withUnsafeBufferPointer { velocities in
-                encoder.appendUpdate(isFirst: true, prefix: store.updatePrefixes[0], values: values, velocities: velocities)
+                Array(store.prefix(handle)).withUnsafeBufferPointer { prefix in
+                    encoder.appendUpdate(isFirst: true, prefix: prefix, values: values, velocities: velocities)
+                }
             }
         }
         encoder.end()
         #expect(encoder.bytes.last == UInt8(ascii: "\n"))
         let expected = try JSONValue.parse(#"{"event":"frame","sub":1,"seq":42,"t":12.345,"dropped":0,"updates":[{"runtime":"default","target":"card1","property":"position","value":[12.5,300.25],"velocity":[0.1,-2.0]}]}"#)
         #expect(try JSONValue.parse(encoder.bytes.dropLast()) == expected)
+    }
+
+    @Test func frameNumbersAreFixedPointWithNineDecimals() throws {
+        func text(_ number: Double) -> String {
+            var bytes: [UInt8] = []
+            FrameEncoder.appendFixed(number, into: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        #expect(text(0) == "0")
+        #expect(text(-0.0) == "0")
+        #expect(text(1000) == "1000")
+        #expect(text(-2) == "-2")
+        #expect(text(12.5) == "12.5")
+        #expect(text(-300.25) == "-300.25")
+        #expect(text(0.1) == "0.1")
+        #expect(text(0.000000001) == "0.000000001")
+        #expect(text(0.0000000004) == "0", "below half a nano-unit rounds to zero")
+        #expect(text(1.0000000006) == "1.000000001")
+        #expect(text(-0.123456789123) == "-0.123456789")
+        #expect(text(999_999_999.5) == "999999999.5")
+        #expect(text(2.5e9) == "2500000000")
+        #expect(text(1.5e20) == "1.5e+20")
+        #expect(text(123_456_789_012.375) == "123456789012.375", "beyond 1e9 the exact shortest form")
+        #expect(text(.nan) == "null")
+        #expect(text(-.infinity) == "null")
+        for number in [0.1, 1e-3, 3.14159265358979, -42.42, 1e8 + 0.25, 7e-9] {
+            let parsed = try #require(Double(text(number)))
+            #expect(abs(parsed - number) <= 5e-10 + number.ulp, "\(number) → \(text(number))")
+        }
     }
 }

@@ -17,8 +17,13 @@ final class PropertyStore {
     private(set) var counts: [UInt8] = []
     private(set) var values: [Double] = []
     private(set) var velocities: [Double] = []
-    /// `{"runtime":…,"target":…,"property":…,"value":` for each handle, encoded once at interning.
-    private(set) var updatePrefixes: [[UInt8]] = []
+    /// `{"runtime":…,"target":…,"property":…,"value":` for each handle, encoded once at interning, in
+    /// one arena: a frame copies them without touching a reference count.
+    private(set) var prefixBytes: [UInt8] = []
+    private(set) var prefixStarts: [Int] = []
+    private(set) var prefixLengths: [Int] = []
+    /// Arena bytes of prefixes whose handle was reused; compacted once they outweigh the live ones.
+    private var prefixGarbage = 0
     private var isDirty: [Bool] = []
     /// `isLiveFlags[handle]`: the handle names a property (checked on every write without touching keys).
     private var isLiveFlags: [Bool] = []
@@ -40,7 +45,8 @@ final class PropertyStore {
             counts.append(0)
             values.append(contentsOf: repeatElement(0, count: Self.width))
             velocities.append(contentsOf: repeatElement(0, count: Self.width))
-            updatePrefixes.append([])
+            prefixStarts.append(0)
+            prefixLengths.append(0)
             isDirty.append(false)
             isLiveFlags.append(false)
         }
@@ -48,7 +54,7 @@ final class PropertyStore {
         keys[slot] = key
         isLiveFlags[slot] = true
         counts[slot] = 0
-        updatePrefixes[slot] = Self.prefix(for: key)
+        setPrefix(Self.prefix(for: key), of: slot)
         index[key] = handle
         return handle
     }
@@ -143,6 +149,33 @@ final class PropertyStore {
             free.append(handle)
         }
         dirty.removeAll { keys[Int($0)] == nil }
+    }
+
+    /// The pre-encoded start of `handle`'s updates.
+    func prefix(_ handle: UInt32) -> ArraySlice<UInt8> {
+        let start = prefixStarts[Int(handle)]
+        return prefixBytes[start..<start + prefixLengths[Int(handle)]]
+    }
+
+    private func setPrefix(_ bytes: [UInt8], of slot: Int) {
+        prefixGarbage += prefixLengths[slot]
+        if prefixGarbage > 1 << 20, prefixGarbage > prefixBytes.count / 2 { compactPrefixes() }
+        prefixStarts[slot] = prefixBytes.count
+        prefixLengths[slot] = bytes.count
+        prefixBytes.append(contentsOf: bytes)
+    }
+
+    private func compactPrefixes() {
+        var compacted: [UInt8] = []
+        compacted.reserveCapacity(prefixBytes.count - prefixGarbage)
+        for slot in keys.indices where keys[slot] != nil {
+            let start = prefixStarts[slot]
+            prefixStarts[slot] = compacted.count
+            compacted.append(contentsOf: prefixBytes[start..<start + prefixLengths[slot]])
+        }
+        for slot in keys.indices where keys[slot] == nil { prefixLengths[slot] = 0 }
+        prefixBytes = compacted
+        prefixGarbage = 0
     }
 
     private static func prefix(for key: Key) -> [UInt8] {

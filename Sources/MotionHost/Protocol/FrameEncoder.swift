@@ -24,7 +24,7 @@ struct FrameEncoder {
     }
 
     /// Appends one update; `prefix` is the property's pre-encoded `{"runtime":…,"value":` text.
-    mutating func appendUpdate(isFirst: Bool, prefix: [UInt8], values: UnsafeBufferPointer<Double>,
+    mutating func appendUpdate(isFirst: Bool, prefix: UnsafeBufferPointer<UInt8>, values: UnsafeBufferPointer<Double>,
                                velocities: UnsafeBufferPointer<Double>) {
         if !isFirst { bytes.append(UInt8(ascii: ",")) }
         bytes.append(contentsOf: prefix)

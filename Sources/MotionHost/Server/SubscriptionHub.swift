@@ -127,10 +127,12 @@ public final class SubscriptionHub {
         store.values.withUnsafeBufferPointer { values in
             store.velocities.withUnsafeBufferPointer { velocities in
                 store.counts.withUnsafeBufferPointer { counts in
-                    store.updatePrefixes.withUnsafeBufferPointer { prefixes in
+                    store.prefixBytes.withUnsafeBufferPointer { prefixes in
                         for handle in subscription.pending where counts[Int(handle)] != 0 {
                             let slot = Int(handle), base = slot * PropertyStore.width, count = Int(counts[slot])
-                            encoder.appendUpdate(isFirst: first, prefix: prefixes[slot],
+                            let start = store.prefixStarts[slot]
+                            encoder.appendUpdate(isFirst: first,
+                                                 prefix: UnsafeBufferPointer(rebasing: prefixes[start..<start + store.prefixLengths[slot]]),
                                                  values: UnsafeBufferPointer(rebasing: values[base..<base + count]),
                                                  velocities: UnsafeBufferPointer(rebasing: velocities[base..<base + count]))
                             first = false
