@@ -34,9 +34,11 @@ public struct Simulation: Sendable, Equatable, Codable {
 
     /// The state shown now, interpolated between internal steps.
     public var published: (value: SIMD4<Double>, velocity: SIMD4<Double>) {
+        @inline(__always) get {
         if isSettled { return (value, velocity) }
         let alpha = (Self.step + accumulator) / Self.step
         return (previousValue + (value - previousValue) * alpha, previousVelocity + (velocity - previousVelocity) * alpha)
+        }
     }
 
     /// A new force from the published value and velocity: retargeting keeps the motion continuous.
@@ -66,6 +68,7 @@ public struct Simulation: Sendable, Equatable, Codable {
         }
     }
 
+    @inline(__always)
     private mutating func integrateOneStep() {
         let h = Self.step
         let x = value, v = velocity
@@ -78,6 +81,7 @@ public struct Simulation: Sendable, Equatable, Codable {
     }
 
     /// Inclusive, every component (L∞), as Advance 0.9.x.
+    @inline(__always)
     private mutating func settleIfAtRest() {
         // Defence in depth: plans are range-checked, but a state that left the finite numbers must stop
         // (a spring at its target, a decay at zero motion), never animate NaN forever.

@@ -70,5 +70,6 @@ final class CountingOutput: ClientOutput, @unchecked Sendable {
     private(set) var bytes = 0
     var backlog: Int { 0 }
     func send(_ line: [UInt8]) { bytes += line.count }
+    func send(bytes line: UnsafeRawBufferPointer) { bytes += line.count }
     func close() {}
 }

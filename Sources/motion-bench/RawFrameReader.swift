@@ -36,25 +36,43 @@ struct RawFrameReader {
     }
 
     /// Reads until a frame stamped after `end`; counts frames stamped in [start, end].
+    ///
+    /// Bytes are scanned once, in place: `memchr` finds line ends, a plain loop counts the `{` that open
+    /// updates, and only the first bytes of each line (its header: seq, t, dropped) are kept.
     func read(from start: Double, to end: Double) -> Result {
         var result = Result()
-        var buffer = [UInt8](repeating: 0, count: 4 << 20)
-        var pending: [UInt8] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4 << 20, alignment: 64)
+        defer { buffer.deallocate() }
+        var header: [UInt8] = []
+        var braces = 0, lineBytes = 0
         var lastSeq: Double?
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             guard count > 0 else { return result }
-            pending.append(contentsOf: buffer[0..<count])
-            var lineStart = 0
-            while let newline = pending[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = pending[lineStart..<newline]
-                lineStart = newline + 1
+            var offset = 0
+            while offset < count {
+                let rest = UnsafeRawBufferPointer(rebasing: buffer[offset..<count])
+                let newline = memchr(rest.baseAddress!, Int32(UInt8(ascii: "\n")), rest.count)
+                let length = newline.map { UnsafeRawPointer($0) - rest.baseAddress! } ?? rest.count
+                let piece = UnsafeRawBufferPointer(rebasing: rest[0..<length])
+                if header.count < Self.headerLength { header.append(contentsOf: piece.prefix(Self.headerLength - header.count)) }
+                braces += Self.countBraces(piece)
+                lineBytes += length
+                offset += length
+                guard newline != nil else { break }
+                offset += 1
+                defer {
+                    header.removeAll(keepingCapacity: true)
+                    braces = 0
+                    lineBytes = 0
+                }
+                let line = header[...]
                 guard line.starts(with: Self.framePrefix), let t = Self.number(after: Self.timeKey, in: line) else { continue }
                 if t > end { return result }
                 if t < start { continue }
                 result.frames += 1
-                result.bytes += line.count + 1
-                result.updates += line.reduce(0) { $0 + ($1 == UInt8(ascii: "{") ? 1 : 0) } - 1
+                result.bytes += lineBytes + 1
+                result.updates += braces - 1
                 result.dropped += Int(Self.number(after: Self.droppedKey, in: line) ?? 0)
                 result.times.append(t)
                 if let seq = Self.number(after: Self.seqKey, in: line) {
@@ -62,8 +80,15 @@ struct RawFrameReader {
                     lastSeq = seq
                 }
             }
-            pending.removeFirst(lineStart)
         }
+    }
+
+    static let headerLength = 160
+
+    static func countBraces(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var count = 0
+        for byte in bytes { count &+= byte == UInt8(ascii: "{") ? 1 : 0 }
+        return count
     }
 
     func close() { Glibc.close(descriptor) }

@@ -48,7 +48,7 @@ struct WireTests {
         let handle = store.intern(.init(runtime: "default", target: "card1", property: "position"))
         let value: [Double] = [12.5, 300.25], velocity: [Double] = [0.1, -2]
         store.write(handle, value: value, velocity: velocity, count: 2)
-        var encoder = FrameEncoder()
+        let encoder = FrameEncoder(capacity: 16)
         encoder.begin(subscription: 1, seq: 42, time: 12.345, dropped: 0)
         value.withUnsafeBufferPointer { values in
             velocity.withUnsafeBufferPointer { velocities in
@@ -80,7 +80,9 @@ struct WireTests {
         #expect(text(0.0000000004) == "0", "below half a nano-unit rounds to zero")
         #expect(text(1.0000000006) == "1.000000001")
         #expect(text(-0.123456789123) == "-0.123456789")
-        #expect(text(999_999_999.5) == "999999999.5")
+        #expect(text(999_999_997.5) == "999999997.5")
+        #expect(text(999_999_998.9999999999) == "999999999")
+        #expect(text(999_999_999.5) == "999999999.5", "from here on the exact shortest form")
         #expect(text(2.5e9) == "2500000000")
         #expect(text(1.5e20) == "1.5e+20")
         #expect(text(123_456_789_012.375) == "123456789012.375", "beyond 1e9 the exact shortest form")

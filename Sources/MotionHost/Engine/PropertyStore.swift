@@ -97,6 +97,7 @@ final class PropertyStore {
     func write(_ n: Int, handles: UnsafePointer<UInt32>, counts newCounts: UnsafePointer<UInt8>,
                values newValues: UnsafePointer<Double>, velocities newVelocities: UnsafePointer<Double>?) {
         let width = Self.width
+        dirty.reserveCapacity(dirty.count + n)
         isLiveFlags.withUnsafeBufferPointer { isLive in
             values.withUnsafeMutableBufferPointer { values in
                 velocities.withUnsafeMutableBufferPointer { velocities in

@@ -1,98 +1,190 @@
 import MotionWire
 
-/// Writes frame events byte by byte into a reused buffer: the frame path never goes through a generic
-/// JSON encoder (SPEC §5 frame shape).
+/// Writes frame events straight into one reused buffer: the frame path never goes through a generic
+/// JSON encoder, and an update costs a copy of its pre-encoded prefix plus its digits (SPEC §5, §8).
 ///
 /// Values and velocities are written in fixed point: integers exactly, other numbers below 1e9 in
 /// magnitude rounded to nine decimal places (trailing zeros dropped), larger ones in the shortest form
 /// that reads back exactly. Formatting a double exactly costs about 100 ns (`Double.description`); the
 /// fixed-point digits cost a few, and a nano-unit is far below anything a screen shows.
-struct FrameEncoder {
-    private(set) var bytes: [UInt8] = []
+final class FrameEncoder {
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
 
-    mutating func begin(subscription: Int, seq: UInt64, time: Double, dropped: Int) {
-        bytes.removeAll(keepingCapacity: true)
-        bytes.append(contentsOf: #"{"event":"frame","sub":"#.utf8)
-        appendInteger(subscription)
-        bytes.append(contentsOf: #","seq":"#.utf8)
-        appendInteger(Int(seq))
-        bytes.append(contentsOf: #","t":"#.utf8)
-        JSONWriter.writeNumber((time * 1e6).rounded() / 1e6, into: &bytes)
-        bytes.append(contentsOf: #","dropped":"#.utf8)
-        appendInteger(dropped)
-        bytes.append(contentsOf: #","updates":["#.utf8)
+    /// Longest text one number takes (`-2.2250738585072014e-308` is 24 bytes).
+    static let maximumNumberLength = 32
+    static let fractionDigits = 9
+    static let fixedScale = 1e9
+    private static let velocityKey = Array(#","velocity":"#.utf8)
+
+    init(capacity: Int = 1 << 16) {
+        self.capacity = capacity
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// The frame written so far (a copy; for tests).
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: storage, count: count)) }
+
+    /// Lends the frame written so far.
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        body(UnsafeRawBufferPointer(start: storage, count: count))
+    }
+
+    func begin(subscription: Int, seq: UInt64, time: Double, dropped: Int) {
+        count = 0
+        var head: [UInt8] = []
+        head.append(contentsOf: #"{"event":"frame","sub":"#.utf8)
+        head.append(contentsOf: String(subscription).utf8)
+        head.append(contentsOf: #","seq":"#.utf8)
+        head.append(contentsOf: String(seq).utf8)
+        head.append(contentsOf: #","t":"#.utf8)
+        JSONWriter.writeNumber((time * 1e6).rounded() / 1e6, into: &head)
+        head.append(contentsOf: #","dropped":"#.utf8)
+        head.append(contentsOf: String(dropped).utf8)
+        head.append(contentsOf: #","updates":["#.utf8)
+        head.withUnsafeBufferPointer { append($0) }
     }
 
     /// Appends one update; `prefix` is the property's pre-encoded `{"runtime":…,"value":` text.
-    mutating func appendUpdate(isFirst: Bool, prefix: UnsafeBufferPointer<UInt8>, values: UnsafeBufferPointer<Double>,
-                               velocities: UnsafeBufferPointer<Double>) {
-        if !isFirst { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(contentsOf: prefix)
-        appendVector(values)
-        bytes.append(contentsOf: #","velocity":"#.utf8)
-        appendVector(velocities)
-        bytes.append(UInt8(ascii: "}"))
-    }
-
-    mutating func end() {
-        bytes.append(contentsOf: "]}\n".utf8)
-    }
-
-    private mutating func appendVector(_ vector: UnsafeBufferPointer<Double>) {
-        bytes.append(UInt8(ascii: "["))
-        var first = true
-        for component in vector {
-            if !first { bytes.append(UInt8(ascii: ",")) }
-            first = false
-            Self.appendFixed(component, into: &bytes)
+    func appendUpdate(isFirst: Bool, prefix: UnsafeBufferPointer<UInt8>, values: UnsafeBufferPointer<Double>,
+                      velocities: UnsafeBufferPointer<Double>) {
+        reserve(prefix.count + Self.velocityKey.count + 8 + (values.count + velocities.count) * (Self.maximumNumberLength + 1))
+        var cursor = storage + count
+        if !isFirst { cursor = put(UInt8(ascii: ","), at: cursor) }
+        cursor.update(from: prefix.baseAddress!, count: prefix.count)
+        cursor += prefix.count
+        cursor = Self.writeVector(values, at: cursor)
+        cursor = Self.velocityKey.withUnsafeBufferPointer { key in
+            cursor.update(from: key.baseAddress!, count: key.count)
+            return cursor + key.count
         }
-        bytes.append(UInt8(ascii: "]"))
+        cursor = Self.writeVector(velocities, at: cursor)
+        cursor = put(UInt8(ascii: "}"), at: cursor)
+        count = cursor - storage
     }
 
-    static let fractionDigits = 9
-    static let fixedScale = 1e9
+    func end() {
+        reserve(3)
+        var cursor = put(UInt8(ascii: "]"), at: storage + count)
+        cursor = put(UInt8(ascii: "}"), at: cursor)
+        cursor = put(UInt8(ascii: "\n"), at: cursor)
+        count = cursor - storage
+    }
 
     /// `number` in fixed point with at most nine decimals (see the type's comment).
     static func appendFixed(_ number: Double, into bytes: inout [UInt8]) {
-        let magnitude = abs(number)
-        guard magnitude < fixedScale else {
-            JSONWriter.writeNumber(number, into: &bytes)  // also writes NaN and infinities as null
-            return
-        }
-        // Below 1e9 the scaled magnitude stays below 1e18, inside UInt64 and exact to the rounding.
-        let fixed = UInt64((magnitude * fixedScale).rounded())
-        guard fixed != 0 else { return bytes.append(UInt8(ascii: "0")) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-            var end = 24
-            var fraction = fixed % 1_000_000_000, integer = fixed / 1_000_000_000
-            if fraction != 0 {
-                var digits = fractionDigits
-                while fraction % 10 == 0 {
-                    fraction /= 10
-                    digits -= 1
-                }
-                for _ in 0..<digits {
-                    end -= 1
-                    buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction % 10)
-                    fraction /= 10
-                }
-                end -= 1
-                buffer[end] = UInt8(ascii: ".")
-            }
-            repeat {
-                end -= 1
-                buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: integer % 10)
-                integer /= 10
-            } while integer != 0
-            if number < 0 {
-                end -= 1
-                buffer[end] = UInt8(ascii: "-")
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[end..<24]))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumNumberLength) { buffer in
+            let end = writeFixed(number, at: buffer.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: end - buffer.baseAddress!))
         }
     }
 
-    private mutating func appendInteger(_ value: Int) {
-        bytes.append(contentsOf: String(value).utf8)
+    /// Writes `number` at `cursor` (room for `maximumNumberLength` bytes) and returns the end.
+    @inline(__always)
+    static func writeFixed(_ number: Double, at cursor: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        let magnitude = abs(number)
+        // Below 999,999,999 the integer part keeps to nine digits even after rounding up.
+        guard magnitude < fixedScale - 1 else { return writeExact(number, at: cursor) }
+        // Below 1e9 the scaled magnitude stays below 1e18, inside UInt64 and exact to the rounding.
+        let fixed = UInt64(magnitude * fixedScale + 0.5)
+        var cursor = cursor
+        guard fixed != 0 else { return put(UInt8(ascii: "0"), at: cursor) }
+        if number < 0 { cursor = put(UInt8(ascii: "-"), at: cursor) }
+        // Both halves fit 32 bits: integer < 1e9, fraction < 1e9.
+        var integer = UInt32(truncatingIfNeeded: fixed / 1_000_000_000)
+        var fraction = UInt32(truncatingIfNeeded: fixed % 1_000_000_000)
+        var digits = 1
+        var scale: UInt32 = 10
+        while integer >= scale, digits < 9 {
+            digits += 1
+            scale &*= 10
+        }
+        cursor += digits
+        writeDigits(&integer, count: digits, endingAt: cursor)
+        guard fraction != 0 else { return cursor }
+        var fractionLength = fractionDigits
+        while fraction % 100 == 0 {
+            fraction /= 100
+            fractionLength -= 2
+        }
+        if fraction % 10 == 0 {
+            fraction /= 10
+            fractionLength -= 1
+        }
+        cursor = put(UInt8(ascii: "."), at: cursor)
+        cursor += fractionLength
+        writeDigits(&fraction, count: fractionLength, endingAt: cursor)
+        return cursor
     }
+
+    /// Writes the last `count` decimal digits of `value` (zero-padded) ending just before `end`, two at a time.
+    @inline(__always)
+    private static func writeDigits(_ value: inout UInt32, count: Int, endingAt end: UnsafeMutablePointer<UInt8>) {
+        var position = end
+        var remaining = count
+        digitPairs.withUnsafeBufferPointer { pairs in
+            while remaining >= 2 {
+                let pair = Int(value % 100) &* 2
+                value /= 100
+                position -= 2
+                position[0] = pairs[pair]
+                position[1] = pairs[pair &+ 1]
+                remaining -= 2
+            }
+        }
+        if remaining == 1 {
+            position -= 1
+            position.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+        }
+    }
+
+    /// "00", "01", … "99".
+    private static let digitPairs: [UInt8] = (0..<100).flatMap { [UInt8(ascii: "0") + UInt8($0 / 10), UInt8(ascii: "0") + UInt8($0 % 10)] }
+
+    private static func writeExact(_ number: Double, at cursor: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var text: [UInt8] = []
+        JSONWriter.writeNumber(number, into: &text)  // NaN and infinities become null
+        let length = min(text.count, maximumNumberLength)
+        text.withUnsafeBufferPointer { cursor.update(from: $0.baseAddress!, count: length) }
+        return cursor + length
+    }
+
+    @inline(__always)
+    private static func writeVector(_ vector: UnsafeBufferPointer<Double>, at cursor: UnsafeMutablePointer<UInt8>)
+        -> UnsafeMutablePointer<UInt8>
+    {
+        var cursor = put(UInt8(ascii: "["), at: cursor)
+        for index in vector.indices {
+            if index > 0 { cursor = put(UInt8(ascii: ","), at: cursor) }
+            cursor = writeFixed(vector[index], at: cursor)
+        }
+        return put(UInt8(ascii: "]"), at: cursor)
+    }
+
+    private func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count)
+        (storage + count).update(from: bytes.baseAddress!, count: bytes.count)
+        count += bytes.count
+    }
+
+    private func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let grown = max(capacity * 2, count + extra)
+        let replacement = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        replacement.update(from: storage, count: count)
+        storage.deallocate()
+        storage = replacement
+        capacity = grown
+    }
+}
+
+@inline(__always)
+private func put(_ byte: UInt8, at cursor: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+    cursor.pointee = byte
+    return cursor + 1
 }

@@ -6,7 +6,13 @@ public protocol ClientOutput: AnyObject, Sendable {
     /// Bytes handed over but not yet written to the socket.
     var backlog: Int { get }
     func send(_ line: [UInt8])
+    /// Sends a copy of `bytes` (borrowed for the call): frames are lent from a reused buffer.
+    func send(bytes: UnsafeRawBufferPointer)
     func close()
+}
+
+extension ClientOutput {
+    public func send(bytes: UnsafeRawBufferPointer) { send(Array(bytes)) }
 }
 
 /// A connection's channel. Writes hop to its event loop; the frame clock never waits on them.
@@ -21,9 +27,13 @@ final class ChannelOutput: ClientOutput {
     var backlog: Int { pending.load(ordering: .relaxed) }
 
     func send(_ line: [UInt8]) {
-        let count = line.count
+        line.withUnsafeBytes { send(bytes: $0) }
+    }
+
+    func send(bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count
         var buffer = channel.allocator.buffer(capacity: count)
-        buffer.writeBytes(line)
+        buffer.writeBytes(bytes)
         pending.add(count, ordering: .relaxed)
         channel.writeAndFlush(buffer).whenComplete { _ in
             self.pending.subtract(count, ordering: .relaxed)

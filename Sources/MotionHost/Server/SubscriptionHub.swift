@@ -17,7 +17,7 @@ public final class SubscriptionHub {
 
     let limits: Limits
     private(set) var subscriptions: [Subscription] = []
-    private var encoder = FrameEncoder()
+    private let encoder = FrameEncoder()
     private var behindSince: [UInt64: Double] = [:]
 
     init(limits: Limits = Limits()) {
@@ -148,6 +148,6 @@ public final class SubscriptionHub {
         subscription.pending.removeAll(keepingCapacity: true)
         subscription.dropped = 0
         subscription.lastFrameTime = time
-        if !first { subscription.session.output.send(encoder.bytes) }
+        if !first { encoder.withBytes { subscription.session.output.send(bytes: $0) } }
     }
 }
