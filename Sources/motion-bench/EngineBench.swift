@@ -35,20 +35,29 @@ struct EngineBench: AsyncParsableCommand {
         }
         let setup = Date().timeIntervalSince(started)
         let dt = 1.0 / 120
-        func measure(_ body: () -> Void) -> [Double] {
-            (0..<ticks).map { _ in
+        let counter = AllocationCounter()
+        /// Sorted tick times, and allocations per tick counted around the ticks alone.
+        func measure(_ body: () -> Void) -> (times: [Double], allocations: Double?) {
+            var times = [Double](repeating: 0, count: ticks)
+            var allocations: UInt = 0
+            for _ in 0..<5 { body() }  // warm-up: buffers grow to their working size
+
+            for tick in 0..<ticks {
+                let allocationsBefore = counter?.count ?? 0
                 let start = DispatchTime.now().uptimeNanoseconds
                 body()
-                return Double(DispatchTime.now().uptimeNanoseconds - start)
-            }.sorted()
+                times[tick] = Double(DispatchTime.now().uptimeNanoseconds - start)
+                allocations += (counter?.count ?? 0) - allocationsBefore
+            }
+            return (times.sorted(), counter.map { _ in Double(allocations) / Double(ticks) })
         }
-        let advance = measure {
+        let (advance, advanceAllocations) = measure {
             engine.advance(by: dt)
             engine.clearFrame()
         }
         context.receive(line: Array(#"{"id":2,"method":"subscribe","params":{"streams":["frames"]}}"#.utf8), from: 1)
         let before = output.bytes
-        let full = measure { context.tick(dt: dt) }
+        let (full, fullAllocations) = measure { context.tick(dt: dt) }
         let bytesPerTick = Double(output.bytes - before) / Double(ticks)
         let result: JSONValue = [
             "springs": .number(Double(springs)), "dimensions": .number(Double(dimensions)), "ticks": .number(Double(ticks)),
@@ -58,8 +67,14 @@ struct EngineBench: AsyncParsableCommand {
             "tickWithFramesP99Ms": .number((full[min(ticks - 1, ticks * 99 / 100)] / 1e4).rounded() / 100),
             "tickWithFramesNsPerSpring": .number((full[ticks / 2] / Double(springs) * 10).rounded() / 10),
             "frameBytesPerTick": .number(bytesPerTick.rounded()), "setupSeconds": .number((setup * 100).rounded() / 100),
+            // Measured only under LD_PRELOAD of Benchmarks/baselines/malloc_count.c (scripts/bench does it).
+            "allocationsPerAdvance": advanceAllocations.map(JSONValue.number) ?? .null,
+            "allocationsPerTickWithFrames": fullAllocations.map(JSONValue.number) ?? .null,
         ]
         if json { return print(JSONWriter.string(result)) }
+        if let advanceAllocations, let fullAllocations {
+            print("allocations per tick: advance \(advanceAllocations), with frame encoding \(fullAllocations)")
+        }
         print("\(springs) springs × \(dimensions)-D, \(ticks) ticks: advance \(result["advanceMedianMs"]!.doubleValue!) ms (\(result["advanceNsPerSpring"]!.doubleValue!) ns/spring); with frame encoding \(result["tickWithFramesMedianMs"]!.doubleValue!) ms (\(result["tickWithFramesNsPerSpring"]!.doubleValue!) ns/spring), \(Int(bytesPerTick)) bytes/tick")
     }
 }
@@ -72,4 +87,16 @@ final class CountingOutput: ClientOutput, @unchecked Sendable {
     func send(_ line: [UInt8]) { bytes += line.count }
     func send(bytes line: UnsafeRawBufferPointer) { bytes += line.count }
     func close() {}
+}
+
+/// Heap allocations counted by `malloc_count.so` when it is preloaded; nil otherwise.
+struct AllocationCounter {
+    private let read: @convention(c) () -> UInt
+
+    init?() {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "motion_malloc_count") else { return nil }
+        read = unsafeBitCast(symbol, to: (@convention(c) () -> UInt).self)
+    }
+
+    var count: UInt { read() }
 }

@@ -37,17 +37,40 @@ final class FrameEncoder {
 
     func begin(subscription: Int, seq: UInt64, time: Double, dropped: Int) {
         count = 0
-        var head: [UInt8] = []
-        head.append(contentsOf: #"{"event":"frame","sub":"#.utf8)
-        head.append(contentsOf: String(subscription).utf8)
-        head.append(contentsOf: #","seq":"#.utf8)
-        head.append(contentsOf: String(seq).utf8)
-        head.append(contentsOf: #","t":"#.utf8)
-        JSONWriter.writeNumber((time * 1e6).rounded() / 1e6, into: &head)
-        head.append(contentsOf: #","dropped":"#.utf8)
-        head.append(contentsOf: String(dropped).utf8)
-        head.append(contentsOf: #","updates":["#.utf8)
-        head.withUnsafeBufferPointer { append($0) }
+        append(Self.frameStart)
+        appendInteger(UInt64(max(subscription, 0)))
+        append(Self.seqKey)
+        appendInteger(seq)
+        append(Self.timeKey)
+        reserve(Self.maximumNumberLength)
+        count = Self.writeFixed((time * 1e6).rounded() / 1e6, at: storage + count) - storage
+        append(Self.droppedKey)
+        appendInteger(UInt64(max(dropped, 0)))
+        append(Self.updatesKey)
+    }
+
+    private static let frameStart = Array(#"{"event":"frame","sub":"#.utf8)
+    private static let seqKey = Array(#","seq":"#.utf8)
+    private static let timeKey = Array(#","t":"#.utf8)
+    private static let droppedKey = Array(#","dropped":"#.utf8)
+    private static let updatesKey = Array(#","updates":["#.utf8)
+
+    private func appendInteger(_ value: UInt64) {
+        reserve(20)
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        var remaining = value
+        var position = storage + count + digits
+        repeat {
+            position -= 1
+            position.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
+            remaining /= 10
+        } while remaining > 0
+        count += digits
     }
 
     /// Appends one update; `prefix` is the property's pre-encoded `{"runtime":…,"value":` text.
@@ -166,9 +189,9 @@ final class FrameEncoder {
         return put(UInt8(ascii: "]"), at: cursor)
     }
 
-    private func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private func append(_ bytes: [UInt8]) {
         reserve(bytes.count)
-        (storage + count).update(from: bytes.baseAddress!, count: bytes.count)
+        bytes.withUnsafeBufferPointer { (storage + count).update(from: $0.baseAddress!, count: $0.count) }
         count += bytes.count
     }
 

@@ -19,6 +19,8 @@ public final class SubscriptionHub {
     private(set) var subscriptions: [Subscription] = []
     private let encoder = FrameEncoder()
     private var behindSince: [UInt64: Double] = [:]
+    /// Reused by `checkBacklogs` every tick, so that it allocates nothing.
+    private var checkedSessions: Set<UInt64> = []
 
     init(limits: Limits = Limits()) {
         self.limits = limits
@@ -94,8 +96,8 @@ public final class SubscriptionHub {
     /// that stayed behind too long, which the caller disconnects.
     func checkBacklogs(time: Double) -> [Session] {
         var slow: [Session] = []
-        var seen: Set<UInt64> = []
-        for subscription in subscriptions where seen.insert(subscription.session.id).inserted {
+        checkedSessions.removeAll(keepingCapacity: true)
+        for subscription in subscriptions where checkedSessions.insert(subscription.session.id).inserted {
             let session = subscription.session
             if session.output.backlog > limits.frameHighWater {
                 let since = behindSince[session.id] ?? time
