@@ -158,8 +158,7 @@ final class AnimationLanes<Animation: PropertyAnimation> {
             let base = entry * 4
             let removed = isRemoved[lane]
             // A removed plan leaves the value where it was, at rest; anything else moves on.
-            if !removed { animations[lane].advance(by: dt) }
-            let state = animations[lane].state
+            let state = removed ? animations[lane].state : animations[lane].advanceAndState(by: dt)
             writeHandles[entry] = handles[lane]
             writeCounts[entry] = UInt8(truncatingIfNeeded: animations[lane].count)
             let velocity = removed ? SIMD4<Double>() : state.velocity

@@ -25,10 +25,17 @@ public protocol PropertyAnimation {
     /// Value and velocity together, computed once per frame.
     var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { get }
     mutating func advance(by dt: Double)
+    /// `advance(by:)` then `state`, in one call: the tick loop's step.
+    mutating func advanceAndState(by dt: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>)
 }
 
 extension PropertyAnimation {
     public var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { (value, velocity) }
+
+    public mutating func advanceAndState(by dt: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>) {
+        advance(by: dt)
+        return state
+    }
 
     public func replaced(by plan: Plan, context: PerformerContext) throws -> Self {
         try Self(plan: plan, current: PropertyState(value: value, velocity: velocity, count: count), context: context)
@@ -70,6 +77,12 @@ extension SimulatedAnimation {
     public var isFinished: Bool { simulation.isSettled }
     public var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { simulation.published }
     public mutating func advance(by dt: Double) { simulation.advance(by: dt) }
+
+    @inline(__always)
+    public mutating func advanceAndState(by dt: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>) {
+        simulation.advance(by: dt)
+        return simulation.published
+    }
 }
 
 /// An animation that can continue in another build of its plugin (hot swap): `snapshot` holds all of its

@@ -11,6 +11,7 @@ public struct Simulation: Sendable, Equatable, Codable {
     }
 
     public static let step = 0.008
+    static let stepsPerSecond = 1 / step
 
     public private(set) var force: Force
     public let threshold: Double
@@ -36,7 +37,7 @@ public struct Simulation: Sendable, Equatable, Codable {
     public var published: (value: SIMD4<Double>, velocity: SIMD4<Double>) {
         @inline(__always) get {
         if isSettled { return (value, velocity) }
-        let alpha = (Self.step + accumulator) / Self.step
+        let alpha = (Self.step + accumulator) * Self.stepsPerSecond
         return (previousValue + (value - previousValue) * alpha, previousVelocity + (velocity - previousVelocity) * alpha)
         }
     }
@@ -112,6 +113,7 @@ public struct Simulation: Sendable, Equatable, Codable {
     }
 }
 
+@inline(__always)
 func magnitude(_ vector: SIMD4<Double>) -> SIMD4<Double> {
     vector.replacing(with: -vector, where: vector .< 0)
 }

@@ -30,7 +30,7 @@ struct DescriptorCheckTests {
     }
 
     @Test func majorVersionMustMatch() {
-        #expect(reason { $0.abi_major = 2 } == "abi_major: plugin is built for ABI 2.0, this host speaks 1.1")
+        #expect(reason { $0.abi_major = 2 } == "abi_major: plugin is built for ABI 2.1, this host speaks 1.1")
     }
 
     @Test func newerMinorVersionIsRefused() {
