@@ -76,11 +76,11 @@ extension SimulatedAnimation {
     public var velocity: SIMD4<Double> { simulation.published.velocity }
     public var isFinished: Bool { simulation.isSettled }
     public var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { simulation.published }
-    public mutating func advance(by dt: Double) { simulation.advance(by: dt) }
+    public mutating func advance(by dt: Double) { simulation.advance(by: dt, components: count) }
 
     @inline(__always)
     public mutating func advanceAndState(by dt: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>) {
-        simulation.advance(by: dt)
+        simulation.advance(by: dt, components: count)
         return simulation.published
     }
 }

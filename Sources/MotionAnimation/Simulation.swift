@@ -48,37 +48,49 @@ public struct Simulation: Sendable, Equatable, Codable {
         return Simulation(value: shown.value, velocity: shown.velocity, force: force, threshold: threshold)
     }
 
+    /// Advances by `dt`. `components` (1–4) says how many components move: up to two, the steps run on
+    /// half-width vectors (the other components are zero and stay zero).
     @inline(__always)
-    public mutating func advance(by dt: Double) {
+    public mutating func advance(by dt: Double, components: Int = 4) {
         guard !isSettled, dt > 0 else { return }
         accumulator += dt
         while accumulator > 0 {
             previousValue = value
             previousVelocity = velocity
-            integrateOneStep()
+            integrateOneStep(components: components)
             accumulator -= Self.step
         }
         settleIfAtRest()
     }
 
     @inline(__always)
-    private func acceleration(_ x: SIMD4<Double>, _ v: SIMD4<Double>) -> SIMD4<Double> {
+    private mutating func integrateOneStep(components: Int) {
         switch force {
-        case .spring(let target, let tension, let damping): return -tension * (x - target) - damping * v
-        case .decay(let drag): return -drag * v
+        case .spring(let target, let tension, let damping):
+            if components <= 2 {
+                let low = target.lowHalf
+                (value.lowHalf, velocity.lowHalf) = Self.rk4(value.lowHalf, velocity.lowHalf) { x, v in -tension * (x - low) - damping * v }
+            } else {
+                (value, velocity) = Self.rk4(value, velocity) { x, v in -tension * (x - target) - damping * v }
+            }
+        case .decay(let drag):
+            if components <= 2 {
+                (value.lowHalf, velocity.lowHalf) = Self.rk4(value.lowHalf, velocity.lowHalf) { _, v in -drag * v }
+            } else {
+                (value, velocity) = Self.rk4(value, velocity) { _, v in -drag * v }
+            }
         }
     }
 
+    /// One classic RK4 step of `step` seconds for x' = v, v' = acceleration(x, v).
     @inline(__always)
-    private mutating func integrateOneStep() {
-        let h = Self.step
-        let x = value, v = velocity
+    private static func rk4<V: SIMD>(_ x: V, _ v: V, _ acceleration: (V, V) -> V) -> (V, V) where V.Scalar == Double {
+        let h = step
         let k1x = v, k1v = acceleration(x, v)
         let k2x = v + k1v * (h / 2), k2v = acceleration(x + k1x * (h / 2), v + k1v * (h / 2))
         let k3x = v + k2v * (h / 2), k3v = acceleration(x + k2x * (h / 2), v + k2v * (h / 2))
         let k4x = v + k3v * h, k4v = acceleration(x + k3x * h, v + k3v * h)
-        value = x + (k1x + 2 * k2x + 2 * k3x + k4x) * (h / 6)
-        velocity = v + (k1v + 2 * k2v + 2 * k3v + k4v) * (h / 6)
+        return (x + (k1x + 2 * k2x + 2 * k3x + k4x) * (h / 6), v + (k1v + 2 * k2v + 2 * k3v + k4v) * (h / 6))
     }
 
     /// Inclusive, every component (L∞), as Advance 0.9.x.
