@@ -5,7 +5,7 @@ import Synchronization
 /// arrays (one lane per animated property), so that a tick steps them all in one loop (SPEC §8).
 ///
 /// Lanes are packed: removing one moves the last lane into its place and tells that lane's owner.
-/// Used on the engine thread only, like the performers that own the lanes.
+/// There is one set per host, used on that host's engine thread only, like the performers that own it.
 final class AnimationLanes<Animation: PropertyAnimation> {
     typealias Owner = AnimationPerformer<Animation>
 
@@ -28,10 +28,11 @@ final class AnimationLanes<Animation: PropertyAnimation> {
 
     private static var width: Int { 4 }
 
-    /// The lanes of `Animation` in this image, shared by all of its performers.
-    static var shared: AnimationLanes {
+    /// The lanes of `Animation` in this image for one host (see `PerformerContext.hostIdentity`), shared
+    /// by all of that host's performers of the type.
+    static func shared(host: UInt) -> AnimationLanes {
         sharedLanes.withLock { table in
-            let key = ObjectIdentifier(Animation.self)
+            let key = LanesKey(type: ObjectIdentifier(Animation.self), host: host)
             if let lanes = table[key] as? AnimationLanes { return lanes }
             let lanes = AnimationLanes()
             table[key] = lanes
@@ -180,4 +181,9 @@ final class AnimationLanes<Animation: PropertyAnimation> {
     }
 }
 
-private let sharedLanes = Mutex<[ObjectIdentifier: AnyObject]>([:])
+private struct LanesKey: Hashable {
+    var type: ObjectIdentifier
+    var host: UInt
+}
+
+private let sharedLanes = Mutex<[LanesKey: AnyObject]>([:])

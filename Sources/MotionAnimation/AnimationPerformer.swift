@@ -22,13 +22,14 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     }
 
     private let context: PerformerContext
-    private let lanes = AnimationLanes<Animation>.shared
+    private let lanes: AnimationLanes<Animation>
     private var running: [Running] = []
     /// Looked up at the first plan (a control call), used on the frame path.
     private var writer: PropertyBatchWriter?
 
     public init(context: PerformerContext, target: String) {
         self.context = context
+        lanes = .shared(host: context.hostIdentity)
     }
 
     deinit {
@@ -69,7 +70,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         if performers.count == lanes.ownerCount {
             lanes.advanceAll(by: dt)
         } else {
-            // Some owners are not in this batch (a paused runtime, another engine in this process).
+            // Some owners are not in this batch (a paused runtime): step only the lanes of those that are.
             for performer in performers { lanes.advance(performer.running.lazy.map(\.lane), by: dt) }
         }
         lanes.finishTick(writer: first.writer)

@@ -28,6 +28,11 @@ public struct PerformerContext {
     let host: UnsafePointer<motion_host>
     let ref: motion_performer_ref
 
+    /// Names the host this performer belongs to. A host calls its plugins from one thread; two hosts in
+    /// one process (an embedding program, tests) may run at once, so state shared between performers
+    /// is kept per host.
+    public var hostIdentity: UInt { UInt(bitPattern: host) }
+
     /// [control] Interns a property name of this performer's target. Do it when a plan arrives.
     public func property(_ name: String) -> PropertyHandle? {
         let handle = host.pointee.intern_property(host, ref, name)

@@ -4,8 +4,9 @@ import MotionRoutes
 import Testing
 
 /// Every input in Fuzz/corpus (seeds and crashes the fuzzer found, once fixed) runs through its target
-/// on every test run: a fixed crash stays fixed.
-@Suite("Fuzz corpus")
+/// on every test run: a fixed crash stays fixed. Serialized: the request and plan targets share one
+/// in-process engine (libFuzzer calls a target from one thread), which two tests must not drive at once.
+@Suite("Fuzz corpus", .serialized)
 struct FuzzCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus")
