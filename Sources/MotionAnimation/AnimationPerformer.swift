@@ -165,3 +165,51 @@ extension AnimationPerformer: MigratablePerformer where Animation: MigratableAni
         }
     }
 }
+
+/// Springs and decays move their state with `StateJSON` instead of Foundation's coders (the same JSON),
+/// so a swap under many running animations holds the engine thread for microseconds per performer.
+extension AnimationPerformer: FastStateCoding where Animation: MigratableAnimation, Animation.Snapshot == SimulationSnapshot {
+    public func encodeState() -> [UInt8]? {
+        var writer = StateWriter()
+        writer.raw("[")
+        for (index, entry) in running.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.raw("{\"property\":")
+            writer.string(entry.property)
+            if let name = entry.name {
+                writer.raw(",\"name\":")
+                writer.string(name)
+            }
+            writer.raw(lanes.isRemoved[entry.lane] ? ",\"isRemoved\":true" : ",\"isRemoved\":false")
+            let snapshot = lanes.animation(entry.lane).snapshot
+            writer.raw(",\"snapshot\":{\"count\":")
+            writer.integer(snapshot.count)
+            writer.raw(",\"simulation\":")
+            snapshot.simulation.write(into: &writer)
+            writer.raw("}}")
+        }
+        writer.raw("]")
+        return writer.bytes
+    }
+
+    public func decodeState(_ json: UnsafeRawBufferPointer) throws -> Bool {
+        guard case .array(let items) = StateJSON.parse(json) else { return false }
+        var state: [MigratedAnimation] = []
+        for item in items {
+            guard case .string(let property) = item["property"], case .bool(let isRemoved) = item["isRemoved"],
+                let count = item["snapshot"]?["count"]?.number, let simulationJSON = item["snapshot"]?["simulation"],
+                let simulation = Simulation(state: simulationJSON), let components = Int(exactly: count)
+            else { return false }
+            var name: String?
+            switch item["name"] {
+            case nil, .null?: name = nil
+            case .string(let text)?: name = text
+            default: return false
+            }
+            state.append(MigratedAnimation(property: property, name: name, isRemoved: isRemoved,
+                                           snapshot: SimulationSnapshot(count: components, simulation: simulation)))
+        }
+        try importState(state)
+        return true
+    }
+}

@@ -129,3 +129,63 @@ public struct Simulation: Sendable, Equatable, Codable {
 func magnitude(_ vector: SIMD4<Double>) -> SIMD4<Double> {
     vector.replacing(with: -vector, where: vector .< 0)
 }
+
+/// Hot-swap states without Foundation's coders: the JSON Codable's synthesized form reads and writes
+/// (`{"force":{"spring":{"target":[…],"tension":…,"damping":…}},"threshold":…,"value":[…],…}`), so that
+/// builds with either coder read each other's states.
+extension Simulation {
+    func write(into writer: inout StateWriter) {
+        writer.raw("{\"force\":")
+        switch force {
+        case .spring(let target, let tension, let damping):
+            writer.raw("{\"spring\":{\"target\":")
+            writer.vector(target)
+            writer.raw(",\"tension\":")
+            writer.number(tension)
+            writer.raw(",\"damping\":")
+            writer.number(damping)
+            writer.raw("}}")
+        case .decay(let drag):
+            writer.raw("{\"decay\":{\"drag\":")
+            writer.number(drag)
+            writer.raw("}}")
+        }
+        writer.raw(",\"threshold\":")
+        writer.number(threshold)
+        writer.raw(",\"value\":")
+        writer.vector(value)
+        writer.raw(",\"velocity\":")
+        writer.vector(velocity)
+        writer.raw(",\"previousValue\":")
+        writer.vector(previousValue)
+        writer.raw(",\"previousVelocity\":")
+        writer.vector(previousVelocity)
+        writer.raw(",\"accumulator\":")
+        writer.number(accumulator)
+        writer.raw(isSettled ? ",\"isSettled\":true}" : ",\"isSettled\":false}")
+    }
+
+    init?(state json: StateJSON) {
+        guard let threshold = json["threshold"]?.number, let value = json["value"]?.vector,
+            let velocity = json["velocity"]?.vector, let previousValue = json["previousValue"]?.vector,
+            let previousVelocity = json["previousVelocity"]?.vector, let accumulator = json["accumulator"]?.number,
+            case .bool(let isSettled) = json["isSettled"]
+        else { return nil }
+        if let spring = json["force"]?["spring"], let target = spring["target"]?.vector,
+            let tension = spring["tension"]?.number, let damping = spring["damping"]?.number
+        {
+            force = .spring(target: target, tension: tension, damping: damping)
+        } else if let drag = json["force"]?["decay"]?["drag"]?.number {
+            force = .decay(drag: drag)
+        } else {
+            return nil
+        }
+        self.threshold = threshold
+        self.value = value
+        self.velocity = velocity
+        self.previousValue = previousValue
+        self.previousVelocity = previousVelocity
+        self.accumulator = accumulator
+        self.isSettled = isSettled
+    }
+}
