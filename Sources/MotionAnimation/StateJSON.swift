@@ -117,6 +117,18 @@ enum StateJSON: Equatable {
         /// A string at `position` (its opening quote). Escapes are decoded; invalid UTF-8 is refused.
         private mutating func string() -> String? {
             position += 1
+            // Most strings (keys, property names) have no escapes: one validation, no scalar by scalar.
+            var end = position
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+                end += 1
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self) else {
+                    return nil
+                }
+                position = end + 1
+                return text
+            }
             var scalars = String.UnicodeScalarView()
             var run = position
             func flush(to end: Int) -> Bool {
