@@ -152,6 +152,29 @@ struct TimelineTests {
         #expect(moved != live && abs(moved[0] - live[0]) < 5, "and the spring carries on from where it paused")
     }
 
+    /// The shipped performers advance in one batch per factory (`motion.batch/1`): a paused runtime's
+    /// performers are left out of the batch while the others move exactly as they would on their own.
+    @Test mutating func aPausedRuntimeStaysWhileTheOthersInTheBatchMove() throws {
+        let spring: JSONValue = ["type": "Spring", "property": "p", "from": [0, 0], "to": [100, -50], "tension": 150, "damping": 8]
+        try call("runtime.create", ["name": "held"])
+        try call("plan.add", ["target": "alone", "plan": spring])
+        try call("plan.add", ["target": "moving", "plan": spring])
+        try call("plan.add", ["runtime": "held", "target": "held", "plan": spring])
+        for _ in 0..<12 { context.tick(dt: 1.0 / 120) }
+        try call("timeline.attach", ["runtime": "held", "offset": 0.05])
+        let held = try #require(context.engine.value(of: "p", target: "held", runtime: "held"))
+        for _ in 0..<24 { context.tick(dt: 1.0 / 120) }
+        #expect(context.engine.value(of: "p", target: "held", runtime: "held") == held, "left out of the batch")
+        let moving = try #require(context.engine.value(of: "p", target: "moving"))
+        #expect(moving == context.engine.value(of: "p", target: "alone"), "two springs in one batch, each as on its own")
+        let samples = try call("plan.sample", ["plan": spring, "times": [0.3]])["samples"]?.arrayValue ?? []
+        let expected = (samples.first?["value"]?.arrayValue ?? []).compactMap(\.doubleValue)
+        #expect(expected.count == 2 && zip(moving, expected).allSatisfy { abs($0 - $1) < 1e-9 }, "\(moving) vs \(expected)")
+        try call("timeline.detach", ["runtime": "held"])
+        context.tick(dt: 1.0 / 120)
+        #expect(context.engine.value(of: "p", target: "held", runtime: "held") != held, "back in the batch")
+    }
+
     @Test mutating func scrubbingReplaysPlansInTheOrderTheyCame() throws {
         try call("plan.add", ["target": "box", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [10], "duration": 1, "timing": "linear"]])
         for _ in 0..<60 { context.tick(dt: 1.0 / 120) }  // 0.5 s: x = 5, then retarget
