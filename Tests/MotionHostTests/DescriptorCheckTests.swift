@@ -41,6 +41,26 @@ struct DescriptorCheckTests {
         #expect(reason { $0.struct_size = 40 }?.hasPrefix("struct_size: 40 is smaller") == true)
     }
 
+    @Test func aBatchExtensionIsCheckedAndGivenToContinuousFactoriesOnly() throws {
+        func batchReason(_ table: UnsafeMutablePointer<motion_batch>) -> String? {
+            BatchTables.current = table
+            return reason { $0.get_extension = { id in
+                String(cString: id!) == MOTION_BATCH_EXTENSION ? UnsafeRawPointer(BatchTables.current) : nil
+            } }
+        }
+        #expect(batchReason(BatchTables.withoutFunction) == "motion.batch/1.advance_batch: NULL")
+        #expect(batchReason(BatchTables.short) == "motion.batch/1.struct_size: 8, expected at least 16")
+        #expect(batchReason(BatchTables.good) == nil)
+        var descriptor = FakePlugin.descriptor.assumingMemoryBound(to: motion_plugin.self).pointee
+        BatchTables.current = BatchTables.good
+        descriptor.get_extension = { id in
+            String(cString: id!) == MOTION_BATCH_EXTENSION ? UnsafeRawPointer(BatchTables.current) : nil
+        }
+        let checked = try withUnsafePointer(to: &descriptor) { try DescriptorCheck.check(UnsafeRawPointer($0), file: "x.so").get() }
+        #expect(checked.factories.allSatisfy { ($0.batch != nil) == $0.isContinuous })
+        #expect(checked.factories.contains { $0.batch != nil })
+    }
+
     @Test func identityIsRequired() {
         #expect(reason { $0.id = nil } == "id: missing or empty")
         #expect(reason { $0.version = nil } == "version: missing or empty")
@@ -94,5 +114,22 @@ struct PluginRegistryTests {
         let registry = builder.freeze()
         #expect(registry.plugins.count == 1)
         #expect(registry.rejected == [PluginLoadError(file: "/b/libfake.so", reason: "id: \"test.fake\" is already loaded from /a/libfake.so")])
+    }
+}
+
+/// `motion.batch/1` tables for the descriptor checks: a C function cannot capture, so the one under test
+/// is a global.
+private enum BatchTables {
+    nonisolated(unsafe) static var current: UnsafeMutablePointer<motion_batch>?
+    nonisolated(unsafe) static let good = make(size: MemoryLayout<motion_batch>.size, function: { _, _, _, _ in })
+    nonisolated(unsafe) static let withoutFunction = make(size: MemoryLayout<motion_batch>.size, function: nil)
+    nonisolated(unsafe) static let short = make(size: 8, function: { _, _, _, _ in })
+
+    static func make(size: Int, function: (@convention(c) (UnsafePointer<motion_factory>?, UnsafePointer<UnsafeMutableRawPointer?>?, Int, Double) -> Void)?)
+        -> UnsafeMutablePointer<motion_batch>
+    {
+        let table = UnsafeMutablePointer<motion_batch>.allocate(capacity: 1)
+        table.initialize(to: motion_batch(struct_size: UInt32(size), reserved: 0, advance_batch: function))
+        return table
     }
 }
