@@ -10,7 +10,7 @@ struct MotionBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motion-bench",
         abstract: "Measurements for BENCHMARKS.md.",
-        subcommands: [StreamBench.self, CurvesBench.self, SwapBench.self, EngineBench.self, LatencyBench.self], defaultSubcommand: StreamBench.self)
+        subcommands: [StreamBench.self, CurvesBench.self, SwapBench.self, EngineBench.self, LatencyBench.self, ClientsBench.self], defaultSubcommand: StreamBench.self)
 }
 
 struct StreamBench: AsyncParsableCommand {
@@ -28,20 +28,9 @@ struct StreamBench: AsyncParsableCommand {
     @Flag(help: "Subscribe nobody: measure the daemon's tick (status.tick) with the springs alone.") var noSubscriber = false
 
     func run() async throws {
-        var daemon: Process?
-        let path: String
-        if let socket {
-            path = socket
-        } else {
-            path = NSTemporaryDirectory() + "motion-bench-\(getpid()).sock"
-            daemon = try startDaemon(socket: path)
-        }
-        defer {
-            if let daemon, daemon.isRunning {
-                kill(daemon.processIdentifier, SIGTERM)
-                daemon.waitUntilExit()
-            }
-        }
+        let daemon = try BenchDaemon(socket: socket, name: "stream", rate: rate)
+        defer { daemon.stop() }
+        let path = daemon.path
         let client = try await connect(path)
         try await client.hello(client: "motion-bench")
         let target = JSONValue(Array(repeating: 1000.0, count: dimensions))
@@ -109,8 +98,28 @@ struct StreamBench: AsyncParsableCommand {
         print("daemon tick \(JSONWriter.string(status["tick"] ?? .null))")
     }
 
-    private func startDaemon(socket: String) throws -> Process {
-        try startBenchDaemon(socket: socket, rate: rate)
+}
+
+/// The daemon a measurement talks to: one already running on `socket`, or a motiond of this build
+/// started on a temporary socket and stopped (SIGTERM) by `stop()`.
+struct BenchDaemon {
+    let path: String
+    private let process: Process?
+
+    init(socket: String?, name: String, rate: Double) throws {
+        if let socket {
+            path = socket
+            process = nil
+        } else {
+            path = NSTemporaryDirectory() + "motion-bench-\(name)-\(getpid()).sock"
+            process = try startBenchDaemon(socket: path, rate: rate)
+        }
+    }
+
+    func stop() {
+        guard let process, process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
     }
 }
 

@@ -85,6 +85,12 @@ struct RawFrameReader {
 
     static let headerLength = 160
 
+    static func countNewlines(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var count = 0
+        for byte in bytes { count &+= byte == UInt8(ascii: "\n") ? 1 : 0 }
+        return count
+    }
+
     static func countBraces(_ bytes: UnsafeRawBufferPointer) -> Int {
         var count = 0
         for byte in bytes { count &+= byte == UInt8(ascii: "{") ? 1 : 0 }
