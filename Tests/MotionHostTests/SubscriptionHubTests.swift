@@ -74,6 +74,40 @@ struct SubscriptionHubTests {
         #expect(frame["seq"] == 2)
     }
 
+    /// Up-to-date subscribers with one filter share one encoding of the updates; each frame keeps its
+    /// own header, and a subscriber that was behind or filters differently gets its own updates.
+    @Test func subscribersOfOneFilterShareTheUpdatesButNotTheHeader() {
+        let outputs = (0..<4).map { _ in RecordingOutput() }
+        let sessions = outputs.enumerated().map { Session(id: UInt64($0.offset + 10), output: $0.element) }
+        hub.add(Subscription(id: 1, session: sessions[0], frames: true, trace: false, runtime: nil, targets: ["a", "b"], maximumRate: nil))
+        hub.add(Subscription(id: 2, session: sessions[1], frames: true, trace: false, runtime: nil, targets: ["a", "b"], maximumRate: nil))
+        hub.add(Subscription(id: 3, session: sessions[2], frames: true, trace: false, runtime: nil, targets: ["b"], maximumRate: nil))
+        hub.add(Subscription(id: 4, session: sessions[3], frames: true, trace: false, runtime: nil, targets: ["a", "b"], maximumRate: nil))
+        _ = write("a", 1)
+        tick(1)
+        outputs[3].setBacklog(hub.limits.frameHighWater + 1)
+        _ = write("a", 2)
+        _ = write("b", 3)
+        _ = write("c", 4)
+        tick(2)
+        outputs[3].setBacklog(0)
+        _ = write("b", 5)
+        tick(3)
+        func frames(_ index: Int) -> [(sub: Int?, seq: Int?, dropped: Int?, updates: [String])] {
+            outputs[index].lines.map { frame in
+                (frame["sub"]?.intValue, frame["seq"]?.intValue, frame["dropped"]?.intValue,
+                 (frame["updates"]?.arrayValue ?? []).map { "\($0["target"]?.stringValue ?? "?")=\($0["value"]?.arrayValue?.first?.doubleValue ?? -1)" })
+            }
+        }
+        #expect(frames(0).map(\.updates) == [["a=1.0"], ["a=2.0", "b=3.0"], ["b=5.0"]])
+        #expect(frames(1).map(\.updates) == frames(0).map(\.updates))
+        #expect(frames(0).map(\.sub) == [1, 1, 1] && frames(1).map(\.sub) == [2, 2, 2])
+        #expect(frames(1).map(\.seq) == [1, 2, 3])
+        #expect(frames(2).map(\.updates) == [["b=3.0"], ["b=5.0"]], "its own filter")
+        #expect(frames(3).map(\.updates) == [["a=1.0"], ["a=2.0", "b=5.0"]], "behind: the latest of what it missed")
+        #expect(frames(3).last?.dropped == 1)
+    }
+
     @Test func lostTraceEventsAreAnnouncedByAGap() {
         subscribe(frames: false, trace: true)
         output.setBacklog(hub.limits.traceHighWater + 1)

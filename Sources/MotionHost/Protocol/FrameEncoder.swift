@@ -35,6 +35,19 @@ final class FrameEncoder {
         body(UnsafeRawBufferPointer(start: storage, count: count))
     }
 
+    /// Empties the buffer (for an encoder that holds update lists only).
+    func reset() {
+        count = 0
+    }
+
+    /// Appends bytes written elsewhere (an update list shared by several subscribers).
+    func append(raw bytes: UnsafeRawBufferPointer) {
+        reserve(bytes.count)
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        UnsafeMutableRawPointer(storage + count).copyMemory(from: base, byteCount: bytes.count)
+        count += bytes.count
+    }
+
     func begin(subscription: Int, seq: UInt64, time: Double, dropped: Int) {
         count = 0
         append(Self.frameStart)

@@ -18,6 +18,9 @@ public final class SubscriptionHub {
     let limits: Limits
     private(set) var subscriptions: [Subscription] = []
     private let encoder = FrameEncoder()
+    /// This tick's update lists shared by subscriptions of one filter, and where each is in `bodies`.
+    private let bodies = FrameEncoder()
+    private var sharedBodies: [FilterKey: Range<Int>] = [:]
     private var behindSince: [UInt64: Double] = [:]
     /// Reused by `checkBacklogs` every tick, so that it allocates nothing.
     private var checkedSessions: Set<UInt64> = []
@@ -40,8 +43,17 @@ public final class SubscriptionHub {
     }
 
     /// Sends every frame subscriber the properties written this tick that match its filter.
+    ///
+    /// Subscribers that were up to date get exactly this tick's matching properties, so those with the
+    /// same filter share one encoding of the updates; only the header (`sub`, `seq`, `dropped`) is theirs.
     func publishFrame(dirty: [UInt32], store: PropertyStore, time: Double) {
+        let shares = subscriptions.count > 1
+        if shares {
+            bodies.reset()
+            sharedBodies.removeAll(keepingCapacity: true)
+        }
         for subscription in subscriptions where subscription.frames && !subscription.session.isClosed {
+            let wasUpToDate = subscription.pending.isEmpty
             if subscription.isPending.count < store.keys.count {
                 subscription.isPending.append(contentsOf: repeatElement(false, count: store.keys.count - subscription.isPending.count))
             }
@@ -63,8 +75,25 @@ public final class SubscriptionHub {
                 subscription.session.output.backlog <= limits.frameHighWater,
                 time - subscription.lastFrameTime >= subscription.minimumInterval
             else { continue }
-            sendFrame(to: subscription, store: store, time: time)
+            var body: Range<Int>?
+            if shares, wasUpToDate {
+                let filter = FilterKey(runtime: subscription.runtime, targets: subscription.targets)
+                if let encoded = sharedBodies[filter] {
+                    body = encoded
+                } else {
+                    let start = bodies.count
+                    _ = Self.appendUpdates(subscription.pending, from: store, to: bodies)
+                    body = start..<bodies.count
+                    sharedBodies[filter] = body
+                }
+            }
+            sendFrame(to: subscription, store: store, time: time, sharedBody: body)
         }
+    }
+
+    private struct FilterKey: Hashable {
+        var runtime: String?
+        var targets: Set<String>?
     }
 
     /// Sends a trace event to every subscriber whose filter it matches.
@@ -121,16 +150,37 @@ public final class SubscriptionHub {
         subscription.traceLost = 0
     }
 
-    private func sendFrame(to subscription: Subscription, store: PropertyStore, time: Double) {
+    /// Sends `subscription` its pending updates: `sharedBody`, a range of `bodies` written this tick for
+    /// subscriptions of the same filter, or encoded for it alone.
+    private func sendFrame(to subscription: Subscription, store: PropertyStore, time: Double, sharedBody: Range<Int>?) {
         encoder.begin(subscription: subscription.id, seq: subscription.nextSeq(), time: time,
                       dropped: subscription.dropped)
+        let hasUpdates: Bool
+        if let sharedBody {
+            hasUpdates = !sharedBody.isEmpty
+            bodies.withBytes { encoder.append(raw: UnsafeRawBufferPointer(rebasing: $0[sharedBody])) }
+        } else {
+            hasUpdates = Self.appendUpdates(subscription.pending, from: store, to: encoder)
+        }
+        encoder.end()
+        subscription.isPending.withUnsafeMutableBufferPointer { isPending in
+            for handle in subscription.pending { isPending[Int(handle)] = false }
+        }
+        subscription.pending.removeAll(keepingCapacity: true)
+        subscription.dropped = 0
+        subscription.lastFrameTime = time
+        if hasUpdates { encoder.withBytes { subscription.session.output.send(bytes: $0) } }
+    }
+
+    /// Appends the updates of `handles` (skipping properties no longer there); false if none was written.
+    private static func appendUpdates(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder) -> Bool {
         var first = true
         // One borrow of each store array for the whole frame: no reference counting per update.
         store.values.withUnsafeBufferPointer { values in
             store.velocities.withUnsafeBufferPointer { velocities in
                 store.counts.withUnsafeBufferPointer { counts in
                     store.prefixBytes.withUnsafeBufferPointer { prefixes in
-                        for handle in subscription.pending where counts[Int(handle)] != 0 {
+                        for handle in handles where counts[Int(handle)] != 0 {
                             let slot = Int(handle), base = slot * PropertyStore.width, count = Int(counts[slot])
                             let start = store.prefixStarts[slot]
                             encoder.appendUpdate(isFirst: first,
@@ -143,13 +193,6 @@ public final class SubscriptionHub {
                 }
             }
         }
-        encoder.end()
-        subscription.isPending.withUnsafeMutableBufferPointer { isPending in
-            for handle in subscription.pending { isPending[Int(handle)] = false }
-        }
-        subscription.pending.removeAll(keepingCapacity: true)
-        subscription.dropped = 0
-        subscription.lastFrameTime = time
-        if !first { encoder.withBytes { subscription.session.output.send(bytes: $0) } }
+        return !first
     }
 }
