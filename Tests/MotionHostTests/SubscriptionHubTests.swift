@@ -108,6 +108,25 @@ struct SubscriptionHubTests {
         #expect(frames(3).last?.dropped == 1)
     }
 
+    @Test func aFrameWhosePropertiesWentAwayIsNotSentAndLeavesNoSequenceGap() {
+        subscribe(runtime: "r")
+        _ = write("elsewhere", 0)
+        _ = write("a", 1, runtime: "r")
+        tick(1)
+        output.setBacklog(hub.limits.frameHighWater + 1)
+        _ = write("a", 2, runtime: "r")
+        tick(2)
+        store.removeAll(inRuntime: "r")
+        output.setBacklog(0)
+        _ = write("elsewhere", 3)
+        tick(3)
+        #expect(output.lines.count == 1, "nothing left to send")
+        _ = write("a", 4, runtime: "r")
+        tick(4)
+        #expect(output.lines.map { $0["seq"] } == [1, 2])
+        #expect(output.lines.last?["updates"]?.arrayValue?.first?["value"] == [4])
+    }
+
     @Test func lostTraceEventsAreAnnouncedByAGap() {
         subscribe(frames: false, trace: true)
         output.setBacklog(hub.limits.traceHighWater + 1)

@@ -37,7 +37,8 @@ public final class Engine {
 
     struct AdvanceGroup {
         let factory: UnsafePointer<motion_factory>
-        let advance: @convention(c) (UnsafeMutableRawPointer?, Double) -> Void
+        /// Nil only for factories that are not continuous, whose performers never join a group.
+        let advance: (@convention(c) (UnsafeMutableRawPointer?, Double) -> Void)?
         let batch: (@convention(c) (UnsafePointer<motion_factory>?, UnsafePointer<UnsafeMutableRawPointer?>?, Int, Double) -> Void)?
         /// Parallel arrays: the tick loop reads only `instances`, free of reference counting.
         var instances: ContiguousArray<UnsafeMutableRawPointer?> = []
@@ -117,8 +118,8 @@ public final class Engine {
             group.instances.withUnsafeBufferPointer { instances in
                 if let batch = group.batch {
                     batch(group.factory, instances.baseAddress, instances.count, dt)
-                } else {
-                    for instance in instances { group.advance(instance, dt) }
+                } else if let advance = group.advance {
+                    for instance in instances { advance(instance, dt) }
                 }
             }
         }
@@ -162,7 +163,7 @@ public final class Engine {
 
     func startAdvancing(_ performer: PerformerRecord) {
         guard performer.advanceSlot == -1, performer.runtime.timeline.pausedAt == nil, let instance = performer.instance,
-            let advance = performer.factory.pointee.advance
+            performer.factory.pointee.advance != nil
         else { return }
         if phase == .frame {
             performer.advanceSlot = -2
@@ -172,7 +173,7 @@ public final class Engine {
         let index = performer.factoryIndex
         while advanceGroups.count <= index {
             let descriptor = registry.factories[advanceGroups.count].descriptor
-            advanceGroups.append(AdvanceGroup(factory: descriptor.pointer, advance: descriptor.pointer.pointee.advance ?? advance,
+            advanceGroups.append(AdvanceGroup(factory: descriptor.pointer, advance: descriptor.pointer.pointee.advance,
                                               batch: descriptor.batch?.pointee.advance_batch))
         }
         performer.advanceSlot = advanceGroups[index].instances.count

@@ -77,23 +77,16 @@ final class PropertyStore {
         return count
     }
 
+    /// One write: `count` components of `value` and `velocity` (nil: zero velocity).
     func write(_ handle: UInt32, value: UnsafePointer<Double>, velocity: UnsafePointer<Double>?, count: Int) {
-        guard (1...Self.width).contains(count), isLive(handle) else { return }
-        let slot = Int(handle), base = slot * Self.width
-        for component in 0..<Self.width {
-            let inRange = component < count
-            values[base + component] = inRange ? value[component] : 0
-            velocities[base + component] = inRange ? (velocity?[component] ?? 0) : 0
-        }
-        counts[slot] = UInt8(count)
-        if !isDirty[slot] {
-            isDirty[slot] = true
-            dirty.append(handle)
-        }
+        guard (1...Self.width).contains(count) else { return }
+        var handle = handle, count = UInt8(count)
+        write(1, handles: &handle, counts: &count, values: value, velocities: velocity)
     }
 
     /// `n` writes in one pass (the "motion.properties/1" extension): entry `i` is `counts[i]` components
-    /// at `values + 4i` and `velocities + 4i`. Invalid entries are skipped, as single writes ignore them.
+    /// at `values + 4i` and `velocities + 4i` (only the first `counts[i]` of each are read). Entries for a
+    /// property that is gone or with 0 or more than 4 components are ignored.
     func write(_ n: Int, handles: UnsafePointer<UInt32>, counts newCounts: UnsafePointer<UInt8>,
                values newValues: UnsafePointer<Double>, velocities newVelocities: UnsafePointer<Double>?) {
         let width = Self.width

@@ -203,9 +203,7 @@ final class FrameEncoder {
     }
 
     private func append(_ bytes: [UInt8]) {
-        reserve(bytes.count)
-        bytes.withUnsafeBufferPointer { (storage + count).update(from: $0.baseAddress!, count: $0.count) }
-        count += bytes.count
+        bytes.withUnsafeBytes { append(raw: $0) }
     }
 
     private func reserve(_ extra: Int) {

@@ -90,10 +90,10 @@ final class WriteBatcher: Sendable {
     }
 
     private func drain() {
-        let items = queue.withLock { queue in
+        var items: [(output: ChannelOutput, buffer: ByteBuffer)] = []
+        queue.withLock { queue in
+            swap(&items, &queue.items)
             queue.isScheduled = false
-            defer { queue.items.removeAll(keepingCapacity: true) }
-            return queue.items
         }
         var written: [ObjectIdentifier: any Channel] = [:]
         for item in items {

@@ -153,7 +153,9 @@ public final class SubscriptionHub {
     /// Sends `subscription` its pending updates: `sharedBody`, a range of `bodies` written this tick for
     /// subscriptions of the same filter, or encoded for it alone.
     private func sendFrame(to subscription: Subscription, store: PropertyStore, time: Double, sharedBody: Range<Int>?) {
-        encoder.begin(subscription: subscription.id, seq: subscription.nextSeq(), time: time,
+        // The sequence number is taken only if the frame goes out: a frame whose properties all went
+        // away in the meantime is not sent and leaves no gap.
+        encoder.begin(subscription: subscription.id, seq: subscription.seq + 1, time: time,
                       dropped: subscription.dropped)
         let hasUpdates: Bool
         if let sharedBody {
@@ -169,7 +171,9 @@ public final class SubscriptionHub {
         subscription.pending.removeAll(keepingCapacity: true)
         subscription.dropped = 0
         subscription.lastFrameTime = time
-        if hasUpdates { encoder.withBytes { subscription.session.output.send(bytes: $0) } }
+        guard hasUpdates else { return }
+        _ = subscription.nextSeq()
+        encoder.withBytes { subscription.session.output.send(bytes: $0) }
     }
 
     /// Appends the updates of `handles` (skipping properties no longer there); false if none was written.
