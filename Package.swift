@@ -42,7 +42,10 @@ let package = Package(
         .target(name: "MotionPluginKit", dependencies: ["MotionPluginAPI"], swiftSettings: hotPath),
         // Advance's maths (RK4 simulations, Bézier timing, tweens) and the performer the shipped
         // animation plugins share. Pure Swift, linked into each plugin.
-        .target(name: "MotionAnimation", dependencies: ["MotionPluginKit"], swiftSettings: hotPath),
+        .target(name: "MotionAnimation", dependencies: ["MotionPluginKit", "MotionKernels"], swiftSettings: hotPath),
+        // The vectorised frame loops behind MotionAnimation's springs and decays (C: compiled for several
+        // instruction sets, chosen at load).
+        .target(name: "MotionKernels"),
         // Routes as values: both seed URL syntaxes, DeepTransition paths, the diff, Reinstate's stack rule.
         // Pure Swift with no dependencies, so it is tested (and fuzzed) without a daemon.
         .target(name: "MotionRoutes"),

@@ -1,22 +1,20 @@
 import MotionPluginKit
-import Synchronization
 
 /// The running animations of every performer of one animation type in this plugin image, in contiguous
-/// arrays (one lane per animated property), so that a tick steps them all in one loop (SPEC §8).
+/// arrays (one lane per animated property), so that a tick steps them all in one loop (SPEC §8). Any
+/// animation type works here; springs and decays use the faster `SimulationLanes`.
 ///
 /// Lanes are packed: removing one moves the last lane into its place and tells that lane's owner.
 /// There is one set per host, used on that host's engine thread only, like the performers that own it.
-final class AnimationLanes<Animation: PropertyAnimation> {
+public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSet {
     typealias Owner = AnimationPerformer<Animation>
 
     private(set) var animations: ContiguousArray<Animation> = []
     private(set) var handles: ContiguousArray<UInt32> = []
     /// Unowned: a performer gives its lanes back in `deinit`.
     private(set) var owners: ContiguousArray<Unmanaged<Owner>> = []
-    /// The named plan was removed: the lane ends `interrupted` at the next tick unless a plan takes over.
-    var isRemoved: ContiguousArray<Bool> = []
-    /// Performers that own at least one lane. A batch of that many performers holds every lane.
-    var ownerCount = 0
+    private var removedFlags: ContiguousArray<Bool> = []
+    public var ownerCount = 0
 
     /// This tick's writes, sent to the host in one call.
     private var writeHandles: ContiguousArray<UInt32> = []
@@ -31,60 +29,57 @@ final class AnimationLanes<Animation: PropertyAnimation> {
     /// The lanes of `Animation` in this image for one host (see `PerformerContext.hostIdentity`), shared
     /// by all of that host's performers of the type.
     static func shared(host: UInt) -> AnimationLanes {
-        sharedLanes.withLock { table in
-            let key = LanesKey(type: ObjectIdentifier(Animation.self), host: host)
-            if let lanes = table[key] as? AnimationLanes { return lanes }
-            let lanes = AnimationLanes()
-            table[key] = lanes
-            return lanes
-        }
+        sharedLaneSet(AnimationLanes.self, host: host) { AnimationLanes() }
     }
 
     var count: Int { animations.count }
 
-    func add(_ animation: Animation, handle: PropertyHandle, owner: Owner) -> Int {
+    public func add(_ animation: Animation, handle: PropertyHandle, owner: AnimationPerformer<Animation>) -> Int {
         animations.append(animation)
         handles.append(handle.rawValue)
         owners.append(Unmanaged.passUnretained(owner))
-        isRemoved.append(false)
+        removedFlags.append(false)
         return animations.count - 1
     }
 
-    func replace(_ lane: Int, with animation: Animation) {
+    public func replace(_ lane: Int, with animation: Animation) -> Int {
         animations[lane] = animation
-        isRemoved[lane] = false
+        removedFlags[lane] = false
+        return lane
     }
 
-    func animation(_ lane: Int) -> Animation { animations[lane] }
+    public func animation(_ lane: Int) -> Animation { animations[lane] }
+
+    public func isRemoved(_ lane: Int) -> Bool { removedFlags[lane] }
+
+    public func setRemoved(_ lane: Int, _ isRemoved: Bool) { removedFlags[lane] = isRemoved }
 
     /// Frees `lane`: the last lane moves into it and its owner learns the new index.
-    func remove(_ lane: Int) {
+    public func remove(_ lane: Int) {
         let last = animations.count - 1
         if lane != last {
             animations.swapAt(lane, last)
             handles.swapAt(lane, last)
             owners.swapAt(lane, last)
-            isRemoved.swapAt(lane, last)
+            removedFlags.swapAt(lane, last)
             owners[lane].takeUnretainedValue().laneMoved(from: last, to: lane)
         }
         animations.removeLast()
         handles.removeLast()
         owners.removeLast()
-        isRemoved.removeLast()
+        removedFlags.removeLast()
     }
 
     // MARK: Frame
 
-    /// Steps every lane (the batch holds every owner).
-    func advanceAll(by dt: Double) {
+    public func advanceAll(by dt: Double) {
         reserveWrites(animations.count)
         withLanes { lanes in
             for lane in 0..<lanes.animations.count { lanes.step(lane, by: dt) }
         }
     }
 
-    /// Steps the lanes of one performer.
-    func advance(_ selected: some Sequence<Int>, by dt: Double) {
+    public func advance(_ selected: [Int], by dt: Double) {
         reserveWrites(writeCount + animations.count)
         withLanes { lanes in
             for lane in selected { lanes.step(lane, by: dt) }
@@ -93,7 +88,7 @@ final class AnimationLanes<Animation: PropertyAnimation> {
 
     /// Sends this tick's writes in one call, then ends the lanes that finished or were removed (highest
     /// lane first, so that the lanes still to end keep their indices).
-    func finishTick(writer: PropertyBatchWriter?) {
+    public func finishTick(writer: PropertyBatchWriter?) {
         if let writer {
             writeHandles.withUnsafeBufferPointer { handles in
                 writeCounts.withUnsafeBufferPointer { counts in
@@ -110,7 +105,7 @@ final class AnimationLanes<Animation: PropertyAnimation> {
         guard !ended.isEmpty else { return }
         ended.sort(by: >)
         for lane in ended {
-            owners[lane].takeUnretainedValue().laneEnded(lane, reason: isRemoved[lane] ? "interrupted" : "finished")
+            owners[lane].takeUnretainedValue().laneEnded(lane, reason: removedFlags[lane] ? "interrupted" : "finished")
         }
         ended.removeAll(keepingCapacity: true)
     }
@@ -119,7 +114,7 @@ final class AnimationLanes<Animation: PropertyAnimation> {
     private func withLanes(_ body: (inout Borrowed) -> Void) {
         animations.withUnsafeMutableBufferPointer { animations in
             handles.withUnsafeBufferPointer { handles in
-                isRemoved.withUnsafeBufferPointer { isRemoved in
+                removedFlags.withUnsafeBufferPointer { isRemoved in
                     writeHandles.withUnsafeMutableBufferPointer { writeHandles in
                         writeCounts.withUnsafeMutableBufferPointer { writeCounts in
                             writeValues.withUnsafeMutableBufferPointer { writeValues in
@@ -180,10 +175,3 @@ final class AnimationLanes<Animation: PropertyAnimation> {
         writeVelocities.append(contentsOf: repeatElement(0, count: more * Self.width))
     }
 }
-
-private struct LanesKey: Hashable {
-    var type: ObjectIdentifier
-    var host: UInt
-}
-
-private let sharedLanes = Mutex<[LanesKey: AnyObject]>([:])

@@ -22,14 +22,14 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     }
 
     private let context: PerformerContext
-    private let lanes: AnimationLanes<Animation>
+    private let lanes: any AnimationLaneSet<Animation>
     private var running: [Running] = []
     /// Looked up at the first plan (a control call), used on the frame path.
     private var writer: PropertyBatchWriter?
 
     public init(context: PerformerContext, target: String) {
         self.context = context
-        lanes = .shared(host: context.hostIdentity)
+        lanes = Animation.lanes(host: context.hostIdentity)
     }
 
     deinit {
@@ -46,8 +46,8 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     }
 
     public func removePlan(named name: String) {
-        guard let entry = running.first(where: { $0.name == name && !lanes.isRemoved[$0.lane] }) else { return }
-        lanes.isRemoved[entry.lane] = true
+        guard let entry = running.first(where: { $0.name == name && !lanes.isRemoved($0.lane) }) else { return }
+        lanes.setRemoved(entry.lane, true)
     }
 
     @_specialize(where Animation == SpringAnimation)
@@ -55,7 +55,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     @_specialize(where Animation == TweenAnimation)
     public func advance(by dt: Double) {
         guard !running.isEmpty else { return }
-        lanes.advance(running.lazy.map(\.lane), by: dt)
+        lanes.advance(running.map(\.lane), by: dt)
         lanes.finishTick(writer: writer)
     }
 
@@ -71,7 +71,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
             lanes.advanceAll(by: dt)
         } else {
             // Some owners are not in this batch (a paused runtime): step only the lanes of those that are.
-            for performer in performers { lanes.advance(performer.running.lazy.map(\.lane), by: dt) }
+            for performer in performers { lanes.advance(performer.running.map(\.lane), by: dt) }
         }
         lanes.finishTick(writer: first.writer)
     }
@@ -96,7 +96,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
             let lane = running[index].lane
             let replacement = try lanes.animation(lane).replaced(by: plan, context: context)
             context.animationEnded(property: running[index].property, reason: "interrupted", name: running[index].name)
-            lanes.replace(lane, with: replacement)
+            running[index].lane = lanes.replace(lane, with: replacement)
             running[index].name = name
             publish(replacement, to: handle)
             if replacement.isFinished { end(removing: index, reason: "finished") }
@@ -118,7 +118,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
                         isRemoved: Bool = false) {
         if running.isEmpty { lanes.ownerCount += 1 }
         let lane = lanes.add(animation, handle: handle, owner: self)
-        lanes.isRemoved[lane] = isRemoved
+        lanes.setRemoved(lane, isRemoved)
         running.append(Running(handle: handle, property: property, name: name, token: token, lane: lane))
     }
 
@@ -149,7 +149,7 @@ extension AnimationPerformer: MigratablePerformer where Animation: MigratableAni
     }
 
     public func exportState() -> [MigratedAnimation] {
-        running.map { MigratedAnimation(property: $0.property, name: $0.name, isRemoved: lanes.isRemoved[$0.lane],
+        running.map { MigratedAnimation(property: $0.property, name: $0.name, isRemoved: lanes.isRemoved($0.lane),
                                         snapshot: lanes.animation($0.lane).snapshot) }
     }
 
@@ -180,7 +180,7 @@ extension AnimationPerformer: FastStateCoding where Animation: MigratableAnimati
                 writer.raw(",\"name\":")
                 writer.string(name)
             }
-            writer.raw(lanes.isRemoved[entry.lane] ? ",\"isRemoved\":true" : ",\"isRemoved\":false")
+            writer.raw(lanes.isRemoved(entry.lane) ? ",\"isRemoved\":true" : ",\"isRemoved\":false")
             let snapshot = lanes.animation(entry.lane).snapshot
             writer.raw(",\"snapshot\":{\"count\":")
             writer.integer(snapshot.count)

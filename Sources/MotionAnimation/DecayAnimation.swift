@@ -27,6 +27,11 @@ public struct DecayAnimation: SimulatedAnimation, MigratableAnimation {
                                 threshold: threshold)
     }
 
+    public init(count: Int, simulation: Simulation) {
+        self.count = count
+        self.simulation = simulation
+    }
+
     public init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
         guard (1...4).contains(snapshot.count) else { throw PlanError("state.count: expected 1 to 4") }
         count = snapshot.count

@@ -27,6 +27,9 @@ public protocol PropertyAnimation {
     mutating func advance(by dt: Double)
     /// `advance(by:)` then `state`, in one call: the tick loop's step.
     mutating func advanceAndState(by dt: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>)
+
+    /// Where this type's running animations live for one host (see `AnimationLaneSet`; a default exists).
+    static func lanes(host: UInt) -> any AnimationLaneSet<Self>
 }
 
 extension PropertyAnimation {
@@ -67,8 +70,10 @@ public func vector(_ components: [Double], field: String, count: Int? = nil) thr
 }
 
 /// An animation driven by a `Simulation` (Spring, Decay): value, velocity and completion come from it.
+/// Running ones live in `SimulationLanes`, which rebuilds them with `init(count:simulation:)`.
 public protocol SimulatedAnimation: PropertyAnimation {
     var simulation: Simulation { get set }
+    init(count: Int, simulation: Simulation)
 }
 
 extension SimulatedAnimation {

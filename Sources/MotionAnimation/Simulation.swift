@@ -125,6 +125,30 @@ public struct Simulation: Sendable, Equatable, Codable {
     }
 }
 
+/// The form `SimulationLanes` keeps: the step boundary before the newest step (`boundary`, `velocity`) and
+/// the accumulator in [−step, 0], where −step means "fresh: shown as it is" (see `motion_simulation_lanes`).
+extension Simulation {
+    var laneForm: (boundary: SIMD4<Double>, velocity: SIMD4<Double>, accumulator: Double) {
+        if isSettled || (accumulator == 0 && previousValue == value && previousVelocity == velocity) {
+            return (value, velocity, -Self.step)
+        }
+        return (previousValue, previousVelocity, accumulator)
+    }
+
+    /// The simulation whose lane form this is (the newest step is taken again from the boundary).
+    init(boundary: SIMD4<Double>, velocity: SIMD4<Double>, accumulator: Double, force: Force, threshold: Double) {
+        self.init(value: boundary, velocity: velocity, force: force, threshold: threshold)
+        guard accumulator > -Self.step else { return }
+        isSettled = false
+        value = boundary
+        self.velocity = velocity
+        previousValue = boundary
+        previousVelocity = velocity
+        integrateOneStep(components: 4)
+        self.accumulator = accumulator
+    }
+}
+
 @inline(__always)
 func magnitude(_ vector: SIMD4<Double>) -> SIMD4<Double> {
     vector.replacing(with: -vector, where: vector .< 0)

@@ -35,6 +35,11 @@ public struct SpringAnimation: SimulatedAnimation, MigratableAnimation {
             force: .spring(target: target, tension: tension, damping: damping), threshold: threshold)
     }
 
+    public init(count: Int, simulation: Simulation) {
+        self.count = count
+        self.simulation = simulation
+    }
+
     public init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
         guard (1...4).contains(snapshot.count) else { throw PlanError("state.count: expected 1 to 4") }
         count = snapshot.count

@@ -90,7 +90,9 @@ final class PropertyStore {
     func write(_ n: Int, handles: UnsafePointer<UInt32>, counts newCounts: UnsafePointer<UInt8>,
                values newValues: UnsafePointer<Double>, velocities newVelocities: UnsafePointer<Double>?) {
         let width = Self.width
-        dirty.reserveCapacity(dirty.count + n)
+        // Geometric growth only: reserving exactly `count + n` on every call would copy the list on
+        // every single write (plan.add of many springs went quadratic).
+        if dirty.capacity < dirty.count + n { dirty.reserveCapacity(max(dirty.count + n, dirty.capacity * 2)) }
         isLiveFlags.withUnsafeBufferPointer { isLive in
             values.withUnsafeMutableBufferPointer { values in
                 velocities.withUnsafeMutableBufferPointer { velocities in

@@ -1,0 +1,249 @@
+import MotionKernels
+import MotionPluginKit
+
+/// One block of `SimulationLanes`: lanes of one width and kind, column by column, plus the buffers a tick
+/// writes into (in the layout of "motion.properties/1" writes, so they go to the host as they are).
+final class SimulationBlock {
+    let width: Int
+    let restsAtTarget: Bool
+    private(set) var count = 0
+    private var capacity = 0
+
+    // Columns, `capacity` long: offsets (position − target), velocities and targets `width` of each.
+    private var offsets: [UnsafeMutablePointer<Double>] = []
+    private var velocities: [UnsafeMutablePointer<Double>] = []
+    private var targets: [UnsafeMutablePointer<Double>] = []
+    private var accumulators = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    private var tensions = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    private var dampings = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    private var thresholds = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    private var endedFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
+    private(set) var handles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    /// `Unmanaged<AnimationPerformer<…>>` of each lane, unretained (a performer gives its lanes back).
+    private(set) var owners = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: 0)
+    private(set) var removed = UnsafeMutablePointer<Bool>.allocate(capacity: 0)
+    private var removedCount = 0
+
+    // This tick's writes: entry i is `counts[i]` (= width) components at `values + 4i`, `velocities + 4i`.
+    private var writeValues = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    private var writeVelocities = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    private var writeCounts = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
+    /// Handles of the entries when they are not lane by lane (`advance(_:by:)`).
+    private var writeHandles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    private var pendingWrites = 0
+    private var writesAreLaneByLane = false
+
+    init(width: Int, restsAtTarget: Bool) {
+        self.width = width
+        self.restsAtTarget = restsAtTarget
+        for _ in 0..<width {
+            offsets.append(.allocate(capacity: 0))
+            velocities.append(.allocate(capacity: 0))
+            targets.append(.allocate(capacity: 0))
+        }
+    }
+
+    deinit {
+        for column in offsets + velocities + targets + [accumulators, tensions, dampings, thresholds, writeValues, writeVelocities] {
+            column.deallocate()
+        }
+        endedFlags.deallocate()
+        handles.deallocate()
+        owners.deallocate()
+        removed.deallocate()
+        writeCounts.deallocate()
+        writeHandles.deallocate()
+    }
+
+    // MARK: Lanes
+
+    func append(_ simulation: Simulation, handle: UInt32, owner: UnsafeMutableRawPointer) -> Int {
+        if count == capacity { grow(to: max(64, capacity * 2)) }
+        let index = count
+        count += 1
+        handles[index] = handle
+        owners[index] = owner
+        removed[index] = false
+        endedFlags[index] = 0
+        set(index, simulation)
+        return index
+    }
+
+    func set(_ index: Int, _ simulation: Simulation) {
+        let form = simulation.laneForm
+        var target = SIMD4<Double>()
+        switch simulation.force {
+        case .spring(let springTarget, let tension, let damping):
+            target = springTarget
+            tensions[index] = tension
+            dampings[index] = damping
+        case .decay(let drag):
+            tensions[index] = 0
+            dampings[index] = drag
+        }
+        for component in 0..<width {
+            targets[component][index] = target[component]
+            offsets[component][index] = form.boundary[component] - target[component]
+            velocities[component][index] = form.velocity[component]
+        }
+        accumulators[index] = form.accumulator
+        thresholds[index] = simulation.threshold
+    }
+
+    func simulation(_ index: Int) -> Simulation {
+        var boundary = SIMD4<Double>(), velocity = SIMD4<Double>(), target = SIMD4<Double>()
+        for component in 0..<width {
+            target[component] = targets[component][index]
+            boundary[component] = offsets[component][index] + target[component]
+            velocity[component] = velocities[component][index]
+        }
+        let force: Simulation.Force = restsAtTarget
+            ? .spring(target: target, tension: tensions[index], damping: dampings[index])
+            : .decay(drag: dampings[index])
+        return Simulation(boundary: boundary, velocity: velocity, accumulator: accumulators[index], force: force,
+                          threshold: thresholds[index])
+    }
+
+    func setRemoved(_ index: Int, _ isRemoved: Bool) {
+        guard removed[index] != isRemoved else { return }
+        removed[index] = isRemoved
+        removedCount += isRemoved ? 1 : -1
+    }
+
+    /// Frees `index`; returns the lane moved into it (its old index and owner), if any.
+    func remove(_ index: Int) -> (from: Int, owner: UnsafeMutableRawPointer)? {
+        setRemoved(index, false)
+        let last = count - 1
+        count -= 1
+        guard index != last else { return nil }
+        for component in 0..<width {
+            offsets[component][index] = offsets[component][last]
+            velocities[component][index] = velocities[component][last]
+            targets[component][index] = targets[component][last]
+        }
+        accumulators[index] = accumulators[last]
+        tensions[index] = tensions[last]
+        dampings[index] = dampings[last]
+        thresholds[index] = thresholds[last]
+        endedFlags[index] = endedFlags[last]
+        handles[index] = handles[last]
+        owners[index] = owners[last]
+        removed[index] = removed[last]
+        return (last, owners[index])
+    }
+
+    // MARK: Frame
+
+    /// Steps every lane; `ended(index, interrupted)` hears each lane that ends at this tick.
+    func advanceAll(by dt: Double, ended: (Int, Bool) -> Void) {
+        // A removed plan leaves the value where it was, at rest: its lane is shown as before the step.
+        var held: [(index: Int, value: SIMD4<Double>)] = []
+        if removedCount > 0 {
+            for index in 0..<count where removed[index] { held.append((index, simulation(index).published.value)) }
+        }
+        var lanes = kernelLanes()
+        let resting = motion_simulation_advance(&lanes, dt, Simulation.step, writeValues, writeVelocities)
+        pendingWrites = count
+        writesAreLaneByLane = true
+        for (index, value) in held {
+            hold(entry: index, at: value)
+            ended(index, true)
+        }
+        guard resting > 0 else { return }
+        var found = 0
+        for index in 0..<count where endedFlags[index] != 0 {
+            if !removed[index] { ended(index, false) }
+            found += 1
+            if found == resting { break }
+        }
+    }
+
+    /// Steps the lanes at `indices` only, appending their writes to this tick's.
+    func advance(_ indices: [UInt32], by dt: Double, ended: (Int, Bool) -> Void) {
+        if writesAreLaneByLane { pendingWrites = 0 }
+        writesAreLaneByLane = false
+        var moving: [UInt32] = []
+        for index in indices {
+            if removed[Int(index)] {
+                let entry = pendingWrites
+                pendingWrites += 1
+                writeHandles[entry] = handles[Int(index)]
+                hold(entry: entry, at: simulation(Int(index)).published.value)
+                ended(Int(index), true)
+            } else {
+                moving.append(index)
+            }
+        }
+        guard !moving.isEmpty else { return }
+        var lanes = kernelLanes()
+        let first = pendingWrites
+        let resting = moving.withUnsafeBufferPointer { moving in
+            motion_simulation_advance_some(&lanes, moving.baseAddress, moving.count, dt, Simulation.step,
+                                           writeValues + first * 4, writeVelocities + first * 4)
+        }
+        for (offset, index) in moving.enumerated() {
+            writeHandles[first + offset] = handles[Int(index)]
+            if resting > 0, endedFlags[Int(index)] != 0 { ended(Int(index), false) }
+        }
+        pendingWrites += moving.count
+    }
+
+    /// Sends this tick's writes to the host in one call.
+    func flushWrites(_ writer: PropertyBatchWriter?) {
+        guard pendingWrites > 0 else { return }
+        writer?.write(pendingWrites, handles: writesAreLaneByLane ? handles : writeHandles, counts: writeCounts,
+                      values: writeValues, velocities: writeVelocities)
+        pendingWrites = 0
+    }
+
+    private func hold(entry: Int, at value: SIMD4<Double>) {
+        for component in 0..<width {
+            writeValues[entry * 4 + component] = value[component]
+            writeVelocities[entry * 4 + component] = 0
+        }
+    }
+
+    private func kernelLanes() -> motion_simulation_lanes {
+        func column(_ columns: [UnsafeMutablePointer<Double>], _ component: Int) -> UnsafeMutablePointer<Double>? {
+            component < columns.count ? columns[component] : nil
+        }
+        return motion_simulation_lanes(
+            count: count, width: UInt32(width), rests_at_target: restsAtTarget ? 1 : 0,
+            offset: (column(offsets, 0), column(offsets, 1), column(offsets, 2), column(offsets, 3)),
+            velocity: (column(velocities, 0), column(velocities, 1), column(velocities, 2), column(velocities, 3)),
+            target: (column(targets, 0), column(targets, 1), column(targets, 2), column(targets, 3)),
+            accumulator: accumulators, tension: tensions, damping: dampings, threshold: thresholds, ended: endedFlags)
+    }
+
+    private func grow(to newCapacity: Int) {
+        func moved<T>(_ column: UnsafeMutablePointer<T>, _ scale: Int = 1) -> UnsafeMutablePointer<T> {
+            let larger = UnsafeMutablePointer<T>.allocate(capacity: newCapacity * scale)
+            larger.moveInitialize(from: column, count: count * scale)
+            column.deallocate()
+            return larger
+        }
+        offsets = offsets.map { moved($0) }
+        velocities = velocities.map { moved($0) }
+        targets = targets.map { moved($0) }
+        accumulators = moved(accumulators)
+        tensions = moved(tensions)
+        dampings = moved(dampings)
+        thresholds = moved(thresholds)
+        endedFlags = moved(endedFlags)
+        handles = moved(handles)
+        owners = moved(owners)
+        removed = moved(removed)
+        // Write buffers hold nothing between ticks; the counts are all `width`.
+        for buffer in [writeValues, writeVelocities] { buffer.deallocate() }
+        writeValues = .allocate(capacity: newCapacity * 4)
+        writeVelocities = .allocate(capacity: newCapacity * 4)
+        writeValues.initialize(repeating: 0, count: newCapacity * 4)
+        writeVelocities.initialize(repeating: 0, count: newCapacity * 4)
+        writeCounts.deallocate()
+        writeCounts = .allocate(capacity: newCapacity)
+        writeCounts.initialize(repeating: UInt8(width), count: newCapacity)
+        writeHandles.deallocate()
+        writeHandles = .allocate(capacity: newCapacity)
+        capacity = newCapacity
+    }
+}

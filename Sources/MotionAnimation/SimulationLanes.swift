@@ -1,0 +1,113 @@
+import MotionKernels
+import MotionPluginKit
+
+/// The running springs or decays of one animation type for one host, in columns (structure of arrays)
+/// that one vectorised C loop steps, `motion_simulation_advance` (SPEC §8; BENCHMARKS.md).
+///
+/// Lanes are grouped in blocks by component count and kind (spring or decay), so that each block's loop
+/// has a fixed width. A lane's id is `index << 3 | block`; removing one moves its block's last lane into
+/// its place and tells that lane's owner. Used on the host's engine thread only.
+public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLaneSet {
+    typealias Owner = AnimationPerformer<Animation>
+
+    public var ownerCount = 0
+    /// Block `kind << 2 | (width − 1)`; kind 0 rests at its target (spring), 1 where it stops (decay).
+    private let blocks: [SimulationBlock] = (0..<8).map { SimulationBlock(width: $0 & 3 + 1, restsAtTarget: $0 & 4 == 0) }
+    /// Lanes that end at this tick's `finishTick`.
+    private var ended: [(lane: Int, interrupted: Bool)] = []
+    /// Scratch for `advance(_:by:)`: the selected lanes of each block.
+    private var selection: [[UInt32]] = Array(repeating: [], count: 8)
+
+    static func shared(host: UInt) -> SimulationLanes {
+        sharedLaneSet(SimulationLanes.self, host: host) { SimulationLanes() }
+    }
+
+    private static func block(for animation: Animation) -> Int {
+        let kind: Int
+        switch animation.simulation.force {
+        case .spring: kind = 0
+        case .decay: kind = 1
+        }
+        return kind << 2 | (min(max(animation.count, 1), 4) - 1)
+    }
+
+    private static func split(_ lane: Int) -> (block: Int, index: Int) { (lane & 7, lane >> 3) }
+
+    public func add(_ animation: Animation, handle: PropertyHandle, owner: AnimationPerformer<Animation>) -> Int {
+        let block = Self.block(for: animation)
+        let index = blocks[block].append(animation.simulation, handle: handle.rawValue,
+                                         owner: Unmanaged.passUnretained(owner).toOpaque())
+        return index << 3 | block
+    }
+
+    public func replace(_ lane: Int, with animation: Animation) -> Int {
+        let (block, index) = Self.split(lane)
+        if Self.block(for: animation) == block {
+            blocks[block].set(index, animation.simulation)
+            blocks[block].setRemoved(index, false)
+            return lane
+        }
+        let handle = blocks[block].handles[index], owner = blocks[block].owners[index]
+        remove(lane)
+        let newBlock = Self.block(for: animation)
+        return blocks[newBlock].append(animation.simulation, handle: handle, owner: owner) << 3 | newBlock
+    }
+
+    public func animation(_ lane: Int) -> Animation {
+        let (block, index) = Self.split(lane)
+        return Animation(count: blocks[block].width, simulation: blocks[block].simulation(index))
+    }
+
+    public func remove(_ lane: Int) {
+        let (block, index) = Self.split(lane)
+        if let moved = blocks[block].remove(index) {
+            Unmanaged<Owner>.fromOpaque(moved.owner).takeUnretainedValue()
+                .laneMoved(from: moved.from << 3 | block, to: index << 3 | block)
+        }
+    }
+
+    public func isRemoved(_ lane: Int) -> Bool {
+        let (block, index) = Self.split(lane)
+        return blocks[block].removed[index]
+    }
+
+    public func setRemoved(_ lane: Int, _ isRemoved: Bool) {
+        let (block, index) = Self.split(lane)
+        blocks[block].setRemoved(index, isRemoved)
+    }
+
+    // MARK: Frame
+
+    public func advanceAll(by dt: Double) {
+        guard dt > 0 else { return }
+        for (number, block) in blocks.enumerated() where block.count > 0 {
+            block.advanceAll(by: dt) { index, interrupted in ended.append((index << 3 | number, interrupted)) }
+        }
+    }
+
+    public func advance(_ selected: [Int], by dt: Double) {
+        guard dt > 0 else { return }
+        for lane in selected {
+            let (block, index) = Self.split(lane)
+            selection[block].append(UInt32(index))
+        }
+        for (number, block) in blocks.enumerated() where !selection[number].isEmpty {
+            block.advance(selection[number], by: dt) { index, interrupted in ended.append((index << 3 | number, interrupted)) }
+            selection[number].removeAll(keepingCapacity: true)
+        }
+    }
+
+    public func finishTick(writer: PropertyBatchWriter?) {
+        for block in blocks { block.flushWrites(writer) }
+        guard !ended.isEmpty else { return }
+        // Highest index first: the lanes still to end keep their indices while earlier ones are removed.
+        ended.sort { $0.lane > $1.lane }
+        let ending = ended
+        ended.removeAll(keepingCapacity: true)
+        for (lane, interrupted) in ending {
+            let (block, index) = Self.split(lane)
+            Unmanaged<Owner>.fromOpaque(blocks[block].owners[index]).takeUnretainedValue()
+                .laneEnded(lane, reason: interrupted ? "interrupted" : "finished")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+#ifndef MOTION_KERNELS_H
+#define MOTION_KERNELS_H
+
+/* Vectorised frame loops for the shipped animations (linked into each plugin that uses MotionAnimation).
+ * C, not Swift, for one reason: function multiversioning. The loops are compiled for AVX-512, AVX2+FMA and
+ * baseline x86-64 and the best one is chosen when the plugin loads, so one plugin file runs everywhere
+ * and uses the wide units where they exist (2× per spring here; BENCHMARKS.md). */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Springs or decays of `width` components (1–4) in structure-of-arrays form, integrated exactly as
+ * `Simulation` does it: classic RK4 at a fixed `step`, published by interpolating between the last two
+ * steps. RK4 on these linear equations is one 2×2 matrix per lane (the same polynomial in `step`), so a
+ * step is four multiply-adds per component.
+ *
+ * Lane i's state is the step boundary before the newest one (`offset` = position − target, `velocity`)
+ * and `accumulator` in [−step, 0]: the published time lies `step + accumulator` after that boundary. A
+ * fresh state (shown as it is) has `accumulator == −step`.
+ */
+typedef struct motion_simulation_lanes {
+    size_t count;
+    uint32_t width;
+    /** 1: a spring (rests at its target once speed and distance are within threshold); 0: a decay (rests
+     *  where it is once speed is within threshold; `tension` and `target` are 0). */
+    uint32_t rests_at_target;
+    double *offset[4];
+    double *velocity[4];
+    double *target[4];
+    double *accumulator;
+    double *tension;
+    double *damping;
+    double *threshold;
+    /** Out: 1 where the lane came to rest this tick (its published state is the resting one). */
+    uint8_t *ended;
+} motion_simulation_lanes;
+
+/**
+ * Advances every lane by `dt` (> 0) and writes lane i's published value and velocity to `values[i * 4 + c]`
+ * and `velocities[i * 4 + c]`, c < width (the layout of "motion.properties/1" writes). Returns how many
+ * lanes came to rest (their `ended` flag is 1; the others' is 0).
+ */
+size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt, double step, double *values,
+                                 double *velocities);
+
+/** The same for the `n` lanes listed in `indices` only; the j-th listed lane's output is at `j * 4`. */
+size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, const uint32_t *indices, size_t n, double dt,
+                                      double step, double *values, double *velocities);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

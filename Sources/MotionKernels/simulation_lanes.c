@@ -1,0 +1,134 @@
+#include "motion_kernels.h"
+
+#include <math.h>
+
+#if defined(__x86_64__) && defined(__clang__) && defined(__linux__)
+#define MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define MULTIVERSION
+#endif
+
+/* One lane: everything branch-free (selects), so that the loop over lanes vectorises. The columns come by
+ * value (pointers copied out of the caller's struct once), so that stores cannot be taken to move them. */
+static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_simulation_lanes lanes_, size_t i,
+                                                                  const int width, int steps, double dt, double h,
+                                                                  double *restrict value, double *restrict velocity) {
+    const motion_simulation_lanes *lanes = &lanes_;
+    const double k = lanes->tension[i], c = lanes->damping[i];
+    /* M = I + hA(I + hA/2(I + hA/3(I + hA/4))) for A = [[0, 1], [−k, −c]]: RK4's step matrix. */
+    double m11 = 1, m12 = 0, m21 = 0, m22 = 1;
+    for (int level = 4; level >= 1; level--) {
+        const double s = h / level;
+        const double n11 = -k * m12 * s, n12 = (m11 - c * m12) * s, n21 = -k * m22 * s, n22 = (m21 - c * m22) * s;
+        m11 = 1 + n11;
+        m12 = n12;
+        m21 = n21;
+        m22 = 1 + n22;
+    }
+    double a = lanes->accumulator[i] + dt;
+    double e[4], v[4], t[4];
+    for (int d = 0; d < width; d++) {
+        t[d] = lanes->target[d][i];
+        e[d] = lanes->offset[d][i];
+        v[d] = lanes->velocity[d][i];
+    }
+    for (int s = 0; s < steps; s++) {
+        const int moves = a > 0;
+        for (int d = 0; d < width; d++) {
+            const double ne = m11 * e[d] + m12 * v[d], nv = m21 * e[d] + m22 * v[d];
+            e[d] = moves ? ne : e[d];
+            v[d] = moves ? nv : v[d];
+        }
+        a = moves ? a - h : a;
+    }
+    lanes->accumulator[i] = a;
+    const double alpha = (h + a) * (1 / h);
+    const double threshold = lanes->threshold[i];
+    int still = 1, finite = 1;
+    double xe[4], xv[4];
+    for (int d = 0; d < width; d++) {
+        lanes->offset[d][i] = e[d];
+        lanes->velocity[d][i] = v[d];
+        /* The newest step, one past the stored boundary. */
+        xe[d] = m11 * e[d] + m12 * v[d];
+        xv[d] = m21 * e[d] + m22 * v[d];
+        still &= fabs(xv[d]) <= threshold;
+        if (lanes->rests_at_target) still &= fabs(xe[d]) <= threshold;
+        finite &= (xe[d] - xe[d] == 0) & (xv[d] - xv[d] == 0);
+    }
+    const int rests = still | !finite;
+    for (int d = 0; d < width; d++) {
+        const double shown = t[d] + e[d] + (xe[d] - e[d]) * alpha, shownVelocity = v[d] + (xv[d] - v[d]) * alpha;
+        /* At rest: a spring sits on its target; a decay where it stopped (where it was, if the numbers left
+         * the finite range; zero if even that is not finite). */
+        double resting = lanes->rests_at_target ? t[d] : (finite ? t[d] + xe[d] : t[d] + e[d]);
+        resting = resting - resting == 0 ? resting : 0;
+        value[d] = rests ? resting : shown;
+        velocity[d] = rests ? 0 : shownVelocity;
+    }
+    return (uint8_t)rests;
+}
+
+/* The loop over lanes, for a width and a step count known at compile time (so that it vectorises). Columns
+ * never overlap each other or the output (the caller owns them all), hence `assume_safety`; the output is
+ * lane-indexed (a scatter to property slots would not vectorise). */
+#define LANE_LOOP(W, STEPS)                                                                                    \
+    const motion_simulation_lanes columns = *lanes;                                                            \
+    uint8_t *const endedFlags = lanes->ended;                                                                  \
+    _Pragma("clang loop vectorize(assume_safety)")                                                             \
+    for (size_t i = 0; i < n; i++) {                                                                           \
+        const uint8_t rests = advance_lane(columns, i, W, STEPS, dt, h, values + i * 4, velocities + i * 4);   \
+        endedFlags[i] = rests;                                                                                 \
+        ended += rests;                                                                                        \
+    }
+
+#define WIDTH_SWITCH(STEPS)                      \
+    switch (lanes->width) {                      \
+    case 1: { LANE_LOOP(1, STEPS) } break;           \
+    case 2: { LANE_LOOP(2, STEPS) } break;           \
+    case 3: { LANE_LOOP(3, STEPS) } break;           \
+    case 4: { LANE_LOOP(4, STEPS) } break;           \
+    default: break;                              \
+    }
+
+/* Every accumulator is in [−h, 0] before a tick, so no lane needs more than ceil(dt / h) steps. */
+static inline double steps_needed(double dt, double h) { return ceil(dt / h); }
+
+MULTIVERSION
+size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt, double h, double *values,
+                                 double *velocities) {
+    const size_t n = lanes->count;
+    size_t ended = 0;
+    const double steps = steps_needed(dt, h);
+    if (steps <= 1) {
+        WIDTH_SWITCH(1)
+    } else if (steps <= 2) {
+        WIDTH_SWITCH(2)
+    } else if (steps <= 3) {
+        WIDTH_SWITCH(3)
+    } else {
+        /* Rare (a stalled clock): lane by lane. */
+        const int many = steps < 1e6 ? (int)steps : 1000000;
+        for (size_t i = 0; i < n; i++) {
+            const uint8_t rests = advance_lane(*lanes, i, (int)lanes->width, many, dt, h, values + i * 4, velocities + i * 4);
+            lanes->ended[i] = rests;
+            ended += rests;
+        }
+    }
+    return ended;
+}
+
+size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, const uint32_t *indices, size_t n, double dt,
+                                      double h, double *values, double *velocities) {
+    const double needed = steps_needed(dt, h);
+    const int steps = needed < 1e6 ? (int)needed : 1000000, width = (int)lanes->width;
+    size_t ended = 0;
+    if (width < 1 || width > 4) return 0;
+    for (size_t j = 0; j < n; j++) {
+        const size_t i = indices[j];
+        const uint8_t rests = advance_lane(*lanes, i, width, steps, dt, h, values + j * 4, velocities + j * 4);
+        lanes->ended[i] = rests;
+        ended += rests;
+    }
+    return ended;
+}
