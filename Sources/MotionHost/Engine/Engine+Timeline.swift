@@ -83,7 +83,7 @@ extension Engine {
         guard let scope = runtimes[name] else { return [] }
         return scope.targets.values.flatMap { target in
             target.properties.map { (target.name, $0.key, $0.value) }
-        }.filter { store.isLive($0.handle) && store.counts[Int($0.handle)] > 0 }
+        }.filter { store.count(of: $0.handle) > 0 }
     }
 
     /// Writes a value into a runtime's property (creating it), as a frame will carry it.

@@ -151,7 +151,7 @@ public final class Engine {
     }
 
     /// Handles of the properties written since the last `clearFrame()`.
-    var dirtyProperties: [UInt32] { store.dirty }
+    var dirtyProperties: UnsafeBufferPointer<UInt32> { store.dirty }
 
     public func clearFrame() { store.clearDirty() }
 

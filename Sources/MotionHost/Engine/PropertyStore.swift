@@ -14,9 +14,17 @@ final class PropertyStore {
     static let width = 4
 
     private(set) var keys: [Key?] = []
-    private(set) var counts: [UInt8] = []
-    private(set) var values: [Double] = []
-    private(set) var velocities: [Double] = []
+    /// The frame path's columns, `capacity` handles long (values and velocities `width` per handle), in
+    /// memory of their own: no uniqueness checks or reference counting per write.
+    private(set) var values = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    private(set) var velocities = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    private(set) var counts = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
+    private var isDirty = UnsafeMutablePointer<Bool>.allocate(capacity: 0)
+    /// `isLiveFlags[handle]`: the handle names a property (checked on every write without touching keys).
+    private var isLiveFlags = UnsafeMutablePointer<Bool>.allocate(capacity: 0)
+    private var dirtyList = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    private var dirtyCount = 0
+    private var capacity = 0
     /// `{"runtime":…,"target":…,"property":…,"value":` for each handle, encoded once at interning, in
     /// one arena: a frame copies them without touching a reference count.
     private(set) var prefixBytes: [UInt8] = []
@@ -24,14 +32,22 @@ final class PropertyStore {
     private(set) var prefixLengths: [Int] = []
     /// Arena bytes of prefixes whose handle was reused; compacted once they outweigh the live ones.
     private var prefixGarbage = 0
-    private var isDirty: [Bool] = []
-    /// `isLiveFlags[handle]`: the handle names a property (checked on every write without touching keys).
-    private var isLiveFlags: [Bool] = []
-    private(set) var dirty: [UInt32] = []
     private var index: [Key: UInt32] = [:]
     private var free: [UInt32] = []
 
+    deinit {
+        values.deallocate()
+        velocities.deallocate()
+        counts.deallocate()
+        isDirty.deallocate()
+        isLiveFlags.deallocate()
+        dirtyList.deallocate()
+    }
+
     var liveCount: Int { index.count }
+
+    /// Handles written since the last `clearDirty()`, each once (valid until the next write or clear).
+    var dirty: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: dirtyList, count: dirtyCount) }
 
     /// The handle for `key`, creating the property (with no value yet) if needed.
     func intern(_ key: Key) -> UInt32 {
@@ -41,14 +57,10 @@ final class PropertyStore {
             handle = reused
         } else {
             handle = UInt32(keys.count)
+            if keys.count == capacity { grow(to: max(64, capacity * 2)) }
             keys.append(nil)
-            counts.append(0)
-            values.append(contentsOf: repeatElement(0, count: Self.width))
-            velocities.append(contentsOf: repeatElement(0, count: Self.width))
             prefixStarts.append(0)
             prefixLengths.append(0)
-            isDirty.append(false)
-            isLiveFlags.append(false)
         }
         let slot = Int(handle)
         keys[slot] = key
@@ -62,8 +74,11 @@ final class PropertyStore {
     func handle(for key: Key) -> UInt32? { index[key] }
 
     func isLive(_ handle: UInt32) -> Bool {
-        Int(handle) < isLiveFlags.count && isLiveFlags[Int(handle)]
+        Int(handle) < keys.count && isLiveFlags[Int(handle)]
     }
+
+    /// The component count of a live handle's value (0 before its first write).
+    func count(of handle: UInt32) -> Int { isLive(handle) ? Int(counts[Int(handle)]) : 0 }
 
     /// Copies up to `capacity` components of value and velocity; returns the property's component count.
     func read(_ handle: UInt32, value: UnsafeMutablePointer<Double>?, velocity: UnsafeMutablePointer<Double>?,
@@ -89,50 +104,43 @@ final class PropertyStore {
     /// property that is gone or with 0 or more than 4 components are ignored.
     func write(_ n: Int, handles: UnsafePointer<UInt32>, counts newCounts: UnsafePointer<UInt8>,
                values newValues: UnsafePointer<Double>, velocities newVelocities: UnsafePointer<Double>?) {
-        let width = Self.width
-        // Geometric growth only: reserving exactly `count + n` on every call would copy the list on
-        // every single write (plan.add of many springs went quadratic).
-        if dirty.capacity < dirty.count + n { dirty.reserveCapacity(max(dirty.count + n, dirty.capacity * 2)) }
-        isLiveFlags.withUnsafeBufferPointer { isLive in
-            values.withUnsafeMutableBufferPointer { values in
-                velocities.withUnsafeMutableBufferPointer { velocities in
-                    counts.withUnsafeMutableBufferPointer { counts in
-                        isDirty.withUnsafeMutableBufferPointer { isDirty in
-                            for entry in 0..<n {
-                                let slot = Int(handles[entry]), count = Int(newCounts[entry])
-                                guard slot < isLive.count, isLive[slot], count >= 1, count <= width else { continue }
-                                let base = slot * width, source = entry * width
-                                for component in 0..<width {
-                                    let inRange = component < count
-                                    values[base + component] = inRange ? newValues[source + component] : 0
-                                    velocities[base + component] = inRange ? (newVelocities?[source + component] ?? 0) : 0
-                                }
-                                counts[slot] = UInt8(count)
-                                if !isDirty[slot] {
-                                    isDirty[slot] = true
-                                    dirty.append(UInt32(slot))
-                                }
-                            }
-                        }
-                    }
-                }
+        // Every handle is dirty at most once, so the list never outgrows the handles.
+        let limit = keys.count
+        var dirtyCount = self.dirtyCount
+        for entry in 0..<n {
+            let slot = Int(handles[entry]), count = Int(newCounts[entry])
+            guard slot < limit, isLiveFlags[slot], count >= 1, count <= Self.width else { continue }
+            let target = slot * Self.width, source = entry * Self.width
+            var value = SIMD4<Double>(), velocity = SIMD4<Double>()
+            for component in 0..<count {
+                value[component] = newValues[source + component]
+                velocity[component] = newVelocities?[source + component] ?? 0
+            }
+            UnsafeMutableRawPointer(values + target).storeBytes(of: value, as: SIMD4<Double>.self)
+            UnsafeMutableRawPointer(velocities + target).storeBytes(of: velocity, as: SIMD4<Double>.self)
+            counts[slot] = UInt8(count)
+            if !isDirty[slot] {
+                isDirty[slot] = true
+                dirtyList[dirtyCount] = UInt32(slot)
+                dirtyCount += 1
             }
         }
+        self.dirtyCount = dirtyCount
     }
 
     func value(_ handle: UInt32) -> [Double] {
-        let slot = Int(handle), base = slot * Self.width
-        return Array(values[base..<base + Int(counts[slot])])
+        let base = Int(handle) * Self.width
+        return Array(UnsafeBufferPointer(start: values + base, count: count(of: handle)))
     }
 
     func velocity(_ handle: UInt32) -> [Double] {
-        let slot = Int(handle), base = slot * Self.width
-        return Array(velocities[base..<base + Int(counts[slot])])
+        let base = Int(handle) * Self.width
+        return Array(UnsafeBufferPointer(start: velocities + base, count: count(of: handle)))
     }
 
     func clearDirty() {
         for handle in dirty { isDirty[Int(handle)] = false }
-        dirty.removeAll(keepingCapacity: true)
+        dirtyCount = 0
     }
 
     /// Forgets every property of `runtime`; their handles may be reused.
@@ -144,7 +152,17 @@ final class PropertyStore {
             counts[Int(handle)] = 0
             free.append(handle)
         }
-        dirty.removeAll { keys[Int($0)] == nil }
+        var kept = 0
+        for position in 0..<dirtyCount {
+            let handle = dirtyList[position]
+            if keys[Int(handle)] != nil {
+                dirtyList[kept] = handle
+                kept += 1
+            } else {
+                isDirty[Int(handle)] = false
+            }
+        }
+        dirtyCount = kept
     }
 
     /// The pre-encoded start of `handle`'s updates.
@@ -172,6 +190,23 @@ final class PropertyStore {
         for slot in keys.indices where keys[slot] == nil { prefixLengths[slot] = 0 }
         prefixBytes = compacted
         prefixGarbage = 0
+    }
+
+    private func grow(to newCapacity: Int) {
+        func moved<T>(_ column: UnsafeMutablePointer<T>, _ scale: Int, _ zero: T) -> UnsafeMutablePointer<T> {
+            let larger = UnsafeMutablePointer<T>.allocate(capacity: newCapacity * scale)
+            larger.moveInitialize(from: column, count: capacity * scale)
+            (larger + capacity * scale).initialize(repeating: zero, count: (newCapacity - capacity) * scale)
+            column.deallocate()
+            return larger
+        }
+        values = moved(values, Self.width, 0)
+        velocities = moved(velocities, Self.width, 0)
+        counts = moved(counts, 1, 0)
+        isDirty = moved(isDirty, 1, false)
+        isLiveFlags = moved(isLiveFlags, 1, false)
+        dirtyList = moved(dirtyList, 1, 0)
+        capacity = newCapacity
     }
 
     private static func prefix(for key: Key) -> [UInt8] {

@@ -46,7 +46,7 @@ public final class SubscriptionHub {
     ///
     /// Subscribers that were up to date get exactly this tick's matching properties, so those with the
     /// same filter share one encoding of the updates; only the header (`sub`, `seq`, `dropped`) is theirs.
-    func publishFrame(dirty: [UInt32], store: PropertyStore, time: Double) {
+    func publishFrame(dirty: UnsafeBufferPointer<UInt32>, store: PropertyStore, time: Double) {
         let shares = subscriptions.count > 1
         if shares {
             bodies.reset()
@@ -179,22 +179,17 @@ public final class SubscriptionHub {
     /// Appends the updates of `handles` (skipping properties no longer there); false if none was written.
     private static func appendUpdates(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder) -> Bool {
         var first = true
-        // One borrow of each store array for the whole frame: no reference counting per update.
-        store.values.withUnsafeBufferPointer { values in
-            store.velocities.withUnsafeBufferPointer { velocities in
-                store.counts.withUnsafeBufferPointer { counts in
-                    store.prefixBytes.withUnsafeBufferPointer { prefixes in
-                        for handle in handles where counts[Int(handle)] != 0 {
-                            let slot = Int(handle), base = slot * PropertyStore.width, count = Int(counts[slot])
-                            let start = store.prefixStarts[slot]
-                            encoder.appendUpdate(isFirst: first,
-                                                 prefix: UnsafeBufferPointer(rebasing: prefixes[start..<start + store.prefixLengths[slot]]),
-                                                 values: UnsafeBufferPointer(rebasing: values[base..<base + count]),
-                                                 velocities: UnsafeBufferPointer(rebasing: velocities[base..<base + count]))
-                            first = false
-                        }
-                    }
-                }
+        let values = store.values, velocities = store.velocities, counts = store.counts
+        // One borrow of the prefix arena for the whole frame: no reference counting per update.
+        store.prefixBytes.withUnsafeBufferPointer { prefixes in
+            for handle in handles where counts[Int(handle)] != 0 {
+                let slot = Int(handle), base = slot * PropertyStore.width, count = Int(counts[slot])
+                let start = store.prefixStarts[slot]
+                encoder.appendUpdate(isFirst: first,
+                                     prefix: UnsafeBufferPointer(rebasing: prefixes[start..<start + store.prefixLengths[slot]]),
+                                     values: UnsafeBufferPointer(start: values + base, count: count),
+                                     velocities: UnsafeBufferPointer(start: velocities + base, count: count))
+                first = false
             }
         }
         return !first
