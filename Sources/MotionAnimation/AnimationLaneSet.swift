@@ -23,8 +23,8 @@ public protocol AnimationLaneSet<Animation>: AnyObject {
     func isRemoved(_ lane: Int) -> Bool
     func setRemoved(_ lane: Int, _ isRemoved: Bool)
 
-    /// Steps every lane (the batch holds every owner).
-    func advanceAll(by dt: Double)
+    /// Steps every lane (the batch holds every owner); writes may go through `writer` now or at `finishTick`.
+    func advanceAll(by dt: Double, writer: PropertyBatchWriter?)
     /// Steps the given lanes only (one performer's, when a batch does not hold every owner).
     func advance(_ selected: [Int], by dt: Double)
     /// Sends this tick's writes, then ends the lanes that finished or were removed (`laneEnded`).

@@ -72,7 +72,7 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
 
     // MARK: Frame
 
-    public func advanceAll(by dt: Double) {
+    public func advanceAll(by dt: Double, writer: PropertyBatchWriter?) {
         reserveWrites(animations.count)
         withLanes { lanes in
             for lane in 0..<lanes.animations.count { lanes.step(lane, by: dt) }

@@ -68,7 +68,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         guard let first = performers.first else { return }
         let lanes = first.lanes
         if performers.count == lanes.ownerCount {
-            lanes.advanceAll(by: dt)
+            lanes.advanceAll(by: dt, writer: first.writer)
         } else {
             // Some owners are not in this batch (a paused runtime): step only the lanes of those that are.
             for performer in performers { lanes.advance(performer.running.map(\.lane), by: dt) }

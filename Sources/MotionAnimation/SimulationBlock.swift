@@ -24,14 +24,13 @@ final class SimulationBlock {
     private(set) var removed = UnsafeMutablePointer<Bool>.allocate(capacity: 0)
     private var removedCount = 0
 
-    // This tick's writes: entry i is `counts[i]` (= width) components at `values + 4i`, `velocities + 4i`.
+    // Writes: entry i is `counts[i]` (= width) components at `values + 4i`, `velocities + 4i`.
     private var writeValues = UnsafeMutablePointer<Double>.allocate(capacity: 0)
     private var writeVelocities = UnsafeMutablePointer<Double>.allocate(capacity: 0)
     private var writeCounts = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
-    /// Handles of the entries when they are not lane by lane (`advance(_:by:)`).
+    /// Handles of the entries when they are not lane by lane (`advance(_:by:ended:)`, held lanes).
     private var writeHandles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
     private var pendingWrites = 0
-    private var writesAreLaneByLane = false
 
     init(width: Int, restsAtTarget: Bool) {
         self.width = width
@@ -134,20 +133,31 @@ final class SimulationBlock {
 
     // MARK: Frame
 
-    /// Steps every lane; `ended(index, interrupted)` hears each lane that ends at this tick.
-    func advanceAll(by dt: Double, ended: (Int, Bool) -> Void) {
+    /// Lanes stepped per kernel call in `advanceAll`: their writes go to the host while still in cache.
+    static let chunk = 2048
+
+    /// Steps every lane and writes them through `writer`; `ended(index, interrupted)` hears each lane that
+    /// ends at this tick.
+    func advanceAll(by dt: Double, writer: PropertyBatchWriter?, ended: (Int, Bool) -> Void) {
         // A removed plan leaves the value where it was, at rest: its lane is shown as before the step.
         var held: [(index: Int, value: SIMD4<Double>)] = []
         if removedCount > 0 {
             for index in 0..<count where removed[index] { held.append((index, simulation(index).published.value)) }
         }
-        var lanes = kernelLanes()
-        let resting = motion_simulation_advance(&lanes, dt, Simulation.step, writeValues, writeVelocities)
-        pendingWrites = count
-        writesAreLaneByLane = true
-        for (index, value) in held {
-            hold(entry: index, at: value)
-            ended(index, true)
+        var resting = 0
+        for start in stride(from: 0, to: count, by: Self.chunk) {
+            let n = min(Self.chunk, count - start)
+            var lanes = kernelLanes(from: start, count: n)
+            resting += motion_simulation_advance(&lanes, dt, Simulation.step, writeValues, writeVelocities)
+            writer?.write(n, handles: handles + start, counts: writeCounts, values: writeValues, velocities: writeVelocities)
+        }
+        if !held.isEmpty {
+            for (entry, lane) in held.enumerated() {
+                writeHandles[entry] = handles[lane.index]
+                hold(entry: entry, at: lane.value)
+                ended(lane.index, true)
+            }
+            writer?.write(held.count, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
         }
         guard resting > 0 else { return }
         var found = 0
@@ -160,8 +170,6 @@ final class SimulationBlock {
 
     /// Steps the lanes at `indices` only, appending their writes to this tick's.
     func advance(_ indices: [UInt32], by dt: Double, ended: (Int, Bool) -> Void) {
-        if writesAreLaneByLane { pendingWrites = 0 }
-        writesAreLaneByLane = false
         var moving: [UInt32] = []
         for index in indices {
             if removed[Int(index)] {
@@ -175,7 +183,7 @@ final class SimulationBlock {
             }
         }
         guard !moving.isEmpty else { return }
-        var lanes = kernelLanes()
+        var lanes = kernelLanes(from: 0, count: count)
         let first = pendingWrites
         let resting = moving.withUnsafeBufferPointer { moving in
             motion_simulation_advance_some(&lanes, moving.baseAddress, moving.count, dt, Simulation.step,
@@ -188,11 +196,10 @@ final class SimulationBlock {
         pendingWrites += moving.count
     }
 
-    /// Sends this tick's writes to the host in one call.
+    /// Sends the writes of this tick's `advance(_:by:ended:)` calls to the host in one call.
     func flushWrites(_ writer: PropertyBatchWriter?) {
         guard pendingWrites > 0 else { return }
-        writer?.write(pendingWrites, handles: writesAreLaneByLane ? handles : writeHandles, counts: writeCounts,
-                      values: writeValues, velocities: writeVelocities)
+        writer?.write(pendingWrites, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
         pendingWrites = 0
     }
 
@@ -203,16 +210,18 @@ final class SimulationBlock {
         }
     }
 
-    private func kernelLanes() -> motion_simulation_lanes {
+    /// The kernel's view of lanes `start..<start + n`.
+    private func kernelLanes(from start: Int, count n: Int) -> motion_simulation_lanes {
         func column(_ columns: [UnsafeMutablePointer<Double>], _ component: Int) -> UnsafeMutablePointer<Double>? {
-            component < columns.count ? columns[component] : nil
+            component < columns.count ? columns[component] + start : nil
         }
         return motion_simulation_lanes(
-            count: count, width: UInt32(width), rests_at_target: restsAtTarget ? 1 : 0,
+            count: n, width: UInt32(width), rests_at_target: restsAtTarget ? 1 : 0,
             offset: (column(offsets, 0), column(offsets, 1), column(offsets, 2), column(offsets, 3)),
             velocity: (column(velocities, 0), column(velocities, 1), column(velocities, 2), column(velocities, 3)),
             target: (column(targets, 0), column(targets, 1), column(targets, 2), column(targets, 3)),
-            accumulator: accumulators, tension: tensions, damping: dampings, threshold: thresholds, ended: endedFlags)
+            accumulator: accumulators + start, tension: tensions + start, damping: dampings + start,
+            threshold: thresholds + start, ended: endedFlags + start)
     }
 
     private func grow(to newCapacity: Int) {

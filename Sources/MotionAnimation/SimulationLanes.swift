@@ -78,10 +78,10 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
 
     // MARK: Frame
 
-    public func advanceAll(by dt: Double) {
+    public func advanceAll(by dt: Double, writer: PropertyBatchWriter?) {
         guard dt > 0 else { return }
         for (number, block) in blocks.enumerated() where block.count > 0 {
-            block.advanceAll(by: dt) { index, interrupted in ended.append((index << 3 | number, interrupted)) }
+            block.advanceAll(by: dt, writer: writer) { index, interrupted in ended.append((index << 3 | number, interrupted)) }
         }
     }
 
