@@ -1,0 +1,131 @@
+@testable import MotionAnimation
+import MotionPluginAPI
+@testable import MotionPluginKit
+import Synchronization
+import Testing
+
+/// What the capture host below was sent, by property handle.
+private let written = Mutex<[UInt32: (value: [Double], velocity: [Double])]>([:])
+
+/// A host that only takes batch writes, and records them.
+nonisolated(unsafe) private let captureWriter: PropertyBatchWriter = {
+    let host = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<motion_host>.size, alignment: 16)
+    host.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<motion_host>.size)
+    let table = UnsafeMutablePointer<motion_properties>.allocate(capacity: 1)
+    table.initialize(to: motion_properties(
+        struct_size: UInt32(MemoryLayout<motion_properties>.size), reserved: 0,
+        write_properties: { _, handles, counts, values, velocities, n in
+            guard let handles, let counts, let values, let velocities else { return }
+            written.withLock { table in
+                for entry in 0..<n {
+                    let count = Int(counts[entry]), base = entry * 4
+                    table[handles[entry]] = ((0..<count).map { values[base + $0] }, (0..<count).map { velocities[base + $0] })
+                }
+            }
+        }))
+    return PropertyBatchWriter(host: UnsafePointer(host.assumingMemoryBound(to: motion_host.self)), table: UnsafePointer(table))
+}()
+
+/// The columns and the vectorised C loop (`SimulationLanes`) against `Simulation`, the reference that
+/// plan.sample, the timeline and hot swap use: the same published values, velocities and rest ticks, for
+/// springs and decays of 1 to 4 components, at frame rates that take zero, one, two and many steps per tick.
+@Suite("Simulation lanes", .serialized)
+struct SimulationLanesTests {
+    static func simulations(width: Int, spring: Bool) -> [Simulation] {
+        var result: [Simulation] = []
+        for variant in 0..<6 {
+            var value = SIMD4<Double>(), velocity = SIMD4<Double>(), target = SIMD4<Double>()
+            for component in 0..<width {
+                value[component] = Double(variant * 37 % 11) - 3 + Double(component) * 1.5
+                velocity[component] = variant.isMultiple(of: 2) ? 0 : 400 - Double(component * 170 + variant * 13)
+                target[component] = 100 + Double(component * 40 - variant * 9)
+            }
+            let force: Simulation.Force = spring
+                ? .spring(target: target, tension: [120, 300, 20, 1000, 60, 5][variant], damping: [12, 5, 0.5, 40, 1, 2][variant])
+                : .decay(drag: [3, 1, 8, 1.5, 20, 2][variant])
+            var simulation = Simulation(value: value, velocity: velocity, force: force, threshold: [0.1, 0.01, 1, 1e-3, 0.5, 0.05][variant])
+            // Some start mid-flight, between two internal steps.
+            if variant >= 3 { simulation.advance(by: 0.0123 * Double(variant), components: width) }
+            result.append(simulation)
+        }
+        return result
+    }
+
+    static let ticks: [Double] = Array(repeating: 1 / 120, count: 40) + Array(repeating: 1 / 240, count: 15)
+        + Array(repeating: 1 / 60, count: 10) + [0.05, 0.008, 0.008, 0.0001, 0.3] + Array(repeating: 1 / 120, count: 3000)
+
+    @Test(arguments: [true, false], 1...4)
+    func theColumnsMoveAsTheReferenceDoes(spring: Bool, width: Int) {
+        let block = SimulationBlock(width: width, restsAtTarget: spring)
+        let base = UInt32(spring ? 0 : 1000) + UInt32(width * 100)
+        var references = Self.simulations(width: width, spring: spring)
+        /// `lanes[index]`: the reference in that lane (lanes move when one is removed).
+        var lanes: [Int] = []
+        for (number, simulation) in references.enumerated() where !simulation.isSettled {
+            let index = block.append(simulation, handle: base + UInt32(number), owner: UnsafeMutableRawPointer(bitPattern: 8)!)
+            #expect(index == lanes.count)
+            lanes.append(number)
+            let shown = block.simulation(index).published
+            #expect(Self.close(shown.value, simulation.published.value, width) && Self.close(shown.velocity, simulation.published.velocity, width),
+                    "the lane form of \(number) is the same state")
+        }
+        let appended = lanes.count
+        var rested = 0
+        for (tick, dt) in Self.ticks.enumerated() where !lanes.isEmpty {
+            var ended: [Int] = []
+            block.advanceAll(by: dt, writer: captureWriter) { index, interrupted in
+                #expect(!interrupted)
+                ended.append(index)
+            }
+            let sent = written.withLock { $0 }
+            for (index, number) in lanes.enumerated() {
+                references[number].advance(by: dt, components: width)
+                let expected = references[number].published
+                guard let got = sent[base + UInt32(number)] else {
+                    Issue.record("no write for simulation \(number) at tick \(tick)")
+                    continue
+                }
+                #expect(got.value.count == width && got.velocity.count == width)
+                #expect(Self.close(SIMD4(got.value + Array(repeating: 0, count: 4 - width)), expected.value, width),
+                        "value of \(number) at tick \(tick) (dt \(dt)): \(got.value) vs \(expected.value)")
+                #expect(Self.close(SIMD4(got.velocity + Array(repeating: 0, count: 4 - width)), expected.velocity, width),
+                        "velocity of \(number) at tick \(tick) (dt \(dt)): \(got.velocity) vs \(expected.velocity)")
+                #expect(ended.contains(index) == references[number].isSettled, "simulation \(number) rests at tick \(tick)")
+            }
+            for index in ended.sorted(by: >) {
+                let moved = block.remove(index)
+                #expect(moved?.from == (index == lanes.count - 1 ? nil : lanes.count - 1))
+                lanes[index] = lanes[lanes.count - 1]
+                lanes.removeLast()
+                rested += 1
+            }
+        }
+        #expect(lanes.isEmpty, "every simulation came to rest")
+        #expect(rested == appended)
+    }
+
+    @Test func aLaneCanBeSteppedAloneAndHeldWhereItWas() {
+        let block = SimulationBlock(width: 2, restsAtTarget: true)
+        var references = Self.simulations(width: 2, spring: true)
+        for (number, simulation) in references.enumerated() {
+            _ = block.append(simulation, handle: 5000 + UInt32(number), owner: UnsafeMutableRawPointer(bitPattern: 8)!)
+        }
+        let before = block.simulation(4).published.value
+        block.setRemoved(4, true)
+        var ended: [(Int, Bool)] = []
+        block.advance([1, 4], by: 1 / 120) { ended.append(($0, $1)) }
+        block.flushWrites(captureWriter)
+        references[1].advance(by: 1 / 120, components: 2)
+        let sent = written.withLock { $0 }
+        #expect(Self.close(SIMD4(sent[5001]!.value + [0, 0]), references[1].published.value, 2))
+        // The removed lane is shown where it was, at rest, and ends interrupted; the others did not move.
+        #expect(sent[5004]!.value == [before[0], before[1]] && sent[5004]!.velocity == [0, 0])
+        #expect(ended.count == 1 && ended[0] == (4, true))
+        #expect(sent[5000] == nil && sent[5002] == nil)
+        #expect(Self.close(block.simulation(0).published.value, references[0].published.value, 2))
+    }
+
+    static func close(_ a: SIMD4<Double>, _ b: SIMD4<Double>, _ width: Int) -> Bool {
+        (0..<width).allSatisfy { abs(a[$0] - b[$0]) <= 1e-9 * max(1, abs(b[$0])) }
+    }
+}
