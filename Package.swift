@@ -43,8 +43,8 @@ let package = Package(
         // Advance's maths (RK4 simulations, Bézier timing, tweens) and the performer the shipped
         // animation plugins share. Pure Swift, linked into each plugin.
         .target(name: "MotionAnimation", dependencies: ["MotionPluginKit", "MotionKernels"], swiftSettings: hotPath),
-        // The vectorised frame loops behind MotionAnimation's springs and decays (C: compiled for several
-        // instruction sets, chosen at load).
+        // The frame path's inner loops: MotionAnimation's springs and decays, the host's property writes
+        // (C: compiled for several instruction sets, the best chosen at load).
         .target(name: "MotionKernels"),
         // Routes as values: both seed URL syntaxes, DeepTransition paths, the diff, Reinstate's stack rule.
         // Pure Swift with no dependencies, so it is tested (and fuzzed) without a daemon.
@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "MotionHost",
             dependencies: [
-                "MotionPluginAPI", "MotionWire", "MotionRoutes", "CFFI",
+                "MotionPluginAPI", "MotionWire", "MotionRoutes", "CFFI", "MotionKernels",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),

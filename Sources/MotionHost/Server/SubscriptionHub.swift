@@ -179,16 +179,16 @@ public final class SubscriptionHub {
     /// Appends the updates of `handles` (skipping properties no longer there); false if none was written.
     private static func appendUpdates(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder) -> Bool {
         var first = true
-        let values = store.values, velocities = store.velocities, counts = store.counts
+        let slots = store.slots, counts = store.counts
         // One borrow of the prefix arena for the whole frame: no reference counting per update.
         store.prefixBytes.withUnsafeBufferPointer { prefixes in
             for handle in handles where counts[Int(handle)] != 0 {
-                let slot = Int(handle), base = slot * PropertyStore.width, count = Int(counts[slot])
+                let slot = Int(handle), base = slot * PropertyStore.slotSize, count = Int(counts[slot])
                 let start = store.prefixStarts[slot]
                 encoder.appendUpdate(isFirst: first,
                                      prefix: UnsafeBufferPointer(rebasing: prefixes[start..<start + store.prefixLengths[slot]]),
-                                     values: UnsafeBufferPointer(start: values + base, count: count),
-                                     velocities: UnsafeBufferPointer(start: velocities + base, count: count))
+                                     values: UnsafeBufferPointer(start: slots + base, count: count),
+                                     velocities: UnsafeBufferPointer(start: slots + base + PropertyStore.width, count: count))
                 first = false
             }
         }

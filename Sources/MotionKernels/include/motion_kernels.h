@@ -52,6 +52,19 @@ size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt
 size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, const uint32_t *indices, size_t n, double dt,
                                       double step, double *values, double *velocities);
 
+/**
+ * The host's property store (MotionHost's `PropertyStore`): one 64-byte slot per property, value then
+ * velocity, 4 components each. Writes `n` entries given in the "motion.properties/1" layout (entry i:
+ * `counts[i]` components at `values + 4i`, `velocities + 4i`; NULL velocities: zero), skipping handles at or
+ * past `limit`, not live, or with a count outside 1–4. Each written handle not yet in this frame
+ * (`dirty_frame[h] != frame`) is appended to `dirty`. Returns the new length of `dirty`. `streaming`: write
+ * the slots past the caches (for stores much larger than them).
+ */
+size_t motion_store_write(double *slots, uint8_t *counts, const uint8_t *live, uint32_t *dirty_frame, uint32_t frame,
+                          uint32_t *dirty, size_t dirty_count, size_t limit, const uint32_t *handles,
+                          const uint8_t *new_counts, const double *values, const double *velocities, size_t n,
+                          int streaming);
+
 #ifdef __cplusplus
 }
 #endif
