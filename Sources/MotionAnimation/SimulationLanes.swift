@@ -102,12 +102,11 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         guard !ended.isEmpty else { return }
         // Highest index first: the lanes still to end keep their indices while earlier ones are removed.
         ended.sort { $0.lane > $1.lane }
-        let ending = ended
-        ended.removeAll(keepingCapacity: true)
-        for (lane, interrupted) in ending {
+        for (lane, interrupted) in ended {
             let (block, index) = Self.split(lane)
             Unmanaged<Owner>.fromOpaque(blocks[block].owners[index]).takeUnretainedValue()
                 .laneEnded(lane, reason: interrupted ? "interrupted" : "finished")
         }
+        ended.removeAll(keepingCapacity: true)
     }
 }
