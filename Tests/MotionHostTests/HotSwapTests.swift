@@ -137,6 +137,44 @@ struct HotSwapTests {
         #expect(abs((engine.value(of: "x", target: "card")?[0] ?? 0) - 2.0) < 1e-9, "still v1 at 10/s")
     }
 
+    /// A swap under many performers moves them in slices between ticks: the first slice with the swap,
+    /// the rest by `continueSwap`; a plan for a performer still waiting moves it first.
+    @Test func aSwapInSlicesMovesEveryPerformerBetweenTicks() throws {
+        let engine = harness.engine
+        for target in ["a", "b", "c", "d"] { try engine.addPlan(["type": "Ramp"], to: target) }
+        engine.advance(by: 0.1)
+        let job = try engine.beginSwap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp", budgetNanos: 0)
+        #expect(job.report.migrated == 1 && !job.isFinished, "a budget of 0 moves one performer, the first")
+        engine.advance(by: 0.1)
+        #expect(abs((engine.value(of: "x", target: "a")?[0] ?? 0) - 11.0) < 1e-9, "a moved: 1 + 100/s × 0.1")
+        #expect(abs((engine.value(of: "x", target: "d")?[0] ?? 0) - 2.0) < 1e-9, "d waits on v1: 1 + 10/s × 0.1")
+
+        // A plan for d reaches the one performer d has, which moves to v2 first.
+        try engine.addPlan(["type": "Ramp"], to: "d")
+        #expect(engine.performerCount == 4)
+        #expect(job.report.migrated == 2)
+
+        #expect(!engine.continueSwap(job, budgetNanos: 0), "one more: b")
+        #expect(engine.continueSwap(job, budgetNanos: .max), "then the rest")
+        #expect(job.report == .init(migrated: 4, remaining: 0) && job.failures.isEmpty)
+        engine.advance(by: 0.1)
+        for (target, expected) in [("a", 21.0), ("b", 12.0), ("c", 12.0), ("d", 12.0)] {
+            #expect(abs((engine.value(of: "x", target: target)?[0] ?? 0) - expected) < 1e-9, "\(target) runs on v2")
+        }
+        #expect(!harness.kinds().contains("runtime.idle"), "the runtime never looked idle")
+    }
+
+    /// After the first slice, a performer whose state the new build refuses stays on the old build.
+    @Test func aRefusedStateInALaterSliceStaysOnTheOldBuild() throws {
+        let engine = harness.engine
+        try engine.addPlan(["type": "Ramp"], to: "a")
+        try engine.addPlan(["type": "Ramp", "poison": true], to: "b")
+        let job = try engine.beginSwap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp", budgetNanos: 0)
+        #expect(engine.continueSwap(job, budgetNanos: .max))
+        #expect(job.report == .init(migrated: 1, remaining: 1) && job.failures.count == 1)
+        #expect(engine.performerCount == 2)
+    }
+
     @Test func generationsAreCapped() throws {
         var builder = PluginRegistryBuilder(extending: harness.engine.registry)
         for _ in 1..<PluginRegistryBuilder.maximumGenerations {

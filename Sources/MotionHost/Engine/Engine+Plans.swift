@@ -23,6 +23,9 @@ extension Engine {
         }
         if let name, name.isEmpty { throw EngineError(.invalidRequest, "name: must not be empty") }
         let targetScope = scope.target(target)
+        if !swapJobs.isEmpty, targetScope.performers[factoryIndex] == nil {
+            moveWaitingPerformer(of: planType, on: targetScope)
+        }
         if let name { removeNamedPlan(name, from: targetScope, in: scope) }
         let performer = try performer(for: factoryIndex, on: targetScope, in: scope)
         try deliver(plan, named: name, to: performer)

@@ -10,6 +10,34 @@ extension Engine {
         public var remaining = 0
     }
 
+    /// A swap whose performers move over several calls (`beginSwap`, then `continueSwap`), so that a
+    /// swap under many running animations never holds the engine thread past a frame.
+    public final class SwapJob {
+        public let pluginID: String
+        /// The new build's generation.
+        let generation: Int
+        /// Performers of older builds, oldest first; those before `next` have been handled.
+        let queue: [UInt64]
+        var next = 0
+        let oldTables: [Int: UnsafePointer<motion_migrate>?]
+        let newTable: UnsafePointer<motion_migrate>?
+        public internal(set) var report = SwapReport()
+        /// Why performers that had to stay on their old build could not move (after the first slice).
+        public internal(set) var failures: [String] = []
+        /// Performers that cannot move (no migration on one side), counted once in `remaining`.
+        var countedAsRemaining: Set<UInt64> = []
+        public var isFinished: Bool { next >= queue.count }
+
+        init(pluginID: String, generation: Int, queue: [UInt64], oldTables: [Int: UnsafePointer<motion_migrate>?],
+             newTable: UnsafePointer<motion_migrate>?) {
+            self.pluginID = pluginID
+            self.generation = generation
+            self.queue = queue
+            self.oldTables = oldTables
+            self.newTable = newTable
+        }
+    }
+
     /// Adopts `extended` (built with `PluginRegistryBuilder.replace`), whose newest generation of
     /// `pluginID` is the new build, and moves every performer of an older generation of that plugin to
     /// the new build's factory for its plan type. Runs between ticks, so no frame sees half a swap.
@@ -17,40 +45,109 @@ extension Engine {
     /// All or nothing: if one performer cannot export or import its state, the ones prepared so far are
     /// dropped, `registry` stays as it was and the error names the performer.
     public func swap(to extended: PluginRegistry, pluginID: String) throws(EngineError) -> SwapReport {
+        try beginSwap(to: extended, pluginID: pluginID, budgetNanos: .max).report
+    }
+
+    /// `swap(to:pluginID:)` for as many performers as fit in `budgetNanos` of this thread's time (at least
+    /// one): new plans use the new build from now on, and these performers move all or nothing, as one
+    /// swap. If performers remain, `continueSwap` moves the rest, call by call, between ticks; until then
+    /// they run on their old build, and a plan for one of them moves it first.
+    public func beginSwap(to extended: PluginRegistry, pluginID: String, budgetNanos: UInt64) throws(EngineError) -> SwapJob {
+        // A swap of the same plugin still under way finishes first: its performers are older still.
+        for job in swapJobs where job.pluginID == pluginID { _ = continueSwap(job, budgetNanos: .max) }
         let previous = registry
         guard let newest = extended.current(id: pluginID) else {
             throw EngineError(.internalError, "swap: \(pluginID) is not in the new registry")
         }
         registry = extended
-        let candidates = performers.values.filter { record in
+        let queue = performers.values.filter { record in
             record.pluginID == pluginID && extended.factories[record.factoryIndex].generation < newest.generation
-        }.sorted { $0.id < $1.id }
-        var report = SwapReport()
+        }.map(\.id).sorted()
+        let job = SwapJob(
+            pluginID: pluginID, generation: newest.generation, queue: queue,
+            oldTables: Dictionary(uniqueKeysWithValues: extended.plugins.filter { $0.plugin.id == pluginID }
+                .map { ($0.generation, Self.migrateTable($0.plugin)) }),
+            newTable: Self.migrateTable(newest.plugin))
+        let deadline = MonotonicClock.now().addingReportingOverflow(budgetNanos)
         var prepared: [(old: PerformerRecord, new: PerformerRecord)] = []
-        let tables = (old: Dictionary(uniqueKeysWithValues: extended.plugins.filter { $0.plugin.id == pluginID }
-                                        .map { ($0.generation, Self.migrateTable($0.plugin)) }),
-                      new: Self.migrateTable(newest.plugin))
-        for old in candidates {
-            guard let newIndex = extended.factory(forPlanType: old.planType),
-                extended.factories[newIndex].pluginID == pluginID, newIndex != old.factoryIndex,
-                old.target.performers[newIndex] == nil,
-                let oldTable = tables.old[extended.factories[old.factoryIndex].generation] ?? nil, let newTable = tables.new
-            else {
-                report.remaining += 1
-                continue
-            }
+        while !job.isFinished {
+            let id = job.queue[job.next]
+            job.next += 1
+            guard let move = migration(of: id, in: job) else { continue }
             do throws(EngineError) {
-                prepared.append((old, try prepareMigration(of: old, to: newIndex, from: oldTable, into: newTable)))
+                prepared.append((move.old, try prepareMigration(of: move.old, to: move.newIndex, from: move.oldTable,
+                                                                into: move.newTable)))
             } catch {
                 for (_, shadow) in prepared { discard(shadow) }
                 registry = previous
                 throw error
             }
+            if !deadline.overflow, MonotonicClock.now() >= deadline.partialValue { break }
         }
         for (old, new) in prepared { commitMigration(from: old, to: new) }
-        report.migrated = prepared.count
+        job.report.migrated = prepared.count
         curves.register(extended.plugins)
-        return report
+        if !job.isFinished { swapJobs.append(job) }
+        return job
+    }
+
+    /// Moves more performers of `job`, one at a time, for up to `budgetNanos` (at least one). One whose
+    /// state cannot move stays on its old build and finishes there (counted in `remaining`, its reason in
+    /// `failures`). Returns true when the job is finished.
+    public func continueSwap(_ job: SwapJob, budgetNanos: UInt64) -> Bool {
+        let deadline = MonotonicClock.now().addingReportingOverflow(budgetNanos)
+        while !job.isFinished {
+            let id = job.queue[job.next]
+            job.next += 1
+            move(id, in: job)
+            if !deadline.overflow, MonotonicClock.now() >= deadline.partialValue { break }
+        }
+        if job.isFinished { swapJobs.removeAll { $0 === job } }
+        return job.isFinished
+    }
+
+    /// Before a plan for `planType` reaches `target`: its performer of an older build that a swap has
+    /// not reached yet moves now, so the plan finds it (one performer per target and plan type).
+    func moveWaitingPerformer(of planType: String, on target: TargetScope) {
+        for job in swapJobs {
+            for performer in target.performers.values where performer.planType == planType && performer.pluginID == job.pluginID {
+                move(performer.id, in: job)
+            }
+        }
+    }
+
+    private func move(_ id: UInt64, in job: SwapJob) {
+        guard let move = migration(of: id, in: job) else { return }
+        do throws(EngineError) {
+            let new = try prepareMigration(of: move.old, to: move.newIndex, from: move.oldTable, into: move.newTable)
+            commitMigration(from: move.old, to: new)
+            job.report.migrated += 1
+        } catch {
+            job.report.remaining += 1
+            job.failures.append(error.message)
+        }
+    }
+
+    /// Where performer `id` moves in `job`, if it still exists on an older build and can move; nil
+    /// otherwise (one that cannot migrate is counted in `remaining` once).
+    private func migration(of id: UInt64, in job: SwapJob) -> (old: PerformerRecord, newIndex: Int,
+                                                                oldTable: UnsafePointer<motion_migrate>,
+                                                                newTable: UnsafePointer<motion_migrate>)? {
+        guard let old = performers[id], old.pluginID == job.pluginID,
+            registry.factories[old.factoryIndex].generation < job.generation
+        else { return nil }
+        guard let newIndex = registry.factory(forPlanType: old.planType),
+            registry.factories[newIndex].pluginID == job.pluginID, newIndex != old.factoryIndex,
+            old.target.performers[newIndex] == nil,
+            let oldTable = job.oldTables[registry.factories[old.factoryIndex].generation] ?? nil, let newTable = job.newTable
+        else {
+            if !job.countedAsRemaining.contains(id) {
+                job.countedAsRemaining.insert(id)
+                job.report.remaining += 1
+            }
+            return nil
+        }
+        return (old, newIndex, oldTable, newTable)
     }
 
     static func migrateTable(_ plugin: PluginDescriptor) -> UnsafePointer<motion_migrate>? {

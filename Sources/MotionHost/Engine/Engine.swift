@@ -20,6 +20,8 @@ public final class Engine {
     let curves = CurveTable()
     var runtimes: [String: RuntimeScope] = [:]
     var performers: [UInt64: PerformerRecord] = [:]
+    /// Swaps whose performers are still moving (`beginSwap`).
+    var swapJobs: [SwapJob] = []
     /// Continuous performers holding a token, advanced every tick, grouped by factory (indexed like
     /// `registry.factories`) so that a factory with "motion.batch/1" is advanced with one call.
     var advanceGroups: [AdvanceGroup] = []

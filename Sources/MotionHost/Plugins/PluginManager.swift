@@ -152,7 +152,12 @@ public actor PluginManager {
             return await loop.perform { $0.reject(file: file, reason: reason) }
         }
         defer { unlink(image) }
-        return await loop.perform { $0.install(image: image, file: file, hash: hash) }
+        var outcome = await loop.perform { $0.install(image: image, file: file, hash: hash) }
+        // A swap under many animations moves them a slice per engine command: ticks run in between.
+        while case .migrating = outcome {
+            outcome = await loop.perform { $0.continueInstall(file: file) }
+        }
+        return outcome
     }
 }
 

@@ -7,6 +7,9 @@ extension EngineContext {
         case loaded(id: String, version: String)
         case swapped(id: String, fromVersion: String, toVersion: String, generation: Int, migrated: Int, remaining: Int)
         case rejected(reason: String)
+        /// The swap is made and its performers are still moving: call `continueInstall(file:)` until
+        /// it says `swapped` (the plugin manager does; clients never see this).
+        case migrating(id: String)
 
         var json: JSONValue {
             switch self {
@@ -16,6 +19,7 @@ extension EngineContext {
                  "generation": .number(Double(generation)), "migrated": .number(Double(migrated)),
                  "remaining": .number(Double(remaining))]
             case .rejected(let reason): ["outcome": "rejected", "reason": .string(reason)]
+            case .migrating(let id): ["outcome": "migrating", "id": .string(id)]
             }
         }
     }
@@ -60,29 +64,60 @@ extension EngineContext {
         case .failure(let error): return reject(file: file, reason: error.reason)
         case .success(let next): generation = next
         }
-        let report: Engine.SwapReport
+        let job: Engine.SwapJob
         let loaded = MonotonicClock.now()
         defer {
             logger.debug("swap", metadata: ["load_ms": "\(Double(loaded - started) / 1e6)",
                                             "swap_ms": "\(Double(MonotonicClock.now() - loaded) / 1e6)"])
         }
         do throws(EngineError) {
-            report = try engine.swap(to: builder.freeze(), pluginID: descriptor.id)
+            job = try engine.beginSwap(to: builder.freeze(), pluginID: descriptor.id, budgetNanos: Self.swapSliceNanos)
         } catch {
             return reject(file: file, reason: "swap abandoned, \(descriptor.id) \(current.plugin.version) keeps running: \(error.message)")
         }
+        let swap = PendingSwap(job: job, fromVersion: current.plugin.version, toVersion: descriptor.version, generation: generation)
+        guard job.isFinished else {
+            pendingSwaps[file] = swap
+            return .migrating(id: descriptor.id)
+        }
+        return finish(swap)
+    }
+
+    /// Engine-thread time a swap takes per call: performers beyond it move in later calls, between ticks.
+    static let swapSliceNanos: UInt64 = 2_000_000
+
+    struct PendingSwap {
+        var job: Engine.SwapJob
+        var fromVersion: String
+        var toVersion: String
+        var generation: Int
+    }
+
+    /// Moves more performers of the swap `install` began for `file`; `swapped` once all have moved.
+    public func continueInstall(file: String) -> InstallOutcome {
+        guard let swap = pendingSwaps[file] else { return .rejected(reason: "no swap of \(file) is under way") }
+        guard engine.continueSwap(swap.job, budgetNanos: Self.swapSliceNanos) else { return .migrating(id: swap.job.pluginID) }
+        pendingSwaps[file] = nil
+        return finish(swap)
+    }
+
+    private func finish(_ swap: PendingSwap) -> InstallOutcome {
+        let id = swap.job.pluginID, report = swap.job.report
+        for failure in swap.job.failures {
+            logger.warning("a performer stays on its old build", metadata: ["plugin": "\(id)", "reason": "\(failure)"])
+        }
         engine.trace(TraceEvent(kind: "plugin.swapped", fields: [
-            "id": .string(descriptor.id), "plugin": .string(descriptor.id),
-            "fromVersion": .string(current.plugin.version), "toVersion": .string(descriptor.version),
-            "generation": .number(Double(generation)), "migrated": .number(Double(report.migrated)),
+            "id": .string(id), "plugin": .string(id),
+            "fromVersion": .string(swap.fromVersion), "toVersion": .string(swap.toVersion),
+            "generation": .number(Double(swap.generation)), "migrated": .number(Double(report.migrated)),
             "remaining": .number(Double(report.remaining)),
         ]))
         logger.notice("plugin swapped", metadata: [
-            "plugin": "\(descriptor.id)", "from": "\(current.plugin.version)", "to": "\(descriptor.version)",
-            "generation": "\(generation)", "migrated": "\(report.migrated)", "remaining": "\(report.remaining)",
+            "plugin": "\(id)", "from": "\(swap.fromVersion)", "to": "\(swap.toVersion)",
+            "generation": "\(swap.generation)", "migrated": "\(report.migrated)", "remaining": "\(report.remaining)",
         ])
-        return .swapped(id: descriptor.id, fromVersion: current.plugin.version, toVersion: descriptor.version,
-                        generation: generation, migrated: report.migrated, remaining: report.remaining)
+        return .swapped(id: id, fromVersion: swap.fromVersion, toVersion: swap.toVersion, generation: swap.generation,
+                        migrated: report.migrated, remaining: report.remaining)
     }
 
     /// Lists `file` as rejected (plugins.list, a `plugin.rejected` trace event, the log).

@@ -14,6 +14,8 @@ public final class EngineContext: TraceObserver {
     let logger: Logger
     let startTime = MonotonicClock.now()
     var sessions: [UInt64: Session] = [:]
+    /// Swaps begun by `install` whose performers are still moving, by plugin file.
+    var pendingSwaps: [String: PendingSwap] = [:]
     var statistics = TickStatistics(window: 600)
     /// Trace events raised while a tick advances wait here, so each tick's frame goes out before the
     /// events that describe it (a client that sees `runtime.idle` has already seen the final values).
