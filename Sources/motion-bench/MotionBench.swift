@@ -128,7 +128,9 @@ func startBenchDaemon(socket: String, rate: Double, extra: [String] = []) throws
     let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("motiond")
-    process.arguments = ["--socket", socket, "--rate", String(rate), "--log-level", "warning"] + extra
+    // MOTION_BENCH_LOG_LEVEL=debug shows the daemon's own timings (plugin installs, swaps) on stderr.
+    let level = ProcessInfo.processInfo.environment["MOTION_BENCH_LOG_LEVEL"] ?? "warning"
+    process.arguments = ["--socket", socket, "--rate", String(rate), "--log-level", level] + extra
     try process.run()
     return process
 }

@@ -31,7 +31,8 @@ struct SwapBench: AsyncParsableCommand {
         let socket = directory.appendingPathComponent("motiond.sock").path
         let daemon = Process()
         daemon.executableURL = build.appendingPathComponent("motiond")
-        daemon.arguments = ["--socket", socket, "--rate", String(rate), "--plugins", directory.path, "--log-level", "warning"]
+        daemon.arguments = ["--socket", socket, "--rate", String(rate), "--plugins", directory.path, "--log-level",
+                            ProcessInfo.processInfo.environment["MOTION_BENCH_LOG_LEVEL"] ?? "warning"]
         try daemon.run()
         defer {
             kill(daemon.processIdentifier, SIGTERM)

@@ -68,6 +68,8 @@ public final class EngineLoop: Sendable {
         var schedule: FrameSchedule?
         var batch: [Message] = []
         batch.reserveCapacity(64)
+        /// Commands of `batch` before it have run; the rest wait for the tick that fell due.
+        var next = 0
         while true {
             if context.wantsTicks {
                 let now = MonotonicClock.now()
@@ -81,15 +83,24 @@ public final class EngineLoop: Sendable {
                 }
             }
             if !context.wantsTicks { schedule = nil }
-            batch.removeAll(keepingCapacity: true)
-            queue.take(until: schedule?.nextDeadline, limit: 64, into: &batch)
-            for message in batch {
+            if next == batch.count {
+                batch.removeAll(keepingCapacity: true)
+                next = 0
+                queue.take(until: schedule?.nextDeadline, limit: 64, into: &batch)
+            }
+            let first = next
+            // A tick that falls due between two commands runs before the next one: a burst of requests
+            // (or a swap's slices) delays a tick by one command at most.
+            while next < batch.count {
+                let message = batch[next]
+                next += 1
                 switch message {
                 case .run(let command): command(context)
                 case .stop: return
                 }
+                if context.wantsTicks, let schedule, schedule.isDue(at: MonotonicClock.now()) { break }
             }
-            if !batch.isEmpty { context.publishControlFrame() }
+            if next > first { context.publishControlFrame() }
         }
     }
 }
