@@ -89,14 +89,24 @@ public actor PluginManager {
         if let id { candidates = candidates.filter { byFile[$0]?.id == id } }
         if let files { candidates = candidates.filter { files.contains($0) } }
 
-        // Hash, check and probe in parallel; install one by one, in search-path order (first wins).
+        // Hash, check and probe in parallel, leaving a core to the frame loop (probes are whole processes:
+        // five at once on two cores starved the engine thread and clients); install one by one, in
+        // search-path order (first wins).
+        let parallel = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+        let files = candidates
         let prepared = await withTaskGroup(of: (Int, Result<String, Refusal>?).self) { group in
-            for (index, file) in candidates.enumerated() {
-                let known = byFile[file]?.hash
+            var started = 0
+            func startNext() {
+                let index = started, file = files[index], known = byFile[file]?.hash
+                started += 1
                 group.addTask { (index, await self.prepare(file, loadedHash: known)) }
             }
-            var results = [Result<String, Refusal>?](repeating: nil, count: candidates.count)
-            for await (index, result) in group { results[index] = result }
+            while started < min(parallel, files.count) { startNext() }
+            var results = [Result<String, Refusal>?](repeating: nil, count: files.count)
+            for await (index, result) in group {
+                results[index] = result
+                if started < files.count { startNext() }
+            }
             return results
         }
         for (file, result) in zip(candidates, prepared) {

@@ -12,6 +12,9 @@ public enum PluginProbe {
 
     /// The child's side: one JSON line on stdout; exit status 0 (usable) or 2 (refused).
     public static func runChild(file: String) -> Int32 {
+        // Probing is background work: it yields the CPU to the daemon's frame loop and its clients
+        // (a reload probes every changed file at once; on two cores that starved a frame reader).
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
         let host = HostServices(logger: Logger(label: "motiond.probe"))
         let descriptor: PluginDescriptor
         switch PluginLoader.load(file: file, host: host) {
