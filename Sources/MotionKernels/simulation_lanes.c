@@ -106,6 +106,10 @@ size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt
         WIDTH_SWITCH(2)
     } else if (steps <= 3) {
         WIDTH_SWITCH(3)
+    } else if (steps <= 6) {
+        /* A late tick (up to ~48 ms at the 8 ms step) stays on the vector path, so one slow tick does not
+         * make the next one slower. */
+        WIDTH_SWITCH(6)
     } else {
         /* Rare (a stalled clock): lane by lane. */
         const int many = steps < 1e6 ? (int)steps : 1000000;

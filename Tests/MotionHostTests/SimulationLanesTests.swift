@@ -52,7 +52,7 @@ struct SimulationLanesTests {
     }
 
     static let ticks: [Double] = Array(repeating: 1 / 120, count: 40) + Array(repeating: 1 / 240, count: 15)
-        + Array(repeating: 1 / 60, count: 10) + [0.05, 0.008, 0.008, 0.0001, 0.3] + Array(repeating: 1 / 120, count: 3000)
+        + Array(repeating: 1 / 60, count: 10) + [0.035, 0.05, 0.008, 0.008, 0.0001, 0.3] + Array(repeating: 1 / 120, count: 3000)
 
     @Test(arguments: [true, false], 1...4)
     func theColumnsMoveAsTheReferenceDoes(spring: Bool, width: Int) {
