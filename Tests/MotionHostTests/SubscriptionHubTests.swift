@@ -54,6 +54,25 @@ struct SubscriptionHubTests {
         #expect(updates.first?["target"] == "a")
     }
 
+    /// A slow reader's pending property whose runtime was destroyed, its handle since reused by another
+    /// runtime's property, is not sent to a subscriber of the first runtime.
+    @Test func aReusedHandleDoesNotLeakPastTheFilterOfASlowReader() {
+        subscribe(runtime: "first")
+        let old = write("a", 1, runtime: "first")
+        output.setBacklog(1 << 30)
+        tick(1)
+        #expect(output.lines.isEmpty, "held back: the reader is behind")
+        store.removeAll(inRuntime: "first")
+        let reused = write("secret", 2, runtime: "second")
+        #expect(reused == old)
+        store.clearDirty()
+        output.setBacklog(0)
+        _ = write("b", 3, runtime: "first")
+        tick(2)
+        let targets = output.lines.flatMap { $0["updates"]?.arrayValue ?? [] }.compactMap { $0["target"]?.stringValue }
+        #expect(targets == ["b"])
+    }
+
     @Test func aSlowReaderGetsTheLatestValueAndADroppedCount() {
         subscribe()
         _ = write("a", 1)

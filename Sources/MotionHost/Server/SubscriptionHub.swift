@@ -161,6 +161,12 @@ public final class SubscriptionHub {
         if let sharedBody {
             hasUpdates = !sharedBody.isEmpty
             bodies.withBytes { encoder.append(raw: UnsafeRawBufferPointer(rebasing: $0[sharedBody])) }
+        } else if subscription.isFiltered {
+            // A property pending since an earlier tick may be gone and its handle reused by another
+            // runtime's property: the filter is checked again.
+            hasUpdates = Self.appendUpdates(subscription.pending, from: store, to: encoder) { key in
+                subscription.matches(runtime: key.runtime, target: key.target)
+            }
         } else {
             hasUpdates = Self.appendUpdates(subscription.pending, from: store, to: encoder)
         }
@@ -176,13 +182,16 @@ public final class SubscriptionHub {
         encoder.withBytes { subscription.session.output.send(bytes: $0) }
     }
 
-    /// Appends the updates of `handles` (skipping properties no longer there); false if none was written.
-    private static func appendUpdates(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder) -> Bool {
+    /// Appends the updates of `handles` (skipping properties no longer there, and those whose key
+    /// `including` refuses); false if none was written.
+    private static func appendUpdates(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder,
+                                      including: ((PropertyStore.Key) -> Bool)? = nil) -> Bool {
         var first = true
         let slots = store.slots, counts = store.counts
         // One borrow of the prefix arena for the whole frame: no reference counting per update.
         store.prefixBytes.withUnsafeBufferPointer { prefixes in
             for handle in handles where counts[Int(handle)] != 0 {
+                if let including, let key = store.keys[Int(handle)], !including(key) { continue }
                 let slot = Int(handle), base = slot * PropertyStore.slotSize, count = Int(counts[slot])
                 let start = store.prefixStarts[slot]
                 encoder.appendUpdate(isFirst: first,
