@@ -17,14 +17,25 @@ final class FrameEncoder {
     static let fractionDigits = 9
     static let fixedScale = 1e9
     private static let velocityKey = Array(#","velocity":"#.utf8)
+    private static let velocityKeyLength = 12
+    /// The update path's constants, in memory this encoder owns: no lazy-global check or reference
+    /// counting per number (they showed in profiles of the frame path).
+    private let pairs: UnsafeMutablePointer<UInt8>
+    private let velocityKey: UnsafeMutablePointer<UInt8>
 
     init(capacity: Int = 1 << 16) {
         self.capacity = capacity
         storage = .allocate(capacity: capacity)
+        pairs = .allocate(capacity: 200)
+        pairs.initialize(from: Self.digitPairs, count: 200)
+        velocityKey = .allocate(capacity: Self.velocityKey.count)
+        velocityKey.initialize(from: Self.velocityKey, count: Self.velocityKey.count)
     }
 
     deinit {
         storage.deallocate()
+        pairs.deallocate()
+        velocityKey.deallocate()
     }
 
     /// The frame written so far (a copy; for tests).
@@ -56,7 +67,7 @@ final class FrameEncoder {
         appendInteger(seq)
         append(Self.timeKey)
         reserve(Self.maximumNumberLength)
-        count = Self.writeFixed((time * 1e6).rounded() / 1e6, at: storage + count) - storage
+        count = Self.writeFixed((time * 1e6).rounded() / 1e6, at: storage + count, pairs: pairs) - storage
         append(Self.droppedKey)
         appendInteger(UInt64(max(dropped, 0)))
         append(Self.updatesKey)
@@ -89,17 +100,16 @@ final class FrameEncoder {
     /// Appends one update; `prefix` is the property's pre-encoded `{"runtime":…,"value":` text.
     func appendUpdate(isFirst: Bool, prefix: UnsafeBufferPointer<UInt8>, values: UnsafeBufferPointer<Double>,
                       velocities: UnsafeBufferPointer<Double>) {
-        reserve(prefix.count + Self.velocityKey.count + 8 + (values.count + velocities.count) * (Self.maximumNumberLength + 1))
+        let keyLength = Self.velocityKeyLength
+        reserve(prefix.count + keyLength + 8 + (values.count + velocities.count) * (Self.maximumNumberLength + 1))
         var cursor = storage + count
         if !isFirst { cursor = put(UInt8(ascii: ","), at: cursor) }
         cursor.update(from: prefix.baseAddress!, count: prefix.count)
         cursor += prefix.count
-        cursor = Self.writeVector(values, at: cursor)
-        cursor = Self.velocityKey.withUnsafeBufferPointer { key in
-            cursor.update(from: key.baseAddress!, count: key.count)
-            return cursor + key.count
-        }
-        cursor = Self.writeVector(velocities, at: cursor)
+        cursor = Self.writeVector(values, at: cursor, pairs: pairs)
+        cursor.update(from: velocityKey, count: keyLength)
+        cursor += keyLength
+        cursor = Self.writeVector(velocities, at: cursor, pairs: pairs)
         cursor = put(UInt8(ascii: "}"), at: cursor)
         count = cursor - storage
     }
@@ -115,14 +125,17 @@ final class FrameEncoder {
     /// `number` in fixed point with at most nine decimals (see the type's comment).
     static func appendFixed(_ number: Double, into bytes: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumNumberLength) { buffer in
-            let end = writeFixed(number, at: buffer.baseAddress!)
-            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: end - buffer.baseAddress!))
+            digitPairs.withUnsafeBufferPointer { pairs in
+                let end = writeFixed(number, at: buffer.baseAddress!, pairs: pairs.baseAddress!)
+                bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: end - buffer.baseAddress!))
+            }
         }
     }
 
     /// Writes `number` at `cursor` (room for `maximumNumberLength` bytes) and returns the end.
     @inline(__always)
-    static func writeFixed(_ number: Double, at cursor: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+    static func writeFixed(_ number: Double, at cursor: UnsafeMutablePointer<UInt8>,
+                           pairs: UnsafePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         let magnitude = abs(number)
         // Below 999,999,999 the integer part keeps to nine digits even after rounding up.
         guard magnitude < fixedScale - 1 else { return writeExact(number, at: cursor) }
@@ -141,7 +154,7 @@ final class FrameEncoder {
             scale &*= 10
         }
         cursor += digits
-        writeDigits(&integer, count: digits, endingAt: cursor)
+        writeDigits(&integer, count: digits, endingAt: cursor, pairs: pairs)
         guard fraction != 0 else { return cursor }
         var fractionLength = fractionDigits
         while fraction % 100 == 0 {
@@ -154,24 +167,23 @@ final class FrameEncoder {
         }
         cursor = put(UInt8(ascii: "."), at: cursor)
         cursor += fractionLength
-        writeDigits(&fraction, count: fractionLength, endingAt: cursor)
+        writeDigits(&fraction, count: fractionLength, endingAt: cursor, pairs: pairs)
         return cursor
     }
 
     /// Writes the last `count` decimal digits of `value` (zero-padded) ending just before `end`, two at a time.
     @inline(__always)
-    private static func writeDigits(_ value: inout UInt32, count: Int, endingAt end: UnsafeMutablePointer<UInt8>) {
+    private static func writeDigits(_ value: inout UInt32, count: Int, endingAt end: UnsafeMutablePointer<UInt8>,
+                                    pairs: UnsafePointer<UInt8>) {
         var position = end
         var remaining = count
-        digitPairs.withUnsafeBufferPointer { pairs in
-            while remaining >= 2 {
-                let pair = Int(value % 100) &* 2
-                value /= 100
-                position -= 2
-                position[0] = pairs[pair]
-                position[1] = pairs[pair &+ 1]
-                remaining -= 2
-            }
+        while remaining >= 2 {
+            let pair = Int(value % 100) &* 2
+            value /= 100
+            position -= 2
+            position[0] = pairs[pair]
+            position[1] = pairs[pair &+ 1]
+            remaining -= 2
         }
         if remaining == 1 {
             position -= 1
@@ -191,13 +203,12 @@ final class FrameEncoder {
     }
 
     @inline(__always)
-    private static func writeVector(_ vector: UnsafeBufferPointer<Double>, at cursor: UnsafeMutablePointer<UInt8>)
-        -> UnsafeMutablePointer<UInt8>
-    {
+    private static func writeVector(_ vector: UnsafeBufferPointer<Double>, at cursor: UnsafeMutablePointer<UInt8>,
+                                    pairs: UnsafePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         var cursor = put(UInt8(ascii: "["), at: cursor)
         for index in vector.indices {
             if index > 0 { cursor = put(UInt8(ascii: ","), at: cursor) }
-            cursor = writeFixed(vector[index], at: cursor)
+            cursor = writeFixed(vector[index], at: cursor, pairs: pairs)
         }
         return put(UInt8(ascii: "]"), at: cursor)
     }
