@@ -30,14 +30,3 @@ extension JSONValue: Codable {
         }
     }
 }
-
-extension JSONValue {
-    /// Parses one JSON text. Foundation's parser rejects invalid UTF-8 and nesting deeper than 512.
-    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-    }
-
-    public static func parse(_ text: String) throws -> JSONValue {
-        try parse(Array(text.utf8))
-    }
-}

@@ -40,12 +40,8 @@ public struct Request: Sendable, Equatable {
 }
 
 /// The parser's own words when it gives any (Foundation on Linux mostly does not).
-private func describe(_ error: any Error) -> String {
-    if let error = error as? DecodingError, case .dataCorrupted(let context) = error,
-        let underlying = context.underlyingError {
-        return String(String(describing: underlying).prefix(200))
-    }
-    return "syntax error (expected one JSON object per line)"
+private func describe(_ error: JSONParseError) -> String {
+    "syntax error: \(error.reason) at byte \(error.offset) (expected one JSON object per line)"
 }
 
 /// A request that could not be parsed, answered with this error.

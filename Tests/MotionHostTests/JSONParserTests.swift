@@ -1,0 +1,55 @@
+import Foundation
+import MotionWire
+import Testing
+
+/// The request parser: RFC 8259, strictly, into `JSONValue`.
+@Suite("JSON parser")
+struct JSONParserTests {
+    @Test func validTextsParseToTheirValues() throws {
+        #expect(try JSONValue.parse(#" {"a":1,"b":[true,false,null],"c":"x\u00e9\ud83d\ude00\n\"\/"} "#)
+            == ["a": 1, "b": [true, false, nil], "c": "xé😀\n\"/"])
+        #expect(try JSONValue.parse("\t[0, -0, 1.5e3, -2.5E+2, 1e-300, 0.1]\r\n")
+            == [0, 0, 1500, -250, .number(1e-300), 0.1])
+        #expect(try JSONValue.parse("123456789012345678") == .number(123456789012345678))
+        #expect(try JSONValue.parse("-9007199254740993") == .number(-9007199254740992), "rounded as Double does")
+        #expect(try JSONValue.parse(#"{"k":1,"k":2}"#) == ["k": 2], "the last of repeated keys")
+        #expect(try JSONValue.parse(#""ünïcödé""#) == "ünïcödé")
+        #expect(try JSONValue.parse("{}") == .object([:]) && JSONValue.parse("[ ]") == .array([]))
+        let deep = String(repeating: "[", count: JSONTextCheck.maximumDepth) + String(repeating: "]", count: JSONTextCheck.maximumDepth)
+        #expect(throws: Never.self) { try JSONValue.parse(deep) }
+    }
+
+    /// As `JSONDecoder` (the parser this one replaced) and `Double(_:)` read them: correctly rounded.
+    @Test func everyNumberReadsAsJSONDecoderReadsIt() throws {
+        for text in ["0.30000000000000004", "2.2250738585072014e-308", "1.7976931348623157e308", "4.9e-324", "12345.678901234567",
+                     "999999999999999", "1000000000000000", "-0.000001", "3.141592653589793238462643383279"] {
+            let expected = try JSONDecoder().decode(Double.self, from: Data(text.utf8))
+            #expect(try JSONValue.parse(text) == .number(expected), "\(text)")
+        }
+    }
+
+    @Test(arguments: [
+        #"{"a":1,}"#, "[1,]", "01", "-01", "1.", ".5", "-", "1e", "1e+", "+1", #""\x""#, #""\ud800""#, #""\udc00x""#,
+        #""abc"#, "tru", "nul", #"{"a" 1}"#, "[1 2]", "1 2", "\"a\tb\"", "1e400", "-1e309", "", " ", "{", "[", #"{"a":}"#,
+        #"{1:2}"#, "'a'", "NaN", "Infinity", #""\u12""#, #"["a" , ]"#,
+    ])
+    func invalidTextsAreRefused(_ text: String) {
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
+    }
+
+    @Test func invalidUTF8AndDeepNestingAreRefused() {
+        #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xFF, 0x22]) }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xC3, 0x22]) }
+        let deeper = String(repeating: "[", count: JSONTextCheck.maximumDepth + 1) + String(repeating: "]", count: JSONTextCheck.maximumDepth + 1)
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(deeper) }
+    }
+
+    @Test func errorsSayWhereAndWhat() {
+        do {
+            _ = try JSONValue.parse(#"{"a":[1,2 3]}"#)
+            Issue.record("parsed")
+        } catch {
+            #expect(error.offset == 10 && error.description == "expected ',' or ']' at byte 10")
+        }
+    }
+}
