@@ -36,6 +36,7 @@ struct StreamBench: AsyncParsableCommand {
         let target = JSONValue(Array(repeating: 1000.0, count: dimensions))
         // Very low damping and a tiny threshold: the springs oscillate for the whole measurement. Sent 512
         // at a time (a request waits for the engine between ticks, so one at a time would take minutes).
+        let addStart = Date()
         for batch in stride(from: 0, to: springs, by: 512) {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in batch..<min(batch + 512, springs) {
@@ -50,12 +51,15 @@ struct StreamBench: AsyncParsableCommand {
                 try await group.waitForAll()
             }
         }
+        // plan.add throughput over one connection, 512 requests in flight.
+        let addsPerSecond = JSONValue.number((Double(springs) / Date().timeIntervalSince(addStart)).rounded())
         if noSubscriber {
             try await Task.sleep(for: .seconds(seconds))
             let status = try await client.call("status")
             await client.close()
             let result: JSONValue = [
-                "springs": .number(Double(springs)), "dimensions": .number(Double(dimensions)), "seconds": .number(seconds),
+                "springs": .number(Double(springs)), "dimensions": .number(Double(dimensions)), "plansAddedPerSecond": addsPerSecond, "seconds": .number(seconds),
+                "plansAddedPerSecond": addsPerSecond,
                 "animations": status["animations"] ?? .null, "daemonTick": status["tick"] ?? .null,
                 "daemonRate": status["rate"] ?? .null,
             ]
