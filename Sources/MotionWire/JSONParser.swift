@@ -10,7 +10,7 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 ///
 /// One value, surrounded by optional whitespace; objects keep the last of repeated keys; numbers are
 /// doubles and must be finite; strings must be valid UTF-8 with valid escapes (surrogates in pairs);
-/// nesting deeper than `JSONTextCheck.maximumDepth` is refused.
+/// nesting deeper than `JSONValue.maximumDepth` is refused.
 struct JSONParser {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
@@ -67,7 +67,7 @@ struct JSONParser {
     }
 
     private mutating func object(depth: Int) throws(JSONParseError) -> JSONValue {
-        guard depth <= JSONTextCheck.maximumDepth else { throw error("nesting deeper than \(JSONTextCheck.maximumDepth)") }
+        guard depth <= JSONValue.maximumDepth else { throw error("nesting deeper than \(JSONValue.maximumDepth)") }
         position += 1
         var members: [String: JSONValue] = [:]
         skipWhitespace()
@@ -96,7 +96,7 @@ struct JSONParser {
     }
 
     private mutating func array(depth: Int) throws(JSONParseError) -> JSONValue {
-        guard depth <= JSONTextCheck.maximumDepth else { throw error("nesting deeper than \(JSONTextCheck.maximumDepth)") }
+        guard depth <= JSONValue.maximumDepth else { throw error("nesting deeper than \(JSONValue.maximumDepth)") }
         position += 1
         var items: [JSONValue] = []
         skipWhitespace()
@@ -257,6 +257,9 @@ struct JSONParser {
 }
 
 extension JSONValue {
+    /// The deepest nesting of arrays and objects a parsed text may have.
+    public static let maximumDepth = 512
+
     /// Parses one JSON text (see `JSONParser`).
     public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(JSONParseError) -> JSONValue {
         if let result = bytes.withContiguousStorageIfAvailable({ buffer in

@@ -15,7 +15,7 @@ struct JSONParserTests {
         #expect(try JSONValue.parse(#"{"k":1,"k":2}"#) == ["k": 2], "the last of repeated keys")
         #expect(try JSONValue.parse(#""ünïcödé""#) == "ünïcödé")
         #expect(try JSONValue.parse("{}") == .object([:]) && JSONValue.parse("[ ]") == .array([]))
-        let deep = String(repeating: "[", count: JSONTextCheck.maximumDepth) + String(repeating: "]", count: JSONTextCheck.maximumDepth)
+        let deep = String(repeating: "[", count: JSONValue.maximumDepth) + String(repeating: "]", count: JSONValue.maximumDepth)
         #expect(throws: Never.self) { try JSONValue.parse(deep) }
     }
 
@@ -40,7 +40,7 @@ struct JSONParserTests {
     @Test func invalidUTF8AndDeepNestingAreRefused() {
         #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xFF, 0x22]) }
         #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xC3, 0x22]) }
-        let deeper = String(repeating: "[", count: JSONTextCheck.maximumDepth + 1) + String(repeating: "]", count: JSONTextCheck.maximumDepth + 1)
+        let deeper = String(repeating: "[", count: JSONValue.maximumDepth + 1) + String(repeating: "]", count: JSONValue.maximumDepth + 1)
         #expect(throws: JSONParseError.self) { try JSONValue.parse(deeper) }
     }
 
