@@ -1,7 +1,19 @@
 /// Why a text is not JSON, with the byte offset where it went wrong.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Not JSON's grammar.
+        case syntax
+        /// Invalid UTF-8, a lone surrogate.
+        case encoding
+        /// Nesting deeper than `JSONValue.maximumDepth`.
+        case depth
+        /// A number beyond Double's range.
+        case range
+    }
+
     public var offset: Int
     public var reason: String
+    public var kind = Kind.syntax
     public var description: String { "\(reason) at byte \(offset)" }
 }
 
@@ -28,8 +40,8 @@ struct JSONParser {
         self.bytes = bytes
     }
 
-    private func error(_ reason: String) -> JSONParseError {
-        JSONParseError(offset: position, reason: reason)
+    private func error(_ reason: String, _ kind: JSONParseError.Kind = .syntax) -> JSONParseError {
+        JSONParseError(offset: position, reason: reason, kind: kind)
     }
 
     private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
@@ -67,7 +79,7 @@ struct JSONParser {
     }
 
     private mutating func object(depth: Int) throws(JSONParseError) -> JSONValue {
-        guard depth <= JSONValue.maximumDepth else { throw error("nesting deeper than \(JSONValue.maximumDepth)") }
+        guard depth <= JSONValue.maximumDepth else { throw error("nesting deeper than \(JSONValue.maximumDepth)", .depth) }
         position += 1
         var members: [String: JSONValue] = [:]
         skipWhitespace()
@@ -96,7 +108,7 @@ struct JSONParser {
     }
 
     private mutating func array(depth: Int) throws(JSONParseError) -> JSONValue {
-        guard depth <= JSONValue.maximumDepth else { throw error("nesting deeper than \(JSONValue.maximumDepth)") }
+        guard depth <= JSONValue.maximumDepth else { throw error("nesting deeper than \(JSONValue.maximumDepth)", .depth) }
         position += 1
         var items: [JSONValue] = []
         skipWhitespace()
@@ -127,7 +139,7 @@ struct JSONParser {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self) else {
-                    throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string")
+                    throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string", kind: .encoding)
                 }
                 position += 1
                 return text
@@ -141,7 +153,7 @@ struct JSONParser {
         func flush(_ end: Int) throws(JSONParseError) {
             guard run < end else { return }
             guard let part = String(validating: UnsafeRawBufferPointer(rebasing: bytes[run..<end]), as: UTF8.self) else {
-                throw JSONParseError(offset: run, reason: "invalid UTF-8 in a string")
+                throw JSONParseError(offset: run, reason: "invalid UTF-8 in a string", kind: .encoding)
             }
             text += part
         }
@@ -171,16 +183,16 @@ struct JSONParser {
                     var scalar: Unicode.Scalar?
                     if (0xD800..<0xDC00).contains(unit) {
                         guard current == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u") else {
-                            throw error("unpaired surrogate in a string")
+                            throw error("unpaired surrogate in a string", .encoding)
                         }
                         position += 2
                         let low = try hex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate in a string") }
+                        guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate in a string", .encoding) }
                         scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
                     } else {
                         scalar = Unicode.Scalar(unit)
                     }
-                    guard let scalar else { throw error("unpaired surrogate in a string") }
+                    guard let scalar else { throw error("unpaired surrogate in a string", .encoding) }
                     text.unicodeScalars.append(scalar)
                 default: throw error("invalid escape in a string")
                 }
@@ -244,7 +256,7 @@ struct JSONParser {
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
-            throw JSONParseError(offset: start, reason: "number out of range (beyond ±1.8e308)")
+            throw JSONParseError(offset: start, reason: "number out of range (beyond ±1.8e308)", kind: .range)
         }
         return value
     }

@@ -39,7 +39,10 @@ public struct Request: Sendable, Equatable {
 
 /// The parser's own words when it gives any (Foundation on Linux mostly does not).
 private func describe(_ error: JSONParseError) -> String {
-    "syntax error: \(error.reason) at byte \(error.offset) (expected one JSON object per line)"
+    switch error.kind {
+    case .syntax: "syntax error: \(error) (expected one JSON object per line)"
+    case .encoding, .depth, .range: "\(error)"
+    }
 }
 
 /// A request that could not be parsed, answered with this error.
