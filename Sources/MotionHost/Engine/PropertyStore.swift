@@ -93,10 +93,10 @@ final class PropertyStore {
     func read(_ handle: UInt32, value: UnsafeMutablePointer<Double>?, velocity: UnsafeMutablePointer<Double>?,
               capacity: Int) -> Int {
         guard isLive(handle) else { return 0 }
-        let slot = Int(handle), count = Int(counts[slot]), base = slot * Self.slotSize
+        let count = Int(counts[Int(handle)]), stored = slot(handle)
         for component in 0..<min(count, capacity) {
-            value?[component] = slots[base + component]
-            velocity?[component] = slots[base + Self.width + component]
+            value?[component] = stored[component]
+            velocity?[component] = stored[Self.width + component]
         }
         return count
     }
@@ -120,13 +120,11 @@ final class PropertyStore {
     }
 
     func value(_ handle: UInt32) -> [Double] {
-        let base = Int(handle) * Self.slotSize
-        return Array(UnsafeBufferPointer(start: slots + base, count: count(of: handle)))
+        Array(UnsafeBufferPointer(start: slot(handle), count: count(of: handle)))
     }
 
     func velocity(_ handle: UInt32) -> [Double] {
-        let base = Int(handle) * Self.slotSize
-        return Array(UnsafeBufferPointer(start: slots + base + Self.width, count: count(of: handle)))
+        Array(UnsafeBufferPointer(start: slot(handle) + Self.width, count: count(of: handle)))
     }
 
     func clearDirty() {

@@ -17,11 +17,11 @@ final class FrameEncoder {
     static let fractionDigits = 9
     static let fixedScale = 1e9
     private static let velocityKey = Array(#","velocity":"#.utf8)
-    private static let velocityKeyLength = 12
     /// The update path's constants, in memory this encoder owns: no lazy-global check or reference
     /// counting per number (they showed in profiles of the frame path).
     private let pairs: UnsafeMutablePointer<UInt8>
     private let velocityKey: UnsafeMutablePointer<UInt8>
+    private let velocityKeyLength = FrameEncoder.velocityKey.count
 
     init(capacity: Int = 1 << 16) {
         self.capacity = capacity
@@ -100,7 +100,7 @@ final class FrameEncoder {
     /// Appends one update; `prefix` is the property's pre-encoded `{"runtime":…,"value":` text.
     func appendUpdate(isFirst: Bool, prefix: UnsafeBufferPointer<UInt8>, values: UnsafeBufferPointer<Double>,
                       velocities: UnsafeBufferPointer<Double>) {
-        let keyLength = Self.velocityKeyLength
+        let keyLength = velocityKeyLength
         reserve(prefix.count + keyLength + 8 + (values.count + velocities.count) * (Self.maximumNumberLength + 1))
         var cursor = storage + count
         if !isFirst { cursor = put(UInt8(ascii: ","), at: cursor) }

@@ -187,17 +187,17 @@ public final class SubscriptionHub {
     private static func appendUpdates(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder,
                                       including: ((PropertyStore.Key) -> Bool)? = nil) -> Bool {
         var first = true
-        let slots = store.slots, counts = store.counts
+        let counts = store.counts
         // One borrow of the prefix arena for the whole frame: no reference counting per update.
         store.prefixBytes.withUnsafeBufferPointer { prefixes in
             for handle in handles where counts[Int(handle)] != 0 {
                 if let including, let key = store.keys[Int(handle)], !including(key) { continue }
-                let slot = Int(handle), base = slot * PropertyStore.slotSize, count = Int(counts[slot])
+                let slot = Int(handle), stored = store.slot(handle), count = Int(counts[slot])
                 let start = store.prefixStarts[slot]
                 encoder.appendUpdate(isFirst: first,
                                      prefix: UnsafeBufferPointer(rebasing: prefixes[start..<start + store.prefixLengths[slot]]),
-                                     values: UnsafeBufferPointer(start: slots + base, count: count),
-                                     velocities: UnsafeBufferPointer(start: slots + base + PropertyStore.width, count: count))
+                                     values: UnsafeBufferPointer(start: stored, count: count),
+                                     velocities: UnsafeBufferPointer(start: stored + PropertyStore.width, count: count))
                 first = false
             }
         }
