@@ -188,7 +188,11 @@ struct Plugins: AsyncParsableCommand {
                 let list = try await client.call("plugins.list")
                 if json { return print(JSONWriter.string(list)) }
                 for plugin in list["plugins"]?.arrayValue ?? [] {
-                    let types = (plugin["planTypes"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ")
+                    let planTypes = (plugin["planTypes"]?.arrayValue ?? []).compactMap(\.stringValue)
+                    let curves = (plugin["functions"]?.arrayValue ?? []).map { function in
+                        "curve \(function["name"]?.stringValue ?? "?") \(function["signature"]?.stringValue ?? "")"
+                    }
+                    let types = (planTypes + curves).joined(separator: ", ")
                     let old = plugin["current"] == false ? " (previous build)" : ""
                     print("\(plugin["id"]?.stringValue ?? "?") \(plugin["version"]?.stringValue ?? "?") generation \(plugin["generation"]?.intValue ?? 0)\(old): \(types)  [\(plugin["file"]?.stringValue ?? "")]")
                 }

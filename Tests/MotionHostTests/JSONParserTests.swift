@@ -10,7 +10,7 @@ struct JSONParserTests {
             == ["a": 1, "b": [true, false, nil], "c": "xé😀\n\"/"])
         #expect(try JSONValue.parse("\t[0, -0, 1.5e3, -2.5E+2, 1e-300, 0.1]\r\n")
             == [0, 0, 1500, -250, .number(1e-300), 0.1])
-        #expect(try JSONValue.parse("123456789012345678") == .number(123456789012345678))
+        #expect(try JSONValue.parse("123456789012345678") == .number(1.2345678901234568e17), "the nearest Double")
         #expect(try JSONValue.parse("-9007199254740993") == .number(-9007199254740992), "rounded as Double does")
         #expect(try JSONValue.parse(#"{"k":1,"k":2}"#) == ["k": 2], "the last of repeated keys")
         #expect(try JSONValue.parse(#""ünïcödé""#) == "ünïcödé")

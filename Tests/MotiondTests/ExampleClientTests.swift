@@ -1,5 +1,6 @@
 import Foundation
 import MotionTestSupport
+import MotionWire
 import Testing
 
 /// examples/motion_client.py (standard library only) works against a real daemon, as docs/protocol.md says.
@@ -22,5 +23,34 @@ struct ExampleClientTests {
         #expect(text.contains("plan types: Decay, Set, Spring, Tween"))
         #expect(text.contains("ball.position = [100, 50]"))
         #expect(text.hasSuffix("ended: finished\n"))
+    }
+
+    /// README's "Protocol v1 in one minute": its socat command, run as written (socket path aside).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/socat")))
+    func theReadmeSocatExampleStreamsTheSpring() async throws {
+        let readme = try String(contentsOf: CCompiler.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        guard let start = readme.range(of: "socat -t 5 - UNIX-CONNECT:/run/motiond/motiond.sock <<'EOF'\n"),
+              let end = readme.range(of: "\nEOF\n", range: start.upperBound..<readme.endIndex) else {
+            throw Failure("README.md has no socat example")
+        }
+        let input = String(readme[start.upperBound..<end.lowerBound]) + "\n"
+        let daemon = try await DaemonProcess()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
+        process.arguments = ["-t", "5", "-", "UNIX-CONNECT:\(daemon.socket)"]
+        let (stdin, stdout) = (Pipe(), Pipe())
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let text = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let lines = try text.split(separator: "\n").map { try JSONValue.parse(Array($0.utf8)) }
+        #expect(lines.first?["result"]?["server"] == "motiond")
+        let frames = lines.filter { $0["event"] == "frame" }
+        #expect(frames.count > 20, "\(lines.count) lines")
+        #expect(frames.last?["updates"]?.arrayValue?.first?["value"] == [100, 200], "the spring settled on its target")
+        #expect(lines.contains { $0["kind"] == "runtime.idle" })
     }
 }

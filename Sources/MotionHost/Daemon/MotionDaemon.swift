@@ -42,7 +42,13 @@ public struct MotionDaemon: Sendable {
             logger: logger)
         _ = await manager.reload()
         let registry = await loop.perform { context in
-            context.reloadPlugins = { id, reply in Task { reply(await manager.reload(id: id).json) } }
+            // The reply is sent from the engine thread, like every other.
+            context.reloadPlugins = { id, reply in
+                Task {
+                    let result = await manager.reload(id: id).json
+                    loop.submit { reply($0, result) }
+                }
+            }
             Self.restoreRouters(into: context, configuration: configuration, logger: logger)
             return context.engine.registry
         }

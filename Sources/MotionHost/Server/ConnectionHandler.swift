@@ -1,6 +1,7 @@
 import Foundation
 import MotionWire
 import NIOCore
+import NIOExtras
 import Synchronization
 
 /// One client connection on its event loop: lines in, parsed requests to the engine thread.
@@ -55,7 +56,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let line = unwrapInboundIn(data)
+        received(line: unwrapInboundIn(data), context: context)
+    }
+
+    private func received(line: ByteBuffer, context: ChannelHandlerContext) {
         guard !isClosing else { return }
         guard line.readableBytes <= maximumLineLength else { return refuseOversizedLine(context: context) }
         guard line.readableBytes > 0 else { return }
@@ -70,6 +74,16 @@ final class ConnectionHandler: ChannelInboundHandler {
         if pending.value > Self.maximumPendingRequests || (output?.backlog ?? 0) > Self.maximumPendingOutput {
             pause(context: context)
         }
+    }
+
+    /// The client shut down its sending side: everything it sent is answered, then the connection
+    /// closes, unless it subscribed (events flow until it goes) or a reply is still owed.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed, admittedUID != nil, !isClosing {
+            let id = sessionID
+            loop.submit { $0.endOfInput(from: id) }
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -108,6 +122,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if error is ByteToMessageDecoderError.PayloadTooLargeError {
             refuseOversizedLine(context: context)
+        } else if let unterminated = error as? NIOExtrasErrors.LeftOverBytesError {
+            // The input ended without a final "\n": that last line is a request like any other.
+            received(line: unterminated.leftOverBytes, context: context)
         } else {
             context.close(promise: nil)
         }

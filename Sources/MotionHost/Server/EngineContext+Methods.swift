@@ -76,8 +76,11 @@ extension EngineContext {
                 throw EngineError(.invalidRequest, "id: no plugin \"\(id)\" is loaded; plugins.list shows the ids")
             }
             guard let reloadPlugins else { throw EngineError(.internalError, "plugin reloading is not available") }
-            let output = session.output, requestID = request.id
-            reloadPlugins(id) { result in output.send(WireMessage.line(WireMessage.result(id: requestID, result))) }
+            let requestID = request.id, sessionID = session.id
+            session.owedReplies += 1
+            reloadPlugins(id) { context, result in
+                context.sessions[sessionID]?.sendOwedReply(WireMessage.result(id: requestID, result))
+            }
             return nil
         case "status": return status()
         case "sync": return [:]

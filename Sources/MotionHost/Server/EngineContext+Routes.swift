@@ -44,12 +44,11 @@ extension EngineContext {
             to: to, animated: try params.optionalBool("animated") ?? true, reuse: try params.optionalBool("reuse") ?? false,
             perform: try params.optionalBool("perform") ?? true,
             reply: { [weak session] result in
-                guard let session, !session.isClosed else { return }
                 let reply = switch result {
                 case .success(let value): WireMessage.result(id: id, value)
                 case .failure(let error): WireMessage.error(id: id, code: error.code, message: error.message)
                 }
-                session.output.send(WireMessage.line(reply))
+                session?.sendOwedReply(reply)
             })
         if router.isBusy {
             guard mode == "enqueue" else {
@@ -64,10 +63,17 @@ extension EngineContext {
             } catch where [.routeMalformed, .routeSchemeMismatch].contains(error.code) {
                 throw error  // a syntax error never becomes valid; a state-dependent one might
             } catch {}
+            session.owedReplies += 1
             router.queue.append(request)
             return nil
         }
-        try begin(request, on: router)
+        session.owedReplies += 1
+        do throws(EngineError) {
+            try begin(request, on: router)
+        } catch {
+            session.owedReplies -= 1
+            throw error
+        }
         drive(router)
         return nil
     }

@@ -24,9 +24,9 @@ public final class EngineContext: TraceObserver {
     /// Routers by scheme, and where they are saved (nil without `--state-dir`: in memory only).
     var routers: [String: Router] = [:]
     var routerStore: RouterStore?
-    /// `plugins.reload`: hands the request to the plugin manager, which answers through `reply` (from
-    /// any thread) once the files are probed and swapped. Set by the daemon.
-    public var reloadPlugins: (@Sendable (_ id: String?, _ reply: @escaping @Sendable (JSONValue) -> Void) -> Void)?
+    /// `plugins.reload`: hands the request to the plugin manager, which answers through `reply` on the
+    /// engine thread once the files are probed and swapped. Set by the daemon.
+    public var reloadPlugins: (@Sendable (_ id: String?, _ reply: @escaping @Sendable (EngineContext, JSONValue) -> Void) -> Void)?
     /// True while `plan.sample` runs a plan in its private runtime: its events are nobody's business.
     var isSampling = false
 
@@ -82,6 +82,14 @@ public final class EngineContext: TraceObserver {
         for runtime in engine.ephemeralRuntimes(ownedBy: id) {
             try? engine.destroyRuntime(runtime)
         }
+    }
+
+    /// The client shut down its sending side after the lines already handled (they are queued in order):
+    /// close once nothing more is owed to it.
+    func endOfInput(from id: UInt64) {
+        guard let session = sessions[id] else { return }
+        session.isInputClosed = true
+        session.closeIfFinished()
     }
 
     /// Answers one parsed (or unparseable) line from a session, in arrival order.

@@ -1,3 +1,5 @@
+import MotionWire
+
 /// One client connection as the engine thread sees it.
 final class Session {
     let id: UInt64
@@ -9,12 +11,30 @@ final class Session {
     var subscriptions: [Int: Subscription] = [:]
     var nextSubscription = 1
     var isClosed = false
+    /// The client shut down its sending side; the connection closes once nothing more is owed to it.
+    var isInputClosed = false
+    /// Replies sent later than the request was handled (`route.go`, `plugins.reload`) and not sent yet.
+    var owedReplies = 0
 
     init(id: UInt64, output: any ClientOutput, peer: PeerCredentials? = nil, role: Role = .client) {
         self.id = id
         self.output = output
         self.peer = peer
         self.role = role
+    }
+
+    /// Closes a half-closed connection once every reply is sent and no subscription wants events.
+    func closeIfFinished() {
+        guard isInputClosed, owedReplies == 0, subscriptions.isEmpty, !isClosed else { return }
+        output.close()
+    }
+
+    /// Sends a reply owed since an earlier request (see `owedReplies`).
+    func sendOwedReply(_ reply: JSONValue) {
+        guard !isClosed else { return }
+        owedReplies -= 1
+        output.send(WireMessage.line(reply))
+        closeIfFinished()
     }
 }
 

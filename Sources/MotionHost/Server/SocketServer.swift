@@ -34,6 +34,8 @@ public struct SocketServer: Service {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             // Room for a burst of clients connecting at once (the kernel caps it at net.core.somaxconn).
             .serverChannelOption(ChannelOptions.backlog, value: 4096)
+            // A client that shuts down its sending side (`socat` at the end of its input) is still answered.
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // The decoder buffers at most one line plus its "\r\n"; anything longer is refused
