@@ -44,8 +44,9 @@ struct ExampleClientTests {
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
-        let text = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let reader = stdout.fileHandleForReading
+        let text = try await onOwnThread { String(decoding: reader.readDataToEndOfFile(), as: UTF8.self) }
+        _ = await process.exitStatus()
         let lines = try text.split(separator: "\n").map { try JSONValue.parse(Array($0.utf8)) }
         #expect(lines.first?["result"]?["server"] == "motiond")
         let frames = lines.filter { $0["event"] == "frame" }

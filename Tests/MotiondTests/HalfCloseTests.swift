@@ -8,7 +8,11 @@ import Testing
 @Suite("Clients that finish sending")
 struct HalfCloseTests {
     /// Connects, writes `text`, shuts down the sending side and reads until the daemon closes (or 15 s).
-    private func exchange(_ text: String, socket path: String) throws -> (lines: [JSONValue], closed: Bool) {
+    private func exchange(_ text: String, socket path: String) async throws -> (lines: [JSONValue], closed: Bool) {
+        try await onOwnThread { try Self.blockingExchange(text, socket: path) }
+    }
+
+    private static func blockingExchange(_ text: String, socket path: String) throws -> (lines: [JSONValue], closed: Bool) {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
         guard withUnixAddress(path, { connect(descriptor, $0, $1) }) == 0 else { throw Failure("cannot connect") }
@@ -36,7 +40,7 @@ struct HalfCloseTests {
             + #"{"id":2,"method":"plan.add","params":{"target":"card","plan":{"type":"Spring","property":"x","to":[5]}}}"# + "\n"
             + #"{"id":3,"method":"plugins.reload"}"# + "\n"
             + #"{"id":4,"method":"sync"}"#
-        let (lines, closed) = try exchange(text, socket: daemon.socket)
+        let (lines, closed) = try await exchange(text, socket: daemon.socket)
         #expect(closed, "the daemon closes once every reply is sent")
         #expect(Set(lines.compactMap { $0["id"]?.intValue }) == [1, 2, 3, 4], "\(lines)")
         #expect(lines.allSatisfy { $0["error"] == nil }, "\(lines)")
@@ -53,7 +57,7 @@ struct HalfCloseTests {
         let observer = try await daemon.client()
         let events = EventCollector(observer)
         _ = try await observer.call("subscribe", ["streams": ["trace"], "targets": ["card"]])
-        let client = Task.detached { try self.exchange(text, socket: daemon.socket) }
+        let client = Task { try await self.exchange(text, socket: daemon.socket) }
         _ = try await events.waitFor(isTrace("runtime.idle"))
         // The subscriber is still connected after its input ended, and only goes when the daemon stops
         // (SIGTERM sends every client a final event, then closes).
