@@ -23,6 +23,9 @@ let package = Package(
         .library(name: "TweenPlugin", type: .dynamic, targets: ["TweenPlugin"]),
         .library(name: "DecayPlugin", type: .dynamic, targets: ["DecayPlugin"]),
         .library(name: "CurvesPlugin", type: .dynamic, targets: ["CurvesPlugin"]),
+        // docs/plugins.md's Swift plugin, built as an author would build theirs (not shipped: no "Plugin"
+        // at the end of its product name, so motiond does not load it by default).
+        .library(name: "WobbleExample", type: .dynamic, targets: ["WobbleExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -109,6 +112,7 @@ let package = Package(
         .target(name: "SetPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/SetPlugin"),
         .target(name: "CurvesPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/CurvesPlugin",
                 linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "WobbleExample", dependencies: ["MotionPluginKit"], path: "examples/WobblePlugin"),
         // Fuzzing: the untrusted-input paths as functions (Fuzz/Targets), and one executable per target:
         // a libFuzzer binary under scripts/fuzz, a corpus replayer otherwise.
         .target(

@@ -209,4 +209,40 @@ struct PluginGuideTests {
         }() == "plan.invalid")
         await client.close()
     }
+
+    /// The guide's Swift plugin is examples/WobblePlugin, which the package builds: it loads and animates.
+    @Test func theGuidesSwiftPluginIsTheBuiltExampleAndAnimates() async throws {
+        let guide = try String(contentsOf: CCompiler.repository.appendingPathComponent("docs/plugins.md"), encoding: .utf8)
+        let start = try #require(guide.range(of: "```swift\nimport Foundation  // sin, cos\n"))
+        let end = try #require(guide.range(of: "```", range: start.upperBound..<guide.endIndex))
+        let example = try String(contentsOf: CCompiler.repository.appendingPathComponent("examples/WobblePlugin/WobblePlugin.swift"),
+                                 encoding: .utf8)
+        #expect("import Foundation  // sin, cos\n" + guide[start.upperBound..<end.lowerBound] == example,
+                "docs/plugins.md and examples/WobblePlugin/WobblePlugin.swift differ")
+
+        let directory = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let plugins = directory.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent("libWobbleExample.so"),
+                                         to: plugins.appendingPathComponent("libWobbleExample.so"))
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        #expect((try await client.call("plugins.list")["plugins"]?.arrayValue ?? []).map { $0["planTypes"] } == [["Wobble"]])
+        _ = try await client.call("subscribe", ["streams": ["frames"], "targets": ["box"]])
+        _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": 20]])
+        let seen = try await events.waitFor { event in
+            (event["updates"]?.arrayValue ?? []).contains { abs($0["value"]?.arrayValue?.first?.doubleValue ?? 0) > 10 }
+        }
+        #expect(!seen.isEmpty)
+        do {
+            _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": "big"]])
+            Issue.record("a string amplitude was accepted")
+        } catch let error as MotionClientError {
+            guard case .server(let code, let message) = error else { throw error }
+            #expect(code == "plan.invalid" && message.contains("amplitude"), "\(code): \(message)")
+        }
+        await client.close()
+    }
 }
