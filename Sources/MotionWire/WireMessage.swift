@@ -23,6 +23,8 @@ public enum WireMessage {
 /// Constants of protocol v1.
 public enum WireProtocol {
     public static let version = 1
+    /// motiond's release, as `hello` and `status` report it and `--version` prints it.
+    public static let softwareVersion = "0.1.0"
     public static let defaultMaximumLineLength = 1 << 20
 }
 

@@ -47,6 +47,7 @@ struct Motionctl: AsyncParsableCommand {
             Usage: motionctl [--socket PATH] SUBCOMMAND ... \
             Exit status: 0 success, 1 error reply from motiond, 3 cannot reach motiond, 64 usage error.
             """,
+        version: "motionctl \(WireProtocol.softwareVersion) (protocol \(WireProtocol.version))",
         subcommands: [Status.self, Plan.self, RuntimeCommand.self, Sample.self, Route.self, RouterCommand.self, TimelineCommand.self, Plot.self, Watch.self,
                       Plugins.self, Call.self])
 }

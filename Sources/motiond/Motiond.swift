@@ -12,7 +12,8 @@ struct Motiond: AsyncParsableCommand {
         discussion: """
             Runs in the foreground. With no --plugins, loads the plugins shipped with it: the lib*Plugin.so \
             files next to the executable. MOTIOND_PLUGIN_PATH adds directories (colon-separated).
-            """)
+            """,
+        version: "motiond \(WireProtocol.softwareVersion) (protocol \(WireProtocol.version))")
 
     @Option(help: "Unix socket path (default: $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR or /run/motiond, + /motiond.sock).")
     var socket: String?

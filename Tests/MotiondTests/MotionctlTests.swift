@@ -68,6 +68,8 @@ struct MotionctlTests {
         #expect(unreachable.status == 3)
         let usage = try await Self.motionctl(socket + ["plan", "add"])
         #expect(usage.status == 64)
+        let version = try await Self.motionctl(["--version"])
+        #expect(version.status == 0 && version.output.hasPrefix("motionctl 0."), "\(version)")
 
         _ = try await Self.motionctl(socket + ["plan", "add", "box", #"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#])
         try await Task.sleep(for: .milliseconds(200))
