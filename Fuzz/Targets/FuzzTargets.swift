@@ -42,11 +42,16 @@ public enum FuzzTargets {
     }
 
     /// The request path after the line decoder. Input: up to 16 lines, each handled as a request of one
-    /// greeted session (the first hello is sent for it), then one tick.
+    /// greeted session (the first hello is sent for it), then one tick. Invariant: whatever the parser
+    /// accepts, written back out, parses to the same value.
     public static func request(_ bytes: [UInt8]) {
         let harness = Harness.shared
         harness.recycleIfNeeded()
         for line in bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 16, omittingEmptySubsequences: true).prefix(16) {
+            if let value = try? JSONValue.parse(line) {
+                let written = JSONWriter.bytes(value)
+                precondition((try? JSONValue.parse(written)) == value, "does not round-trip: \(String(decoding: written, as: UTF8.self))")
+            }
             harness.context.receive(line: line, from: harness.session)
         }
         harness.context.tick(dt: 1.0 / 120)
