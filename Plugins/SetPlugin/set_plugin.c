@@ -2,7 +2,8 @@
  * SetPlugin — the smallest useful motiond plugin, in C with no Swift.
  *
  * Plan type "Set": {"type":"Set","property":"opacity","value":[1]} writes the value at once.
- * It is not continuous (it never takes an is-active token), so it never receives `advance`.
+ * It is not continuous (it never takes an is-active token), so it never receives `advance`. It claims
+ * the property it sets ("motion.claim/1"), so a Spring or Tween still moving it stops there.
  * It doubles as a template for C plugin authors: only motion_plugin.h is needed.
  */
 #include <ctype.h>
@@ -15,6 +16,8 @@
 typedef struct set_performer {
     const motion_host *host;
     motion_performer_ref ref;
+    /* "motion.claim/1", or NULL on a host without it. */
+    const motion_claim *claim;
 } set_performer;
 
 static void set_error(char *error, size_t capacity, const char *message) {
@@ -82,6 +85,8 @@ static void *set_create(const motion_factory *factory, const motion_host *host, 
     if (performer == NULL) return NULL;
     performer->host = host;
     performer->ref = ref;
+    const motion_claim *claim = host->get_extension(host, MOTION_CLAIM_EXTENSION);
+    if (claim != NULL && claim->struct_size >= sizeof(motion_claim)) performer->claim = claim;
     return performer;
 }
 
@@ -108,6 +113,8 @@ static int32_t set_add_plan(void *instance, const char *json, size_t length, cha
         set_error(error, capacity, "property: rejected by the host");
         return MOTION_ERROR;
     }
+    /* A value set now wins over an animation of another plan type still moving the property. */
+    if (performer->claim != NULL) performer->claim->claim_property(performer->host, performer->ref, handle);
     performer->host->write_property(performer->host, handle, value, NULL, count);
     return MOTION_OK;
 }

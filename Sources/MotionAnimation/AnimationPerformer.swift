@@ -3,7 +3,9 @@ import MotionPluginKit
 /// The performer behind Tween, Spring and Decay: one animation per property of its target.
 ///
 /// Every animation ends with an `animation.ended` trace event, `reason` `finished` or `interrupted`.
-/// A new plan on an animating property replaces it (the old one ends `interrupted`). Removing a named plan
+/// A new plan on an animating property replaces it (the old one ends `interrupted`), whichever plan type
+/// animated it before: a performer claims the property it starts animating ("motion.claim/1") and the
+/// performer of another type that held it yields. Removing a named plan
 /// only marks its animation: the host replaces a named plan by removing then adding it in one request, and
 /// the replacement must take over the running animation (value, velocity, token). A removal nothing took
 /// over ends at the next tick, leaving the value where it was.
@@ -43,6 +45,11 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
 
     public func add(_ plan: Plan, named name: String) throws {
         try start(plan, name: name)
+    }
+
+    public func yield(_ property: PropertyHandle) {
+        guard let index = running.firstIndex(where: { $0.handle == property }) else { return }
+        end(removing: index, reason: "interrupted")
     }
 
     public func removePlan(named name: String) {
@@ -95,6 +102,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         if let index = running.firstIndex(where: { $0.handle == handle }) {
             let lane = running[index].lane
             let replacement = try lanes.animation(lane).replaced(by: plan, context: context)
+            context.claim(handle)
             context.animationEnded(property: running[index].property, reason: "interrupted", name: running[index].name)
             running[index].lane = lanes.replace(lane, with: replacement)
             running[index].name = name
@@ -105,6 +113,9 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         let animation = try Animation(plan: plan, current: context.read(handle), context: context)
         // Even an animation that is finished at once takes a token: the runtime turns active, then idle.
         let token = context.generateToken()
+        // After the token: the animation this one interrupts releases its own without the runtime
+        // flickering idle in between.
+        context.claim(handle)
         publish(animation, to: handle)
         if animation.isFinished {
             context.animationEnded(property: plan.property, reason: "finished", name: name)

@@ -26,6 +26,11 @@ public protocol Performer: AnyObject {
 
     /// [frame] Time moved on by `dt` seconds. No allocation, no blocking.
     func advance(by dt: Double)
+
+    /// [control] A performer of another plan type on this target claimed `property` (see
+    /// `PerformerContext.claim`): stop animating it, write nothing more to it, and end that animation
+    /// `interrupted` (trace it, release its token).
+    func yield(_ property: PropertyHandle)
 }
 
 extension Performer {
@@ -33,6 +38,7 @@ extension Performer {
     public func add(_ plan: Plan, named name: String) throws { try add(plan) }
     public func removePlan(named name: String) {}
     public func advance(by dt: Double) {}
+    public func yield(_ property: PropertyHandle) {}
 }
 
 /// An error whose message the host passes to the client verbatim.

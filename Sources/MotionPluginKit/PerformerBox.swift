@@ -6,6 +6,7 @@ class AnyPerformerBox {
     func add(json: UnsafeRawBufferPointer, named name: String) throws {}
     func removePlan(named name: String) {}
     func advance(by dt: Double) {}
+    func yield(_ property: PropertyHandle) {}
     /// JSON state for hot swap, or nil when the performer cannot migrate.
     func exportState() -> [UInt8]? { nil }
     func importState(json: UnsafeRawBufferPointer) throws {
@@ -34,6 +35,10 @@ class PerformerBox<P: Performer>: AnyPerformerBox {
 
     override func advance(by dt: Double) {
         performer.advance(by: dt)
+    }
+
+    override func yield(_ property: PropertyHandle) {
+        performer.yield(property)
     }
 }
 

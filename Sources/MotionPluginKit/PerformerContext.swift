@@ -68,6 +68,16 @@ public struct PerformerContext {
         }
     }
 
+    /// [control] This performer starts animating `property`: a performer of another plan type on the
+    /// same target that was animating it lets go first (its `yield`), so the newest plan drives the
+    /// property. Does nothing on a host without "motion.claim/1".
+    public func claim(_ property: PropertyHandle) {
+        guard let raw = host.pointee.get_extension(host, MOTION_CLAIM_EXTENSION) else { return }
+        let table = raw.assumingMemoryBound(to: motion_claim.self)
+        guard Int(table.pointee.struct_size) >= MemoryLayout<motion_claim>.size else { return }
+        table.pointee.claim_property(host, ref, property.rawValue)
+    }
+
     /// [control] Adds a plan (JSON text with a "type") to this performer's own target, synchronously.
     public func emit(planJSON: String) throws {
         var error = [CChar](repeating: 0, count: 512)

@@ -87,33 +87,58 @@ public enum PluginEntry {
     }
 }
 
-/// The plugin's `get_extension`: a C function cannot capture which extensions apply, so there is one per set.
+/// The plugin's `get_extension`: a C function cannot capture which extensions apply, so there is one per
+/// set. Every Swift plugin offers "motion.yield/1" (a performer that does not animate ignores it).
 enum PluginExtensions {
     typealias Lookup = @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer?
 
-    static func lookup(migrate: Bool, batch: Bool) -> Lookup? {
+    static func lookup(migrate: Bool, batch: Bool) -> Lookup {
         switch (migrate, batch) {
         case (true, true):
             return { id in
                 guard let id else { return nil }
-                let name = String(cString: id)
-                if name == MOTION_MIGRATE_EXTENSION { return UnsafeRawPointer(MigrateExtension.table) }
-                return name == MOTION_BATCH_EXTENSION ? UnsafeRawPointer(BatchExtension.table) : nil
+                return PluginExtensions.common(String(cString: id), migrate: true, batch: true)
             }
         case (true, false):
             return { id in
-                guard let id, String(cString: id) == MOTION_MIGRATE_EXTENSION else { return nil }
-                return UnsafeRawPointer(MigrateExtension.table)
+                guard let id else { return nil }
+                return PluginExtensions.common(String(cString: id), migrate: true, batch: false)
             }
         case (false, true):
             return { id in
-                guard let id, String(cString: id) == MOTION_BATCH_EXTENSION else { return nil }
-                return UnsafeRawPointer(BatchExtension.table)
+                guard let id else { return nil }
+                return PluginExtensions.common(String(cString: id), migrate: false, batch: true)
             }
         case (false, false):
-            return nil
+            return { id in
+                guard let id else { return nil }
+                return PluginExtensions.common(String(cString: id), migrate: false, batch: false)
+            }
         }
     }
+
+    static func common(_ name: String, migrate: Bool, batch: Bool) -> UnsafeRawPointer? {
+        switch name {
+        case MOTION_YIELD_EXTENSION: return UnsafeRawPointer(YieldExtension.table)
+        case MOTION_MIGRATE_EXTENSION where migrate: return UnsafeRawPointer(MigrateExtension.table)
+        case MOTION_BATCH_EXTENSION where batch: return UnsafeRawPointer(BatchExtension.table)
+        default: return nil
+        }
+    }
+}
+
+enum YieldExtension {
+    /// The table `get_extension("motion.yield/1")` returns, shared by every Swift plugin in the image.
+    nonisolated(unsafe) static let table: UnsafeMutablePointer<motion_yield> = {
+        let table = UnsafeMutablePointer<motion_yield>.allocate(capacity: 1)
+        table.initialize(to: motion_yield(
+            struct_size: UInt32(MemoryLayout<motion_yield>.size), reserved: 0,
+            yield_property: { _, instance, property in
+                guard let instance else { return }
+                box(instance).yield(PropertyHandle(rawValue: property))
+            }))
+        return table
+    }()
 }
 
 func box(_ instance: UnsafeMutableRawPointer) -> AnyPerformerBox {

@@ -1,7 +1,8 @@
 import MotionPluginAPI
 import Testing
 
-/// Pins ABI v1.1 on LP64 Linux (1.1 added the batch and properties extensions). A change here is an ABI break: bump MOTION_ABI_MAJOR, or append members
+/// Pins ABI v1.1 on LP64 Linux (1.1 added the batch and properties extensions; the claim and yield
+/// extensions came later, negotiated by id alone). A change here is an ABI break: bump MOTION_ABI_MAJOR, or append members
 /// and bump the minor version instead.
 @Suite("Plugin ABI layout")
 struct ABILayoutTests {
@@ -98,6 +99,15 @@ struct ABILayoutTests {
         #expect(MemoryLayout<S>.size == 16)
         #expect(MemoryLayout<S>.offset(of: \.struct_size) == 0)
         #expect(MemoryLayout<S>.offset(of: \.write_properties) == 8)
+    }
+
+    @Test func claimAndYieldExtensions() {
+        #expect(MOTION_CLAIM_EXTENSION == "motion.claim/1")
+        #expect(MemoryLayout<motion_claim>.size == 16)
+        #expect(MemoryLayout<motion_claim>.offset(of: \.claim_property) == 8)
+        #expect(MOTION_YIELD_EXTENSION == "motion.yield/1")
+        #expect(MemoryLayout<motion_yield>.size == 16)
+        #expect(MemoryLayout<motion_yield>.offset(of: \.yield_property) == 8)
     }
 
     @Test func function() {

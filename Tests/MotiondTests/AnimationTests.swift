@@ -162,4 +162,24 @@ struct AnimationTests {
         #expect(tweenEnd?["planType"] == "Tween")
         await client.close()
     }
+
+    /// A plan of another type (another plugin) on a moving property takes it over: the spring ends
+    /// `interrupted`, the tween's value is the one that stays.
+    @Test func aTweenTakesAMovingPropertyFromASpring() async throws {
+        let daemon = try await DaemonProcess()
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["card"]])
+        _ = try await client.call("plan.add", ["target": "card", "plan": ["type": "Spring", "property": "x", "to": [100]]])
+        _ = try await events.waitFor { ($0["event"] == "frame") && ($0["updates"]?.arrayValue?.first?["value"]?.arrayValue?.first?.doubleValue ?? 0) > 20 }
+        _ = try await client.call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "to": [-5], "duration": 0.1]])
+        let all = try await events.waitFor(timeout: 15, isTrace("runtime.idle"))
+        let endings = all.filter { $0["kind"] == "animation.ended" }.map { "\($0["planType"]?.stringValue ?? "?") \($0["reason"]?.stringValue ?? "?")" }
+        #expect(endings == ["Spring interrupted", "Tween finished"])
+        let last = all.last { $0["event"] == "frame" }?["updates"]?.arrayValue?.first?["value"]
+        #expect(last == [-5])
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await client.call("runtime.state")["targets"]?["card"]?["properties"]?["x"]?["value"] == [-5])
+        await client.close()
+    }
 }

@@ -14,6 +14,20 @@ extension Engine {
         return handle
     }
 
+    /// "motion.claim/1": the performer now animates `property`, a property of its own target. The
+    /// performer that animated it before lets go first ("motion.yield/1"), so one plan drives a property
+    /// at a time and the newest wins, whatever plugins the two come from.
+    func claimProperty(_ property: UInt32, for performerID: UInt64) {
+        guard let claimant = performers[performerID] else { return }
+        let target = claimant.target
+        guard target.properties.values.contains(property) else { return }
+        let previous = target.animators[property]
+        target.animators[property] = claimant
+        guard let previous, previous !== claimant, let instance = previous.instance,
+              let yield = registry.factories[previous.factoryIndex].descriptor.yield else { return }
+        yield.pointee.yield_property(previous.factory, instance, property)
+    }
+
     func pluginTrace(kind: String, fieldsJSON: String?, from performerID: UInt64) {
         guard let performer = performers[performerID] else { return }
         func pluginError(_ message: String) {

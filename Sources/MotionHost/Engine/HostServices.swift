@@ -63,6 +63,7 @@ public final class HostServices {
                 switch String(cString: id) {
                 case MOTION_CURVES_EXTENSION: return UnsafeRawPointer(services.curves)
                 case MOTION_PROPERTIES_EXTENSION: return UnsafeRawPointer(services.properties)
+                case MOTION_CLAIM_EXTENSION: return UnsafeRawPointer(services.claims)
                 default: return nil
                 }
             }))
@@ -101,7 +102,20 @@ public final class HostServices {
         return table
     }()
 
+    /// The "motion.claim/1" extension table.
+    let claims: UnsafeMutablePointer<motion_claim> = {
+        let table = UnsafeMutablePointer<motion_claim>.allocate(capacity: 1)
+        table.initialize(to: motion_claim(
+            struct_size: UInt32(MemoryLayout<motion_claim>.size), reserved: 0,
+            claim_property: { host, ref, property in
+                services(host)?.engine?.claimProperty(property, for: ref)
+            }))
+        return table
+    }()
+
     deinit {
+        claims.deinitialize(count: 1)
+        claims.deallocate()
         pointer.deinitialize(count: 1)
         pointer.deallocate()
         curves.deinitialize(count: 1)

@@ -48,6 +48,15 @@ public enum DescriptorCheck {
             guard candidate.pointee.advance_batch != nil else { return fail("\(MOTION_BATCH_EXTENSION).advance_batch: NULL") }
             batch = candidate
         }
+        var yield: UnsafePointer<motion_yield>?
+        if let extensions = plugin.pointee.get_extension, let table = extensions(MOTION_YIELD_EXTENSION) {
+            let candidate = table.assumingMemoryBound(to: motion_yield.self)
+            guard Int(candidate.pointee.struct_size) >= MemoryLayout<motion_yield>.size else {
+                return fail("\(MOTION_YIELD_EXTENSION).struct_size: \(candidate.pointee.struct_size), expected at least \(MemoryLayout<motion_yield>.size)")
+            }
+            guard candidate.pointee.yield_property != nil else { return fail("\(MOTION_YIELD_EXTENSION).yield_property: NULL") }
+            yield = candidate
+        }
         var factories: [FactoryDescriptor] = []
         for index in 0..<factoryCount {
             let factory = plugin.pointee.factories! + index
@@ -66,7 +75,7 @@ public enum DescriptorCheck {
                 return fail("\(field).advance: NULL for a continuous factory")
             }
             factories.append(FactoryDescriptor(pointer: factory, planType: planType, isContinuous: continuous,
-                                               batch: continuous ? batch : nil))
+                                               batch: continuous ? batch : nil, yield: yield))
         }
         let functionCount = Int(plugin.pointee.function_count)
         guard functionCount == 0 || plugin.pointee.functions != nil else { return fail("functions: NULL") }

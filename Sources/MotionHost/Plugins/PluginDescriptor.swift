@@ -22,6 +22,9 @@ public struct FactoryDescriptor: @unchecked Sendable {
     /// The plugin's "motion.batch/1" table when it has one: the engine then advances this factory's
     /// performers with one call per tick.
     public let batch: UnsafePointer<motion_batch>?
+    /// The plugin's "motion.yield/1" table when it has one: its performers let go of a property that
+    /// another performer of their target claims.
+    public let yield: UnsafePointer<motion_yield>?
 }
 
 public struct FunctionDescriptor: Sendable, Equatable {

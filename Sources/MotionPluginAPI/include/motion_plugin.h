@@ -338,6 +338,45 @@ typedef struct motion_properties {
                              const double *values, const double *velocities, size_t n);
 } motion_properties;
 
+/**
+ * Host extension "motion.claim/1": one animation per property. Two performers of one target (say a
+ * Spring and then a Tween on "opacity") must not both drive a property: the newer plan wins. A performer
+ * that starts animating a property claims it; the performer that animated it before is told to let go
+ * through its plugin's "motion.yield/1" extension, if it has one. Negotiated by id: a host without it
+ * returns NULL, and the plugin simply does not claim.
+ */
+#define MOTION_CLAIM_EXTENSION "motion.claim/1"
+
+typedef struct motion_claim {
+    uint32_t struct_size;
+    uint32_t reserved;
+    /**
+     * [control] `performer` starts animating `property` (a handle of its own target). If another
+     * performer of the target claimed it before and is still alive, the host first calls that
+     * performer's `yield_property` (so its "interrupted" trace comes before the claimant's own events).
+     * Claiming a property the performer already holds does nothing.
+     */
+    void (*claim_property)(const motion_host *host, motion_performer_ref performer, motion_property property);
+} motion_claim;
+
+/**
+ * Plugin extension "motion.yield/1": the other half of "motion.claim/1". Return it from
+ * `motion_plugin.get_extension(MOTION_YIELD_EXTENSION)`.
+ */
+#define MOTION_YIELD_EXTENSION "motion.yield/1"
+
+typedef struct motion_yield {
+    uint32_t struct_size;
+    uint32_t reserved;
+    /**
+     * [control] Another performer of the same target claimed `property`: stop animating it now and
+     * write nothing more to it; end that animation as any other (an "animation.ended" trace with reason
+     * "interrupted", its token released). `instance` was made by `factory`, a factory of this image.
+     * Called from inside the claimant's `add_plan` (possibly a performer of another plugin).
+     */
+    void (*yield_property)(const motion_factory *factory, void *instance, motion_property property);
+} motion_yield;
+
 typedef const motion_plugin *(*motion_plugin_entry_fn)(void);
 
 #ifdef __cplusplus
