@@ -61,6 +61,18 @@ struct DescriptorCheckTests {
         #expect(checked.factories.contains { $0.batch != nil })
     }
 
+    @Test func aYieldExtensionIsChecked() {
+        func yieldReason(_ table: UnsafeMutablePointer<motion_yield>) -> String? {
+            YieldTables.current = table
+            return reason { $0.get_extension = { id in
+                String(cString: id!) == MOTION_YIELD_EXTENSION ? UnsafeRawPointer(YieldTables.current) : nil
+            } }
+        }
+        #expect(yieldReason(YieldTables.make(size: MemoryLayout<motion_yield>.size, function: nil)) == "motion.yield/1.yield_property: NULL")
+        #expect(yieldReason(YieldTables.make(size: 4, function: { _, _, _ in })) == "motion.yield/1.struct_size: 4, expected at least 16")
+        #expect(yieldReason(YieldTables.make(size: MemoryLayout<motion_yield>.size, function: { _, _, _ in })) == nil)
+    }
+
     @Test func identityIsRequired() {
         #expect(reason { $0.id = nil } == "id: missing or empty")
         #expect(reason { $0.version = nil } == "version: missing or empty")
@@ -130,6 +142,19 @@ private enum BatchTables {
     {
         let table = UnsafeMutablePointer<motion_batch>.allocate(capacity: 1)
         table.initialize(to: motion_batch(struct_size: UInt32(size), reserved: 0, advance_batch: function))
+        return table
+    }
+}
+
+/// `motion.yield/1` tables for the descriptor checks (a global, as for `BatchTables`).
+private enum YieldTables {
+    nonisolated(unsafe) static var current: UnsafeMutablePointer<motion_yield>?
+
+    static func make(size: Int, function: (@convention(c) (UnsafePointer<motion_factory>?, UnsafeMutableRawPointer?, UInt32) -> Void)?)
+        -> UnsafeMutablePointer<motion_yield>
+    {
+        let table = UnsafeMutablePointer<motion_yield>.allocate(capacity: 1)
+        table.initialize(to: motion_yield(struct_size: UInt32(size), reserved: 0, yield_property: function))
         return table
     }
 }

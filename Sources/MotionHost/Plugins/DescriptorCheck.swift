@@ -39,23 +39,13 @@ public enum DescriptorCheck {
         let buildTag = string(plugin.pointee.build_tag) ?? ""
         let factoryCount = Int(plugin.pointee.factory_count)
         guard factoryCount == 0 || plugin.pointee.factories != nil else { return fail("factories: NULL") }
-        var batch: UnsafePointer<motion_batch>?
-        if let extensions = plugin.pointee.get_extension, let table = extensions(MOTION_BATCH_EXTENSION) {
-            let candidate = table.assumingMemoryBound(to: motion_batch.self)
-            guard Int(candidate.pointee.struct_size) >= MemoryLayout<motion_batch>.size else {
-                return fail("\(MOTION_BATCH_EXTENSION).struct_size: \(candidate.pointee.struct_size), expected at least \(MemoryLayout<motion_batch>.size)")
-            }
-            guard candidate.pointee.advance_batch != nil else { return fail("\(MOTION_BATCH_EXTENSION).advance_batch: NULL") }
-            batch = candidate
-        }
-        var yield: UnsafePointer<motion_yield>?
-        if let extensions = plugin.pointee.get_extension, let table = extensions(MOTION_YIELD_EXTENSION) {
-            let candidate = table.assumingMemoryBound(to: motion_yield.self)
-            guard Int(candidate.pointee.struct_size) >= MemoryLayout<motion_yield>.size else {
-                return fail("\(MOTION_YIELD_EXTENSION).struct_size: \(candidate.pointee.struct_size), expected at least \(MemoryLayout<motion_yield>.size)")
-            }
-            guard candidate.pointee.yield_property != nil else { return fail("\(MOTION_YIELD_EXTENSION).yield_property: NULL") }
-            yield = candidate
+        let batch: UnsafePointer<motion_batch>?
+        let yield: UnsafePointer<motion_yield>?
+        do throws(ExtensionError) {
+            batch = try extensionTable(plugin, MOTION_BATCH_EXTENSION, function: "advance_batch") { $0.advance_batch != nil }
+            yield = try extensionTable(plugin, MOTION_YIELD_EXTENSION, function: "yield_property") { $0.yield_property != nil }
+        } catch {
+            return fail(error.reason)
         }
         var factories: [FactoryDescriptor] = []
         for index in 0..<factoryCount {
@@ -95,6 +85,25 @@ public enum DescriptorCheck {
             PluginDescriptor(
                 pointer: UnsafePointer(plugin), id: id, version: version, buildTag: buildTag, file: file,
                 factories: factories, functions: functions))
+    }
+
+    private struct ExtensionError: Error {
+        let reason: String
+    }
+
+    /// The plugin's table for extension `id`: nil when it has none; an error naming the field when the
+    /// table is smaller than this host's or its function is NULL.
+    private static func extensionTable<Table>(_ plugin: UnsafePointer<motion_plugin>, _ id: String, function: String,
+                                              isComplete: (Table) -> Bool) throws(ExtensionError) -> UnsafePointer<Table>? {
+        guard let lookup = plugin.pointee.get_extension, let raw = lookup(id) else { return nil }
+        // Every extension table starts with its uint32_t struct_size.
+        let size = raw.loadUnaligned(as: UInt32.self)
+        guard Int(size) >= MemoryLayout<Table>.size else {
+            throw ExtensionError(reason: "\(id).struct_size: \(size), expected at least \(MemoryLayout<Table>.size)")
+        }
+        let table = raw.assumingMemoryBound(to: Table.self)
+        guard isComplete(table.pointee) else { throw ExtensionError(reason: "\(id).\(function): NULL") }
+        return table
     }
 
     private static func string(_ pointer: UnsafePointer<CChar>?) -> String? {
