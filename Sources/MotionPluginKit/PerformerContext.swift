@@ -27,6 +27,15 @@ public struct PropertyState: Equatable, Sendable {
 public struct PerformerContext {
     let host: UnsafePointer<motion_host>
     let ref: motion_performer_ref
+    /// The host's "motion.claim/1", looked up once per performer.
+    private let claims: UnsafePointer<motion_claim>?
+
+    init(host: UnsafePointer<motion_host>, ref: motion_performer_ref) {
+        self.host = host
+        self.ref = ref
+        let table = host.pointee.get_extension(host, MOTION_CLAIM_EXTENSION)?.assumingMemoryBound(to: motion_claim.self)
+        claims = table.flatMap { Int($0.pointee.struct_size) >= MemoryLayout<motion_claim>.size ? $0 : nil }
+    }
 
     /// Names the host this performer belongs to. A host calls its plugins from one thread; two hosts in
     /// one process (an embedding program, tests) may run at once, so state shared between performers
@@ -72,10 +81,7 @@ public struct PerformerContext {
     /// same target that was animating it lets go first (its `yield`), so the newest plan drives the
     /// property. Does nothing on a host without "motion.claim/1".
     public func claim(_ property: PropertyHandle) {
-        guard let raw = host.pointee.get_extension(host, MOTION_CLAIM_EXTENSION) else { return }
-        let table = raw.assumingMemoryBound(to: motion_claim.self)
-        guard Int(table.pointee.struct_size) >= MemoryLayout<motion_claim>.size else { return }
-        table.pointee.claim_property(host, ref, property.rawValue)
+        claims?.pointee.claim_property(host, ref, property.rawValue)
     }
 
     /// [control] Adds a plan (JSON text with a "type") to this performer's own target, synchronously.
