@@ -18,11 +18,11 @@ extension Engine {
     /// performer that animated it before lets go first ("motion.yield/1"), so one plan drives a property
     /// at a time and the newest wins, whatever plugins the two come from.
     func claimProperty(_ property: UInt32, for performerID: UInt64) {
-        guard let claimant = performers[performerID] else { return }
-        let target = claimant.target
-        guard target.properties.values.contains(property) else { return }
-        let previous = target.animators[property]
-        target.animators[property] = claimant
+        guard let claimant = performers[performerID], claimant.target.properties.values.contains(property) else { return }
+        let index = Int(property)
+        if index >= animators.count { animators.append(contentsOf: repeatElement(nil, count: index + 1 - animators.count)) }
+        let previous = animators[index]
+        animators[index] = claimant
         guard let previous, previous !== claimant, let instance = previous.instance,
               let yield = registry.factories[previous.factoryIndex].descriptor.yield else { return }
         yield.pointee.yield_property(previous.factory, instance, property)

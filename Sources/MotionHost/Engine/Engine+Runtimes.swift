@@ -24,6 +24,9 @@ extension Engine {
             performers[performer.id] = nil
         }
         scope.activeTokens = 0
+        for target in scope.targets.values {
+            for handle in target.properties.values where Int(handle) < animators.count { animators[Int(handle)] = nil }
+        }
         store.removeAll(inRuntime: name)
         trace(TraceEvent(kind: "runtime.destroyed", runtime: name))
     }

@@ -205,7 +205,9 @@ extension Engine {
         if target.performers[old.factoryIndex] === old { target.performers[old.factoryIndex] = nil }
         target.performers[new.factoryIndex] = new
         for (name, record) in target.named where record === old { target.named[name] = new }
-        for (property, record) in target.animators where record === old { target.animators[property] = new }
+        for handle in target.properties.values where Int(handle) < animators.count && animators[Int(handle)] === old {
+            animators[Int(handle)] = new
+        }
         releaseSilently(old)
         trace(TraceEvent(kind: "performer.migrated", runtime: old.runtime.name, target: target.name, fields: [
             "performer": .number(Double(new.id)), "from": .number(Double(old.id)), "planType": .string(new.planType),

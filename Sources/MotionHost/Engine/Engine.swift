@@ -20,6 +20,9 @@ public final class Engine {
     let curves = CurveTable()
     var runtimes: [String: RuntimeScope] = [:]
     var performers: [UInt64: PerformerRecord] = [:]
+    /// Indexed by property handle: the performer animating the property, its newest claimant
+    /// ("motion.claim/1"). A column rather than a dictionary per target: no allocation per target.
+    var animators: ContiguousArray<PerformerRecord?> = []
     /// Swaps whose performers are still moving (`beginSwap`).
     var swapJobs: [SwapJob] = []
     /// Continuous performers holding a token, advanced every tick, grouped by factory (indexed like

@@ -33,8 +33,6 @@ final class TargetScope {
     var performers: [Int: PerformerRecord] = [:]
     var named: [String: PerformerRecord] = [:]
     var properties: [String: UInt32] = [:]
-    /// Which performer animates each claimed property ("motion.claim/1"): the newest plan's.
-    var animators: [UInt32: PerformerRecord] = [:]
 
     init(name: String) {
         self.name = name
