@@ -25,6 +25,13 @@ final class Ramp<S: Speed>: MigratablePerformer {
     func add(_ plan: Plan) throws {
         if plan.poison == true { value = .nan }
         if token == nil { token = context.generateToken() }
+        if let property = context.property("x") { context.claim(property) }
+    }
+
+    /// Another plan type took "x": stop.
+    func yield(_ property: PropertyHandle) {
+        if let token { context.terminate(token) }
+        token = nil
     }
 
     func advance(by dt: Double) {
@@ -62,6 +69,25 @@ final class PlainRamp: Performer {
     static let isContinuous = true
     init(context: PerformerContext, target: String) {}
     func add(_ plan: Plan) throws {}
+}
+
+/// `{"type":"Pin"}` sets "x" to 42 at once, claiming it (as the shipped Set does).
+final class Pin: Performer {
+    struct Plan: Decodable {}
+    static let planType = "Pin"
+    let context: PerformerContext
+    init(context: PerformerContext, target: String) { self.context = context }
+    func add(_ plan: Plan) throws {
+        guard let property = context.property("x") else { return }
+        context.claim(property)
+        context.write(property, value: SIMD4(42, 0, 0, 0), velocity: .zero, count: 1)
+    }
+}
+
+enum PinPlugin: MotionPlugin {
+    static let id = "test.pin"
+    static let version = "1.0.0"
+    static var performers: [any Performer.Type] { [Pin.self] }
 }
 
 enum RampV3: MotionPlugin {
@@ -108,6 +134,22 @@ struct HotSwapTests {
         #expect(try engine.removePlan(named: "ramp", from: "box"))
         try engine.addPlan(["type": "Ramp"], to: "box")
         #expect(engine.performerCount == 1, "new plans go to the migrated performer")
+    }
+
+    /// The property a migrated performer claimed stays claimed by it: a newer plan of another type
+    /// reaches the new build's instance, which stops.
+    @Test func aMigratedPerformerStillYieldsItsProperty() throws {
+        let harness = try EngineHarness(plugins: [RampV1.descriptor, PinPlugin.descriptor])
+        let engine = harness.engine
+        try engine.addPlan(["type": "Ramp"], to: "box")
+        engine.advance(by: 0.1)
+        var builder = PluginRegistryBuilder(extending: engine.registry)
+        _ = try builder.replace(with: try DescriptorCheck.check(RampV2.descriptor, file: "<v2>").get(), hash: "x").get()
+        #expect(try engine.swap(to: builder.freeze(), pluginID: "test.ramp") == .init(migrated: 1, remaining: 0))
+        try engine.addPlan(["type": "Pin"], to: "box")
+        #expect(!engine.isAnimating, "the v2 ramp let go of x")
+        engine.advance(by: 0.1)
+        #expect(engine.value(of: "x", target: "box") == [42])
     }
 
     @Test func withoutMigrationTheOldBuildFinishesWhatItRuns() throws {
@@ -196,4 +238,8 @@ extension RampV2 {
 
 extension RampV3 {
     static var descriptor: UnsafeRawPointer { PluginEntry.descriptor(for: RampV3.self) }
+}
+
+extension PinPlugin {
+    static var descriptor: UnsafeRawPointer { PluginEntry.descriptor(for: PinPlugin.self) }
 }
