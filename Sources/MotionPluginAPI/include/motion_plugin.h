@@ -20,6 +20,8 @@
  * Evolution. Structs start with their size; members are only ever appended. A reader checks
  * `struct_size` before touching a member that a newer minor version added. A plugin built against minor
  * version N loads into any host whose minor version is >= N and whose major version is equal.
+ * Optional capabilities are extensions found by id and revision through `get_extension` (host and
+ * plugin each have one); adding one changes no version, since either side without it answers NULL.
  */
 #ifndef MOTION_PLUGIN_H
 #define MOTION_PLUGIN_H
