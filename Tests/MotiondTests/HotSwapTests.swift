@@ -192,12 +192,14 @@ struct PluginGuideTests {
         let plugins = directory.appendingPathComponent("plugins")
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
         _ = try await CCompiler.sharedLibrary([source.path], name: "libwobble.so", in: plugins, libraries: ["m"])
+        try copyShippedSet(into: plugins)
 
         let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
         let client = try await daemon.client()
         let events = EventCollector(client)
-        #expect((try await client.call("plugins.list")["plugins"]?.arrayValue ?? []).map { $0["id"] } == ["org.example.wobble"])
-        _ = try await client.call("subscribe", ["streams": ["frames"], "targets": ["box"]])
+        #expect(Set((try await client.call("plugins.list")["plugins"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
+                == ["org.example.wobble", "org.motiond.set"])
+        _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["box"]])
         _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": 20]])
         let seen = try await events.waitFor { event in
             (event["updates"]?.arrayValue ?? []).contains { abs($0["value"]?.arrayValue?.first?.doubleValue ?? 0) > 10 }
@@ -207,7 +209,24 @@ struct PluginGuideTests {
             do { _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": "big"]]); return nil }
             catch { return (error as? MotionClientError)?.code }
         }() == "plan.invalid")
+        try await expectASetStopsTheWobble(client, events)
         await client.close()
+    }
+
+    /// The shipped Set beside the guide's plugin, to see the wobble let go of a property Set claims.
+    private func copyShippedSet(into plugins: URL) throws {
+        try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent("libSetPlugin.so"),
+                                         to: plugins.appendingPathComponent("libSetPlugin.so"))
+    }
+
+    /// A value set on x stops the wobble there ("motion.claim/1" from Set, "motion.yield/1" in the guide's
+    /// plugin): its animation ends `interrupted` and x keeps the set value.
+    private func expectASetStopsTheWobble(_ client: MotionClient, _ events: EventCollector) async throws {
+        _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Set", "property": "x", "value": [3]]])
+        let ended = try await events.waitFor(isTrace("runtime.idle"))
+        #expect(ended.contains { $0["kind"] == "animation.ended" && $0["reason"] == "interrupted" && $0["planType"] == "Wobble" })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await client.call("runtime.state")["targets"]?["box"]?["properties"]?["x"]?["value"] == [3])
     }
 
     /// The guide's Swift plugin is examples/WobblePlugin, which the package builds: it loads and animates.
@@ -226,11 +245,13 @@ struct PluginGuideTests {
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent("libWobbleExample.so"),
                                          to: plugins.appendingPathComponent("libWobbleExample.so"))
+        try copyShippedSet(into: plugins)
         let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
         let client = try await daemon.client()
         let events = EventCollector(client)
-        #expect((try await client.call("plugins.list")["plugins"]?.arrayValue ?? []).map { $0["planTypes"] } == [["Wobble"]])
-        _ = try await client.call("subscribe", ["streams": ["frames"], "targets": ["box"]])
+        #expect(Set((try await client.call("plugins.list")["plugins"]?.arrayValue ?? []).compactMap { $0["planTypes"]?.arrayValue?.first?.stringValue })
+                == ["Wobble", "Set"])
+        _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["box"]])
         _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": 20]])
         let seen = try await events.waitFor { event in
             (event["updates"]?.arrayValue ?? []).contains { abs($0["value"]?.arrayValue?.first?.doubleValue ?? 0) > 10 }
@@ -243,6 +264,7 @@ struct PluginGuideTests {
             guard case .server(let code, let message) = error else { throw error }
             #expect(code == "plan.invalid" && message.contains("amplitude"), "\(code): \(message)")
         }
+        try await expectASetStopsTheWobble(client, events)
         await client.close()
     }
 }

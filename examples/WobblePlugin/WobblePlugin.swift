@@ -20,6 +20,14 @@ final class WobblePerformer: Performer {
         }
         x = x ?? context.property("x")
         if token == nil { token = context.generateToken() }
+        if let x { context.claim(x) }    // a newer plan of another type on x will make us yield
+    }
+
+    func yield(_ property: PropertyHandle) {
+        guard property == x, let token else { return }
+        context.animationEnded(property: "x", reason: "interrupted")
+        context.terminate(token)
+        self.token = nil
     }
 
     func advance(by dt: Double) {
