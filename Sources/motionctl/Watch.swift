@@ -65,6 +65,11 @@ enum EventLine {
             return "\(time) \(paint(kind, 35, colour)) \(Route.Diff.describe(event["update"] ?? [:])) -> \(event["url"]?.stringValue ?? "?")"
         case "route.transition.end":
             return "\(time) \(paint(kind, 35, colour)) \(event["url"]?.stringValue ?? "?")"
+        case "gap":
+            return "\(time) \(paint(kind, 31, colour)) \(event["lost"]?.intValue ?? 0) trace events lost (this client read too slowly)"
+        case "error":
+            let error = event["error"]
+            return "\(time) \(paint(kind, 31, colour)) \(error?["code"]?.stringValue ?? "?"): \(error?["message"]?.stringValue ?? "")"
         default:
             return "\(time) \(paint(kind, 31, colour)) \(JSONWriter.string(event))"
         }

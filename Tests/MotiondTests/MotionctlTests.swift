@@ -81,4 +81,21 @@ struct MotionctlTests {
         #expect(detached.output.contains("detached"))
         await client.close()
     }
+
+    @Test func watchSaysWhyTheDaemonClosedTheConnection() async throws {
+        let daemon = try await DaemonProcess()
+        async let watch = Self.motionctl(["--socket", daemon.socket, "watch", "--trace"])
+        let observer = try await daemon.client()
+        var subscribed = false
+        for _ in 0..<200 where !subscribed {
+            subscribed = (try await observer.call("status")["subscriptions"]?.intValue ?? 0) >= 1
+            if !subscribed { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(subscribed)
+        await observer.close()
+        _ = await daemon.stop()
+        let run = try await watch
+        #expect(run.status == 3, "\(run)")
+        #expect(run.output.contains("error server.shutting_down: motiond is stopping"), "\(run)")
+    }
 }
