@@ -18,7 +18,9 @@ extension Engine {
     /// performer that animated it before lets go first ("motion.yield/1"), so one plan drives a property
     /// at a time and the newest wins, whatever plugins the two come from.
     func claimProperty(_ property: UInt32, for performerID: UInt64) {
-        guard let claimant = performers[performerID], claimant.target.properties.values.contains(property) else { return }
+        // [control] only: a claim from inside a tick would stop another performer in the middle of it.
+        guard phase == .control, let claimant = performers[performerID],
+              claimant.target.properties.values.contains(property) else { return }
         let index = Int(property)
         if index >= animators.count { animators.append(contentsOf: repeatElement(nil, count: index + 1 - animators.count)) }
         let previous = animators[index]
