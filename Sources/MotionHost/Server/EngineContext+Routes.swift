@@ -67,6 +67,7 @@ extension EngineContext {
             router.queue.append(request)
             return nil
         }
+        // Owed before `begin`, which may already answer (a transition to the current state) through `reply`.
         session.owedReplies += 1
         do throws(EngineError) {
             try begin(request, on: router)
