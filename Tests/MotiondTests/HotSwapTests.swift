@@ -199,18 +199,31 @@ struct PluginGuideTests {
         let events = EventCollector(client)
         #expect(Set((try await client.call("plugins.list")["plugins"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
                 == ["org.example.wobble", "org.motiond.set"])
+        try await expectTheWobbleSwings(client, events)
+        try await expectABadAmplitudeIsRefused(client)
+        try await expectASetStopsTheWobble(client, events)
+        await client.close()
+    }
+
+    /// Subscribes to box and adds a Wobble of amplitude 20: x swings past 10.
+    private func expectTheWobbleSwings(_ client: MotionClient, _ events: EventCollector) async throws {
         _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["box"]])
         _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": 20]])
         let seen = try await events.waitFor { event in
             (event["updates"]?.arrayValue ?? []).contains { abs($0["value"]?.arrayValue?.first?.doubleValue ?? 0) > 10 }
         }
         #expect(!seen.isEmpty)
-        #expect(await { () async -> String? in
-            do { _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": "big"]]); return nil }
-            catch { return (error as? MotionClientError)?.code }
-        }() == "plan.invalid")
-        try await expectASetStopsTheWobble(client, events)
-        await client.close()
+    }
+
+    /// A string amplitude is refused with `plan.invalid`, the message naming the field.
+    private func expectABadAmplitudeIsRefused(_ client: MotionClient) async throws {
+        do {
+            _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": "big"]])
+            Issue.record("a string amplitude was accepted")
+        } catch let error as MotionClientError {
+            guard case .server(let code, let message) = error else { throw error }
+            #expect(code == "plan.invalid" && message.contains("amplitude"), "\(code): \(message)")
+        }
     }
 
     /// The shipped Set beside the guide's plugin, to see the wobble let go of a property Set claims.
@@ -251,19 +264,8 @@ struct PluginGuideTests {
         let events = EventCollector(client)
         #expect(Set((try await client.call("plugins.list")["plugins"]?.arrayValue ?? []).compactMap { $0["planTypes"]?.arrayValue?.first?.stringValue })
                 == ["Wobble", "Set"])
-        _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["box"]])
-        _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": 20]])
-        let seen = try await events.waitFor { event in
-            (event["updates"]?.arrayValue ?? []).contains { abs($0["value"]?.arrayValue?.first?.doubleValue ?? 0) > 10 }
-        }
-        #expect(!seen.isEmpty)
-        do {
-            _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Wobble", "amplitude": "big"]])
-            Issue.record("a string amplitude was accepted")
-        } catch let error as MotionClientError {
-            guard case .server(let code, let message) = error else { throw error }
-            #expect(code == "plan.invalid" && message.contains("amplitude"), "\(code): \(message)")
-        }
+        try await expectTheWobbleSwings(client, events)
+        try await expectABadAmplitudeIsRefused(client)
         try await expectASetStopsTheWobble(client, events)
         await client.close()
     }
