@@ -99,7 +99,7 @@ extension EngineContext {
         session.client = try params.optionalString("client") ?? ""
         session.greeted = true
         return [
-            "protocol": .number(Double(WireProtocol.version)), "server": "motiond", "version": .string(Self.version),
+            "protocol": .number(Double(WireProtocol.version)), "server": "motiond", "version": .string(WireProtocol.softwareVersion),
             "limits": [
                 "maxLineLength": .number(Double(configuration.maximumLineLength)),
                 "maxSubscriptions": .number(Double(configuration.maximumSubscriptionsPerConnection)),
@@ -158,7 +158,7 @@ extension EngineContext {
     private func status() -> JSONValue {
         let tick = statistics.summary
         return [
-            "version": .string(Self.version), "rate": .number(configuration.rate),
+            "version": .string(WireProtocol.softwareVersion), "rate": .number(configuration.rate),
             "uptime": .number((time * 1000).rounded() / 1000), "clients": .number(Double(sessions.count)),
             "plugins": .number(Double(engine.registry.current.count)),
             "runtimes": .number(Double(engine.runtimeNames.count)),

@@ -6,8 +6,6 @@ import MotionWire
 ///
 /// Only the engine thread touches it: NIO threads reach it through `EngineLoop.submit`.
 public final class EngineContext: TraceObserver {
-    public static let version = WireProtocol.softwareVersion
-
     let engine: Engine
     let hub: SubscriptionHub
     var configuration: DaemonConfiguration
