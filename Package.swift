@@ -54,10 +54,24 @@ let package = Package(
         .target(name: "MotionRoutes"),
         // libffi, for timing functions that plugins export as plain C functions.
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
+        // The engine: runtimes, performers, the property store, the plugin registry, routers and their
+        // transitions, subscriptions and the protocol's dispatch. Pure: no sockets, no dlopen, no threads
+        // of its own; whoever owns it calls it from one thread.
+        .target(
+            name: "MotionEngine",
+            dependencies: [
+                "MotionPluginAPI", "MotionWire", "MotionRoutes", "CFFI", "MotionKernels",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: hotPath
+        ),
+        // The daemon around the engine: the socket server, plugin loading (dlopen, the probe, the
+        // manager), the engine thread, systemd and the state directory.
         .target(
             name: "MotionHost",
             dependencies: [
-                "MotionPluginAPI", "MotionWire", "MotionRoutes", "CFFI", "MotionKernels",
+                "MotionEngine", "MotionPluginAPI", "MotionWire", "MotionRoutes", "MotionKernels",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -72,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "motiond",
             dependencies: [
-                "MotionHost",
+                "MotionHost", "MotionEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -98,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "motion-bench",
             dependencies: [
-                "MotionClient", "MotionWire", "MotionHost",
+                "MotionClient", "MotionWire", "MotionHost", "MotionEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -117,7 +131,7 @@ let package = Package(
         // a libFuzzer binary under scripts/fuzz, a corpus replayer otherwise.
         .target(
             name: "MotionFuzzing",
-            dependencies: ["MotionHost", "MotionRoutes", "MotionAnimation", "MotionPluginKit", "MotionWire",
+            dependencies: ["MotionHost", "MotionEngine", "MotionRoutes", "MotionAnimation", "MotionPluginKit", "MotionWire",
                            .product(name: "Logging", package: "swift-log")],
             path: "Fuzz/Targets"),
         .executableTarget(name: "fuzz-route", dependencies: ["MotionFuzzing"], path: "Fuzz/fuzz-route"),
@@ -127,7 +141,7 @@ let package = Package(
         .target(name: "MotionTestSupport", path: "Tests/Support"),
         .testTarget(
             name: "MotionHostTests",
-            dependencies: ["MotionHost", "MotionPluginKit", "MotionWire", "MotionPluginAPI", "MotionTestSupport", "MotionAnimation",
+            dependencies: ["MotionHost", "MotionEngine", "MotionPluginKit", "MotionWire", "MotionPluginAPI", "MotionTestSupport", "MotionAnimation",
                            "MotionRoutes", "MotionFuzzing"],
             exclude: ["Fixtures"]
         ),

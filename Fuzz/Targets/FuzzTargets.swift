@@ -1,5 +1,6 @@
 import Logging
 import MotionAnimation
+import MotionEngine
 import MotionHost
 import MotionPluginKit
 import MotionRoutes

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import MotionEngine
 import MotionHost
 
 /// Nanoseconds per timing-function call: through the host's libffi path (what a Tween with

@@ -1,6 +1,7 @@
 import Foundation
 import MotionTestSupport
 import Logging
+@testable import MotionEngine
 @testable import MotionHost
 import MotionWire
 import Testing

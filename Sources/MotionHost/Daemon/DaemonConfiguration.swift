@@ -1,4 +1,5 @@
 import Logging
+import MotionEngine
 import MotionWire
 
 /// Everything `motiond` is told at start: from the command line, the config file and the environment.
@@ -50,6 +51,12 @@ public struct DaemonConfiguration: Sendable {
         if let directory = file.stateDirectory, directory != stateDirectory { needRestart.append("stateDir") }
         if file.adminGroup != adminGroup { needRestart.append("adminGroup") }
         return (next, needRestart)
+    }
+
+    /// The part of the configuration the engine thread reads.
+    public var engineSettings: EngineSettings {
+        EngineSettings(rate: rate, maximumLineLength: maximumLineLength,
+                       maximumSubscriptionsPerConnection: maximumSubscriptionsPerConnection)
     }
 
     /// SPEC §5 default socket path; see `WireProtocol.defaultSocketPath(environment:)`.

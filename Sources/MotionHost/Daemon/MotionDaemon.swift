@@ -1,3 +1,4 @@
+import MotionEngine
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -176,7 +177,7 @@ final class Reloader: Sendable {
         logLevel.set(next.logLevel)
         let searchPath = next.pluginSearchPath(environment: ProcessInfo.processInfo.environment)
         let settled = next
-        await loop.perform { $0.configuration = settled }
+        await loop.perform { $0.settings = settled.engineSettings }
         await manager.setSearchPath(searchPath)
         let report = await manager.reload()
         current.withLock { $0 = settled }

@@ -1,3 +1,4 @@
+import MotionEngine
 import Foundation
 import MotionPluginAPI
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import MotionEngine
 import Crypto
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import MotionEngine
 import Foundation
 import MotionWire
 import NIOCore

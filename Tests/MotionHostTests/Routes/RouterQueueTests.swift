@@ -1,4 +1,5 @@
 import Logging
+@testable import MotionEngine
 @testable import MotionHost
 import MotionWire
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+@testable import MotionEngine
 @testable import MotionHost
 import MotionWire
 

@@ -1,27 +1,27 @@
 /// Absolute tick deadlines at a fixed rate: deadline n is start + n·period, so error never accumulates.
 /// A tick that ends past its successor's deadline skips the missed ones and counts an overrun.
-struct FrameSchedule {
+package struct FrameSchedule {
     let period: UInt64
-    private(set) var nextDeadline: UInt64
+    package private(set) var nextDeadline: UInt64
     private(set) var lastTick: UInt64
 
-    init(rate: Double, start: UInt64) {
+    package init(rate: Double, start: UInt64) {
         period = UInt64((1e9 / rate).rounded())
         nextDeadline = start
         lastTick = start
     }
 
-    func isDue(at now: UInt64) -> Bool { now >= nextDeadline }
+    package func isDue(at now: UInt64) -> Bool { now >= nextDeadline }
 
     /// Starts the tick due at `now`: returns dt in seconds since the previous tick and the lateness.
-    mutating func begin(at now: UInt64) -> (dt: Double, lateness: UInt64) {
+    package mutating func begin(at now: UInt64) -> (dt: Double, lateness: UInt64) {
         let dt = Double(now &- lastTick) / 1e9
         lastTick = now
         return (dt, now &- nextDeadline)
     }
 
     /// Ends the tick at `end`; returns true if one or more deadlines were missed.
-    mutating func finish(at end: UInt64) -> Bool {
+    package mutating func finish(at end: UInt64) -> Bool {
         nextDeadline &+= period
         guard end >= nextDeadline else { return false }
         let missed = (end - nextDeadline) / period + 1

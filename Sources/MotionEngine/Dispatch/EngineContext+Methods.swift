@@ -101,8 +101,8 @@ extension EngineContext {
         return [
             "protocol": .number(Double(WireProtocol.version)), "server": "motiond", "version": .string(WireProtocol.softwareVersion),
             "limits": [
-                "maxLineLength": .number(Double(configuration.maximumLineLength)),
-                "maxSubscriptions": .number(Double(configuration.maximumSubscriptionsPerConnection)),
+                "maxLineLength": .number(Double(settings.maximumLineLength)),
+                "maxSubscriptions": .number(Double(settings.maximumSubscriptionsPerConnection)),
             ],
             "capabilities": ["frames", "trace", "routes", "plan.sample", "curves", "hot-swap", "timeline"],
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
@@ -119,9 +119,9 @@ extension EngineContext {
         }
         let maximumRate = try params.optionalNumber("maxRate")
         if let maximumRate, !(maximumRate > 0) { throw EngineError(.invalidRequest, "maxRate: expected a positive number") }
-        guard session.subscriptions.count < configuration.maximumSubscriptionsPerConnection else {
+        guard session.subscriptions.count < settings.maximumSubscriptionsPerConnection else {
             throw EngineError(.subscriptionLimit,
-                              "at most \(configuration.maximumSubscriptionsPerConnection) subscriptions per connection")
+                              "at most \(settings.maximumSubscriptionsPerConnection) subscriptions per connection")
         }
         let subscription = Subscription(
             id: session.nextSubscription, session: session, frames: streams.contains("frames"),
@@ -158,7 +158,7 @@ extension EngineContext {
     private func status() -> JSONValue {
         let tick = statistics.summary
         return [
-            "version": .string(WireProtocol.softwareVersion), "rate": .number(configuration.rate),
+            "version": .string(WireProtocol.softwareVersion), "rate": .number(settings.rate),
             "uptime": .number((time * 1000).rounded() / 1000), "clients": .number(Double(sessions.count)),
             "plugins": .number(Double(engine.registry.current.count)),
             "runtimes": .number(Double(engine.runtimeNames.count)),

@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import MotionWire
 
@@ -6,22 +5,22 @@ import MotionWire
 ///
 /// Only the engine thread touches it: NIO threads reach it through `EngineLoop.submit`.
 public final class EngineContext: TraceObserver {
-    let engine: Engine
+    package let engine: Engine
     let hub: SubscriptionHub
-    var configuration: DaemonConfiguration
-    let logger: Logger
+    package var settings: EngineSettings
+    package let logger: Logger
     let startTime = MonotonicClock.now()
     var sessions: [UInt64: Session] = [:]
     /// Swaps begun by `install` whose performers are still moving, by plugin file.
     var pendingSwaps: [String: PendingSwap] = [:]
-    var statistics = TickStatistics(window: 600)
+    package var statistics = TickStatistics(window: 600)
     /// Trace events raised while a tick advances wait here, so each tick's frame goes out before the
     /// events that describe it (a client that sees `runtime.idle` has already seen the final values).
     private var tickEvents: [TraceEvent] = []
     private var isTicking = false
     /// Routers by scheme, and where they are saved (nil without `--state-dir`: in memory only).
     var routers: [String: Router] = [:]
-    var routerStore: RouterStore?
+    var routerStore: (any RouterStorage)?
     /// `plugins.reload`: hands the request to the plugin manager, which answers through `reply` on the
     /// engine thread once the files are probed and swapped. Set by the daemon.
     public var reloadPlugins: (@Sendable (_ id: String?, _ reply: @escaping @Sendable (EngineContext, JSONValue) -> Void) -> Void)?
@@ -32,10 +31,10 @@ public final class EngineContext: TraceObserver {
     static let maximumSampleTime = 600.0
     static let maximumSamples = 10_000
 
-    public init(engine: Engine, configuration: DaemonConfiguration, logger: Logger,
+    public init(engine: Engine, settings: EngineSettings, logger: Logger,
                 hubLimits: SubscriptionHub.Limits = .init()) {
         self.engine = engine
-        self.configuration = configuration
+        self.settings = settings
         self.logger = logger
         self.hub = SubscriptionHub(limits: hubLimits)
         engine.observer = self
@@ -45,7 +44,7 @@ public final class EngineContext: TraceObserver {
     var time: Double { Double(MonotonicClock.now() - startTime) / 1e9 }
 
     /// The clock should keep ticking: something animates or a written value awaits its frame.
-    var wantsTicks: Bool { engine.isAnimating || engine.hasPendingFrame || isRouterWaiting }
+    package var wantsTicks: Bool { engine.isAnimating || engine.hasPendingFrame || isRouterWaiting }
 
     public func engine(_ engine: Engine, didTrace event: TraceEvent) {
         if isSampling { return }
@@ -69,11 +68,11 @@ public final class EngineContext: TraceObserver {
         handle(Request.parse(line: line), from: sessionID)
     }
 
-    func openSession(_ id: UInt64, output: any ClientOutput, peer: PeerCredentials? = nil, role: Role = .client) {
+    package func openSession(_ id: UInt64, output: any ClientOutput, peer: PeerCredentials? = nil, role: Role = .client) {
         sessions[id] = Session(id: id, output: output, peer: peer, role: role)
     }
 
-    func closeSession(_ id: UInt64) {
+    package func closeSession(_ id: UInt64) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         session.isClosed = true
         hub.removeAll(of: session)
@@ -84,14 +83,14 @@ public final class EngineContext: TraceObserver {
 
     /// The client shut down its sending side after the lines already handled (they are queued in order):
     /// close once nothing more is owed to it.
-    func endOfInput(from id: UInt64) {
+    package func endOfInput(from id: UInt64) {
         guard let session = sessions[id] else { return }
         session.isInputClosed = true
         session.closeIfFinished()
     }
 
     /// Answers one parsed (or unparseable) line from a session, in arrival order.
-    func handle(_ parsed: Result<Request, RequestFailure>, from sessionID: UInt64) {
+    package func handle(_ parsed: Result<Request, RequestFailure>, from sessionID: UInt64) {
         guard let session = sessions[sessionID], !session.isClosed else { return }
         switch parsed {
         case .failure(let failure):
@@ -111,7 +110,7 @@ public final class EngineContext: TraceObserver {
 
     /// Sends every session a last event and closes it (graceful stop). Returns the outputs so the caller
     /// can wait until those lines have really left before the process exits.
-    func closeAllSessions(reason: String) -> [any ClientOutput] {
+    package func closeAllSessions(reason: String) -> [any ClientOutput] {
         let open = sessions.values.sorted(by: { $0.id < $1.id })
         for session in open {
             session.output.send(EventLines.closing(code: .shuttingDown, message: reason))
@@ -141,7 +140,7 @@ public final class EngineContext: TraceObserver {
         for index in times.indices.sorted(by: { times[$0] < times[$1] }) {
             // Advance in frame-sized steps, as the clock would: a tween's velocity is a per-frame
             // difference, and simulations are step-size independent anyway.
-            let frame = 1 / configuration.rate
+            let frame = 1 / settings.rate
             while times[index] - now > 1e-12 {
                 let dt = min(frame, times[index] - now)
                 engine.advance(runtime: runtime, by: dt)
@@ -157,12 +156,12 @@ public final class EngineContext: TraceObserver {
     // MARK: Reload
 
     /// One line for systemd's STATUS=.
-    var statusLine: String {
+    package var statusLine: String {
         let tick = statistics.summary
         let rejected = engine.registry.rejected.count
         return "ready: \(engine.registry.current.count) plugins" + (rejected > 0 ? " (\(rejected) rejected)" : "")
             + ", \(sessions.count) client\(sessions.count == 1 ? "" : "s"), \(engine.activeTokenCount) animations"
-            + ", tick p99 \(String(format: "%.2f", tick.p99Milliseconds)) ms"
+            + ", tick p99 \((tick.p99Milliseconds * 100).rounded() / 100) ms"
     }
 
     // MARK: Frames
@@ -170,7 +169,7 @@ public final class EngineContext: TraceObserver {
     /// Values that requests wrote (a plan's first values, a Set) go out as soon as the batch of requests
     /// is applied, not at the next tick: a new plan's first frame does not wait up to a frame interval.
     /// A burst of requests still makes one frame.
-    func publishControlFrame() {
+    package func publishControlFrame() {
         guard engine.hasPendingFrame else { return }
         hub.publishFrame(dirty: engine.dirtyProperties, store: engine.store, time: time)
         engine.clearFrame()

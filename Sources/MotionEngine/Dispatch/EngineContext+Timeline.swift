@@ -115,7 +115,7 @@ extension EngineContext {
             isSampling = false
         }
         try engine.createRuntime(scratch, recordsTimeline: false)
-        let frame = 1 / configuration.rate
+        let frame = 1 / settings.rate
         var now = 0.0
         func advance(to time: Double) {
             while time - now > 1e-12 {

@@ -1,5 +1,5 @@
 /// Per-tick timing over the last few seconds, for `status.tick`.
-struct TickStatistics {
+package struct TickStatistics {
     private var work: [UInt64]
     private var lateness: [UInt64]
     private var overran: [Bool]
@@ -16,7 +16,7 @@ struct TickStatistics {
 
     /// `workNanos`: time spent in the tick; `latenessNanos`: how late it started; `overrun`: it missed
     /// at least one whole frame interval.
-    mutating func record(workNanos: UInt64, latenessNanos: UInt64, overrun: Bool) {
+    package mutating func record(workNanos: UInt64, latenessNanos: UInt64, overrun: Bool) {
         work[next] = workNanos
         lateness[next] = latenessNanos
         overran[next] = overrun

@@ -1,19 +1,6 @@
+import MotionEngine
 import NIOCore
 import Synchronization
-
-/// Where a session's lines go. The engine thread writes; the backlog says how far the reader is behind.
-public protocol ClientOutput: AnyObject, Sendable {
-    /// Bytes handed over but not yet written to the socket.
-    var backlog: Int { get }
-    func send(_ line: [UInt8])
-    /// Sends a copy of `bytes` (borrowed for the call): frames are lent from a reused buffer.
-    func send(bytes: UnsafeRawBufferPointer)
-    func close()
-}
-
-extension ClientOutput {
-    public func send(bytes: UnsafeRawBufferPointer) { send(Array(bytes)) }
-}
 
 /// A connection's channel. Writes hop to its event loop in batches; the frame clock never waits on them.
 final class ChannelOutput: ClientOutput {

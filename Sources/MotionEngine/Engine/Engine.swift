@@ -15,7 +15,7 @@ public final class Engine {
 
     /// Replaced only by `extendRegistry`, which keeps every existing factory at its index.
     public internal(set) var registry: PluginRegistry
-    let host: HostServices
+    package let host: HostServices
     let store = PropertyStore()
     let curves = CurveTable()
     var runtimes: [String: RuntimeScope] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import MotionEngine
 import MotionWire
 
 /// Routers' configuration and state on disk, one file per scheme under `<state-dir>/routers/`.
@@ -6,12 +7,7 @@ import MotionWire
 /// A file is replaced atomically and durably before the change it records is acknowledged: written to a
 /// temporary file, fsync'd, renamed over the old one, and the directory fsync'd, so `kill -9` (or a power
 /// cut) leaves either the old file or the new one, never a torn one.
-struct RouterStore {
-    struct Saved {
-        var scheme: String
-        var configuration: JSONValue
-        var url: String
-    }
+struct RouterStore: RouterStorage {
 
     let directory: String
 
@@ -39,8 +35,8 @@ struct RouterStore {
     }
 
     /// Every saved router; unreadable files are returned as problems, not thrown.
-    func loadAll() -> (routers: [Saved], problems: [String]) {
-        var routers: [Saved] = [], problems: [String] = []
+    func loadAll() -> (routers: [SavedRouter], problems: [String]) {
+        var routers: [SavedRouter] = [], problems: [String] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for name in names.sorted() where name.hasSuffix(".json") {
             let path = directory + "/" + name
@@ -49,7 +45,7 @@ struct RouterStore {
                 guard let scheme = document["scheme"]?.stringValue, let url = document["url"]?.stringValue,
                     let configuration = document["configuration"], file(for: scheme) == path
                 else { throw Failure("missing scheme, url or configuration", 0) }
-                routers.append(Saved(scheme: scheme, configuration: configuration, url: url))
+                routers.append(SavedRouter(scheme: scheme, configuration: configuration, url: url))
             } catch {
                 problems.append("\(path): \(error)")
             }

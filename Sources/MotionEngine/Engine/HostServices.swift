@@ -7,7 +7,7 @@ import MotionWire
 /// Created before plugins load (their `init` receives it) and attached to the engine once the registry
 /// is frozen. Callbacks arrive on the engine thread only, from inside calls the engine made.
 public final class HostServices {
-    let pointer: UnsafeMutablePointer<motion_host>
+    package let pointer: UnsafeMutablePointer<motion_host>
     let logger: Logger
     /// Set by the engine for its lifetime. `unowned(unsafe)` keeps the frame-path callbacks free of
     /// reference counting; the engine clears it in `deinit`.

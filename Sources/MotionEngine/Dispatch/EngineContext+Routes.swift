@@ -275,7 +275,7 @@ extension EngineContext {
     // MARK: Restore
 
     /// Re-creates the routers saved in the state directory (at start, before the socket listens).
-    func restoreRouters(from store: RouterStore) -> (restored: [String], problems: [String]) {
+    package func restoreRouters(from store: any RouterStorage) -> (restored: [String], problems: [String]) {
         routerStore = store
         let (saved, problems) = store.loadAll()
         var restored: [String] = [], failures = problems

@@ -11,7 +11,7 @@ extension EngineContext {
         /// it says `swapped` (the plugin manager does; clients never see this).
         case migrating(id: String)
 
-        var json: JSONValue {
+        package var json: JSONValue {
             switch self {
             case .loaded(let id, let version): ["outcome": "loaded", "id": .string(id), "version": .string(version)]
             case .swapped(let id, let from, let to, let generation, let migrated, let remaining):
@@ -35,20 +35,12 @@ extension EngineContext {
         engine.registry.current.map { LoadedPlugin(id: $0.plugin.id, file: $0.plugin.file, hash: $0.hash) }
     }
 
-    /// dlopens `image` (a private copy of `file` that passed the probe) and makes it a new plugin, or
-    /// the next generation of the plugin loaded from `file`: running performers migrate at this tick
-    /// boundary. On any failure the registry is unchanged and the file is listed as rejected.
-    public func install(image: String, file: String, hash: String) -> InstallOutcome {
+    /// Makes `descriptor` (loaded from a private copy of `file` that passed the probe) a new plugin, or the
+    /// next generation of the plugin loaded from `file`: running performers migrate at this tick boundary.
+    /// On any failure the registry is unchanged and the file is listed as rejected. The daemon loads the
+    /// image (`MotionHost`'s `install(image:file:hash:)`); the engine only registers what it is given.
+    public func install(_ descriptor: PluginDescriptor, file: String, hash: String) -> InstallOutcome {
         let started = MonotonicClock.now()
-        defer {
-            logger.debug("plugin install held the engine thread", metadata: [
-                "file": "\(file)", "ms": "\(Double(MonotonicClock.now() - started) / 1e6)"])
-        }
-        let descriptor: PluginDescriptor
-        switch PluginLoader.load(file: image, label: file, host: engine.host) {
-        case .failure(let error): return reject(file: file, reason: error.reason)
-        case .success(let loaded): descriptor = loaded
-        }
         var builder = PluginRegistryBuilder(extending: engine.registry)
         builder.forgetRejection(of: file)
         guard let current = engine.registry.current(id: descriptor.id) else {

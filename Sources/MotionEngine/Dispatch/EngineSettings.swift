@@ -1,0 +1,15 @@
+/// What the engine thread needs to know of the daemon's configuration; the daemon derives it from its
+/// command line and config file (and replaces it when a reload changes one of these).
+public struct EngineSettings: Sendable, Equatable {
+    /// Frames per second of the shared clock.
+    public var rate: Double
+    /// Longest request line, advertised in `hello`.
+    public var maximumLineLength: Int
+    public var maximumSubscriptionsPerConnection: Int
+
+    public init(rate: Double = 120, maximumLineLength: Int = 1 << 20, maximumSubscriptionsPerConnection: Int = 64) {
+        self.rate = rate
+        self.maximumLineLength = maximumLineLength
+        self.maximumSubscriptionsPerConnection = maximumSubscriptionsPerConnection
+    }
+}

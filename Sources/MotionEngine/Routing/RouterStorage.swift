@@ -1,0 +1,23 @@
+import MotionWire
+
+/// Where routers are kept across restarts. The engine only asks to save and to load; the daemon supplies
+/// the durable implementation (files under the state directory), tests an in-memory one.
+package protocol RouterStorage {
+    /// Saves one router durably, or throws `state.write_failed`.
+    func save(scheme: String, configuration: JSONValue, url: String) throws(EngineError)
+    /// Every saved router; unreadable entries are returned as problems, not thrown.
+    func loadAll() -> (routers: [SavedRouter], problems: [String])
+}
+
+/// One router as it was saved.
+package struct SavedRouter: Sendable {
+    package var scheme: String
+    package var configuration: JSONValue
+    package var url: String
+
+    package init(scheme: String, configuration: JSONValue, url: String) {
+        self.scheme = scheme
+        self.configuration = configuration
+        self.url = url
+    }
+}
