@@ -4,9 +4,10 @@
  * Plan type "Set": {"type":"Set","property":"opacity","value":[1]} writes the value at once.
  * It is not continuous (it never takes an is-active token), so it never receives `advance`. It claims
  * the property it sets ("motion.claim/1"), so a Spring or Tween still moving it stops there.
+ * It declares the plans it accepts as a JSON Schema (the host validates them) and reads them through
+ * the host extension "motion.plan/1", so it scans no JSON itself.
  * It doubles as a template for C plugin authors: only motion_plugin.h is needed.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +17,21 @@
 typedef struct set_performer {
     const motion_host *host;
     motion_performer_ref ref;
+    /* "motion.plan/1": the plan as typed values (ABI 1.2 hosts have it; `init` refuses others). */
+    const motion_plan_reader *plan;
     /* "motion.claim/1", or NULL on a host without it. */
     const motion_claim *claim;
 } set_performer;
+
+/* The plans "Set" accepts: the host refuses any other shape (an unknown or misspelt key, a wrong type)
+ * before add_plan runs, so add_plan only reads what is declared here. */
+static const char set_schema[] =
+    "{\"type\":\"object\","
+    "\"description\":\"Writes a value at once.\","
+    "\"properties\":{"
+    "\"property\":{\"type\":\"string\"},"
+    "\"value\":{\"type\":\"array\",\"items\":{\"type\":\"number\"},\"minItems\":1,\"maxItems\":4}},"
+    "\"required\":[\"property\",\"value\"]}";
 
 static void set_error(char *error, size_t capacity, const char *message) {
     if (error != NULL && capacity > 0) {
@@ -26,55 +39,13 @@ static void set_error(char *error, size_t capacity, const char *message) {
     }
 }
 
-/* Finds `"key"` followed by `:` in a JSON object text and returns the position after the colon. */
-static const char *find_member(const char *json, size_t length, const char *key) {
-    size_t key_length = strlen(key);
-    const char *end = json + length;
-    for (const char *p = json; p + key_length + 2 <= end; p++) {
-        if (*p != '"' || strncmp(p + 1, key, key_length) != 0 || p[key_length + 1] != '"') continue;
-        const char *q = p + key_length + 2;
-        while (q < end && isspace((unsigned char)*q)) q++;
-        if (q < end && *q == ':') return q + 1;
+static int32_t set_init(const motion_host *host) {
+    const motion_plan_reader *plan = host->get_extension(host, MOTION_PLAN_EXTENSION);
+    if (plan == NULL || plan->struct_size < sizeof(motion_plan_reader)) {
+        host->log(host, 0, MOTION_LOG_ERROR, "org.motiond.set needs the host extension motion.plan/1");
+        return MOTION_ERROR;
     }
-    return NULL;
-}
-
-static int parse_string(const char *p, const char *end, char *out, size_t capacity) {
-    while (p < end && isspace((unsigned char)*p)) p++;
-    if (p >= end || *p != '"') return 0;
-    p++;
-    size_t n = 0;
-    while (p < end && *p != '"') {
-        if (*p == '\\' || n + 1 >= capacity) return 0;
-        out[n++] = *p++;
-    }
-    out[n] = '\0';
-    return p < end && n > 0;
-}
-
-static int parse_vector(const char *p, const char *end, double *out, uint32_t *count) {
-    while (p < end && isspace((unsigned char)*p)) p++;
-    if (p >= end || *p != '[') return 0;
-    p++;
-    *count = 0;
-    for (;;) {
-        while (p < end && isspace((unsigned char)*p)) p++;
-        if (p < end && *p == ']') return *count > 0;
-        if (*count == MOTION_MAX_COMPONENTS) return 0;
-        char buffer[64];
-        size_t n = 0;
-        while (p < end && n + 1 < sizeof buffer && (isdigit((unsigned char)*p) || strchr("+-.eE", *p))) {
-            buffer[n++] = *p++;
-        }
-        buffer[n] = '\0';
-        char *stop = NULL;
-        double value = strtod(buffer, &stop);
-        if (n == 0 || stop != buffer + n) return 0;
-        out[(*count)++] = value;
-        while (p < end && isspace((unsigned char)*p)) p++;
-        if (p < end && *p == ',') p++;
-        else if (!(p < end && *p == ']')) return 0;
-    }
+    return MOTION_OK;
 }
 
 static void *set_create(const motion_factory *factory, const motion_host *host, motion_performer_ref ref,
@@ -85,6 +56,7 @@ static void *set_create(const motion_factory *factory, const motion_host *host, 
     if (performer == NULL) return NULL;
     performer->host = host;
     performer->ref = ref;
+    performer->plan = host->get_extension(host, MOTION_PLAN_EXTENSION);
     const motion_claim *claim = host->get_extension(host, MOTION_CLAIM_EXTENSION);
     if (claim != NULL && claim->struct_size >= sizeof(motion_claim)) performer->claim = claim;
     return performer;
@@ -93,29 +65,28 @@ static void *set_create(const motion_factory *factory, const motion_host *host, 
 static void set_destroy(void *instance) { free(instance); }
 
 static int32_t set_add_plan(void *instance, const char *json, size_t length, char *error, size_t capacity) {
+    (void)json;
+    (void)length;
     set_performer *performer = instance;
-    const char *end = json + length;
-    char property[128];
-    const char *member = find_member(json, length, "property");
-    if (member == NULL || !parse_string(member, end, property, sizeof property)) {
-        set_error(error, capacity, "property: expected a non-empty string");
-        return MOTION_ERROR;
-    }
+    const motion_host *host = performer->host;
+    const motion_plan_reader *plan = performer->plan;
+    const motion_plan_node *root = plan->root(host);
+    /* Validated against set_schema: "property" is a string and "value" 1 to 4 numbers. */
+    const char *property = plan->string(host, plan->member(host, root, "property"), NULL);
     double value[MOTION_MAX_COMPONENTS];
-    uint32_t count = 0;
-    member = find_member(json, length, "value");
-    if (member == NULL || !parse_vector(member, end, value, &count)) {
+    uint32_t count = plan->vector(host, plan->member(host, root, "value"), value, MOTION_MAX_COMPONENTS);
+    if (property == NULL || count == 0 || count > MOTION_MAX_COMPONENTS) {
         set_error(error, capacity, "value: expected an array of 1 to 4 numbers");
         return MOTION_ERROR;
     }
-    motion_property handle = performer->host->intern_property(performer->host, performer->ref, property);
+    motion_property handle = host->intern_property(host, performer->ref, property);
     if (handle == MOTION_INVALID_PROPERTY) {
         set_error(error, capacity, "property: rejected by the host");
         return MOTION_ERROR;
     }
     /* A value set now wins over an animation of another plan type still moving the property. */
-    if (performer->claim != NULL) performer->claim->claim_property(performer->host, performer->ref, handle);
-    performer->host->write_property(performer->host, handle, value, NULL, count);
+    if (performer->claim != NULL) performer->claim->claim_property(host, performer->ref, handle);
+    host->write_property(host, handle, value, NULL, count);
     return MOTION_OK;
 }
 
@@ -131,6 +102,7 @@ static const motion_factory set_factories[] = {
         .add_named_plan = NULL,
         .remove_named_plan = NULL,
         .advance = NULL,
+        .plan_schema = set_schema,
     },
 };
 
@@ -171,9 +143,9 @@ static const motion_plugin set_plugin = {
     .abi_major = MOTION_ABI_MAJOR,
     .abi_minor = MOTION_ABI_MINOR,
     .id = "org.motiond.set",
-    .version = "1.0.0",
+    .version = "1.1.0",
     .build_tag = "c",
-    .init = NULL,
+    .init = set_init,
     .deinit = NULL,
     .factory_count = sizeof set_factories / sizeof set_factories[0],
     .function_count = 0,

@@ -9,6 +9,10 @@ public protocol Performer: AnyObject {
     /// The plan type name clients write in `"type"`.
     static var planType: String { get }
 
+    /// The plans this performer accepts, checked by the host before `add` sees them. The default is the
+    /// plan type's own (`DescribedPlan`), else the keys its decoding reads (`PlanSchema.keys(of:)`).
+    static var planSchema: PlanSchema? { get }
+
     /// Continuous performers take is-active tokens and receive `advance(by:)` while they hold one.
     static var isContinuous: Bool { get }
 
@@ -35,6 +39,9 @@ public protocol Performer: AnyObject {
 
 extension Performer {
     public static var isContinuous: Bool { false }
+    public static var planSchema: PlanSchema? {
+        (Plan.self as? any DescribedPlan.Type)?.schema ?? PlanSchema.keys(of: Plan.self)
+    }
     public func add(_ plan: Plan, named name: String) throws { try add(plan) }
     public func removePlan(named name: String) {}
     public func advance(by dt: Double) {}

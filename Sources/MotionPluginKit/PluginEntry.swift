@@ -83,7 +83,8 @@ public enum PluginEntry {
                 ? { instance, dt in
                     guard let instance else { return }
                     box(instance).advance(by: dt)
-                } : nil)
+                } : nil,
+            plan_schema: P.planSchema.map { permanentCString($0.json) })
     }
 }
 

@@ -1,15 +1,15 @@
 import MotionPluginAPI
 import Testing
 
-/// Pins ABI v1.1 on LP64 Linux (1.1 added the batch and properties extensions; the claim and yield
-/// extensions came later, negotiated by id alone). A change here is an ABI break: bump MOTION_ABI_MAJOR, or append members
+/// Pins ABI v1.2 on LP64 Linux (1.1 added the batch and properties extensions; the claim and yield
+/// extensions came later, negotiated by id alone; 1.2 appended `motion_factory.plan_schema`). A change here is an ABI break: bump MOTION_ABI_MAJOR, or append members
 /// and bump the minor version instead.
 @Suite("Plugin ABI layout")
 struct ABILayoutTests {
     @Test func constants() {
         #expect(MOTION_PLUGIN_MAGIC == 0x4E54_4F4D)
         #expect(MOTION_ABI_MAJOR == 1)
-        #expect(MOTION_ABI_MINOR == 1)
+        #expect(MOTION_ABI_MINOR == 2)
         #expect(MOTION_INVALID_PROPERTY == UInt32.max)
         withUnsafeBytes(of: MOTION_PLUGIN_MAGIC.littleEndian) { #expect(Array($0) == Array("MOTN".utf8)) }
     }
@@ -35,7 +35,7 @@ struct ABILayoutTests {
 
     @Test func factory() {
         typealias S = motion_factory
-        #expect(MemoryLayout<S>.size == 72)
+        #expect(MemoryLayout<S>.size == 80)
         #expect(MemoryLayout<S>.offset(of: \.struct_size) == 0)
         #expect(MemoryLayout<S>.offset(of: \.flags) == 4)
         #expect(MemoryLayout<S>.offset(of: \.plan_type) == 8)
@@ -46,6 +46,7 @@ struct ABILayoutTests {
         #expect(MemoryLayout<S>.offset(of: \.add_named_plan) == 48)
         #expect(MemoryLayout<S>.offset(of: \.remove_named_plan) == 56)
         #expect(MemoryLayout<S>.offset(of: \.advance) == 64)
+        #expect(MemoryLayout<S>.offset(of: \.plan_schema) == 72)  // ABI 1.2
     }
 
     @Test func hostServices() {

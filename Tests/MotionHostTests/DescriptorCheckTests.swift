@@ -31,11 +31,11 @@ struct DescriptorCheckTests {
     }
 
     @Test func majorVersionMustMatch() {
-        #expect(reason { $0.abi_major = 2 } == "abi_major: plugin is built for ABI 2.1, this host speaks 1.1")
+        #expect(reason { $0.abi_major = 2 } == "abi_major: plugin is built for ABI 2.2, this host speaks 1.2")
     }
 
     @Test func newerMinorVersionIsRefused() {
-        #expect(reason { $0.abi_minor = 3 } == "abi_minor: plugin needs ABI 1.3, this host provides 1.1")
+        #expect(reason { $0.abi_minor = 3 } == "abi_minor: plugin needs ABI 1.3, this host provides 1.2")
     }
 
     @Test func shortDescriptorIsRefused() {

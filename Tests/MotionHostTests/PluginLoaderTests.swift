@@ -40,16 +40,18 @@ struct PluginLoaderTests {
         let engine = Engine(registry: builder.freeze(), host: host)
         try engine.addPlan(plan(#"{"type":"Set","property":"opacity","value":[0.5, 2]}"#), to: "card")
         #expect(engine.value(of: "opacity", target: "card") == [0.5, 2])
-        #expect(throws: EngineError(.invalidPlan, "value: expected an array of 1 to 4 numbers")) {
+        #expect(throws: EngineError(.invalidPlan, "value: expected an array of 1 to 4 numbers, found a string")) {
             try engine.addPlan(plan(#"{"type":"Set","property":"opacity","value":"high"}"#), to: "card")
         }
     }
 
     @Test(arguments: [
         ("bad_magic.c", "magic: expected 0x4E544F4D, found 0xDEADBEEF"),
-        ("future_abi.c", "abi_major: plugin is built for ABI 2.0, this host speaks 1.1"),
+        ("future_abi.c", "abi_major: plugin is built for ABI 2.0, this host speaks 1.2"),
         ("no_entry.c", "motion_plugin_entry: symbol not found (not a motiond plugin)"),
         ("init_fails.c", "init: the plugin reported a failure"),
+        ("future_minor.c", "abi_minor: plugin needs ABI 1.3, this host provides 1.2"),
+        ("bad_schema.c", "factories[0].plan_schema (Odd): properties.x.minimun: unsupported keyword; did you mean minimum?"),
     ])
     func refusesBrokenPlugins(source: String, reason: String) async throws {
         let directory = try CCompiler.temporaryDirectory()

@@ -88,10 +88,10 @@ struct SpringPluginTests {
     }
 
     @Test func refusesMalformedPlansNamingTheField() throws {
-        #expect(throws: EngineError(.invalidPlan, "to: missing")) {
+        #expect(throws: EngineError(.invalidPlan, "to: missing (required)")) {
             try engine.addPlan(plan(#"{"type":"Spring","property":"x"}"#), to: "card")
         }
-        #expect(throws: EngineError(.invalidPlan, "to: expected 1 to 4 numbers")) {
+        #expect(throws: EngineError(.invalidPlan, "to: expected an array of 1 to 4 numbers, found 5 elements")) {
             try engine.addPlan(plan(#"{"type":"Spring","property":"x","to":[1,2,3,4,5]}"#), to: "card")
         }
         #expect(throws: EngineError(.invalidPlan, "from: expected 2 numbers like to")) {

@@ -132,7 +132,9 @@ struct HotSwapTests {
         #expect(before.count > 10 && frames.count > before.count + 10, "the spring kept moving after the swap")
         // No jump: every step stays within what the spring's speed allows (|v| ≤ ~√20·100 ≈ 450/s).
         for (previous, next) in zip(frames, frames.dropFirst()) {
-            #expect(abs(next.x - previous.x) <= 450 * (next.t - previous.t) + 0.5, "jump at t=\(next.t): \(previous.x) → \(next.x)")
+            // + 1.5: `t` is when a frame was sent, not the instant its values are for; on a loaded 2-core machine
+            // the two differ by a few ms (a jump from a lost state is tens of units).
+            #expect(abs(next.x - previous.x) <= 450 * (next.t - previous.t) + 1.5, "jump at t=\(next.t): \(previous.x) → \(next.x)")
         }
         #expect(Self.hasNoGap(all), "no frame sequence gap")
         let list = try await client.call("plugins.list")

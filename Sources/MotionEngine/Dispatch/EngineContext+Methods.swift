@@ -143,6 +143,8 @@ extension EngineContext {
                 "generation": .number(Double(entry.generation)), "file": .string(entry.plugin.file),
                 "hash": .string(entry.hash), "current": .bool(current.contains("\(entry.plugin.id)#\(entry.generation)")),
                 "buildTag": .string(entry.plugin.buildTag), "planTypes": .array(owned),
+                "schemas": .object(Dictionary(entry.plugin.factories.map { ($0.planType, $0.schema?.json ?? .null) },
+                                              uniquingKeysWith: { first, _ in first })),
                 "functions": .array(entry.plugin.functions.map { ["name": .string($0.name), "signature": .string($0.signature)] }),
             ]
         }

@@ -21,6 +21,13 @@ extension Engine {
             let known = registry.planTypes.joined(separator: ", ")
             throw EngineError(.unknownPlanType, "plan.type: \"\(planType)\" is not registered; known types: \(known)")
         }
+        if let schema = registry.factories[factoryIndex].descriptor.schema {
+            do throws(PlanSchema.Violation) {
+                try schema.validate(plan: plan)
+            } catch {
+                throw EngineError(.invalidPlan, error.message)
+            }
+        }
         if let name, name.isEmpty { throw EngineError(.invalidRequest, "name: must not be empty") }
         let targetScope = scope.target(target)
         if !swapJobs.isEmpty, targetScope.performers[factoryIndex] == nil {
@@ -77,7 +84,7 @@ extension Engine {
     @discardableResult
     private func removeNamedPlan(_ name: String, from target: TargetScope, in scope: RuntimeScope) -> Bool {
         guard let performer = target.named.removeValue(forKey: name) else { return false }
-        if let remove = performer.factory.pointee.remove_named_plan, let instance = performer.instance {
+        if let remove = performer.table.pointee.remove_named_plan, let instance = performer.instance {
             remove(instance, name)
         }
         trace(TraceEvent(kind: "plan.named.removed", runtime: scope.name, target: target.name,
@@ -93,7 +100,7 @@ extension Engine {
                                      runtime: scope, target: target)
         nextPerformerID += 1
         performers[record.id] = record
-        let instance = factory.descriptor.pointer.pointee.create(
+        let instance = factory.descriptor.table.pointee.create(
             factory.descriptor.pointer, host.pointer, record.id, target.name)
         guard let instance else {
             performers[record.id] = nil
@@ -115,7 +122,9 @@ extension Engine {
         let length = json.count
         json.append(0)  // C plugins may treat the text as a string; `length` does not count the NUL.
         var message = [CChar](repeating: 0, count: 1024)
-        let factory = performer.factory.pointee
+        let factory = performer.table.pointee
+        host.plans.begin(plan)
+        defer { host.plans.end() }
         let status: Int32 = json.withUnsafeBufferPointer { bytes in
             let text = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
             if let name {

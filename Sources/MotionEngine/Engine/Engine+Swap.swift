@@ -181,7 +181,7 @@ extension Engine {
                                      runtime: old.runtime, target: old.target)
         nextPerformerID += 1
         performers[record.id] = record
-        guard let instance = factory.descriptor.pointer.pointee.create(factory.descriptor.pointer, host.pointer,
+        guard let instance = factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer,
                                                                         record.id, old.target.name)
         else {
             performers[record.id] = nil

@@ -150,7 +150,7 @@ public final class Engine {
         let active = scope.performers.filter { $0.advanceSlot >= 0 }
         phase = .frame
         for performer in active {
-            if let instance = performer.instance, let advance = performer.factory.pointee.advance { advance(instance, dt) }
+            if let instance = performer.instance, let advance = performer.table.pointee.advance { advance(instance, dt) }
         }
         finishFrame()
     }
@@ -168,7 +168,7 @@ public final class Engine {
 
     func startAdvancing(_ performer: PerformerRecord) {
         guard performer.advanceSlot == -1, performer.runtime.timeline.pausedAt == nil, let instance = performer.instance,
-            performer.factory.pointee.advance != nil
+            performer.table.pointee.advance != nil
         else { return }
         if phase == .frame {
             performer.advanceSlot = -2
@@ -178,7 +178,7 @@ public final class Engine {
         let index = performer.factoryIndex
         while advanceGroups.count <= index {
             let descriptor = registry.factories[advanceGroups.count].descriptor
-            advanceGroups.append(AdvanceGroup(factory: descriptor.pointer, advance: descriptor.pointer.pointee.advance,
+            advanceGroups.append(AdvanceGroup(factory: descriptor.pointer, advance: descriptor.table.pointee.advance,
                                               batch: descriptor.batch?.pointee.advance_batch))
         }
         performer.advanceSlot = advanceGroups[index].instances.count
@@ -210,6 +210,6 @@ public final class Engine {
     func destroyInstance(_ performer: PerformerRecord) {
         guard let instance = performer.instance else { return }
         performer.instance = nil
-        performer.factory.pointee.destroy(instance)
+        performer.table.pointee.destroy(instance)
     }
 }

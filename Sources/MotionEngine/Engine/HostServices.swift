@@ -64,6 +64,7 @@ public final class HostServices {
                 case MOTION_CURVES_EXTENSION: return UnsafeRawPointer(services.curves)
                 case MOTION_PROPERTIES_EXTENSION: return UnsafeRawPointer(services.properties)
                 case MOTION_CLAIM_EXTENSION: return UnsafeRawPointer(services.claims)
+                case MOTION_PLAN_EXTENSION: return UnsafeRawPointer(services.plans.table)
                 default: return nil
                 }
             }))
@@ -87,6 +88,12 @@ public final class HostServices {
                 services(host)?.engine?.curves.release(curve)
             }))
     }
+
+    /// The "motion.plan/1" extension: the plan being handed to a plugin, as typed values.
+    let plans = PlanReader()
+
+    /// The services behind a host pointer a plugin passed back.
+    static func from(_ host: UnsafePointer<motion_host>?) -> HostServices? { services(host) }
 
     /// The "motion.curves/1" extension table.
     let curves = UnsafeMutablePointer<motion_curves>.allocate(capacity: 1)

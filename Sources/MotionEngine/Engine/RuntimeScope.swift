@@ -4,7 +4,10 @@ import MotionPluginAPI
 final class PerformerRecord {
     let id: UInt64
     let factoryIndex: Int
+    /// The plugin's factory struct (handed back to the plugin) and the one the host reads members from
+    /// (see `FactoryDescriptor.table`).
     let factory: UnsafePointer<motion_factory>
+    let table: UnsafePointer<motion_factory>
     let planType: String
     let pluginID: String
     let isContinuous: Bool
@@ -19,6 +22,7 @@ final class PerformerRecord {
         self.id = id
         self.factoryIndex = factoryIndex
         self.factory = factory.descriptor.pointer
+        self.table = factory.descriptor.table
         self.planType = factory.descriptor.planType
         self.pluginID = factory.pluginID
         self.isContinuous = factory.descriptor.isContinuous

@@ -6,9 +6,12 @@ public enum DescriptorCheck {
     public static let hostMajor = UInt16(MOTION_ABI_MAJOR)
     public static let hostMinor = UInt16(MOTION_ABI_MINOR)
 
-    /// Offset of the first member a 1.0 reader needs past the header, used as the minimum struct size.
-    static let minimumPluginSize = MemoryLayout<motion_plugin>.size
-    static let minimumFactorySize = MemoryLayout<motion_factory>.size
+    /// The smallest descriptors this host reads: their sizes in ABI 1.0, pinned in the header (never
+    /// today's `MemoryLayout`, which grows with every minor version and would refuse older plugins).
+    static let minimumPluginSize = Int(MOTION_PLUGIN_SIZE_1_0)
+    static let minimumFactorySize = Int(MOTION_FACTORY_SIZE_1_0)
+    /// Factories at least this large carry `plan_schema`.
+    static let schemaFactorySize = Int(MOTION_FACTORY_SIZE_1_2)
 
     public static func check(_ raw: UnsafeRawPointer, file: String) -> Result<PluginDescriptor, PluginLoadError> {
         func fail(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
@@ -48,24 +51,42 @@ public enum DescriptorCheck {
             return fail(error.reason)
         }
         var factories: [FactoryDescriptor] = []
+        // The array's stride is the plugin's sizeof(motion_factory), which its first struct_size gives:
+        // a plugin built against an older (smaller) header is walked with its own size, not this host's.
+        let stride = factoryCount > 0 ? Int(plugin.pointee.factories!.pointee.struct_size) : 0
         for index in 0..<factoryCount {
-            let factory = plugin.pointee.factories! + index
+            let raw = UnsafeRawPointer(plugin.pointee.factories!) + index * stride
             let field = "factories[\(index)]"
-            guard Int(factory.pointee.struct_size) >= minimumFactorySize else {
-                return fail("\(field).struct_size: \(factory.pointee.struct_size), expected at least \(minimumFactorySize)")
+            let size = Int(raw.loadUnaligned(as: UInt32.self))
+            guard size >= minimumFactorySize else {
+                return fail("\(field).struct_size: \(size), expected at least \(minimumFactorySize) (ABI 1.0)")
             }
-            guard let planType = string(factory.pointee.plan_type), !planType.isEmpty else {
+            guard size == stride else {
+                return fail("\(field).struct_size: \(size), but factories[0] has \(stride) (one array, one size)")
+            }
+            let pointer = raw.assumingMemoryBound(to: motion_factory.self)
+            let table = size >= MemoryLayout<motion_factory>.size ? pointer : paddedCopy(of: raw, size: size)
+            let factory = table.pointee
+            guard let planType = string(factory.plan_type), !planType.isEmpty else {
                 return fail("\(field).plan_type: missing or empty")
             }
-            guard factory.pointee.create != nil else { return fail("\(field).create: NULL") }
-            guard factory.pointee.destroy != nil else { return fail("\(field).destroy: NULL") }
-            guard factory.pointee.add_plan != nil else { return fail("\(field).add_plan: NULL") }
-            let continuous = factory.pointee.flags & MOTION_FACTORY_CONTINUOUS != 0
-            guard !continuous || factory.pointee.advance != nil else {
+            guard factory.create != nil else { return fail("\(field).create: NULL") }
+            guard factory.destroy != nil else { return fail("\(field).destroy: NULL") }
+            guard factory.add_plan != nil else { return fail("\(field).add_plan: NULL") }
+            let continuous = factory.flags & MOTION_FACTORY_CONTINUOUS != 0
+            guard !continuous || factory.advance != nil else {
                 return fail("\(field).advance: NULL for a continuous factory")
             }
-            factories.append(FactoryDescriptor(pointer: factory, planType: planType, isContinuous: continuous,
-                                               batch: continuous ? batch : nil, yield: yield))
+            var schema: PlanSchema?
+            if size >= schemaFactorySize, let text = string(factory.plan_schema) {
+                do throws(PlanSchema.Invalid) {
+                    schema = try PlanSchema.plan(parsing: text)
+                } catch {
+                    return fail("\(field).plan_schema (\(planType)): \(error.message)")
+                }
+            }
+            factories.append(FactoryDescriptor(pointer: pointer, table: table, planType: planType, schema: schema,
+                                               isContinuous: continuous, batch: continuous ? batch : nil, yield: yield))
         }
         let functionCount = Int(plugin.pointee.function_count)
         guard functionCount == 0 || plugin.pointee.functions != nil else { return fail("functions: NULL") }
@@ -85,6 +106,16 @@ public enum DescriptorCheck {
             PluginDescriptor(
                 pointer: UnsafePointer(plugin), id: id, version: version, buildTag: buildTag, file: file,
                 factories: factories, functions: functions))
+    }
+
+    /// A host-owned copy of a factory struct smaller than this host's, with the newer members zeroed.
+    /// Kept for the process lifetime, like the plugin's own.
+    private static func paddedCopy(of raw: UnsafeRawPointer, size: Int) -> UnsafePointer<motion_factory> {
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<motion_factory>.size,
+                                                    alignment: MemoryLayout<motion_factory>.alignment)
+        copy.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<motion_factory>.size)
+        copy.copyMemory(from: raw, byteCount: size)
+        return UnsafePointer(copy.assumingMemoryBound(to: motion_factory.self))
     }
 
     private struct ExtensionError: Error {

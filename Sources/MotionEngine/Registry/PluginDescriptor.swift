@@ -15,9 +15,17 @@ public struct PluginDescriptor: @unchecked Sendable {
 }
 
 public struct FactoryDescriptor: @unchecked Sendable {
-    // @unchecked: as for PluginDescriptor, immutable plugin-owned memory kept for the process lifetime.
+    // @unchecked: as for PluginDescriptor, immutable plugin-owned memory kept for the process lifetime
+    // (and `table`, when it is the host's copy, is never written after the check and never freed).
+    /// The plugin's own struct: what the host hands back to the plugin (`create`, `advance_batch`, …).
     public let pointer: UnsafePointer<motion_factory>
+    /// What the host reads members from: `pointer` itself when the plugin's struct is as large as this
+    /// host's, else a copy padded with zeros (NULL) for the members a newer minor version appended, so
+    /// reading them never runs past the plugin's array.
+    public let table: UnsafePointer<motion_factory>
     public let planType: String
+    /// The plans this factory accepts (ABI 1.2 `plan_schema`); nil when it declares none.
+    package let schema: PlanSchema?
     public let isContinuous: Bool
     /// The plugin's "motion.batch/1" table when it has one: the engine then advances this factory's
     /// performers with one call per tick.

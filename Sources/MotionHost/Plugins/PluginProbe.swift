@@ -25,7 +25,7 @@ public enum PluginProbe {
         case .success(let loaded): descriptor = loaded
         }
         for factory in descriptor.factories {
-            let table = factory.pointer.pointee
+            let table = factory.table.pointee
             guard let instance = table.create(factory.pointer, host.pointer, 1, "probe") else {
                 print(JSONWriter.string(["ok": false, "reason": .string("\(factory.planType): create returned NULL")]))
                 return 2

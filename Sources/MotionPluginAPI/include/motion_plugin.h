@@ -1,5 +1,5 @@
 /*
- * motion_plugin.h — the motiond plugin ABI, version 1.1.
+ * motion_plugin.h — the motiond plugin ABI, version 1.2.
  *
  * This header is the whole contract between motiond and a plugin. A plugin is a shared library that
  * exports one C function, `motion_plugin_entry`, returning a pointer to a `motion_plugin` descriptor.
@@ -22,6 +22,11 @@
  * version N loads into any host whose minor version is >= N and whose major version is equal.
  * Optional capabilities are extensions found by id and revision through `get_extension` (host and
  * plugin each have one); adding one changes no version, since either side without it answers NULL.
+ * Each extension has a header of its own under motion/ext/ (as CLAP does); this header includes them all.
+ *
+ * History. 1.0: the descriptor, factories, host services. 1.1: extensions motion.batch/1 and
+ * motion.properties/1 (no struct grew). 1.2: `motion_factory.plan_schema` (plans validated by the host)
+ * and the host extension motion.plan/1 (typed access to the validated plan).
  */
 #ifndef MOTION_PLUGIN_H
 #define MOTION_PLUGIN_H
@@ -36,7 +41,18 @@ extern "C" {
 /** 'MOTN' read as a little-endian uint32: the first four bytes of every descriptor. */
 #define MOTION_PLUGIN_MAGIC 0x4E544F4Du
 #define MOTION_ABI_MAJOR 1u
-#define MOTION_ABI_MINOR 1u
+#define MOTION_ABI_MINOR 2u
+
+/*
+ * The sizes the structs had when each minor version was published (LP64). They never change: a host
+ * accepts any descriptor at least as large as its minor version's size and reads a member that a later
+ * minor version appended only when `struct_size` covers it. Arrays of factories are walked with the
+ * factory's own `struct_size` as the stride, so a plugin built against an older header is read correctly.
+ */
+#define MOTION_PLUGIN_SIZE_1_0 88u   /* motion_plugin, ABI 1.0 and 1.1 */
+#define MOTION_FACTORY_SIZE_1_0 72u  /* motion_factory, ABI 1.0 and 1.1 */
+#define MOTION_FACTORY_SIZE_1_2 80u  /* motion_factory, ABI 1.2: + plan_schema */
+#define MOTION_HOST_SIZE_1_0 88u     /* motion_host, ABI 1.0 to 1.2 */
 
 /** Name of the one exported entry function. */
 #define MOTION_PLUGIN_ENTRY_SYMBOL "motion_plugin_entry"
@@ -138,7 +154,10 @@ typedef struct motion_host {
     void (*log)(const struct motion_host *host, motion_performer_ref performer, int32_t level,
                 const char *message);
 
-    /** [load, control] Looks up an optional host capability such as "motion.clock/1"; NULL if absent. */
+    /**
+     * [load, control] Looks up an optional host capability by id and revision, e.g. "motion.curves/1"
+     * (each id is in its header under motion/ext/); NULL if this host does not offer it.
+     */
     const void *(*get_extension)(const struct motion_host *host, const char *id);
 } motion_host;
 
@@ -197,6 +216,24 @@ typedef struct motion_factory {
      * and no token: it must then return at once.
      */
     void (*advance)(void *instance, double dt);
+
+    /* ---- ABI 1.2 (struct_size >= MOTION_FACTORY_SIZE_1_2) ---- */
+
+    /**
+     * [load] The plans this factory accepts, as JSON Schema text (UTF-8, NUL-terminated, owned by the
+     * plugin, valid for the process lifetime), e.g.
+     *   {"type":"object","properties":{"property":{"type":"string"},"value":{"type":"array",
+     *    "items":{"type":"number"},"minItems":1,"maxItems":4}},"required":["property","value"]}
+     * The host checks every plan against it before `add_plan` sees the plan: an unknown key, a missing
+     * required key, a wrong type or a number out of range is refused with `plan.invalid` naming the
+     * field (and the closest known key for a misspelt one). Objects with `properties` are closed unless
+     * they say "additionalProperties": true; the plan's own "type" key is always allowed. The subset:
+     * type, properties, required, additionalProperties, enum, minimum, maximum, exclusiveMinimum,
+     * exclusiveMaximum, items, minItems, maxItems, anyOf (title, description, default, examples are
+     * ignored); any other keyword makes the host reject the plugin with the reason. NULL: the host checks
+     * only "type" and the plugin validates everything else itself. `plugins.list` shows the schema.
+     */
+    const char *plan_schema;
 } motion_factory;
 
 /**
@@ -245,145 +282,23 @@ typedef struct motion_plugin {
 } motion_plugin;
 
 /**
- * Host extension "motion.curves/1": timing functions that plugins export (`motion_plugin.functions`),
- * called by the host through libffi. Get it with `host->get_extension(host, MOTION_CURVES_EXTENSION)`.
- * A curve is bound to its arguments once, when a plan is added; evaluating it is then one call per sample.
+ * The one function a plugin exports. Must be cheap and side-effect free: no host is known yet. Returns
+ * the plugin's descriptor (owned by the plugin, valid for the process lifetime), never NULL.
  */
-#define MOTION_CURVES_EXTENSION "motion.curves/1"
-
-typedef uint64_t motion_curve;
-
-typedef struct motion_curves {
-    uint32_t struct_size;
-    uint32_t reserved;
-    /**
-     * [control] Binds the function `name` (borrowed) to `arguments` (the values after t, borrowed) and
-     * returns a curve, or 0 with a NUL-terminated message in `error` when there is no such function or
-     * the arguments do not match its signature.
-     */
-    motion_curve (*bind)(const motion_host *host, const char *name, const double *arguments,
-                         uint32_t argument_count, char *error, size_t error_capacity);
-    /** [control, frame] f(t, arguments...). Returns t unchanged for an unknown curve. */
-    double (*evaluate)(const motion_host *host, motion_curve curve, double t);
-    /** [control, frame] The curve is no longer used. */
-    void (*release)(const motion_host *host, motion_curve curve);
-} motion_curves;
-
-/** The entry function every plugin exports. Must be cheap and side-effect free: no host is known yet. */
-/**
- * Plugin extension "motion.migrate/1": hot swap with state. When a new build of a plugin replaces a
- * running one, the host moves each running performer to the new build at a tick boundary: it exports the
- * old instance's state as JSON, creates an instance with the new build's factory for the same plan type,
- * target and performer ref, and imports the state into it. Both builds must offer the extension;
- * without it, running performers finish on the old build and new plans go to the new one.
- * Return it from `motion_plugin.get_extension(MOTION_MIGRATE_EXTENSION)`.
- */
-#define MOTION_MIGRATE_EXTENSION "motion.migrate/1"
-
-typedef struct motion_migrate {
-    uint32_t struct_size;
-    uint32_t reserved;
-    /**
-     * [control] Writes the instance's state (UTF-8 JSON, no NUL needed) into `buffer` of `capacity` bytes
-     * and returns its length. If the length exceeds `capacity`, the host calls again with a buffer at
-     * least that large. Returns 0 if the instance cannot be exported (the swap is then abandoned).
-     * `instance` was made by `factory`, a factory of this plugin image.
-     */
-    size_t (*export_state)(const motion_factory *factory, void *instance, char *buffer, size_t capacity);
-    /**
-     * [control] Restores state that an earlier build's `export_state` wrote (`length` bytes, borrowed,
-     * followed by a NUL) into `instance`, freshly created by `factory` (of this image) and given no plan
-     * yet. It continues where the old instance was: it takes tokens (token_generate) for what is still
-     * running and writes no jump. Returns MOTION_OK, or MOTION_ERROR with a NUL-terminated message in
-     * `error` (capacity bytes); the host then destroys the instance and keeps the old build running.
-     */
-    int32_t (*import_state)(const motion_factory *factory, void *instance, const char *json, size_t length,
-                            char *error, size_t error_capacity);
-} motion_migrate;
-
-/**
- * Plugin extension "motion.batch/1" (ABI 1.1): advance many performers in one call. Without it the host
- * calls `motion_factory.advance` once per performer per tick; with it, once per factory per tick, so a
- * plugin can keep its performers' state in contiguous arrays and step them in one loop.
- * Return it from `motion_plugin.get_extension(MOTION_BATCH_EXTENSION)`.
- */
-#define MOTION_BATCH_EXTENSION "motion.batch/1"
-
-typedef struct motion_batch {
-    uint32_t struct_size;
-    uint32_t reserved;
-    /**
-     * [frame] Advances `count` instances by `dt` seconds: the same as calling `factory->advance` on each of
-     * them in turn. Every instance was made by `factory` (a continuous factory of this image), holds at
-     * least one token, and appears once. `instances` is borrowed for the call. Host services may be used
-     * as from `advance`; a token taken during the call is advanced from the next tick.
-     */
-    void (*advance_batch)(const motion_factory *factory, void *const *instances, size_t count, double dt);
-} motion_batch;
-
-/**
- * Host extension "motion.properties/1" (ABI 1.1): many property writes in one call. Get it with
- * `host->get_extension(host, MOTION_PROPERTIES_EXTENSION)`; a host without it returns NULL, and the plugin
- * calls `write_property` for each instead.
- */
-#define MOTION_PROPERTIES_EXTENSION "motion.properties/1"
-
-typedef struct motion_properties {
-    uint32_t struct_size;
-    uint32_t reserved;
-    /**
-     * [control, frame] The same as `n` calls of `write_property`: property `properties[i]` gets `counts[i]`
-     * components from `values + i * MOTION_MAX_COMPONENTS` and `velocities + i * MOTION_MAX_COMPONENTS`
-     * (`velocities` may be NULL: zero velocity). All arrays are borrowed for the call.
-     */
-    void (*write_properties)(const motion_host *host, const motion_property *properties, const uint8_t *counts,
-                             const double *values, const double *velocities, size_t n);
-} motion_properties;
-
-/**
- * Host extension "motion.claim/1": one animation per property. Two performers of one target (say a
- * Spring and then a Tween on "opacity") must not both drive a property: the newer plan wins. A performer
- * that starts animating a property claims it; the performer that animated it before is told to let go
- * through its plugin's "motion.yield/1" extension, if it has one. Negotiated by id: a host without it
- * returns NULL, and the plugin simply does not claim.
- */
-#define MOTION_CLAIM_EXTENSION "motion.claim/1"
-
-typedef struct motion_claim {
-    uint32_t struct_size;
-    uint32_t reserved;
-    /**
-     * [control] `performer` starts animating `property` (a handle of its own target). If another
-     * performer of the target claimed it before and is still alive, the host first calls that
-     * performer's `yield_property` (so its "interrupted" trace comes before the claimant's own events).
-     * Claiming a property the performer already holds does nothing; a claim made during a frame is
-     * ignored.
-     */
-    void (*claim_property)(const motion_host *host, motion_performer_ref performer, motion_property property);
-} motion_claim;
-
-/**
- * Plugin extension "motion.yield/1": the other half of "motion.claim/1". Return it from
- * `motion_plugin.get_extension(MOTION_YIELD_EXTENSION)`.
- */
-#define MOTION_YIELD_EXTENSION "motion.yield/1"
-
-typedef struct motion_yield {
-    uint32_t struct_size;
-    uint32_t reserved;
-    /**
-     * [control] Another performer of the same target claimed `property`: stop animating it now and
-     * write nothing more to it; end that animation as any other (an "animation.ended" trace with reason
-     * "interrupted", its token released). `instance` was made by `factory`, a factory of this image.
-     * Called from inside the claimant's `add_plan` (possibly a performer of another plugin).
-     */
-    void (*yield_property)(const motion_factory *factory, void *instance, motion_property property);
-} motion_yield;
+const motion_plugin *motion_plugin_entry(void);
 
 typedef const motion_plugin *(*motion_plugin_entry_fn)(void);
 
 #ifdef __cplusplus
 }
 #endif
+
+#include "motion/ext/curves.h"
+#include "motion/ext/migrate.h"
+#include "motion/ext/batch.h"
+#include "motion/ext/properties.h"
+#include "motion/ext/claim.h"
+#include "motion/ext/yield.h"
+#include "motion/ext/plan.h"
 
 #endif /* MOTION_PLUGIN_H */

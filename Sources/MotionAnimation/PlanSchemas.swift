@@ -1,0 +1,31 @@
+import MotionPluginKit
+
+/// The shipped animation plans' schemas: the host refuses a plan that does not match (an unknown or
+/// misspelt key, a wrong type, a number out of range) before the performer sees it. The ranges are the
+/// ones the maths checks too (`parameter(_:field:default:in:)`).
+extension SpringPlan: DescribedPlan {
+    public static let schema = PlanSchema.plan([
+        "property": .string(), "to": .vector, "from": .vector, "velocity": .vector,
+        "tension": .number(minimum: 1e-9, maximum: 1e5), "damping": .number(minimum: 0, maximum: 300),
+        "threshold": .number(minimum: 1e-12, maximum: 1e6),
+    ], required: ["property", "to"])
+}
+
+extension TweenPlan: DescribedPlan {
+    public static let schema = PlanSchema.plan([
+        "property": .string(), "to": .vector, "from": .vector,
+        "duration": .number(minimum: 0, maximum: 3600),
+        "timing": .anyOf([
+            .string(oneOf: TimingCurve.presets.keys.sorted()),
+            .array(of: .number(), minItems: 4, maxItems: 4),
+            .object(["function": .string(), "args": .array(of: .number(), maxItems: 16)], required: ["function"]),
+        ]),
+    ], required: ["property", "to"])
+}
+
+extension DecayPlan: DescribedPlan {
+    public static let schema = PlanSchema.plan([
+        "property": .string(), "velocity": .vector, "from": .vector,
+        "drag": .number(minimum: 1e-9, maximum: 300), "threshold": .number(minimum: 1e-12, maximum: 1e6),
+    ], required: ["property", "velocity"])
+}

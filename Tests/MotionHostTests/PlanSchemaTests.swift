@@ -1,0 +1,122 @@
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Testing
+
+/// Plans are checked against their factory's schema before a plugin sees them (SPEC §10).
+@Suite("Plan schemas")
+struct PlanSchemaTests {
+    let spring = try! PlanSchema.plan(parsing: """
+        {"type":"object","properties":{"property":{"type":"string"},
+         "to":{"type":"array","items":{"type":"number"},"minItems":1,"maxItems":4},
+         "damping":{"type":"number","minimum":0,"maximum":300},"tension":{"type":"number"},
+         "axis":{"type":"string","enum":["x","y","both"]},
+         "timing":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"number"},"minItems":4,"maxItems":4}]},
+         "spring":{"type":"object","properties":{"stiffness":{"type":"number","exclusiveMinimum":0}}}},
+         "required":["property","to"]}
+        """)
+
+    func violation(_ text: String) -> String? {
+        do throws(PlanSchema.Violation) {
+            try spring.validate(plan: plan(text))
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func aValidPlanPasses() {
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1,2],"damping":2,"timing":[0,0,1,1]}"#) == nil)
+    }
+
+    @Test func aMisspeltKeyNamesTheClosestKnownOne() {
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1],"dampng":2}"#) == "dampng: unknown key; did you mean damping?")
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1],"tenison":2}"#) == "tenison: unknown key; did you mean tension?")
+    }
+
+    @Test func anUnknownKeyFarFromAnyListsTheKnownOnes() {
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1],"colour":2}"#)
+            == "colour: unknown key; known keys: axis, damping, property, spring, tension, timing, to")
+    }
+
+    @Test func nestedObjectsAreClosedToo() {
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1],"spring":{"stifness":3}}"#)
+            == "spring.stifness: unknown key; did you mean stiffness?")
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1],"spring":{"stiffness":0}}"#)
+            == "spring.stiffness: expected a number greater than 0, found 0")
+    }
+
+    @Test func typesRangesEnumsAndLengthsNameTheField() {
+        #expect(violation(#"{"type":"Spring","to":[1]}"#) == "property: missing (required)")
+        #expect(violation(#"{"type":"Spring","property":"x","to":"far"}"#) == "to: expected an array of 1 to 4 numbers, found a string")
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1,2,3,4,5]}"#) == "to: expected an array of 1 to 4 numbers, found 5 elements")
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1,"2"]}"#) == "to[1]: expected a number, found a string")
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1],"damping":301}"#) == "damping: 301 is above the maximum 300")
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1],"axis":"z"}"#) == #"axis: expected one of "x", "y", "both", found "z""#)
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1],"timing":[1,2]}"#) == "timing: expected an array of 4 numbers, found 2 elements")
+        #expect(violation(#"{"type":"Spring","property":"x","to":[1],"timing":true}"#)
+            == "timing: expected a string or an array of 4 numbers, found true")
+    }
+
+    @Test func schemasWithUnsupportedKeywordsAreRefusedAtLoad() {
+        #expect(throws: PlanSchema.Invalid(path: "properties.x.minimun", reason: "unsupported keyword; did you mean minimum?")) {
+            try PlanSchema.plan(parsing: #"{"type":"object","properties":{"x":{"type":"number","minimun":0}}}"#)
+        }
+        #expect(throws: PlanSchema.Invalid(path: "type", reason: "a plan schema must be of type \"object\"")) {
+            try PlanSchema.plan(parsing: #"{"type":"array"}"#)
+        }
+        #expect(throws: PlanSchema.Invalid(path: "required", reason: "\"y\" is not among the properties")) {
+            try PlanSchema.plan(parsing: #"{"type":"object","properties":{"x":{}},"required":["y"]}"#)
+        }
+    }
+
+    @Test func suggestionsNeedAPlausibleTypo() {
+        #expect(KeySuggestion.closest(to: "dampng", in: ["damping", "tension"]) == "damping")
+        #expect(KeySuggestion.closest(to: "Damping", in: ["damping"]) == "damping")
+        #expect(KeySuggestion.closest(to: "tnesion", in: ["tension"]) == "tension")
+        #expect(KeySuggestion.closest(to: "q", in: ["to", "from"]) == nil)
+        #expect(KeySuggestion.closest(to: "velocity", in: ["to", "from"]) == nil)
+    }
+}
+
+/// The shipped plugins declare their plans, dlopen'd from the build as the daemon loads them.
+@Suite("Shipped plan schemas")
+struct ShippedPlanSchemaTests {
+    static func engine(_ names: [String]) throws -> Engine {
+        let host = HostServices(logger: .init(label: "test"))
+        var builder = PluginRegistryBuilder()
+        for name in names {
+            builder.add(try PluginLoader.load(file: PluginLoaderTests.buildDirectory + "/lib\(name).so", host: host).get())
+        }
+        return Engine(registry: builder.freeze(), host: host)
+    }
+
+    @Test func aMisspeltSpringKeyIsRefusedBeforeThePluginSeesIt() throws {
+        let engine = try Self.engine(["SpringPlugin"])
+        #expect(throws: EngineError(.invalidPlan, "dampng: unknown key; did you mean damping?")) {
+            try engine.addPlan(plan(#"{"type":"Spring","property":"x","to":[1],"dampng":2}"#), to: "card")
+        }
+        #expect(engine.performerCount == 0)
+        try engine.addPlan(plan(#"{"type":"Spring","property":"x","to":[1],"damping":2}"#), to: "card")
+        #expect(engine.performerCount == 1)
+    }
+
+    @Test func everyShippedPlanTypeDeclaresASchema() throws {
+        let engine = try Self.engine(["SpringPlugin", "TweenPlugin", "DecayPlugin", "SetPlugin"])
+        for factory in engine.registry.factories {
+            #expect(factory.descriptor.schema != nil, "\(factory.descriptor.planType) has no schema")
+        }
+        #expect(throws: EngineError(.invalidPlan, "timing: expected one of \"default\", \"easeIn\", \"easeInEaseOut\", \"easeOut\", \"linear\", \"swiftOut\", found \"bouncy\"")) {
+            try engine.addPlan(plan(#"{"type":"Tween","property":"x","to":[1],"timing":"bouncy"}"#), to: "card")
+        }
+        #expect(throws: EngineError(.invalidPlan, "valeu: unknown key; did you mean value?")) {
+            try engine.addPlan(plan(#"{"type":"Set","property":"x","valeu":[1]}"#), to: "card")
+        }
+    }
+
+    @Test func theCSetPluginReadsItsPlanThroughTheHost() throws {
+        let engine = try Self.engine(["SetPlugin"])
+        try engine.addPlan(plan(#"{"type":"Set","property":"opacity","value":[0.25,0.5,0.75]}"#), to: "card")
+        #expect(engine.value(of: "opacity", target: "card") == [0.25, 0.5, 0.75])
+    }
+}
