@@ -66,12 +66,14 @@ let package = Package(
             ],
             swiftSettings: hotPath
         ),
+        // libc facts Swift cannot reach (the heap in use, for `motiond --validate`).
+        .target(name: "CHostSupport"),
         // The daemon around the engine: the socket server, plugin loading (dlopen, the probe, the
         // manager), the engine thread, systemd and the state directory.
         .target(
             name: "MotionHost",
             dependencies: [
-                "MotionEngine", "MotionPluginAPI", "MotionWire", "MotionRoutes", "MotionKernels",
+                "MotionEngine", "MotionPluginAPI", "MotionWire", "MotionRoutes", "MotionKernels", "CHostSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),

@@ -38,8 +38,21 @@ struct Motiond: AsyncParsableCommand {
     @Option(help: .hidden)
     var probe: String?
 
+    @Option(parsing: .upToNextOption,
+            help: "Check plugin files (each in a child process) against the plugin conformance suite, print a report, and exit: 0 when every file passes.")
+    var validate: [String] = []
+
+    /// The child side of `--validate`: runs the conformance suite against one file.
+    @Option(help: .hidden)
+    var validateChild: String?
+
     func run() async throws {
         if let probe { throw ExitCode(PluginProbe.runChild(file: probe)) }
+        if let validateChild { throw ExitCode(ConformanceSuite.runChild(file: validateChild)) }
+        if !validate.isEmpty {
+            let passed = await PluginValidator.validate(files: validate, executable: "/proc/self/exe") { Swift.print($0) }
+            throw ExitCode(passed ? 0 : 1)
+        }
         let environment = ProcessInfo.processInfo.environment
         let file = try config.map(ConfigFile.load(path:)) ?? ConfigFile()
         let levelName = logLevel ?? file.logLevel ?? "info"

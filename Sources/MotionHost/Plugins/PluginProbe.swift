@@ -43,61 +43,21 @@ public enum PluginProbe {
     /// The daemon's side: runs `executable --probe file` with a scrubbed environment and a timeout.
     /// Returns nil when the file may be loaded, else the reason.
     public static func check(file: String, executable: String, timeout: Double = timeout) async -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--probe", file]
-        var environment = ProcessInfo.processInfo.environment
-        for key in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"] {
-            environment[key] = nil
-        }
-        // A crash is an answer, not something to debug here: no backtrace (it takes seconds).
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        let result: ChildProcess.Result
         do {
-            try process.run()
+            result = try await ChildProcess.run(executable, ["--probe", file], timeout: timeout)
         } catch {
             return "probe: could not start \(executable): \(error)"
         }
-        // Drain both pipes while the child runs, so a chatty plugin cannot block on a full pipe.
-        async let stdout = readToEnd(output)
-        async let stderr = readToEnd(errors)
-        let deadline = Date().addingTimeInterval(timeout)
-        var timedOut = false
-        while process.isRunning {
-            if Date() > deadline {
-                timedOut = true
-                kill(process.processIdentifier, SIGKILL)
-            }
-            try? await Task.sleep(for: .milliseconds(5))
+        if result.timedOut { return "probe: no answer within \(Int(timeout)) s (the plugin hangs while loading)" }
+        if let signal = result.signal {
+            return "probe: crashed while loading (signal \(signal), \(ChildProcess.signalName(signal)))"
+                + result.firstErrorLine.map { ": \($0)" }.orEmpty
         }
-        let (out, err) = await (stdout, stderr)
-        if timedOut { return "probe: no answer within \(Int(timeout)) s (the plugin hangs while loading)" }
-        if process.terminationReason == .uncaughtSignal {
-            let signal = process.terminationStatus
-            let name = String(cString: strsignal(signal))
-            return "probe: crashed while loading (signal \(signal), \(name))" + firstLine(err).map { ": \($0)" }.orEmpty
-        }
-        let answer = (try? JSONValue.parse(Array(out.split(separator: UInt8(ascii: "\n")).last ?? []))) ?? .null
-        if process.terminationStatus == 0, answer["ok"] == true { return nil }
+        let answer = (try? JSONValue.parse(Array(result.output.split(separator: UInt8(ascii: "\n")).last ?? []))) ?? .null
+        if result.status == 0, answer["ok"] == true { return nil }
         if let reason = answer["reason"]?.stringValue { return reason }
-        return "probe: exited with status \(process.terminationStatus)" + firstLine(err).map { ": \($0)" }.orEmpty
-    }
-
-    /// Reads a pipe to its end on a Dispatch thread: blocking reads must not occupy Swift's small
-    /// cooperative pool (the timeout loop needs it).
-    private static func readToEnd(_ pipe: Pipe) async -> Data {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }
-        }
-    }
-
-    private static func firstLine(_ data: Data) -> String? {
-        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-        return line.map { String($0.prefix(200)) }
+        return "probe: exited with status \(result.status)" + result.firstErrorLine.map { ": \($0)" }.orEmpty
     }
 }
 

@@ -1,0 +1,57 @@
+import MotionWire
+
+extension PlanSchema {
+    /// A plan this schema accepts: the required keys only (`full: false`) or every declared key. Vectors
+    /// all get `components` numbers, so keys that must agree in length (`from` and `to`) do. Used by
+    /// `motiond --validate` to drive a plugin with plans it claims to accept.
+    package func example(planType: String, full: Bool, components: Int = 2) -> JSONValue {
+        guard case .object(var members) = example(full: full, components: components, depth: 0) else {
+            return ["type": .string(planType)]
+        }
+        members["type"] = .string(planType)
+        return .object(members)
+    }
+
+    /// A plan the schema refuses: the minimal example with a key no schema declares.
+    package func unknownKeyExample(planType: String) -> JSONValue {
+        guard case .object(var members) = example(planType: planType, full: false) else { return [:] }
+        members["motiondValidateUnknownKey"] = 1
+        return .object(members)
+    }
+
+    private func example(full: Bool, components: Int, depth: Int) -> JSONValue {
+        if let allowed { return allowed[0] }
+        if let alternative = anyOf.first, types == nil { return alternative.example(full: full, components: components, depth: depth + 1) }
+        let kind = types.flatMap { types in Kind.allCases.first(where: types.contains) } ?? (properties.isEmpty ? .number : .object)
+        switch kind {
+        case .object:
+            var members: [String: JSONValue] = [:]
+            for (key, schema) in properties where (full || required.contains(key)) && depth < 8 {
+                members[key] = schema.example(full: full, components: components, depth: depth + 1)
+            }
+            return .object(members)
+        case .array:
+            let low = minItems ?? 0, high = maxItems ?? max(low, components)
+            let count = min(max(components, low), high)
+            let element = items.first?.example(full: full, components: components, depth: depth + 1) ?? .number(1)
+            return .array(Array(repeating: element, count: count))
+        case .string: return .string("validate")
+        case .boolean: return .bool(true)
+        case .null: return .null
+        case .number, .integer: return .number(exampleNumber(integral: kind == .integer))
+        }
+    }
+
+    /// A modest number inside the range: 1 when allowed, else the nearest allowed value to it.
+    private func exampleNumber(integral: Bool) -> Double {
+        var low = -Double.infinity, high = Double.infinity
+        if let minimum { low = max(low, minimum) }
+        if let maximum { high = min(high, maximum) }
+        let step = integral ? 1.0 : 1e-6
+        if let exclusiveMinimum { low = max(low, exclusiveMinimum + max(step, abs(exclusiveMinimum) * 1e-9)) }
+        if let exclusiveMaximum { high = min(high, exclusiveMaximum - max(step, abs(exclusiveMaximum) * 1e-9)) }
+        var value = Swift.min(Swift.max(1, low), high)
+        if integral { value = value.rounded(.up) }
+        return value
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import MotionTestSupport
+import Testing
+
+/// `motiond --validate FILE…`: the plugin conformance suite, run as a plugin author would.
+@Suite("motiond --validate")
+struct ValidateTests {
+    static func validate(_ files: [String]) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = DaemonProcess.buildDirectory.appendingPathComponent("motiond")
+        process.arguments = ["--validate"] + files
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = output.fileHandleForReading.readDataToEndOfFile()
+        let status = await process.exitStatus()
+        return (status, String(decoding: text, as: UTF8.self))
+    }
+
+    @Test func everyShippedPluginPasses() async throws {
+        let shipped = ["Spring", "Tween", "Decay", "Set", "Curves"].map {
+            DaemonProcess.buildDirectory.appendingPathComponent("lib\($0)Plugin.so").path
+        }
+        let (status, output) = try await Self.validate(shipped)
+        #expect(status == 0, "\(output)")
+        #expect(output.components(separatedBy: "result: PASS").count - 1 == shipped.count, "\(output)")
+        #expect(!output.contains("FAIL"))
+        for check in ["Spring: unknown keys are refused", "Spring: migration round trip", "Tween: yields a claimed property",
+                      "Set: accepts a minimal valid plan", "Decay: advance: settled after"] {
+            #expect(output.contains("PASS  " + check), "\(check)\n\(output)")
+        }
+    }
+
+    @Test func aPluginThatCrashesFailsNamingTheCheck() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let file = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/crash_in_advance.c"], name: "libcrashy.so", in: directory)
+        let (status, output) = try await Self.validate([file])
+        #expect(status == 1)
+        #expect(output.contains("PASS  probe: loads in a child process"), "\(output)")
+        #expect(output.contains("FAIL  Crashy: advance: crashed motiond's validator (signal 11, Segmentation fault)"), "\(output)")
+        #expect(output.contains("result: FAIL"))
+    }
+
+    @Test func aPluginBuiltWithoutASchemaPassesWithAWarning() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let file = try await CCompiler.sharedLibrary(["Tests/MotionHostTests/Fixtures/c/abi11_pair.c"], name: "libold.so", in: directory,
+                                                     includes: ["Tests/MotionHostTests/Fixtures/abi-1.1"])
+        let (status, output) = try await Self.validate([file])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("WARN  First: schema: no plan_schema"), "\(output)")
+    }
+
+    @Test func aFileThatIsNotAPluginFails() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let file = directory.appendingPathComponent("libnothing.so").path
+        try Data("not an ELF file".utf8).write(to: URL(fileURLWithPath: file))
+        let (status, output) = try await Self.validate([file])
+        #expect(status == 1)
+        #expect(output.contains("FAIL  probe: dlopen:"), "\(output)")
+    }
+}
