@@ -17,7 +17,6 @@ let package = Package(
         .executable(name: "motiond", targets: ["motiond"]),
         .executable(name: "motionctl", targets: ["motionctl"]),
         .library(name: "MotionClient", targets: ["MotionClient"]),
-        .library(name: "MotionPluginKit", targets: ["MotionPluginKit"]),
         .library(name: "SpringPlugin", type: .dynamic, targets: ["SpringPlugin"]),
         .library(name: "SetPlugin", type: .dynamic, targets: ["SetPlugin"]),
         .library(name: "TweenPlugin", type: .dynamic, targets: ["TweenPlugin"]),
@@ -35,17 +34,16 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // The plugin SDK (C ABI, Swift kit, JSON core, schema checker, test harness): a package of its own
+        // with no dependencies, so a plugin author's package resolves nothing else.
+        .package(path: "PluginSDK"),
     ],
     targets: [
-        // The C ABI: the only contract between motiond and its plugins.
-        .target(name: "MotionPluginAPI"),
-        // JSON values, the wire envelope and error codes, shared by the daemon and its clients.
-        .target(name: "MotionWire"),
-        // Swift plugin authors conform to `Performer` and write one entry line.
-        .target(name: "MotionPluginKit", dependencies: ["MotionPluginAPI"], swiftSettings: hotPath),
+        // The wire envelope and error codes, shared by the daemon and its clients; re-exports the JSON core.
+        .target(name: "MotionWire", dependencies: [.product(name: "MotionJSON", package: "PluginSDK")]),
         // Advance's maths (RK4 simulations, Bézier timing, tweens) and the performer the shipped
         // animation plugins share. Pure Swift, linked into each plugin.
-        .target(name: "MotionAnimation", dependencies: ["MotionPluginKit", "MotionKernels"], swiftSettings: hotPath),
+        .target(name: "MotionAnimation", dependencies: [.product(name: "MotionPluginKit", package: "PluginSDK"), "MotionKernels"], swiftSettings: hotPath),
         // The frame path's inner loops: MotionAnimation's springs and decays, the host's property writes
         // (C: compiled for several instruction sets, the best chosen at load).
         .target(name: "MotionKernels"),
@@ -60,7 +58,8 @@ let package = Package(
         .target(
             name: "MotionEngine",
             dependencies: [
-                "MotionPluginAPI", "MotionWire", "MotionRoutes", "CFFI", "MotionKernels",
+                .product(name: "MotionPluginAPI", package: "PluginSDK"), "MotionWire", "MotionRoutes", "CFFI", "MotionKernels",
+                .product(name: "MotionSchema", package: "PluginSDK"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -73,7 +72,8 @@ let package = Package(
         .target(
             name: "MotionHost",
             dependencies: [
-                "MotionEngine", "MotionPluginAPI", "MotionWire", "MotionRoutes", "MotionKernels", "CHostSupport",
+                "MotionEngine", .product(name: "MotionPluginAPI", package: "PluginSDK"), "MotionWire", "MotionRoutes", "MotionKernels", "CHostSupport",
+                .product(name: "MotionSchema", package: "PluginSDK"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -119,21 +119,21 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "SpringPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/SpringPlugin",
+        .target(name: "SpringPlugin", dependencies: ["MotionAnimation", .product(name: "MotionPluginKit", package: "PluginSDK")], path: "Plugins/SpringPlugin",
                 swiftSettings: hotPath),
-        .target(name: "TweenPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/TweenPlugin",
+        .target(name: "TweenPlugin", dependencies: ["MotionAnimation", .product(name: "MotionPluginKit", package: "PluginSDK")], path: "Plugins/TweenPlugin",
                 swiftSettings: hotPath),
-        .target(name: "DecayPlugin", dependencies: ["MotionAnimation", "MotionPluginKit"], path: "Plugins/DecayPlugin",
+        .target(name: "DecayPlugin", dependencies: ["MotionAnimation", .product(name: "MotionPluginKit", package: "PluginSDK")], path: "Plugins/DecayPlugin",
                 swiftSettings: hotPath),
-        .target(name: "SetPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/SetPlugin"),
-        .target(name: "CurvesPlugin", dependencies: ["MotionPluginAPI"], path: "Plugins/CurvesPlugin",
+        .target(name: "SetPlugin", dependencies: [.product(name: "MotionPluginAPI", package: "PluginSDK")], path: "Plugins/SetPlugin"),
+        .target(name: "CurvesPlugin", dependencies: [.product(name: "MotionPluginAPI", package: "PluginSDK")], path: "Plugins/CurvesPlugin",
                 linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "WobbleExample", dependencies: ["MotionPluginKit"], path: "examples/WobblePlugin"),
+        .target(name: "WobbleExample", dependencies: [.product(name: "MotionPluginKit", package: "PluginSDK")], path: "examples/WobblePlugin"),
         // Fuzzing: the untrusted-input paths as functions (Fuzz/Targets), and one executable per target:
         // a libFuzzer binary under scripts/fuzz, a corpus replayer otherwise.
         .target(
             name: "MotionFuzzing",
-            dependencies: ["MotionHost", "MotionEngine", "MotionRoutes", "MotionAnimation", "MotionPluginKit", "MotionWire",
+            dependencies: ["MotionHost", "MotionEngine", "MotionRoutes", "MotionAnimation", .product(name: "MotionPluginKit", package: "PluginSDK"), "MotionWire",
                            .product(name: "Logging", package: "swift-log")],
             path: "Fuzz/Targets"),
         .executableTarget(name: "fuzz-route", dependencies: ["MotionFuzzing"], path: "Fuzz/fuzz-route"),
@@ -143,7 +143,9 @@ let package = Package(
         .target(name: "MotionTestSupport", path: "Tests/Support"),
         .testTarget(
             name: "MotionHostTests",
-            dependencies: ["MotionHost", "MotionEngine", "MotionPluginKit", "MotionWire", "MotionPluginAPI", "MotionTestSupport", "MotionAnimation",
+            dependencies: ["MotionHost", "MotionEngine", .product(name: "MotionPluginKit", package: "PluginSDK"), "MotionWire", .product(name: "MotionPluginAPI", package: "PluginSDK"), "MotionTestSupport", "MotionAnimation",
+                           .product(name: "MotionSchema", package: "PluginSDK"), .product(name: "MotionJSON", package: "PluginSDK"),
+                           .product(name: "MotionTesting", package: "PluginSDK"),
                            "MotionRoutes", "MotionFuzzing"],
             exclude: ["Fixtures"]
         ),

@@ -1,3 +1,4 @@
+import MotionJSON
 import MotionPluginKit
 
 /// The performer behind Tween, Spring and Decay: one animation per property of its target.
@@ -177,7 +178,8 @@ extension AnimationPerformer: MigratablePerformer where Animation: MigratableAni
     }
 }
 
-/// Springs and decays move their state with `StateJSON` instead of Foundation's coders (the same JSON),
+/// Springs and decays write their state with `StateWriter` and read it with the JSON core, not through
+/// Codable (the same JSON),
 /// so a swap under many running animations holds the engine thread for microseconds per performer.
 extension AnimationPerformer: FastStateCoding where Animation: MigratableAnimation, Animation.Snapshot == SimulationSnapshot {
     public func encodeState() -> [UInt8]? {
@@ -204,11 +206,11 @@ extension AnimationPerformer: FastStateCoding where Animation: MigratableAnimati
     }
 
     public func decodeState(_ json: UnsafeRawBufferPointer) throws -> Bool {
-        guard case .array(let items) = StateJSON.parse(json) else { return false }
+        guard case .array(let items)? = try? JSONValue.parse(json) else { return false }
         var state: [MigratedAnimation] = []
         for item in items {
             guard case .string(let property) = item["property"], case .bool(let isRemoved) = item["isRemoved"],
-                let count = item["snapshot"]?["count"]?.number, let simulationJSON = item["snapshot"]?["simulation"],
+                let count = item["snapshot"]?["count"]?.doubleValue, let simulationJSON = item["snapshot"]?["simulation"],
                 let simulation = Simulation(state: simulationJSON), let components = Int(exactly: count)
             else { return false }
             var name: String?

@@ -1,3 +1,4 @@
+import MotionJSON
 /// A spring or a decay integrated with classic RK4 at a fixed step (0.008 s), as Advance does (SPEC §3).
 ///
 /// The published state interpolates between the last two internal steps, so the curve does not depend
@@ -189,17 +190,17 @@ extension Simulation {
         writer.raw(isSettled ? ",\"isSettled\":true}" : ",\"isSettled\":false}")
     }
 
-    init?(state json: StateJSON) {
-        guard let threshold = json["threshold"]?.number, let value = json["value"]?.vector,
+    init?(state json: JSONValue) {
+        guard let threshold = json["threshold"]?.doubleValue, let value = json["value"]?.vector,
             let velocity = json["velocity"]?.vector, let previousValue = json["previousValue"]?.vector,
-            let previousVelocity = json["previousVelocity"]?.vector, let accumulator = json["accumulator"]?.number,
+            let previousVelocity = json["previousVelocity"]?.vector, let accumulator = json["accumulator"]?.doubleValue,
             case .bool(let isSettled) = json["isSettled"]
         else { return nil }
         if let spring = json["force"]?["spring"], let target = spring["target"]?.vector,
-            let tension = spring["tension"]?.number, let damping = spring["damping"]?.number
+            let tension = spring["tension"]?.doubleValue, let damping = spring["damping"]?.doubleValue
         {
             force = .spring(target: target, tension: tension, damping: damping)
-        } else if let drag = json["force"]?["decay"]?["drag"]?.number {
+        } else if let drag = json["force"]?["decay"]?["drag"]?.doubleValue {
             force = .decay(drag: drag)
         } else {
             return nil

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import MotionEngine
+import MotionSchema
 @testable import MotionHost
 import MotionPluginAPI
 import MotionTestSupport

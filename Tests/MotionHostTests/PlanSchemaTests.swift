@@ -1,4 +1,5 @@
 @testable import MotionEngine
+import MotionSchema
 @testable import MotionHost
 import MotionWire
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// Plans are checked against their factory's schema before a plugin sees them (SPEC §10).
 @Suite("Plan schemas")
 struct PlanSchemaTests {
-    let spring = try! PlanSchema.plan(parsing: """
+    let spring = try! JSONSchema.plan(parsing: """
         {"type":"object","properties":{"property":{"type":"string"},
          "to":{"type":"array","items":{"type":"number"},"minItems":1,"maxItems":4},
          "damping":{"type":"number","minimum":0,"maximum":300},"tension":{"type":"number"},
@@ -17,7 +18,7 @@ struct PlanSchemaTests {
         """)
 
     func violation(_ text: String) -> String? {
-        do throws(PlanSchema.Violation) {
+        do throws(JSONSchema.Violation) {
             try spring.validate(plan: plan(text))
             return nil
         } catch {
@@ -59,14 +60,14 @@ struct PlanSchemaTests {
     }
 
     @Test func schemasWithUnsupportedKeywordsAreRefusedAtLoad() {
-        #expect(throws: PlanSchema.Invalid(path: "properties.x.minimun", reason: "unsupported keyword; did you mean minimum?")) {
-            try PlanSchema.plan(parsing: #"{"type":"object","properties":{"x":{"type":"number","minimun":0}}}"#)
+        #expect(throws: JSONSchema.Invalid(path: "properties.x.minimun", reason: "unsupported keyword; did you mean minimum?")) {
+            try JSONSchema.plan(parsing: #"{"type":"object","properties":{"x":{"type":"number","minimun":0}}}"#)
         }
-        #expect(throws: PlanSchema.Invalid(path: "type", reason: "a plan schema must be of type \"object\"")) {
-            try PlanSchema.plan(parsing: #"{"type":"array"}"#)
+        #expect(throws: JSONSchema.Invalid(path: "type", reason: "a plan schema must be of type \"object\"")) {
+            try JSONSchema.plan(parsing: #"{"type":"array"}"#)
         }
-        #expect(throws: PlanSchema.Invalid(path: "required", reason: "\"y\" is not among the properties")) {
-            try PlanSchema.plan(parsing: #"{"type":"object","properties":{"x":{}},"required":["y"]}"#)
+        #expect(throws: JSONSchema.Invalid(path: "required", reason: "\"y\" is not among the properties")) {
+            try JSONSchema.plan(parsing: #"{"type":"object","properties":{"x":{}},"required":["y"]}"#)
         }
     }
 

@@ -17,7 +17,7 @@ public enum CCompiler {
         let output = directory.appendingPathComponent(name).path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let include = repository.appendingPathComponent("Sources/MotionPluginAPI/include").path
+        let include = repository.appendingPathComponent("PluginSDK/Sources/MotionPluginAPI/include").path
         let setInclude = repository.appendingPathComponent("Plugins/SetPlugin/include").path
         // `includes` (relative to the repository) come first: a test can build against a frozen header.
         let earlier = includes.flatMap { ["-I", $0.hasPrefix("/") ? $0 : repository.appendingPathComponent($0).path] }

@@ -1,4 +1,5 @@
 import MotionPluginAPI
+import MotionSchema
 import MotionWire
 
 extension Engine {
@@ -22,7 +23,7 @@ extension Engine {
             throw EngineError(.unknownPlanType, "plan.type: \"\(planType)\" is not registered; known types: \(known)")
         }
         if let schema = registry.factories[factoryIndex].descriptor.schema {
-            do throws(PlanSchema.Violation) {
+            do throws(JSONSchema.Violation) {
                 try schema.validate(plan: plan)
             } catch {
                 throw EngineError(.invalidPlan, error.message)

@@ -64,7 +64,7 @@ public final class HostServices {
                 case MOTION_CURVES_EXTENSION: return UnsafeRawPointer(services.curves)
                 case MOTION_PROPERTIES_EXTENSION: return UnsafeRawPointer(services.properties)
                 case MOTION_CLAIM_EXTENSION: return UnsafeRawPointer(services.claims)
-                case MOTION_PLAN_EXTENSION: return UnsafeRawPointer(services.plans.table)
+                case MOTION_PLAN_EXTENSION: return UnsafeRawPointer(services.planReader)
                 default: return nil
                 }
             }))
@@ -90,7 +90,8 @@ public final class HostServices {
     }
 
     /// The "motion.plan/1" extension: the plan being handed to a plugin, as typed values.
-    let plans = PlanReader()
+    let plans = PlanNodes()
+    let planReader = PlanReader.table()
 
     /// The services behind a host pointer a plugin passed back.
     static func from(_ host: UnsafePointer<motion_host>?) -> HostServices? { services(host) }
@@ -121,6 +122,8 @@ public final class HostServices {
     }()
 
     deinit {
+        planReader.deinitialize(count: 1)
+        planReader.deallocate()
         claims.deinitialize(count: 1)
         claims.deallocate()
         pointer.deinitialize(count: 1)

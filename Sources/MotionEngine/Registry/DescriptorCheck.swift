@@ -1,4 +1,5 @@
 import MotionPluginAPI
+import MotionSchema
 
 /// Validates a plugin descriptor before anything in it is called: magic first, then size and version,
 /// then identity and factories. Every error names the field that differs.
@@ -77,10 +78,10 @@ public enum DescriptorCheck {
             guard !continuous || factory.advance != nil else {
                 return fail("\(field).advance: NULL for a continuous factory")
             }
-            var schema: PlanSchema?
+            var schema: JSONSchema?
             if size >= schemaFactorySize, let text = string(factory.plan_schema) {
-                do throws(PlanSchema.Invalid) {
-                    schema = try PlanSchema.plan(parsing: text)
+                do throws(JSONSchema.Invalid) {
+                    schema = try JSONSchema.plan(parsing: text)
                 } catch {
                     return fail("\(field).plan_schema (\(planType)): \(error.message)")
                 }

@@ -1,4 +1,5 @@
 import MotionPluginAPI
+import MotionSchema
 
 /// A plugin whose descriptor passed every check, ready to be registered.
 public struct PluginDescriptor: @unchecked Sendable {
@@ -25,7 +26,7 @@ public struct FactoryDescriptor: @unchecked Sendable {
     public let table: UnsafePointer<motion_factory>
     public let planType: String
     /// The plans this factory accepts (ABI 1.2 `plan_schema`); nil when it declares none.
-    package let schema: PlanSchema?
+    package let schema: JSONSchema?
     public let isContinuous: Bool
     /// The plugin's "motion.batch/1" table when it has one: the engine then advances this factory's
     /// performers with one call per tick.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MotionEngine
 import MotionPluginAPI
+import MotionSchema
 import MotionWire
 
 /// `motiond --validate`'s checks, run in a child process against one plugin file (so a plugin that

@@ -1,20 +1,25 @@
-import MotionWire
+import MotionJSON
 
-extension PlanSchema {
+extension JSONSchema {
     /// Why a plan does not match its schema: the field (a path such as `spring.tension` or `to[1]`) and a
     /// sentence a person can act on.
-    package struct Violation: Error, Sendable, Equatable {
-        package var path: String
-        package var reason: String
-        package var message: String { "\(path.isEmpty ? "plan" : path): \(reason)" }
+    public struct Violation: Error, Sendable, Equatable {
+        public var path: String
+        public var reason: String
+        public var message: String { "\(path.isEmpty ? "plan" : path): \(reason)" }
+
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
     }
 
     /// Checks a whole plan. Its `type` key names the plan type and is always allowed at the top.
-    package func validate(plan: JSONValue) throws(Violation) {
+    public func validate(plan: JSONValue) throws(Violation) {
         try validate(plan, path: "", isPlan: true)
     }
 
-    package func validate(_ value: JSONValue, path: String, isPlan: Bool = false) throws(Violation) {
+    public func validate(_ value: JSONValue, path: String, isPlan: Bool = false) throws(Violation) {
         if let types, !types.contains(where: { Self.matches(value, $0) }) {
             throw Violation(path: path, reason: "expected \(describe()), found \(Self.describe(value))")
         }
@@ -86,7 +91,7 @@ extension PlanSchema {
     }
 
     /// What the schema accepts, in words: "a number", "an array of 1 to 4 numbers", "a string or an object".
-    package func describe() -> String {
+    public func describe() -> String {
         if !anyOf.isEmpty && types == nil { return anyOf.map { $0.describe() }.joined(separator: " or ") }
         guard let types else { return "any value" }
         return Kind.allCases.filter(types.contains).map { kind in

@@ -1,7 +1,7 @@
 /// "Did you mean …?": the known key closest to a misspelled one, by edit distance (insertions, deletions,
 /// substitutions and swaps of neighbours), when it is close enough to be a plausible typo.
-package enum KeySuggestion {
-    package static func closest(to key: String, in candidates: some Sequence<String>) -> String? {
+public enum KeySuggestion {
+    public static func closest(to key: String, in candidates: some Sequence<String>) -> String? {
         let typed = Array(key.lowercased().utf8)
         var best: (key: String, distance: Int)?
         for candidate in candidates.sorted() {

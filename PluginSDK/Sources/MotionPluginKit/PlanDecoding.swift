@@ -1,10 +1,20 @@
-import Foundation
+import MotionJSON
 
 /// Turns a plan's JSON into its Swift shape, with errors that name the offending field.
 enum PlanDecoding {
     static func decode<Plan: Decodable>(_ type: Plan.Type, from bytes: UnsafeRawBufferPointer) throws -> Plan {
+        let json: JSONValue
         do {
-            return try JSONDecoder().decode(Plan.self, from: Data(bytes))
+            json = try JSONValue.parse(bytes)
+        } catch {
+            throw PlanError("plan: not valid JSON")
+        }
+        return try decode(type, from: json)
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, from json: JSONValue) throws -> Value {
+        do {
+            return try JSONValueDecoder().decode(Value.self, from: json)
         } catch let error as DecodingError {
             throw PlanError(describe(error))
         }
@@ -12,8 +22,11 @@ enum PlanDecoding {
 
     static func describe(_ error: DecodingError) -> String {
         func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
-            let keys = (codingPath + (last.map { [$0] } ?? [])).map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return keys.isEmpty ? "plan" : keys.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+            var text = ""
+            for key in codingPath + (last.map { [$0] } ?? []) {
+                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+            }
+            return text.isEmpty ? "plan" : text
         }
         switch error {
         case .keyNotFound(let key, let context):
@@ -35,6 +48,8 @@ enum PlanDecoding {
         case is Double.Type, is Int.Type: return "a number"
         case is Bool.Type: return "a boolean"
         case is [Double].Type: return "an array of numbers"
+        case is [JSONValue].Type: return "an array"
+        case is [String: JSONValue].Type: return "an object"
         default: return "\(type)"
         }
     }

@@ -1,10 +1,10 @@
-import MotionWire
+import MotionJSON
 
-extension PlanSchema {
+extension JSONSchema {
     /// A plan this schema accepts: the required keys only (`full: false`) or every declared key. Vectors
     /// all get `components` numbers, so keys that must agree in length (`from` and `to`) do. Used by
     /// `motiond --validate` to drive a plugin with plans it claims to accept.
-    package func example(planType: String, full: Bool, components: Int = 2) -> JSONValue {
+    public func example(planType: String, full: Bool, components: Int = 2) -> JSONValue {
         guard case .object(var members) = example(full: full, components: components, depth: 0) else {
             return ["type": .string(planType)]
         }
@@ -13,7 +13,7 @@ extension PlanSchema {
     }
 
     /// A plan the schema refuses: the minimal example with a key no schema declares.
-    package func unknownKeyExample(planType: String) -> JSONValue {
+    public func unknownKeyExample(planType: String) -> JSONValue {
         guard case .object(var members) = example(planType: planType, full: false) else { return [:] }
         members["motiondValidateUnknownKey"] = 1
         return .object(members)

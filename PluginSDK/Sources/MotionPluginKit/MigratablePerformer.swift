@@ -1,4 +1,4 @@
-import Foundation
+import MotionJSON
 import MotionPluginAPI
 
 /// A performer that can move to a new build of its plugin while it runs (hot swap, `motion.migrate/1`).
@@ -19,29 +19,31 @@ public protocol MigratablePerformer: Performer {
 }
 
 /// A migratable performer that encodes its state itself, in the JSON that `State`'s Codable form reads
-/// and writes: a hot swap moves every running performer at one tick boundary, and Foundation's coders
-/// cost tens of microseconds each.
+/// and writes: a hot swap moves every running performer at one tick boundary, and the Codable path costs
+/// tens of microseconds each.
 public protocol FastStateCoding: MigratablePerformer {
-    /// [control] The state as JSON `State` decodes from, or nil to let the kit use `JSONEncoder`.
+    /// [control] The state as JSON `State` decodes from, or nil to let the kit encode `State` itself.
     func encodeState() -> [UInt8]?
     /// [control] Continues from JSON another build exported (as `importState(_:)` does). Returns false,
-    /// changing nothing, when the text is not in the expected form: the kit then uses `JSONDecoder`.
+    /// changing nothing, when the text is not in the expected form: the kit then decodes `State` itself.
     func decodeState(_ json: UnsafeRawBufferPointer) throws -> Bool
 }
 
 final class MigratablePerformerBox<P: MigratablePerformer>: PerformerBox<P> {
     override func exportState() -> [UInt8]? {
         if let fast = performer as? any FastStateCoding, let json = fast.encodeState() { return json }
-        return try? Array(JSONEncoder().encode(performer.exportState()))
+        return (try? JSONValueEncoder().encode(performer.exportState())).map(JSONWriter.bytes)
     }
 
     override func importState(json: UnsafeRawBufferPointer) throws {
         if let fast = performer as? any FastStateCoding, try fast.decodeState(json) { return }
         let state: P.State
         do {
-            state = try JSONDecoder().decode(P.State.self, from: Data(json))
+            state = try JSONValueDecoder().decode(P.State.self, from: try JSONValue.parse(json))
         } catch let error as DecodingError {
             throw PlanError("state: " + PlanDecoding.describe(error))
+        } catch {
+            throw PlanError("state: not valid JSON")
         }
         try performer.importState(state)
     }

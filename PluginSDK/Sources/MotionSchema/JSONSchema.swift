@@ -1,7 +1,7 @@
-import MotionWire
+import MotionJSON
 
 /// The plans a factory accepts, from the JSON Schema text it declares (`motion_factory.plan_schema`,
-/// ABI 1.2, or the Swift kit's `PlanSchema`). The host checks every plan against it before the plugin
+/// ABI 1.2, or the Swift kit's `JSONSchema`). The host checks every plan against it before the plugin
 /// sees the plan, so a misspelled key is refused by name instead of silently ignored.
 ///
 /// A subset of JSON Schema: `type` (one name or a list), `properties`, `required`,
@@ -10,56 +10,61 @@ import MotionWire
 /// `examples` are kept for readers and otherwise ignored. One rule differs from JSON Schema: an object
 /// with `properties` is closed (unknown keys are refused) unless it says `"additionalProperties": true`.
 /// Any other keyword makes the schema invalid, so a plugin author learns of a typo at load time.
-package struct PlanSchema: Sendable, Equatable {
-    package enum Kind: String, Sendable, CaseIterable {
+public struct JSONSchema: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
         case object, array, string, number, integer, boolean, null
     }
 
     /// Nil: any type.
-    package var types: Set<Kind>?
-    package var properties: [String: PlanSchema] = [:]
-    package var required: [String] = []
-    package var allowsOtherKeys = true
-    package var allowed: [JSONValue]?
-    package var minimum: Double?
-    package var maximum: Double?
-    package var exclusiveMinimum: Double?
-    package var exclusiveMaximum: Double?
-    package var items: [PlanSchema] = []
-    package var minItems: Int?
-    package var maxItems: Int?
-    package var anyOf: [PlanSchema] = []
+    public var types: Set<Kind>?
+    public var properties: [String: JSONSchema] = [:]
+    public var required: [String] = []
+    public var allowsOtherKeys = true
+    public var allowed: [JSONValue]?
+    public var minimum: Double?
+    public var maximum: Double?
+    public var exclusiveMinimum: Double?
+    public var exclusiveMaximum: Double?
+    public var items: [JSONSchema] = []
+    public var minItems: Int?
+    public var maxItems: Int?
+    public var anyOf: [JSONSchema] = []
 
     /// The schema as the plugin wrote it, for `plugins.list`.
-    package var json: JSONValue = .object([:])
+    public var json: JSONValue = .object([:])
 
-    package struct Invalid: Error, Sendable, Equatable {
+    public struct Invalid: Error, Sendable, Equatable {
         /// Where in the schema, e.g. `properties.to.minItems`.
-        package var path: String
-        package var reason: String
-        package var message: String { "\(path.isEmpty ? "schema" : path): \(reason)" }
+        public var path: String
+        public var reason: String
+        public var message: String { "\(path.isEmpty ? "schema" : path): \(reason)" }
+
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
     }
 
-    static let ignoredKeywords: Set<String> = ["title", "description", "default", "examples", "$schema", "$comment"]
-    static let keywords: Set<String> = [
+    public static let ignoredKeywords: Set<String> = ["title", "description", "default", "examples", "$schema", "$comment"]
+    public static let keywords: Set<String> = [
         "type", "properties", "required", "additionalProperties", "enum", "minimum", "maximum",
         "exclusiveMinimum", "exclusiveMaximum", "items", "minItems", "maxItems", "anyOf",
     ]
 
     /// Parses a plan schema; a plan's schema must describe an object.
-    package static func plan(parsing text: String) throws(Invalid) -> PlanSchema {
+    public static func plan(parsing text: String) throws(Invalid) -> JSONSchema {
         let json: JSONValue
         do {
             json = try JSONValue.parse(Array(text.utf8))
         } catch {
             throw Invalid(path: "", reason: "not valid JSON")
         }
-        let schema = try PlanSchema(json, path: "")
+        let schema = try JSONSchema(json, path: "")
         guard schema.types == [.object] else { throw Invalid(path: "type", reason: "a plan schema must be of type \"object\"") }
         return schema
     }
 
-    package init(_ json: JSONValue, path: String) throws(Invalid) {
+    public init(_ json: JSONValue, path: String) throws(Invalid) {
         guard case .object(let members) = json else { throw Invalid(path: path, reason: "expected an object") }
         self.json = json
         func at(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
@@ -84,7 +89,7 @@ package struct PlanSchema: Sendable, Equatable {
         }
         if let properties = members["properties"] {
             guard case .object(let entries) = properties else { throw Invalid(path: at("properties"), reason: "expected an object") }
-            for (key, value) in entries { self.properties[key] = try PlanSchema(value, path: at("properties." + key)) }
+            for (key, value) in entries { self.properties[key] = try JSONSchema(value, path: at("properties." + key)) }
             allowsOtherKeys = false
         }
         if let required = members["required"] {
@@ -124,7 +129,7 @@ package struct PlanSchema: Sendable, Equatable {
         maxItems = try count("maxItems")
         if let items = members["items"] {
             switch items {
-            case .object: self.items = [try PlanSchema(items, path: at("items"))]
+            case .object: self.items = [try JSONSchema(items, path: at("items"))]
             default: throw Invalid(path: at("items"), reason: "expected a schema object")
             }
         }
@@ -132,7 +137,7 @@ package struct PlanSchema: Sendable, Equatable {
             guard case .array(let schemas) = anyOf, !schemas.isEmpty else {
                 throw Invalid(path: at("anyOf"), reason: "expected a non-empty array of schemas")
             }
-            for (index, schema) in schemas.enumerated() { self.anyOf.append(try PlanSchema(schema, path: at("anyOf[\(index)]"))) }
+            for (index, schema) in schemas.enumerated() { self.anyOf.append(try JSONSchema(schema, path: at("anyOf[\(index)]"))) }
         }
     }
 }
