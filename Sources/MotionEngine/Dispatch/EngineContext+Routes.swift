@@ -4,8 +4,6 @@ import MotionWire
 /// Routers (SPEC §4): configuration, the pure queries, and performing transitions on the engine thread.
 extension EngineContext {
     static let maximumRouteText = 64 << 10
-    /// An update whose plans have not let the runtime go idle after this long completes anyway.
-    static let routeUpdateTimeout = 30.0
 
     // MARK: Methods
 
@@ -156,7 +154,7 @@ extension EngineContext {
 
     // MARK: Performing
 
-    var isRouterWaiting: Bool { routers.values.contains { $0.running?.isWaiting == true } }
+    var isRouterWaiting: Bool { routers.values.contains { $0.running?.isWaitingForRuntime == true } }
 
     /// Resolves a request against the router's current state and starts its transition. Going where the
     /// router already is answers at once and announces nothing.
@@ -167,17 +165,14 @@ extension EngineContext {
                                     "from": .string(router.url), "updates": [], "changed": false]))
             return
         }
-        let transition = RouteTransition(from: router.state, to: destination, animated: request.animated,
-                                         performs: request.perform, reply: request.reply)
-        router.running = transition
-        publishRoute("route.transition.start", router, [
-            "from": .string(router.url), "to": .string(destination.url(scheme: router.scheme)),
-            "updates": .array(transition.updates.map(\.json)), "performed": .bool(request.perform),
-        ])
+        nextTransitionID += 1
+        router.running = RouteTransition(id: nextTransitionID, scheme: router.scheme, from: router.state, to: destination,
+                                         animated: request.animated, performs: request.perform,
+                                         configuration: router.configuration, reply: request.reply)
     }
 
-    /// Moves a router's transitions on as far as they can go without waiting: adds each update's plans,
-    /// completes updates whose runtime is idle, ends the transition, starts the next queued one.
+    /// Moves a router's transitions on as far as they can go without waiting: carries out what each
+    /// transition asks (`RouteTransition.next`), ends it, starts the next queued one.
     func drive(_ router: Router) {
         while true {
             guard let transition = router.running else {
@@ -185,84 +180,52 @@ extension EngineContext {
                 do throws(EngineError) { try begin(next, on: router) } catch { next.reply(.failure(error)) }
                 continue
             }
-            if let since = transition.waitingSince {
-                let timedOut = time - since > Self.routeUpdateTimeout
-                if engine.isActive(runtime: router.runtime) && !timedOut { return }
-                if timedOut { transition.errors.append("timed out after \(Int(Self.routeUpdateTimeout)) s; completed anyway") }
-                transition.waitingSince = nil
-                transition.phaseIndex += 1
+            switch transition.next(now: time, runtimeIsActive: engine.isActive(runtime: router.runtime)) {
+            case .save(let destination): save(destination, of: router, for: transition)
+            case .publish(let name, let fields): publishRoute(name, router, fields)
+            case .addPlans(let phase):
+                var errors: [String] = []
+                for (target, plan) in phase {
+                    do throws(EngineError) {
+                        try engine.addPlan(plan, to: target, in: router.runtime)
+                    } catch {
+                        errors.append("\(target): \(error.message)")
+                    }
+                }
+                transition.planErrors(errors)
+            case .apply(let state): router.state = state
+            case .reply(let result): transition.reply(result)
+            case .wait: return
+            case .finished: router.running = nil
             }
-            if transition.phaseIndex < transition.phases.count {
-                runPhase(transition, on: router)
-                continue
-            }
-            if transition.updateIndex >= 0 { finishUpdate(transition, on: router) }
-            transition.updateIndex += 1
-            if transition.performs, transition.updateIndex < transition.updates.count {
-                let update = transition.updates[transition.updateIndex]
-                let after = transition.reached.applying(update)
-                let unanimated = !transition.animated || update.options?.contains(.unanimated) == true
-                transition.phases = unanimated ? [] : TransitionPlans.phases(
-                    for: update, before: transition.reached, after: after, configuration: router.configuration)
-                transition.phaseIndex = 0
-                continue
-            }
-            finish(transition, on: router)
         }
     }
 
-    /// Adds one phase's plans; waits for the runtime to go idle unless nothing runs (or the overlay
-    /// update is async).
-    private func runPhase(_ transition: RouteTransition, on router: Router) {
-        for (target, plan) in transition.phases[transition.phaseIndex] {
-            do throws(EngineError) {
-                try engine.addPlan(plan, to: target, in: router.runtime)
-            } catch {
-                transition.errors.append("\(target): \(error.message)")
+    /// Saves where a transition leads before it starts. With `offload` set (the daemon) the write runs on
+    /// another thread and the answer comes back through `onEngineThread`, so a slow disk never delays a
+    /// tick; without it (tests, tools) it runs here.
+    private func save(_ destination: RouteState, of router: Router, for transition: RouteTransition) {
+        guard let store = routerStore else { return transition.saved(.success(())) }
+        let scheme = router.scheme, configuration = router.configuration.json, url = destination.url(scheme: scheme)
+        guard let offload, let onEngineThread else {
+            return transition.saved(Result { () throws(EngineError) in try store.save(scheme: scheme, configuration: configuration, url: url) })
+        }
+        let id = transition.id
+        offload {
+            let result = Result { () throws(EngineError) in try store.save(scheme: scheme, configuration: configuration, url: url) }
+            onEngineThread { context in
+                guard let router = context.routers[scheme], let running = router.running, running.id == id else { return }
+                if case .failure(let error) = result {
+                    context.logger.error("router state not saved", metadata: ["scheme": "\(scheme)", "error": "\(error.message)"])
+                }
+                running.saved(result)
+                context.drive(router)
             }
         }
-        let update = transition.updates[transition.updateIndex]
-        if engine.isActive(runtime: router.runtime), update.options?.contains(.async) != true {
-            transition.waitingSince = time
-        } else {
-            transition.phaseIndex += 1
-        }
-    }
-
-    private func finishUpdate(_ transition: RouteTransition, on router: Router) {
-        let update = transition.updates[transition.updateIndex]
-        transition.reached = transition.reached.applying(update)
-        var fields: [String: JSONValue] = [
-            "update": update.json, "index": .number(Double(transition.updateIndex)),
-            "count": .number(Double(transition.updates.count)), "url": .string(transition.reached.url(scheme: router.scheme)),
-        ]
-        if !transition.errors.isEmpty { fields["errors"] = .array(transition.errors.map(JSONValue.string)) }
-        transition.errors = []
-        publishRoute("route.update", router, fields)
-    }
-
-    /// The transition's destination becomes the router's state, saved before the client hears of it.
-    private func finish(_ transition: RouteTransition, on router: Router) {
-        router.running = nil
-        router.state = transition.to.normalized
-        let from = transition.from.url(scheme: router.scheme)
-        var result: Result<JSONValue, EngineError> = .success([
-            "scheme": .string(router.scheme), "url": .string(router.url), "from": .string(from),
-            "updates": .array(transition.updates.map(\.json)), "changed": true, "performed": .bool(transition.performs),
-        ])
-        do throws(EngineError) {
-            try routerStore?.save(scheme: router.scheme, configuration: router.configuration.json, url: router.url)
-        } catch {
-            logger.error("router state not saved", metadata: ["scheme": "\(router.scheme)", "error": "\(error.message)"])
-            result = .failure(error)
-        }
-        publishRoute("route.transition.end", router, ["from": .string(from), "url": .string(router.url),
-                                                      "performed": .bool(transition.performs)])
-        transition.reply(result)
     }
 
     func driveWaitingRouters() {
-        for router in routers.values where router.running?.isWaiting == true { drive(router) }
+        for router in routers.values where router.running?.isWaitingForRuntime == true { drive(router) }
     }
 
     private func publishRoute(_ name: String, _ router: Router, _ fields: [String: JSONValue]) {

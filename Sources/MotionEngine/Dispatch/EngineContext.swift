@@ -24,6 +24,11 @@ public final class EngineContext: TraceObserver {
     /// `plugins.reload`: hands the request to the plugin manager, which answers through `reply` on the
     /// engine thread once the files are probed and swapped. Set by the daemon.
     public var reloadPlugins: (@Sendable (_ id: String?, _ reply: @escaping @Sendable (EngineContext, JSONValue) -> Void) -> Void)?
+    /// Runs blocking work (durable saves) on another thread; `onEngineThread` brings its answer back.
+    /// Both nil: such work runs inline (tests, tools). Set by the daemon.
+    public var offload: (@Sendable (_ work: @escaping @Sendable () -> Void) -> Void)?
+    public var onEngineThread: (@Sendable (_ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
+    var nextTransitionID: UInt64 = 0
     /// True while `plan.sample` runs a plan in its private runtime: its events are nobody's business.
     var isSampling = false
 

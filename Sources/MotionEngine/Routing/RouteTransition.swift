@@ -1,103 +1,170 @@
 import MotionRoutes
 import MotionWire
 
-/// A transition in progress: its updates, the one being performed and the phases of plans it adds.
+/// A transition in progress, as a state machine that returns actions. Whoever drives it (the engine
+/// context) asks `next(now:runtimeIsActive:)` what to do, carries the action out and asks again, until
+/// the answer is `.wait` (nothing to do until a save answers, the router's runtime goes idle, or time
+/// passes) or `.finished`. It reads no clock and touches nothing itself, so it is tested with a manual
+/// clock.
+///
+/// The order: save the destination durably (`.save`; nothing has changed yet, and a failed save ends the
+/// transition with that error and no other effect), announce `route.transition.start`, perform each update
+/// phase by phase (each phase's plans are added, then the next phase waits until the runtime is idle, at
+/// most `updateTimeout`), announce its `route.update`, then make the destination the router's state,
+/// announce `route.transition.end` and reply.
 final class RouteTransition {
     /// Plans added together; the next phase starts when the router's runtime has gone idle.
     typealias Phase = [(target: String, plan: JSONValue)]
 
+    enum Action {
+        /// Save `to` durably, then call `saved(_:)`.
+        case save(RouteState)
+        /// Publish a route event with these fields (the scheme and runtime are the driver's to add).
+        case publish(String, [String: JSONValue])
+        /// Add these plans to the router's runtime; report refusals with `planErrors(_:)`.
+        case addPlans(Phase)
+        /// The destination becomes the router's state.
+        case apply(RouteState)
+        /// Answer the `route.go` that asked for this transition.
+        case reply(Result<JSONValue, EngineError>)
+        case wait
+        case finished
+    }
+
+    private enum Stage {
+        case start, saving, updates, phase, added, waiting, apply, end, reply, finished
+    }
+
+    /// An update whose plans have not let the runtime go idle after this long completes anyway.
+    static let updateTimeout = 30.0
+
+    let id: UInt64
+    let scheme: String
     let from: RouteState
     let to: RouteState
     let updates: [RouteUpdate]
     let animated: Bool
     /// False: the destination is recorded, no update is performed or announced.
     let performs: Bool
+    let configuration: RouterConfiguration
     let reply: Router.Reply
     /// The state after the updates performed so far.
-    var reached: RouteState
+    private(set) var reached: RouteState
     /// The update being performed; -1 before the first.
-    var updateIndex = -1
-    var phases: [Phase] = []
-    var phaseIndex = 0
-    /// The current phase's plans run; `waitingSince` is when it started waiting for them.
-    var waitingSince: Double?
+    private(set) var updateIndex = -1
+    private var phases: [Phase] = []
+    private var phaseIndex = 0
+    private var stage = Stage.start
+    private var saveResult: Result<Void, EngineError>?
+    private var waitingSince = 0.0
     /// Plans of the current update that were refused, reported with its `route.update`.
-    var errors: [String] = []
+    private var errors: [String] = []
 
-    init(from: RouteState, to: RouteState, animated: Bool, performs: Bool = true, reply: @escaping Router.Reply) {
+    init(id: UInt64, scheme: String, from: RouteState, to: RouteState, animated: Bool, performs: Bool = true,
+         configuration: RouterConfiguration, reply: @escaping Router.Reply) {
+        self.id = id
+        self.scheme = scheme
         self.from = from
         self.to = to
         self.updates = RouteDiff.updates(from: from, to: to)
         self.animated = animated
         self.performs = performs
+        self.configuration = configuration
         self.reply = reply
         self.reached = from
     }
 
-    var isWaiting: Bool { waitingSince != nil }
-}
+    /// Waiting for the router's runtime to go idle: the clock must keep ticking.
+    var isWaitingForRuntime: Bool { stage == .waiting }
 
-/// The plans that perform one update on the router's screens (targets `screen:<key>` and
-/// `overlay:<key>`).
-///
-/// When the top screen changes from `a` to `b` and the router declares a container animation for
-/// (a, b), that animation's phases run on the two screens. Otherwise the incoming component's route
-/// plan for the update (`push`, `present`, `select`; a `replace` uses the segue's) is added to the new
-/// screen, and each removed component gets its route's `pop` (or `dismiss` for a modal) plan.
-enum TransitionPlans {
-    static func screen(_ key: String) -> String { "screen:" + key }
-    static func overlay(_ key: String) -> String { "overlay:" + key }
+    func saved(_ result: Result<Void, EngineError>) { saveResult = result }
 
-    static func phases(for update: RouteUpdate, before: RouteState, after: RouteState,
-                       configuration: RouterConfiguration) -> [RouteTransition.Phase] {
-        let routes = configuration.routes
-        switch update.op {
-        case .show, .hide:
-            guard let plan = routes[update.key]?.plan(for: update.op.rawValue) else { return [] }
-            return [[(overlay(update.key), plan)]]
-        default: break
-        }
-        if let outgoing = before.components.last, let incoming = after.components.last, outgoing != incoming,
-            let pair = configuration.pair(from: outgoing.key, to: incoming.key) {
-            return container(pair, outgoing: outgoing.key, incoming: incoming.key)
-        }
-        var phase: RouteTransition.Phase = []
-        let removed = update.op == .replace ? before.components : Array(before.components.dropFirst(after.components.count))
-        if update.op == .pop || update.op == .replace {
-            for component in removed.reversed() {
-                if let plan = routes[component.key]?.plan(for: component.segue == .modal ? "dismiss" : "pop") {
-                    phase.append((screen(component.key), plan))
-                }
+    func planErrors(_ messages: [String]) { errors += messages }
+
+    func next(now: Double, runtimeIsActive: Bool) -> Action {
+        switch stage {
+        case .start:
+            stage = .saving
+            return .save(to)
+        case .saving:
+            switch saveResult {
+            case nil: return .wait
+            case .failure(let error)?:
+                stage = .finished
+                return .reply(.failure(error))
+            case .success?:
+                stage = .updates
+                return .publish("route.transition.start", [
+                    "from": .string(from.url(scheme: scheme)), "to": .string(to.url(scheme: scheme)),
+                    "updates": .array(updates.map(\.json)), "performed": .bool(performs),
+                ])
             }
-        }
-        if update.op != .pop, let component = update.component {
-            if let plan = routes[component.key]?.plan(for: addition(component.segue)) {
-                phase.append((screen(component.key), plan))
+        case .updates:
+            let completed = updateIndex >= 0 ? announceUpdate() : nil
+            updateIndex += 1
+            if performs, updateIndex < updates.count {
+                let update = updates[updateIndex]
+                let unanimated = !animated || update.options?.contains(.unanimated) == true
+                phases = unanimated ? [] : TransitionPlans.phases(
+                    for: update, before: reached, after: reached.applying(update), configuration: configuration)
+                phaseIndex = 0
+                stage = .phase
+            } else {
+                stage = .apply
             }
+            return completed ?? next(now: now, runtimeIsActive: runtimeIsActive)
+        case .phase:
+            guard phaseIndex < phases.count else {
+                stage = .updates
+                return next(now: now, runtimeIsActive: runtimeIsActive)
+            }
+            stage = .added
+            return .addPlans(phases[phaseIndex])
+        case .added:
+            if runtimeIsActive, updates[updateIndex].options?.contains(.async) != true {
+                waitingSince = now
+                stage = .waiting
+                return .wait
+            }
+            phaseIndex += 1
+            stage = .phase
+            return next(now: now, runtimeIsActive: runtimeIsActive)
+        case .waiting:
+            let timedOut = now - waitingSince > Self.updateTimeout
+            if runtimeIsActive && !timedOut { return .wait }
+            if timedOut { errors.append("timed out after \(Int(Self.updateTimeout)) s; completed anyway") }
+            phaseIndex += 1
+            stage = .phase
+            return next(now: now, runtimeIsActive: runtimeIsActive)
+        case .apply:
+            stage = .end
+            return .apply(to.normalized)
+        case .end:
+            stage = .reply
+            return .publish("route.transition.end", ["from": .string(from.url(scheme: scheme)),
+                                                     "url": .string(to.normalized.url(scheme: scheme)),
+                                                     "performed": .bool(performs)])
+        case .reply:
+            stage = .finished
+            return .reply(.success([
+                "scheme": .string(scheme), "url": .string(to.normalized.url(scheme: scheme)),
+                "from": .string(from.url(scheme: scheme)), "updates": .array(updates.map(\.json)),
+                "changed": true, "performed": .bool(performs),
+            ]))
+        case .finished:
+            return .finished
         }
-        return phase.isEmpty ? [] : [phase]
     }
 
-    private static func addition(_ segue: Segue) -> String {
-        switch segue {
-        case .push: "push"
-        case .modal: "present"
-        case .tab: "select"
-        }
-    }
-
-    private static func container(_ pair: RouterConfiguration.Pair, outgoing: String, incoming: String) -> [RouteTransition.Phase] {
-        pair.animation.phases.map { steps in
-            steps.map { step in
-                let target = screen(step.screen == .incoming ? incoming : outgoing)
-                switch (step.action, step.animated) {
-                case (.appear, true): return (target, pair.appear)
-                case (.remove, true): return (target, pair.remove)
-                case (.appear, false): return (target, ["type": "Set", "property": "opacity", "value": [1]])
-                case (.remove, false): return (target, ["type": "Set", "property": "opacity", "value": [0]])
-                case (.order(let order), _): return (target, ["type": "Set", "property": "zIndex", "value": [.number(Double(order))]])
-                }
-            }
-        }
+    private func announceUpdate() -> Action {
+        let update = updates[updateIndex]
+        reached = reached.applying(update)
+        var fields: [String: JSONValue] = [
+            "update": update.json, "index": .number(Double(updateIndex)), "count": .number(Double(updates.count)),
+            "url": .string(reached.url(scheme: scheme)),
+        ]
+        if !errors.isEmpty { fields["errors"] = .array(errors.map(JSONValue.string)) }
+        errors = []
+        return .publish("route.update", fields)
     }
 }

@@ -2,7 +2,7 @@ import MotionWire
 
 /// Where routers are kept across restarts. The engine only asks to save and to load; the daemon supplies
 /// the durable implementation (files under the state directory), tests an in-memory one.
-package protocol RouterStorage {
+package protocol RouterStorage: Sendable {
     /// Saves one router durably, or throws `state.write_failed`.
     func save(scheme: String, configuration: JSONValue, url: String) throws(EngineError)
     /// Every saved router; unreadable entries are returned as problems, not thrown.

@@ -50,6 +50,10 @@ public struct MotionDaemon: Sendable {
                     loop.submit { reply($0, result) }
                 }
             }
+            // Durable saves run in order on a queue of their own; the engine thread never waits on a disk.
+            let saves = DispatchQueue(label: "motiond.saves")
+            context.offload = { work in saves.async(execute: work) }
+            context.onEngineThread = { body in loop.submit(body) }
             Self.restoreRouters(into: context, configuration: configuration, logger: logger)
             return context.engine.registry
         }
