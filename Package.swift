@@ -146,6 +146,8 @@ let package = Package(
             dependencies: ["MotionHost", "MotionEngine", .product(name: "MotionPluginKit", package: "PluginSDK"), "MotionWire", .product(name: "MotionPluginAPI", package: "PluginSDK"), "MotionTestSupport", "MotionAnimation",
                            .product(name: "MotionSchema", package: "PluginSDK"), .product(name: "MotionJSON", package: "PluginSDK"),
                            .product(name: "MotionTesting", package: "PluginSDK"),
+                           .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOExtras", package: "swift-nio-extras"),
                            "MotionRoutes", "MotionFuzzing"],
             exclude: ["Fixtures"]
         ),

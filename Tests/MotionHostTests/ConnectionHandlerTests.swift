@@ -1,0 +1,117 @@
+import Dispatch
+import Logging
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import NIOCore
+import NIOEmbedded
+import NIOExtras
+import Testing
+
+/// The connection handler in NIO's thread-safe testing channel, with a real engine thread behind it: the
+/// line limit, half-close and request backpressure without a socket (the live tests cover the socket).
+@Suite("Connection handler (NIOAsyncTestingChannel)")
+struct ConnectionHandlerTests {
+    static let limit = 256
+
+    /// An engine thread with the fake plugin, and a channel whose pipeline is the server's.
+    static func connection() async throws -> (NIOAsyncTestingChannel, EngineLoop) {
+        let loop = EngineLoop(rate: 120)
+        _ = await loop.start {
+            let harness = try! EngineHarness()
+            return (EngineContext(engine: harness.engine, settings: EngineSettings(maximumLineLength: limit), logger: Logger(label: "test")), ())
+        }
+        let channel = NIOAsyncTestingChannel()
+        try await channel.testingEventLoop.executeInContext {
+            try channel.pipeline.syncOperations.addHandler(
+                ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: limit + 2))
+            try channel.pipeline.syncOperations.addHandler(ConnectionHandler(
+                loop: loop, maximumLineLength: limit, policy: AccessPolicy(adminGroup: nil, groupsOfUser: { _, _ in [] }),
+                limiter: ConnectionLimiter(.init(total: 8, perUser: 8))))
+        }
+        try await channel.connect(to: SocketAddress(unixDomainSocketPath: "/motiond-test")).get()
+        return (channel, loop)
+    }
+
+    static func send(_ channel: NIOAsyncTestingChannel, _ text: String) async throws {
+        try await channel.writeInbound(ByteBuffer(string: text))
+    }
+
+    /// The lines written to the client so far, waiting up to `timeout` for at least `count` of them.
+    static func lines(_ channel: NIOAsyncTestingChannel, atLeast count: Int, timeout: Duration = .seconds(5)) async throws -> [JSONValue] {
+        var lines: [JSONValue] = []
+        let deadline = ContinuousClock.now + timeout
+        while lines.count < count, ContinuousClock.now < deadline {
+            await channel.testingEventLoop.run()
+            while let buffer = try await channel.readOutbound(as: ByteBuffer.self) {
+                for line in String(buffer: buffer).split(separator: "\n") { lines.append(try JSONValue.parse(String(line))) }
+            }
+            if lines.count < count { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        return lines
+    }
+
+    static func waitUntilClosed(_ channel: NIOAsyncTestingChannel, timeout: Duration = .seconds(5)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while channel.isActive, ContinuousClock.now < deadline {
+            await channel.testingEventLoop.run()
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return !channel.isActive
+    }
+
+    @Test func aLineOverTheLimitIsRefusedAndOnlyThatConnectionCloses() async throws {
+        let (channel, loop) = try await Self.connection()
+        try await Self.send(channel, #"{"id":1,"method":"hello","params":{"protocol":1}}"# + "\n")
+        #expect(try await Self.lines(channel, atLeast: 1).first?["result"]?["protocol"] == 1)
+        try await Self.send(channel, String(repeating: "x", count: Self.limit + 10))
+        let refusal = try await Self.lines(channel, atLeast: 1)
+        #expect(refusal.first?["error"]?["code"] == "protocol.too_large", "\(refusal)")
+        #expect(try await Self.waitUntilClosed(channel))
+        await loop.stop()
+    }
+
+    @Test func afterHalfCloseEveryRequestIsAnsweredThenTheConnectionCloses() async throws {
+        let (channel, loop) = try await Self.connection()
+        // The last line has no "\n": it counts once the input ends.
+        try await Self.send(channel, #"{"id":1,"method":"hello","params":{"protocol":1}}"# + "\n" + #"{"id":2,"method":"status"}"#)
+        try await channel.testingEventLoop.executeInContext {
+            channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        }
+        let replies = try await Self.lines(channel, atLeast: 2)
+        #expect(replies.map { $0["id"] } == [1, 2], "\(replies)")
+        #expect(replies.last?["result"]?["version"] != nil)
+        #expect(try await Self.waitUntilClosed(channel), "closed once nothing more is owed")
+        await loop.stop()
+    }
+
+    @Test func aClientThatOutrunsTheEngineIsNotReadUntilItCatchesUp() async throws {
+        let (channel, loop) = try await Self.connection()
+        try await Self.send(channel, #"{"id":0,"method":"hello","params":{"protocol":1}}"# + "\n")
+        _ = try await Self.lines(channel, atLeast: 1)
+        // Hold the engine thread: requests queue up behind it.
+        let gate = Gate()
+        loop.submit { _ in gate.wait() }
+        for id in 1...(ConnectionHandler.maximumPendingRequests + 10) {
+            try await Self.send(channel, #"{"id":\#(id),"method":"sync"}"# + "\n")
+        }
+        func autoRead() -> Bool? {
+            channel.options.last { $0.option is ChannelOptions.Types.AutoReadOption }?.value as? Bool
+        }
+        await channel.testingEventLoop.run()
+        #expect(autoRead() == false, "reading paused while the engine is behind")
+        gate.open()
+        let replies = try await Self.lines(channel, atLeast: ConnectionHandler.maximumPendingRequests + 10)
+        #expect(replies.count == ConnectionHandler.maximumPendingRequests + 10, "every queued request is answered")
+        await channel.testingEventLoop.advanceTime(by: .milliseconds(10))
+        #expect(autoRead() == true, "reading resumes once the engine has caught up")
+        await loop.stop()
+    }
+}
+
+/// Blocks one thread until opened from another.
+final class Gate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    func wait() { semaphore.wait() }
+    func open() { semaphore.signal() }
+}
