@@ -8,12 +8,16 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case unknownMethod = "protocol.unknown_method"
     /// A request other than `hello` arrived before `hello`.
     case helloRequired = "protocol.hello_required"
+    /// No `hello` came within the first seconds; the connection is closed after this error.
+    case helloTimeout = "protocol.hello_timeout"
     /// The client asked for a protocol version this server does not speak.
     case unsupportedVersion = "protocol.unsupported_version"
     /// The client could not keep up with its subscriptions and is disconnected.
     case slowConsumer = "protocol.slow_consumer"
     /// A field is missing or has the wrong type; the message names the field.
     case invalidRequest = "request.invalid"
+    /// A documented limit was passed (a plan's size, a list's length); the message names the limit.
+    case limitExceeded = "request.limit"
     /// The plan's `type` is not registered; the message lists the known types.
     case unknownPlanType = "plan.unknown_type"
     /// The plugin refused the plan; the message is the plugin's.

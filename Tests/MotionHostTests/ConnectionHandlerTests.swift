@@ -15,7 +15,7 @@ struct ConnectionHandlerTests {
     static let limit = 256
 
     /// An engine thread with the fake plugin, and a channel whose pipeline is the server's.
-    static func connection() async throws -> (NIOAsyncTestingChannel, EngineLoop) {
+    static func connection(helloTimeout: TimeAmount = .seconds(5)) async throws -> (NIOAsyncTestingChannel, EngineLoop) {
         let loop = EngineLoop(rate: 120)
         _ = await loop.start {
             let harness = try! EngineHarness()
@@ -27,7 +27,7 @@ struct ConnectionHandlerTests {
                 ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: limit + 2))
             try channel.pipeline.syncOperations.addHandler(ConnectionHandler(
                 loop: loop, maximumLineLength: limit, policy: AccessPolicy(adminGroup: nil, groupsOfUser: { _, _ in [] }),
-                limiter: ConnectionLimiter(.init(total: 8, perUser: 8))))
+                limiter: ConnectionLimiter(.init(total: 8, perUser: 8)), helloTimeout: helloTimeout))
         }
         try await channel.connect(to: SocketAddress(unixDomainSocketPath: "/motiond-test")).get()
         return (channel, loop)
@@ -58,6 +58,33 @@ struct ConnectionHandlerTests {
             try await Task.sleep(for: .milliseconds(2))
         }
         return !channel.isActive
+    }
+
+    @Test func aConnectionThatNeverSaysHelloIsClosedAfterFiveSeconds() async throws {
+        let (silent, loop) = try await Self.connection()
+        let (greeted, other) = try await Self.connection()
+        try await Self.send(greeted, #"{"id":1,"method":"hello","params":{"protocol":1}}"# + "\n")
+        _ = try await Self.lines(greeted, atLeast: 1)
+        await silent.testingEventLoop.advanceTime(by: .milliseconds(4_900))
+        #expect(silent.isActive, "not before 5 s")
+        await silent.testingEventLoop.advanceTime(by: .milliseconds(200))
+        await greeted.testingEventLoop.advanceTime(by: .seconds(6))
+        let lines = try await Self.lines(silent, atLeast: 1)
+        #expect(lines.first?["error"]?["code"] == "protocol.hello_timeout", "\(lines)")
+        #expect(try await Self.waitUntilClosed(silent))
+        #expect(greeted.isActive, "a client that said hello stays")
+        await loop.stop()
+        await other.stop()
+    }
+
+    @Test func adminsGetInPastTheCaps() {
+        let limiter = ConnectionLimiter(.init(total: 2, perUser: 1))
+        #expect(limiter.admit(uid: 1000) == nil)
+        #expect(limiter.admit(uid: 1000) != nil, "per-user cap")
+        #expect(limiter.admit(uid: 1001) == nil)
+        #expect(limiter.admit(uid: 1002) != nil, "total cap")
+        #expect(limiter.admit(uid: 1003, isAdmin: true) == nil, "an admin still gets in")
+        #expect(limiter.admit(uid: 1003, isAdmin: true) != nil, "admins keep their own per-user cap")
     }
 
     @Test func aLineOverTheLimitIsRefusedAndOnlyThatConnectionCloses() async throws {

@@ -12,7 +12,9 @@ struct JSONParserTests {
             == [0, 0, 1500, -250, .number(1e-300), 0.1])
         #expect(try JSONValue.parse("123456789012345678") == .number(1.2345678901234568e17), "the nearest Double")
         #expect(try JSONValue.parse("-9007199254740993") == .number(-9007199254740992), "rounded as Double does")
-        #expect(try JSONValue.parse(#"{"k":1,"k":2}"#) == ["k": 2], "the last of repeated keys")
+        #expect(throws: JSONParseError.self, "a repeated key is refused") { try JSONValue.parse(#"{"k":1,"k":2}"#) }
+        #expect(throws: JSONParseError.self, "at any depth") { try JSONValue.parse(#"{"a":{"k":1,"k":2}}"#) }
+        #expect(try JSONValue.parse(#"{"k":1,"a":{"k":2}}"#) == ["k": 1, "a": ["k": 2]], "the same key in two objects is fine")
         #expect(try JSONValue.parse(#""ünïcödé""#) == "ünïcödé")
         #expect(try JSONValue.parse("{}") == .object([:]) && JSONValue.parse("[ ]") == .array([]))
         let deep = String(repeating: "[", count: JSONValue.maximumDepth) + String(repeating: "]", count: JSONValue.maximumDepth)

@@ -20,7 +20,8 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 /// A strict RFC 8259 parser straight into `JSONValue`: every request line goes through it, and
 /// Foundation's `JSONDecoder` spent most of an event-loop thread on them (BENCHMARKS.md).
 ///
-/// One value, surrounded by optional whitespace; objects keep the last of repeated keys; numbers are
+/// One value, surrounded by optional whitespace; an object with a repeated key is refused (two readers
+/// could otherwise disagree on which one counts: RFC 8259 §4, RFC 7493 §2.3); numbers are
 /// doubles and must be finite; strings must be valid UTF-8 with valid escapes (surrogates in pairs);
 /// nesting deeper than `JSONValue.maximumDepth` is refused.
 struct JSONParser {
@@ -95,6 +96,7 @@ struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             position += 1
             skipWhitespace()
+            guard members[key] == nil else { throw error("duplicate key \"\(key.prefix(64))\"") }
             members[key] = try value(depth: depth)
             skipWhitespace()
             switch current {

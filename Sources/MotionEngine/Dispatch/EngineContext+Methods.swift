@@ -11,14 +11,15 @@ extension EngineContext {
         switch request.method {
         case "hello": return try hello(params, session)
         case "plan.add":
-            let runtime = try params.optionalString("runtime") ?? Engine.defaultRuntime
+            let runtime = try params.optionalName("runtime") ?? Engine.defaultRuntime
             let target = try params.name("target")
             let plan = try params.object("plan")
-            let name = try params.optionalString("name")
+            try Self.checkSize(of: plan)
+            let name = try params.optionalName("name")
             let performer = try engine.addPlan(plan, to: target, in: runtime, named: name)
             return ["runtime": .string(runtime), "target": .string(target), "performer": .number(Double(performer))]
         case "plan.remove":
-            let runtime = try params.optionalString("runtime") ?? Engine.defaultRuntime
+            let runtime = try params.optionalName("runtime") ?? Engine.defaultRuntime
             let removed = try engine.removePlan(named: try params.name("name"), from: try params.name("target"),
                                                 in: runtime)
             return ["removed": .bool(removed)]
@@ -38,7 +39,7 @@ extension EngineContext {
             try engine.destroyRuntime(name)
             return ["runtime": .string(name)]
         case "runtime.state":
-            return try engine.state(ofRuntime: try params.optionalString("runtime") ?? Engine.defaultRuntime)
+            return try engine.state(ofRuntime: try params.optionalName("runtime") ?? Engine.defaultRuntime)
         case "subscribe": return try subscribe(params, session)
         case "unsubscribe":
             guard let id = params["sub"]?.intValue else { throw EngineError(.invalidRequest, "sub: expected an integer") }
@@ -49,6 +50,7 @@ extension EngineContext {
             return ["sub": .number(Double(id))]
         case "plan.sample":
             let plan = try params.object("plan")
+            try Self.checkSize(of: plan)
             guard case .array(let elements)? = params["times"], (1...Self.maximumSamples).contains(elements.count) else {
                 throw EngineError(.invalidRequest, "times: expected an array of 1 to \(Self.maximumSamples) numbers")
             }
@@ -103,6 +105,7 @@ extension EngineContext {
             "limits": [
                 "maxLineLength": .number(Double(settings.maximumLineLength)),
                 "maxSubscriptions": .number(Double(settings.maximumSubscriptionsPerConnection)),
+                "maxPlanBytes": .number(Double(Self.maximumPlanBytes)), "maxNameBytes": .number(Double(Params.maximumNameLength)),
             ],
             "capabilities": ["frames", "trace", "routes", "plan.sample", "curves", "hot-swap", "timeline"],
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
@@ -125,7 +128,7 @@ extension EngineContext {
         }
         let subscription = Subscription(
             id: session.nextSubscription, session: session, frames: streams.contains("frames"),
-            trace: streams.contains("trace"), routes: streams.contains("routes"), runtime: try params.optionalString("runtime"),
+            trace: streams.contains("trace"), routes: streams.contains("routes"), runtime: try params.optionalName("runtime"),
             targets: try params.optionalStrings("targets").map(Set.init), maximumRate: maximumRate)
         session.nextSubscription += 1
         session.subscriptions[subscription.id] = subscription

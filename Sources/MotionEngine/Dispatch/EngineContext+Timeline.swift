@@ -13,7 +13,7 @@ extension EngineContext {
     static let replayRuntime = reservedRuntimePrefix + "timeline"
 
     func timelineMethod(_ method: String, _ params: Params) throws(EngineError) -> JSONValue {
-        let runtime = try params.optionalString("runtime") ?? Engine.defaultRuntime
+        let runtime = try params.optionalName("runtime") ?? Engine.defaultRuntime
         guard !runtime.hasPrefix(Self.reservedRuntimePrefix) else {
             throw EngineError(.runtimeProtected, "runtime: \"\(runtime)\" belongs to the daemon")
         }

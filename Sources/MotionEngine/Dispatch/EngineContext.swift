@@ -33,6 +33,15 @@ public final class EngineContext: TraceObserver {
     var isSampling = false
 
     static let reservedRuntimePrefix = "motiond."
+    /// A plan, as JSON text, is at most this many bytes (SPEC §5).
+    public static let maximumPlanBytes = 64 << 10
+
+    static func checkSize(of plan: JSONValue) throws(EngineError) {
+        let size = JSONWriter.bytes(plan).count
+        guard size <= maximumPlanBytes else {
+            throw EngineError(.limitExceeded, "plan: \(size) bytes; a plan is at most \(maximumPlanBytes) bytes")
+        }
+    }
     static let maximumSampleTime = 600.0
     static let maximumSamples = 10_000
 

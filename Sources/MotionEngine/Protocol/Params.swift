@@ -15,12 +15,29 @@ public struct Params: Sendable, Equatable {
         return value
     }
 
-    /// A required string that must not be empty and must stay under `maximumLength` bytes.
-    public func name(_ key: String, maximumLength: Int = 256) throws(EngineError) -> String {
+    /// Names (targets, properties, plans, runtimes) are at most this many bytes of UTF-8, with no NUL.
+    public static let maximumNameLength = 256
+
+    /// A required name: not empty, at most `maximumLength` bytes, no NUL (plugins see names as C strings).
+    public func name(_ key: String, maximumLength: Int = maximumNameLength) throws(EngineError) -> String {
         let value = try string(key)
-        guard !value.isEmpty else { throw invalid(key, "must not be empty") }
-        guard value.utf8.count <= maximumLength else { throw invalid(key, "longer than \(maximumLength) bytes") }
+        try Self.check(name: value, key, maximumLength: maximumLength)
         return value
+    }
+
+    /// An optional name, checked as `name` is.
+    public func optionalName(_ key: String, maximumLength: Int = maximumNameLength) throws(EngineError) -> String? {
+        guard let value = try optionalString(key) else { return nil }
+        try Self.check(name: value, key, maximumLength: maximumLength)
+        return value
+    }
+
+    static func check(name value: String, _ key: String, maximumLength: Int) throws(EngineError) {
+        guard !value.isEmpty else { throw EngineError(.invalidRequest, "\(key): must not be empty") }
+        guard value.utf8.count <= maximumLength else {
+            throw EngineError(.limitExceeded, "\(key): \(value.utf8.count) bytes; names are at most \(maximumLength) bytes")
+        }
+        guard !value.utf8.contains(0) else { throw EngineError(.invalidRequest, "\(key): must not contain NUL") }
     }
 
     public func optionalString(_ key: String) throws(EngineError) -> String? {

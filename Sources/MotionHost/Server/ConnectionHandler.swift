@@ -33,8 +33,14 @@ final class ConnectionHandler: ChannelInboundHandler {
     private let pending = PendingCount()
     private var isPaused = false
 
-    init(loop: EngineLoop, maximumLineLength: Int, policy: AccessPolicy, limiter: ConnectionLimiter) {
+    /// A connection must say hello within this long (SPEC §5: 5 s).
+    private let helloTimeout: TimeAmount
+    private var sawHello = false
+
+    init(loop: EngineLoop, maximumLineLength: Int, policy: AccessPolicy, limiter: ConnectionLimiter,
+         helloTimeout: TimeAmount = .seconds(5)) {
         self.loop = loop
+        self.helloTimeout = helloTimeout
         self.maximumLineLength = maximumLineLength
         self.policy = policy
         self.limiter = limiter
@@ -42,7 +48,8 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         let peer = Self.peerCredentials(of: context.channel)
-        if let refusal = limiter.admit(uid: peer?.uid) {
+        let role = policy.role(of: peer)
+        if let refusal = limiter.admit(uid: peer?.uid, isAdmin: role == .admin) {
             refuse(context: context, code: .connectionLimit, message: refusal)
             return
         }
@@ -51,8 +58,13 @@ final class ConnectionHandler: ChannelInboundHandler {
         let id = sessionID
         let output = ChannelOutput(channel: context.channel)
         self.output = output
-        let role = policy.role(of: peer)
         loop.submit { $0.openSession(id, output: output, peer: peer, role: role) }
+        // A connection that never says hello holds a slot for nothing: it is closed after `helloTimeout`.
+        context.eventLoop.assumeIsolated().scheduleTask(in: helloTimeout) { [self] in
+            guard !sawHello else { return }
+            refuse(context: context, code: .helloTimeout,
+                   message: "no hello within \(helloTimeout.nanoseconds / 1_000_000_000) s; closing the connection")
+        }
         context.fireChannelActive()
     }
 
@@ -65,6 +77,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard line.readableBytes <= maximumLineLength else { return refuseOversizedLine(context: context) }
         guard line.readableBytes > 0 else { return }
         let parsed = Request.parse(line: line.readableBytesView)
+        if case .success(let request) = parsed, request.method == "hello" { sawHello = true }
         let id = sessionID
         let pending = self.pending
         pending.add(1)

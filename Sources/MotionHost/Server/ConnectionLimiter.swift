@@ -15,10 +15,14 @@ final class ConnectionLimiter: Sendable {
         self.limits = limits
     }
 
+    /// Connections beyond the total kept for admins (root and the admin group): an operator can always get
+    /// in, however many connections other users hold. Admins keep their own per-user cap.
+    static let adminReserve = 16
+
     /// Takes a slot for `uid` (nil: unknown peer, counted in the total only), or says why not.
-    func admit(uid: UInt32?) -> String? {
+    func admit(uid: UInt32?, isAdmin: Bool = false) -> String? {
         counts.withLock { counts in
-            guard counts.total < limits.total else {
+            guard counts.total < limits.total + (isAdmin ? Self.adminReserve : 0) else {
                 return "too many connections: motiond serves at most \(limits.total)"
             }
             if let uid {

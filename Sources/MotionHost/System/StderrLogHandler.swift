@@ -30,7 +30,9 @@ public struct StderrLogHandler: LogHandler {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
         let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let text = fields.isEmpty ? "\(event.message)" : "\(event.message) \(fields)"
+        // Control characters are escaped: a client-chosen name with "\n<0>" in it must not start a line of
+        // its own (with a journald priority of its choosing).
+        let text = Self.escaped(fields.isEmpty ? "\(event.message)" : "\(event.message) \(fields)")
         let line: String
         if forJournal {
             line = "<\(Self.priority(event.level))>\(text)\n"
@@ -38,6 +40,22 @@ public struct StderrLogHandler: LogHandler {
             line = "\(Self.timestamp()) \(event.level) \(label): \(text)\n"
         }
         FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// The text with control characters (newlines, escapes, DEL) written as `\n`, `\u{1b}` and so on.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     static func priority(_ level: Logger.Level) -> Int {
