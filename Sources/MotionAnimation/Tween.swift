@@ -1,5 +1,6 @@
 /// A time-based animation from `from` to `to` over `duration` along a timing curve (Advance's
-/// BasicAnimation). Velocity is the finite difference over the last frame.
+/// BasicAnimation). Velocity is the finite difference over the last frame while it runs, and zero once it
+/// has ended: a tween at rest does not move (a spring started on it afterwards must not swing).
 public struct Tween: Sendable {
     public let from: SIMD4<Double>
     public let to: SIMD4<Double>
@@ -38,7 +39,7 @@ public struct Tween: Sendable {
         guard dt > 0 else { return }
         elapsed += dt
         let next = value(at: elapsed)
-        velocity = (next - value) / dt
+        velocity = elapsed >= duration ? .zero : (next - value) / dt
         value = next
     }
 }
