@@ -1,9 +1,18 @@
-/* Small libc facts Swift cannot reach directly (glibc's <malloc.h> is not in Swift's Glibc module). */
+/* Small libc facts and services Swift cannot reach or must not do itself. */
 #ifndef MOTION_HOST_SUPPORT_H
 #define MOTION_HOST_SUPPORT_H
 #include <stddef.h>
 
 /** Bytes of heap in use by malloc (mallinfo2's uordblks): `motiond --validate` watches it grow. */
 size_t motion_heap_in_use(void);
+
+/**
+ * Installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT that, when the engine thread was
+ * inside a plugin, write "label\nfunction\nsignal\n" (label is "file\nhash") to `fd` and fsync it,
+ * using only async-signal-safe calls; then the handler that was there before runs (or the default
+ * action). `marker` points at two pointers: the label and the function name (NULL when no plugin is
+ * being called). Returns 0, or -1 if a handler could not be installed.
+ */
+int motion_crash_handler_install(int fd, const void *const *marker);
 
 #endif

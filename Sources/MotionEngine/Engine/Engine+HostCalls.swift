@@ -27,7 +27,7 @@ extension Engine {
         animators[index] = claimant
         guard let previous, previous !== claimant, let instance = previous.instance,
               let yield = registry.factories[previous.factoryIndex].descriptor.yield else { return }
-        yield.pointee.yield_property(previous.factory, instance, property)
+        PluginCallMarker.calling(previous.label, "yield_property") { yield.pointee.yield_property(previous.factory, instance, property) }
     }
 
     func pluginTrace(kind: String, fieldsJSON: String?, from performerID: UInt64) {

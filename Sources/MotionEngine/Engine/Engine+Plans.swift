@@ -86,7 +86,7 @@ extension Engine {
     private func removeNamedPlan(_ name: String, from target: TargetScope, in scope: RuntimeScope) -> Bool {
         guard let performer = target.named.removeValue(forKey: name) else { return false }
         if let remove = performer.table.pointee.remove_named_plan, let instance = performer.instance {
-            remove(instance, name)
+            PluginCallMarker.calling(performer.label, "remove_named_plan") { remove(instance, name) }
         }
         trace(TraceEvent(kind: "plan.named.removed", runtime: scope.name, target: target.name,
                          fields: ["name": .string(name), "performer": .number(Double(performer.id))]))
@@ -101,8 +101,9 @@ extension Engine {
                                      runtime: scope, target: target)
         nextPerformerID += 1
         performers[record.id] = record
-        let instance = factory.descriptor.table.pointee.create(
-            factory.descriptor.pointer, host.pointer, record.id, target.name)
+        let instance = PluginCallMarker.calling(factory.label, "create") {
+            factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer, record.id, target.name)
+        }
         guard let instance else {
             performers[record.id] = nil
             throw EngineError(.invalidPlan, "plugin \(factory.pluginID) could not create a \(record.planType) performer")
@@ -126,7 +127,7 @@ extension Engine {
         let factory = performer.table.pointee
         host.plans.begin(plan)
         defer { host.plans.end() }
-        let status: Int32 = json.withUnsafeBufferPointer { bytes in
+        let status: Int32 = PluginCallMarker.calling(performer.label, "add_plan") { json.withUnsafeBufferPointer { bytes in
             let text = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
             if let name {
                 if let addNamed = factory.add_named_plan {
@@ -134,7 +135,7 @@ extension Engine {
                 }
             }
             return factory.add_plan(instance, text, length, &message, message.count)
-        }
+        } }
         guard status == MOTION_OK else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw EngineError(.invalidPlan, text.isEmpty ? "\(performer.planType): plan refused" : text)

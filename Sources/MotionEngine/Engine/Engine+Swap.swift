@@ -159,6 +159,9 @@ extension Engine {
         return migrate
     }
 
+    /// The largest hot-swap state a performer may export.
+    static let maximumStateBytes = 16 << 20
+
     /// Exports the old instance's state and imports it into a new instance of the new factory, under a
     /// new performer record. Nothing is visible until `commitMigration`.
     private func prepareMigration(of old: PerformerRecord, to newIndex: Int, from oldTable: UnsafePointer<motion_migrate>,
@@ -167,10 +170,20 @@ extension Engine {
             throw EngineError(.internalError, "performer \(old.id) has no instance")
         }
         var buffer = [CChar](repeating: 0, count: 4096)
-        var length = oldTable.pointee.export_state(old.factory, oldInstance, &buffer, buffer.count)
+        func export() -> Int {
+            PluginCallMarker.calling(old.label, "export_state") {
+                oldTable.pointee.export_state(old.factory, oldInstance, &buffer, buffer.count)
+            }
+        }
+        var length = export()
         if length > buffer.count {
+            // A state is a performer's few numbers; a plugin that asks for more is not believed (it would
+            // have the host allocate whatever it says, a terabyte included).
+            guard length <= Self.maximumStateBytes else {
+                throw EngineError(.invalidPlan, "performer \(old.id) (\(old.planType)): a state of \(length) bytes; at most \(Self.maximumStateBytes)")
+            }
             buffer = [CChar](repeating: 0, count: length)
-            length = oldTable.pointee.export_state(old.factory, oldInstance, &buffer, buffer.count)
+            length = export()
         }
         guard length > 0, length <= buffer.count else {
             throw EngineError(.invalidPlan, "performer \(old.id) (\(old.planType) on \(old.target.name)) could not export its state")
@@ -181,15 +194,17 @@ extension Engine {
                                      runtime: old.runtime, target: old.target)
         nextPerformerID += 1
         performers[record.id] = record
-        guard let instance = factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer,
-                                                                        record.id, old.target.name)
-        else {
+        guard let instance = PluginCallMarker.calling(factory.label, "create", {
+            factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer, record.id, old.target.name)
+        }) else {
             performers[record.id] = nil
             throw EngineError(.invalidPlan, "the new \(old.planType) build could not create a performer for \(old.target.name)")
         }
         record.instance = instance
         var message = [CChar](repeating: 0, count: 1024)
-        let status = newTable.pointee.import_state(factory.descriptor.pointer, instance, buffer, length, &message, message.count)
+        let status = PluginCallMarker.calling(factory.label, "import_state") {
+            newTable.pointee.import_state(factory.descriptor.pointer, instance, buffer, length, &message, message.count)
+        }
         guard status == MOTION_OK else {
             discard(record)
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

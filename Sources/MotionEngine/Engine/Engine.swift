@@ -42,6 +42,7 @@ public final class Engine {
 
     struct AdvanceGroup {
         let factory: UnsafePointer<motion_factory>
+        let label: UnsafePointer<CChar>?
         /// Nil only for factories that are not continuous, whose performers never join a group.
         let advance: (@convention(c) (UnsafeMutableRawPointer?, Double) -> Void)?
         let batch: (@convention(c) (UnsafePointer<motion_factory>?, UnsafePointer<UnsafeMutableRawPointer?>?, Int, Double) -> Void)?
@@ -120,11 +121,13 @@ public final class Engine {
         // Starts and stops wait until the frame is over: no group changes while a plugin loops over it.
         for index in advanceGroups.indices where !advanceGroups[index].instances.isEmpty {
             let group = advanceGroups[index]
-            group.instances.withUnsafeBufferPointer { instances in
-                if let batch = group.batch {
-                    batch(group.factory, instances.baseAddress, instances.count, dt)
-                } else if let advance = group.advance {
-                    for instance in instances { advance(instance, dt) }
+            PluginCallMarker.calling(group.label, "advance") {
+                group.instances.withUnsafeBufferPointer { instances in
+                    if let batch = group.batch {
+                        batch(group.factory, instances.baseAddress, instances.count, dt)
+                    } else if let advance = group.advance {
+                        for instance in instances { advance(instance, dt) }
+                    }
                 }
             }
         }
@@ -150,7 +153,9 @@ public final class Engine {
         let active = scope.performers.filter { $0.advanceSlot >= 0 }
         phase = .frame
         for performer in active {
-            if let instance = performer.instance, let advance = performer.table.pointee.advance { advance(instance, dt) }
+            if let instance = performer.instance, let advance = performer.table.pointee.advance {
+                PluginCallMarker.calling(performer.label, "advance") { advance(instance, dt) }
+            }
         }
         finishFrame()
     }
@@ -177,8 +182,8 @@ public final class Engine {
         }
         let index = performer.factoryIndex
         while advanceGroups.count <= index {
-            let descriptor = registry.factories[advanceGroups.count].descriptor
-            advanceGroups.append(AdvanceGroup(factory: descriptor.pointer, advance: descriptor.table.pointee.advance,
+            let registered = registry.factories[advanceGroups.count], descriptor = registered.descriptor
+            advanceGroups.append(AdvanceGroup(factory: descriptor.pointer, label: registered.label, advance: descriptor.table.pointee.advance,
                                               batch: descriptor.batch?.pointee.advance_batch))
         }
         performer.advanceSlot = advanceGroups[index].instances.count
@@ -210,6 +215,6 @@ public final class Engine {
     func destroyInstance(_ performer: PerformerRecord) {
         guard let instance = performer.instance else { return }
         performer.instance = nil
-        performer.table.pointee.destroy(instance)
+        PluginCallMarker.calling(performer.label, "destroy") { performer.table.pointee.destroy(instance) }
     }
 }

@@ -8,6 +8,8 @@ final class PerformerRecord {
     /// (see `FactoryDescriptor.table`).
     let factory: UnsafePointer<motion_factory>
     let table: UnsafePointer<motion_factory>
+    /// The plugin's crash-marker label.
+    let label: UnsafePointer<CChar>?
     let planType: String
     let pluginID: String
     let isContinuous: Bool
@@ -23,6 +25,7 @@ final class PerformerRecord {
         self.factoryIndex = factoryIndex
         self.factory = factory.descriptor.pointer
         self.table = factory.descriptor.table
+        self.label = factory.label
         self.planType = factory.descriptor.planType
         self.pluginID = factory.pluginID
         self.isContinuous = factory.descriptor.isContinuous

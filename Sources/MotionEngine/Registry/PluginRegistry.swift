@@ -36,10 +36,13 @@ public struct PluginRegistry: Sendable {
     func factory(forPlanType planType: String) -> Int? { factoryIndex[planType] }
 }
 
-struct RegisteredFactory: Sendable {
+struct RegisteredFactory: @unchecked Sendable {
+    // @unchecked: `label` is an immutable C string kept for the process lifetime (PluginCallMarker).
     let descriptor: FactoryDescriptor
     let pluginID: String
     var generation = 1
+    /// "file\nhash" of the plugin, for the crash marker.
+    var label: UnsafePointer<CChar>? = nil
 }
 
 /// Collects plugins in a deterministic order and freezes them into a `PluginRegistry`.
@@ -110,6 +113,7 @@ public struct PluginRegistryBuilder {
     private mutating func register(_ entry: PluginRegistry.Entry) {
         let plugin = entry.plugin
         plugins.append(entry)
+        let label = PluginCallMarker.label(file: plugin.file, hash: entry.hash)
         for factory in plugin.factories {
             if let held = factoryIndex[factory.planType], factories[held].pluginID != plugin.id {
                 let owner = plugins.first { $0.plugin.id == factories[held].pluginID }!.plugin
@@ -120,7 +124,7 @@ public struct PluginRegistryBuilder {
                 continue
             }
             factoryIndex[factory.planType] = factories.count
-            factories.append(RegisteredFactory(descriptor: factory, pluginID: plugin.id, generation: entry.generation))
+            factories.append(RegisteredFactory(descriptor: factory, pluginID: plugin.id, generation: entry.generation, label: label))
         }
     }
 

@@ -36,11 +36,13 @@ public struct MotionDaemon: Sendable {
             let engine = Engine(registry: PluginRegistryBuilder().freeze(), host: host)
             return (EngineContext(engine: engine, configuration: configuration, logger: logger), ())
         }
+        // A plugin that crashed the last run stays out until its content changes (needs a state directory).
+        let quarantine = configuration.stateDirectory.map { CrashQuarantine.start(stateDirectory: $0, logger: logger) }
         // Every plugin file is probed in a child process first; then loaded, in search-path order.
         let manager = PluginManager(
             loop: loop, searchPath: searchPath, probeExecutable: "/proc/self/exe",
             imageDirectory: try PluginManager.makeImageDirectory(stateDirectory: configuration.stateDirectory),
-            logger: logger)
+            logger: logger, quarantined: quarantine?.refusals ?? [:])
         _ = await manager.reload()
         let registry = await loop.perform { context in
             // The reply is sent from the engine thread, like every other.

@@ -38,15 +38,17 @@ public actor PluginManager {
     private let probeExecutable: String?
     private let imageDirectory: String
     private let logger: Logger
-    /// Files refused by the probe, by content hash: not probed again until the content changes.
+    /// Files refused by the probe (or quarantined after crashing motiond), by content hash: not probed or
+    /// loaded again until the content changes.
     private var refused: [String: String] = [:]
     private var copies = 0
     /// The reload in progress: reloads run one after the other, never interleaved at their awaits.
     private var tail: Task<Report, Never>?
 
     public init(loop: EngineLoop, searchPath: SearchPath, probeExecutable: String?, imageDirectory: String,
-                logger: Logger) {
+                logger: Logger, quarantined: [String: String] = [:]) {
         self.loop = loop
+        self.refused = quarantined
         self.searchPath = searchPath
         self.probeExecutable = probeExecutable
         self.imageDirectory = imageDirectory

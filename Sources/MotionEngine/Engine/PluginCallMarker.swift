@@ -1,0 +1,33 @@
+/// Which plugin the engine thread is calling, readable from a signal handler (SPEC §13: a plugin that
+/// crashes motiond is quarantined). Two pointers in memory allocated once: the plugin's label (a C string
+/// "file\nhash", made when it was registered) and the function's name (a static C string). Setting them
+/// is two plain stores; a crash handler reads them with no locks and no allocation.
+public enum PluginCallMarker {
+    /// The two pointers, for the daemon's crash handler (`label`, then `function`). `nonisolated(unsafe)`:
+    /// only the engine thread writes them, and the only other reader is a signal handler on that thread.
+    nonisolated(unsafe) public static let address: UnsafeMutableRawPointer = {
+        let slot = UnsafeMutableRawPointer.allocate(byteCount: 2 * MemoryLayout<UInt>.size, alignment: MemoryLayout<UInt>.alignment)
+        slot.initializeMemory(as: UInt.self, repeating: 0, count: 2)
+        return slot
+    }()
+
+    /// A plugin's label: "file\nhash", NUL-terminated, kept for the process lifetime.
+    static func label(file: String, hash: String) -> UnsafePointer<CChar> {
+        let bytes = Array((file + "\n" + hash).utf8CString)
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
+        pointer.initialize(from: bytes, count: bytes.count)
+        return UnsafePointer(pointer)
+    }
+
+    /// Runs `body` (a call into the plugin labelled `label`) marked, then restores the marker it found:
+    /// calls nest (a plugin's plan emits another plugin's plan).
+    @inline(__always)
+    static func calling<Result>(_ label: UnsafePointer<CChar>?, _ function: StaticString, _ body: () throws -> Result) rethrows -> Result {
+        let slots = address.assumingMemoryBound(to: UInt.self)
+        let saved = (slots[0], slots[1])
+        slots[0] = UInt(bitPattern: label)
+        slots[1] = UInt(bitPattern: function.utf8Start)
+        defer { (slots[0], slots[1]) = saved }
+        return try body()
+    }
+}

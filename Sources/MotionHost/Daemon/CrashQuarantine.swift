@@ -1,0 +1,73 @@
+import CHostSupport
+import Foundation
+import Logging
+import MotionEngine
+import MotionWire
+
+/// SPEC §13: a plugin that crashes motiond is not loaded again until its content changes.
+///
+/// While the engine thread calls a plugin, `PluginCallMarker` names it; if the process then dies by a
+/// signal, a handler (C, async-signal-safe) writes that name to `<state-dir>/crash.record`. The next
+/// start moves the record into `<state-dir>/quarantine.json`, logs it, and the plugin manager refuses
+/// files with that content hash (`plugin.rejected`, "crashed motiond …").
+public struct CrashQuarantine: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public var file: String
+        public var hash: String
+        public var function: String
+        public var signal: Int32
+        public var time: String
+
+        var reason: String {
+            let name = String(cString: strsignal(signal))
+            return "crashed motiond (signal \(signal), \(name), in \(function)) on \(time); refused until its content changes"
+        }
+    }
+
+    public private(set) var entries: [Entry] = []
+
+    /// Reasons by content hash, for the plugin manager.
+    public var refusals: [String: String] {
+        Dictionary(entries.map { ($0.hash, $0.reason) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Reads what an earlier crash recorded, then arms the handler for this run.
+    public static func start(stateDirectory: String, logger: Logger) -> CrashQuarantine {
+        var quarantine = CrashQuarantine()
+        let recordPath = stateDirectory + "/crash.record", listPath = stateDirectory + "/quarantine.json"
+        if let data = FileManager.default.contents(atPath: listPath), let json = try? JSONValue.parse(Array(data)) {
+            quarantine.entries = (json["plugins"]?.arrayValue ?? []).compactMap(Entry.init(json:))
+        }
+        if let data = FileManager.default.contents(atPath: recordPath), !data.isEmpty {
+            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if lines.count >= 4, let signal = Int32(lines[3]) {
+                let entry = Entry(file: lines[0], hash: lines[1], function: lines[2], signal: signal,
+                                  time: ISO8601DateFormatter().string(from: Date()))
+                if !quarantine.entries.contains(where: { $0.hash == entry.hash }) { quarantine.entries.append(entry) }
+                logger.critical("a plugin crashed motiond; it is quarantined", metadata: [
+                    "file": "\(entry.file)", "function": "\(entry.function)", "signal": "\(signal)", "sha256": "\(entry.hash)"])
+                let document: JSONValue = ["plugins": .array(quarantine.entries.map(\.json))]
+                try? Data(JSONWriter.bytes(document)).write(to: URL(fileURLWithPath: listPath), options: .atomic)
+            }
+        }
+        let descriptor = open(recordPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if descriptor < 0 || motion_crash_handler_install(descriptor, UnsafePointer(PluginCallMarker.address.assumingMemoryBound(to: UnsafeRawPointer?.self))) != 0 {
+            logger.warning("crash quarantine not armed", metadata: ["file": "\(recordPath)", "error": "\(String(cString: strerror(errno)))"])
+        }
+        return quarantine
+    }
+}
+
+extension CrashQuarantine.Entry {
+    init?(json: JSONValue) {
+        guard let file = json["file"]?.stringValue, let hash = json["hash"]?.stringValue,
+              let function = json["function"]?.stringValue, let signal = json["signal"]?.intValue,
+              let time = json["time"]?.stringValue else { return nil }
+        self.init(file: file, hash: hash, function: function, signal: Int32(signal), time: time)
+    }
+
+    var json: JSONValue {
+        ["file": .string(file), "hash": .string(hash), "function": .string(function), "signal": .number(Double(signal)),
+         "time": .string(time)]
+    }
+}
