@@ -56,8 +56,7 @@ public struct SocketServer: Service {
         } else {
             path = configuration.socketPath
             try SocketPath.prepare(path)
-            channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
-            chmod(path, 0o660)
+            channel = try await SocketPath.bindPrivately(path) { try await bootstrap.bind(unixDomainSocketPath: $0, cleanupExistingSocketFile: false).get() }
             logger.info("listening", metadata: ["socket": "\(path)"])
         }
         onListening(path)
@@ -95,6 +94,33 @@ enum SocketPath {
         }
         if answers(path) { throw InUse(path: path, reason: "another server is listening on this socket") }
         unlink(path)
+    }
+
+    /// Binds so that the socket is never reachable by others, not even for an instant and whatever the
+    /// umask: it is bound inside a fresh directory only motiond can enter (mode 0700), made 0660 there,
+    /// then renamed into place. When that longer path would not fit a socket address, the bind runs with
+    /// a umask that already leaves the socket 0660.
+    static func bindPrivately<Bound>(_ path: String, bind: (String) async throws -> Bound) async throws -> Bound {
+        let directory = (path as NSString).deletingLastPathComponent
+        var template = Array(((directory.isEmpty ? "." : directory) + "/.motiond-bind-XXXXXX").utf8CString)
+        let privatePath = String(cString: template) + "/s"
+        guard privatePath.utf8.count < 104, template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            let previous = umask(0o117)
+            defer { umask(previous) }
+            let bound = try await bind(path)
+            chmod(path, 0o660)
+            return bound
+        }
+        let privateDirectory = String(cString: template)
+        defer { rmdir(privateDirectory) }
+        let inside = privateDirectory + "/s"
+        let bound = try await bind(inside)
+        guard chmod(inside, 0o660) == 0, rename(inside, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(inside)
+            throw InUse(path: path, reason: "could not move the socket into place: \(reason)")
+        }
+        return bound
     }
 
     private static func answers(_ path: String) -> Bool {
