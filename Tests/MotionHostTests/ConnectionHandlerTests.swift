@@ -77,6 +77,17 @@ struct ConnectionHandlerTests {
         await other.stop()
     }
 
+    @Test func aRefusedHelloDoesNotKeepTheConnection() async throws {
+        let (channel, loop) = try await Self.connection()
+        try await Self.send(channel, #"{"id":1,"method":"hello","params":{"protocol":2}}"# + "\n")
+        #expect(try await Self.lines(channel, atLeast: 1).first?["error"]?["code"] == "protocol.unsupported_version")
+        await channel.testingEventLoop.advanceTime(by: .seconds(6))
+        let lines = try await Self.lines(channel, atLeast: 1)
+        #expect(lines.first?["error"]?["code"] == "protocol.hello_timeout", "\(lines)")
+        #expect(try await Self.waitUntilClosed(channel))
+        await loop.stop()
+    }
+
     @Test func adminsGetInPastTheCaps() {
         let limiter = ConnectionLimiter(.init(total: 2, perUser: 1))
         #expect(limiter.admit(uid: 1000) == nil)

@@ -67,9 +67,13 @@ private func primitive<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path:
     case is Int.Type: return try integer(Int.self) as! T
     case is Int64.Type: return try integer(Int64.self) as! T
     case is Int32.Type: return try integer(Int32.self) as! T
+    case is Int16.Type: return try integer(Int16.self) as! T
+    case is Int8.Type: return try integer(Int8.self) as! T
     case is UInt.Type: return try integer(UInt.self) as! T
     case is UInt64.Type: return try integer(UInt64.self) as! T
     case is UInt32.Type: return try integer(UInt32.self) as! T
+    case is UInt16.Type: return try integer(UInt16.self) as! T
+    case is UInt8.Type: return try integer(UInt8.self) as! T
     case is JSONValue.Type: return value as! T
     default: return try T(from: ValueDecoder(value: value, codingPath: path))
     }
@@ -108,7 +112,10 @@ private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try ValueDecoder(value: try member(key), codingPath: codingPath + [key]).unkeyedContainer()
     }
 
-    func superDecoder() throws -> any Decoder { ValueDecoder(value: .object(members), codingPath: codingPath) }
+    /// Where a subclass's `super.encode(to: encoder.superEncoder())` wrote (Foundation's key, "super").
+    func superDecoder() throws -> any Decoder {
+        ValueDecoder(value: members["super"] ?? .null, codingPath: codingPath + [AnyKey(stringValue: "super")])
+    }
     func superDecoder(forKey key: Key) throws -> any Decoder {
         ValueDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
     }

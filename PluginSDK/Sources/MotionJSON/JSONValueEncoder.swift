@@ -1,5 +1,8 @@
 /// Encodes an `Encodable` as a `JSONValue`, without Foundation: the plugin kit writes hot-swap states
-/// with it. Keys and values come out as Foundation's `JSONEncoder` would write them (default strategies).
+/// with it. Keys and values come out as Foundation's `JSONEncoder` would write them (default strategies),
+/// with two differences a state type should avoid: numbers are doubles (an `Int64` beyond ±2^53 loses
+/// precision), and Foundation's own types keep their Codable form (`Data` as an array of bytes, not
+/// base64; `URL` and `Decimal` likewise).
 public struct JSONValueEncoder {
     public init() {}
 
@@ -62,6 +65,10 @@ private func encodeValue<T: Encodable>(_ value: T, into node: Node, path: [any C
     case let number as Int: node.content = .value(.number(Double(number)))
     case let number as Int64: node.content = .value(.number(Double(number)))
     case let number as Int32: node.content = .value(.number(Double(number)))
+    case let number as Int16: node.content = .value(.number(Double(number)))
+    case let number as Int8: node.content = .value(.number(Double(number)))
+    case let number as UInt16: node.content = .value(.number(Double(number)))
+    case let number as UInt8: node.content = .value(.number(Double(number)))
     case let number as UInt: node.content = .value(.number(Double(number)))
     case let number as UInt64: node.content = .value(.number(Double(number)))
     case let number as UInt32: node.content = .value(.number(Double(number)))

@@ -43,10 +43,12 @@ public final class PlanNodes {
         return add(elements[index])
     }
 
-    /// The string's bytes, NUL-terminated, valid while the node's frame is open.
+    /// The string's bytes, NUL-terminated, valid while the node's frame is open; nil for a string that
+    /// itself contains NUL (a C reader would see a shorter name than the client sent).
     public func string(_ node: OpaquePointer?, length: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
         guard let index = index(node), case .string(let text) = nodes[index] else { return nil }
         let bytes = Array(text.utf8)
+        guard !bytes.contains(0) else { return nil }
         if strings[index] == nil {
             let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
             for (offset, byte) in bytes.enumerated() { copy[offset] = CChar(bitPattern: byte) }

@@ -44,6 +44,8 @@ public struct PerformerContext {
 
     /// [control] Interns a property name of this performer's target. Do it when a plan arrives.
     public func property(_ name: String) -> PropertyHandle? {
+        // The host takes a C string: a name with a NUL in it would be cut short, so it is refused.
+        guard !name.utf8.contains(0) else { return nil }
         let handle = host.pointee.intern_property(host, ref, name)
         return handle == MOTION_INVALID_PROPERTY ? nil : PropertyHandle(rawValue: handle)
     }

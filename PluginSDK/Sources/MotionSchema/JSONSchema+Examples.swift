@@ -21,7 +21,7 @@ extension JSONSchema {
 
     private func example(full: Bool, components: Int, depth: Int) -> JSONValue {
         if let allowed { return allowed[0] }
-        if let alternative = anyOf.first, types == nil { return alternative.example(full: full, components: components, depth: depth + 1) }
+        if let alternative = anyOf.first { return alternative.example(full: full, components: components, depth: depth + 1) }
         let kind = types.flatMap { types in Kind.allCases.first(where: types.contains) } ?? (properties.isEmpty ? .number : .object)
         switch kind {
         case .object:
@@ -29,6 +29,8 @@ extension JSONSchema {
             for (key, schema) in properties where (full || required.contains(key)) && depth < 8 {
                 members[key] = schema.example(full: full, components: components, depth: depth + 1)
             }
+            // A required key the schema does not describe: any value will do.
+            for key in required where members[key] == nil { members[key] = .string("validate") }
             return .object(members)
         case .array:
             let low = minItems ?? 0, high = maxItems ?? max(low, components)

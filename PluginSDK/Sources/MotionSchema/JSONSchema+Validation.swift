@@ -19,7 +19,19 @@ extension JSONSchema {
         try validate(plan, path: "", isPlan: true)
     }
 
+    /// Checks `value`. Object members are checked in whatever order the dictionary keeps (no sorting on
+    /// the plan.add path); when something is wrong the check runs again in key order, so the error named
+    /// is always the same one.
     public func validate(_ value: JSONValue, path: String, isPlan: Bool = false) throws(Violation) {
+        do throws(Violation) {
+            try check(value, path: path, isPlan: isPlan, ordered: false)
+        } catch {
+            try check(value, path: path, isPlan: isPlan, ordered: true)
+            throw error
+        }
+    }
+
+    private func check(_ value: JSONValue, path: String, isPlan: Bool, ordered: Bool) throws(Violation) {
         if let types, !types.contains(where: { Self.matches(value, $0) }) {
             throw Violation(path: path, reason: "expected \(describe()), found \(Self.describe(value))")
         }
@@ -29,15 +41,15 @@ extension JSONSchema {
         }
         switch value {
         case .number(let number): try check(number, path: path)
-        case .array(let elements): try check(elements, path: path)
-        case .object(let members): try check(members, path: path, isPlan: isPlan)
+        case .array(let elements): try check(elements, path: path, ordered: ordered)
+        case .object(let members): try check(members, path: path, isPlan: isPlan, ordered: ordered)
         default: break
         }
         if !anyOf.isEmpty {
             var fitting: [Violation] = []
             for schema in anyOf {
                 do throws(Violation) {
-                    try schema.validate(value, path: path)
+                    try schema.check(value, path: path, isPlan: isPlan, ordered: ordered)
                     return
                 } catch {
                     // An alternative of the value's own type explains the problem best.
@@ -64,29 +76,35 @@ extension JSONSchema {
         }
     }
 
-    private func check(_ elements: [JSONValue], path: String) throws(Violation) {
+    private func check(_ elements: [JSONValue], path: String, ordered: Bool) throws(Violation) {
         if let minItems, elements.count < minItems { throw Violation(path: path, reason: "expected \(describe()), found \(elements.count) element\(elements.count == 1 ? "" : "s")") }
         if let maxItems, elements.count > maxItems { throw Violation(path: path, reason: "expected \(describe()), found \(elements.count) elements") }
         guard let item = items.first else { return }
-        for (index, element) in elements.enumerated() { try item.validate(element, path: "\(path)[\(index)]") }
+        for (index, element) in elements.enumerated() { try item.check(element, path: "\(path)[\(index)]", isPlan: false, ordered: ordered) }
     }
 
-    private func check(_ members: [String: JSONValue], path: String, isPlan: Bool) throws(Violation) {
+    private func check(_ members: [String: JSONValue], path: String, isPlan: Bool, ordered: Bool) throws(Violation) {
         func at(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
-        if !allowsOtherKeys {
-            for key in members.keys.sorted() where properties[key] == nil && !(isPlan && key == "type") {
-                let known = properties.keys
-                let hint = KeySuggestion.closest(to: key, in: known).map { "; did you mean \($0)?" }
-                    ?? "; known keys: " + known.sorted().joined(separator: ", ")
-                throw Violation(path: at(key), reason: "unknown key" + hint)
-            }
+        func known(_ key: String) throws(Violation) {
+            guard !allowsOtherKeys, properties[key] == nil, !(isPlan && key == "type") else { return }
+            let known = properties.keys
+            let hint = KeySuggestion.closest(to: key, in: known).map { "; did you mean \($0)?" }
+                ?? "; known keys: " + known.sorted().joined(separator: ", ")
+            throw Violation(path: at(key), reason: "unknown key" + hint)
         }
-        for key in required where members[key] == nil {
-            throw Violation(path: at(key), reason: "missing (required)")
+        func value(_ key: String) throws(Violation) {
+            guard let schema = properties[key], let value = members[key] else { return }
+            try schema.check(value, path: at(key), isPlan: false, ordered: ordered)
         }
-        for key in members.keys.sorted() {
-            guard let schema = properties[key], let value = members[key] else { continue }
-            try schema.validate(value, path: at(key))
+        if ordered {
+            let keys = members.keys.sorted()
+            for key in keys { try known(key) }
+            for key in required where members[key] == nil { throw Violation(path: at(key), reason: "missing (required)") }
+            for key in keys { try value(key) }
+        } else {
+            for key in members.keys { try known(key) }
+            for key in required where members[key] == nil { throw Violation(path: at(key), reason: "missing (required)") }
+            for key in members.keys { try value(key) }
         }
     }
 

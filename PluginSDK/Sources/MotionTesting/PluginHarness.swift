@@ -35,7 +35,10 @@ public final class PluginHarness {
     }
 
     struct Factory {
+        /// The plugin's struct, handed back to the plugin.
         let pointer: UnsafePointer<motion_factory>
+        /// What the harness reads: `pointer`, or a zero-padded copy of a smaller (older) struct.
+        let table: UnsafePointer<motion_factory>
         let planType: String
         let schema: JSONSchema?
         let isContinuous: Bool
@@ -73,6 +76,7 @@ public final class PluginHarness {
     var nextToken: UInt64 = 1
     var inFrame = false
     let nodes = PlanNodes()
+    private var copies: [UnsafeMutableRawPointer] = []
     let host: UnsafeMutablePointer<motion_host> = .allocate(capacity: 1)
     let planReader: UnsafeMutablePointer<motion_plan_reader> = .allocate(capacity: 1)
     let claims: UnsafeMutablePointer<motion_claim> = .allocate(capacity: 1)
@@ -94,7 +98,7 @@ public final class PluginHarness {
 
     deinit {
         for performer in performers.values { destroy(performer) }
-        for table in [UnsafeMutableRawPointer(host), UnsafeMutableRawPointer(planReader), UnsafeMutableRawPointer(claims)] {
+        for table in [UnsafeMutableRawPointer(host), UnsafeMutableRawPointer(planReader), UnsafeMutableRawPointer(claims)] + copies {
             table.deallocate()
         }
     }
@@ -107,22 +111,40 @@ public final class PluginHarness {
             throw fail("abi: plugin is built for \(raw.abi_major).\(raw.abi_minor), this SDK provides \(MOTION_ABI_MAJOR).\(MOTION_ABI_MINOR)")
         }
         guard raw.factory_count == 0 || raw.factories != nil else { throw fail("factories: NULL") }
-        let stride = raw.factory_count > 0 ? Int(raw.factories!.pointee.struct_size) : 0
+        // Walked with the plugin's own struct size, as motiond does: a plugin built against an older header
+        // has smaller factories, and members added since read as zero.
+        let stride = raw.factory_count > 0 ? Int(UnsafeRawPointer(raw.factories!).loadUnaligned(as: UInt32.self)) : 0
+        guard raw.factory_count == 0 || (stride >= Int(MOTION_FACTORY_SIZE_1_0) && stride % 8 == 0 && stride <= 4096) else {
+            throw fail("factories[0].struct_size: \(stride)")
+        }
         for index in 0..<Int(raw.factory_count) {
-            let pointer = (UnsafeRawPointer(raw.factories!) + index * stride).assumingMemoryBound(to: motion_factory.self)
-            guard stride >= Int(MOTION_FACTORY_SIZE_1_0), let planType = pointer.pointee.plan_type.map({ String(cString: $0) }) else {
-                throw fail("factories[\(index)]: too small or no plan_type")
+            let address = UnsafeRawPointer(raw.factories!) + index * stride
+            guard Int(address.loadUnaligned(as: UInt32.self)) == stride else { throw fail("factories[\(index)].struct_size differs from factories[0]") }
+            let pointer = address.assumingMemoryBound(to: motion_factory.self)
+            var table = pointer
+            if stride < MemoryLayout<motion_factory>.size {
+                let copy = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<motion_factory>.size, alignment: 8)
+                copy.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<motion_factory>.size)
+                copy.copyMemory(from: address, byteCount: stride)
+                table = UnsafePointer(copy.bindMemory(to: motion_factory.self, capacity: 1))
+                copies.append(copy)
+            }
+            guard let planType = table.pointee.plan_type.map({ String(cString: $0) }), !planType.isEmpty else {
+                throw fail("factories[\(index)].plan_type: missing or empty")
+            }
+            guard table.pointee.add_plan != nil, table.pointee.create != nil, table.pointee.destroy != nil else {
+                throw fail("factories[\(index)] (\(planType)): create, destroy or add_plan is NULL")
             }
             var schema: JSONSchema?
-            if stride >= Int(MOTION_FACTORY_SIZE_1_2), let text = pointer.pointee.plan_schema {
+            if stride >= Int(MOTION_FACTORY_SIZE_1_2), let text = table.pointee.plan_schema {
                 do throws(JSONSchema.Invalid) {
                     schema = try JSONSchema.plan(parsing: String(cString: text))
                 } catch {
                     throw fail("factories[\(index)].plan_schema (\(planType)): \(error.message)")
                 }
             }
-            factories.append(Factory(pointer: pointer, planType: planType, schema: schema,
-                                     isContinuous: pointer.pointee.flags & MOTION_FACTORY_CONTINUOUS != 0))
+            factories.append(Factory(pointer: pointer, table: table, planType: planType, schema: schema,
+                                     isContinuous: table.pointee.flags & MOTION_FACTORY_CONTINUOUS != 0))
         }
     }
 
@@ -150,7 +172,7 @@ public final class PluginHarness {
             }
         }
         let performer = try performer(for: factory, on: target)
-        if let name, let remove = factory.pointer.pointee.remove_named_plan { remove(performer.instance, name) }
+        if let name, let remove = factory.table.pointee.remove_named_plan { remove(performer.instance, name) }
         var text = JSONWriter.bytes(plan)
         let length = text.count
         text.append(0)
@@ -159,10 +181,10 @@ public final class PluginHarness {
         defer { nodes.end() }
         let status: Int32 = text.withUnsafeBufferPointer { bytes in
             let chars = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
-            if let name, let addNamed = factory.pointer.pointee.add_named_plan {
+            if let name, let addNamed = factory.table.pointee.add_named_plan {
                 return addNamed(performer.instance, name, chars, length, &message, message.count)
             }
-            return factory.pointer.pointee.add_plan(performer.instance, chars, length, &message, message.count)
+            return factory.table.pointee.add_plan(performer.instance, chars, length, &message, message.count)
         }
         guard status == MOTION_OK else {
             let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -172,7 +194,7 @@ public final class PluginHarness {
 
     public func removePlan(named name: String, from target: String = "target") {
         for id in byTarget[target, default: [:]].values {
-            guard let performer = performers[id], let remove = performer.factory.pointer.pointee.remove_named_plan else { continue }
+            guard let performer = performers[id], let remove = performer.factory.table.pointee.remove_named_plan else { continue }
             remove(performer.instance, name)
         }
     }
@@ -182,7 +204,7 @@ public final class PluginHarness {
         let performer = Performer(id: nextID, factory: factory, target: target)
         nextID += 1
         performers[performer.id] = performer
-        guard let instance = factory.pointer.pointee.create(factory.pointer, host, performer.id, target) else {
+        guard let instance = factory.table.pointee.create(factory.pointer, host, performer.id, target) else {
             performers[performer.id] = nil
             throw Failure(code: "plan.invalid", message: "the plugin could not create a \(factory.planType) performer")
         }
@@ -194,7 +216,7 @@ public final class PluginHarness {
     private func destroy(_ performer: Performer) {
         guard let instance = performer.instance else { return }
         performer.instance = nil
-        performer.factory.pointer.pointee.destroy(instance)
+        performer.factory.table.pointee.destroy(instance)
     }
 
     // MARK: Time
@@ -204,7 +226,7 @@ public final class PluginHarness {
         let moving = performers.values.filter { $0.factory.isContinuous && !$0.tokens.isEmpty }.sorted { $0.id < $1.id }
         inFrame = true
         for performer in moving {
-            if let instance = performer.instance, let advance = performer.factory.pointer.pointee.advance { advance(instance, dt) }
+            if let instance = performer.instance, let advance = performer.factory.table.pointee.advance { advance(instance, dt) }
         }
         inFrame = false
     }

@@ -14,7 +14,7 @@ extension EngineContext {
             let runtime = try params.optionalName("runtime") ?? Engine.defaultRuntime
             let target = try params.name("target")
             let plan = try params.object("plan")
-            try Self.checkSize(of: plan)
+            if request.lineLength > Self.maximumPlanBytes { try Self.checkSize(of: plan) }
             let name = try params.optionalName("name")
             let performer = try engine.addPlan(plan, to: target, in: runtime, named: name)
             return ["runtime": .string(runtime), "target": .string(target), "performer": .number(Double(performer))]
@@ -50,7 +50,7 @@ extension EngineContext {
             return ["sub": .number(Double(id))]
         case "plan.sample":
             let plan = try params.object("plan")
-            try Self.checkSize(of: plan)
+            if request.lineLength > Self.maximumPlanBytes { try Self.checkSize(of: plan) }
             guard case .array(let elements)? = params["times"], (1...Self.maximumSamples).contains(elements.count) else {
                 throw EngineError(.invalidRequest, "times: expected an array of 1 to \(Self.maximumSamples) numbers")
             }
@@ -100,6 +100,7 @@ extension EngineContext {
         }
         session.client = try params.optionalString("client") ?? ""
         session.greeted = true
+        session.output.markGreeted()
         return [
             "protocol": .number(Double(WireProtocol.version)), "server": "motiond", "version": .string(WireProtocol.softwareVersion),
             "limits": [

@@ -95,6 +95,14 @@ public final class EngineContext: TraceObserver {
         }
     }
 
+    /// SPEC §5: a connection that has not said hello (one the engine accepted) within its first seconds is
+    /// closed, with a last line saying why.
+    package func closeIfNotGreeted(_ id: UInt64, afterSeconds seconds: Int) {
+        guard let session = sessions[id], !session.greeted, !session.isClosed else { return }
+        session.output.send(EventLines.closing(code: .helloTimeout, message: "no hello within \(seconds) s; closing the connection"))
+        session.output.close()
+    }
+
     /// The client shut down its sending side after the lines already handled (they are queued in order):
     /// close once nothing more is owed to it.
     package func endOfInput(from id: UInt64) {

@@ -5,6 +5,9 @@ public struct Request: Sendable, Equatable {
     public var id: JSONValue
     public var method: String
     public var params: Params
+    /// The length of the line it came from: a plan in a line no longer than a limit fits that limit, so
+    /// most plans are never measured.
+    public var lineLength = Int.max
 
     /// Parses one line (without its newline). Failures carry the request id when it could be read, so
     /// the error reply still reaches the right caller.
@@ -33,7 +36,7 @@ public struct Request: Sendable, Equatable {
         default:
             return .failure(RequestFailure(id: id, code: .invalidRequest, message: "params: expected an object"))
         }
-        return .success(Request(id: id, method: method, params: Params(params)))
+        return .success(Request(id: id, method: method, params: Params(params), lineLength: line.count))
     }
 }
 

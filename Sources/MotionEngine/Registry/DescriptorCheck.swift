@@ -13,6 +13,9 @@ public enum DescriptorCheck {
     static let minimumFactorySize = Int(MOTION_FACTORY_SIZE_1_0)
     /// Factories at least this large carry `plan_schema`.
     static let schemaFactorySize = Int(MOTION_FACTORY_SIZE_1_2)
+    /// Larger than any motion_factory a future minor version could plausibly define: a bigger stride is a
+    /// corrupt descriptor, not a newer one.
+    static let maximumFactorySize = 4096
 
     public static func check(_ raw: UnsafeRawPointer, file: String) -> Result<PluginDescriptor, PluginLoadError> {
         func fail(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
@@ -54,51 +57,63 @@ public enum DescriptorCheck {
         var factories: [FactoryDescriptor] = []
         // The array's stride is the plugin's sizeof(motion_factory), which its first struct_size gives:
         // a plugin built against an older (smaller) header is walked with its own size, not this host's.
-        let stride = factoryCount > 0 ? Int(plugin.pointee.factories!.pointee.struct_size) : 0
+        let stride = factoryCount > 0 ? Int(UnsafeRawPointer(plugin.pointee.factories!).loadUnaligned(as: UInt32.self)) : 0
+        guard factoryCount == 0 || (stride % MemoryLayout<motion_factory>.alignment == 0 && stride <= maximumFactorySize) else {
+            return fail("factories[0].struct_size: \(stride) is not a size a C compiler gives motion_factory")
+        }
+        var copies: [UnsafePointer<motion_factory>] = []
+        func reject(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
+            for copy in copies { UnsafeMutableRawPointer(mutating: copy).deallocate() }
+            return fail(reason)
+        }
         for index in 0..<factoryCount {
             let raw = UnsafeRawPointer(plugin.pointee.factories!) + index * stride
             let field = "factories[\(index)]"
             let size = Int(raw.loadUnaligned(as: UInt32.self))
             guard size >= minimumFactorySize else {
-                return fail("\(field).struct_size: \(size), expected at least \(minimumFactorySize) (ABI 1.0)")
+                return reject("\(field).struct_size: \(size), expected at least \(minimumFactorySize) (ABI 1.0)")
             }
             guard size == stride else {
-                return fail("\(field).struct_size: \(size), but factories[0] has \(stride) (one array, one size)")
+                return reject("\(field).struct_size: \(size), but factories[0] has \(stride) (one array, one size)")
             }
             let pointer = raw.assumingMemoryBound(to: motion_factory.self)
-            let table = size >= MemoryLayout<motion_factory>.size ? pointer : paddedCopy(of: raw, size: size)
+            var table = pointer
+            if size < MemoryLayout<motion_factory>.size {
+                table = paddedCopy(of: raw, size: size)
+                copies.append(table)
+            }
             let factory = table.pointee
             guard let planType = string(factory.plan_type), !planType.isEmpty else {
-                return fail("\(field).plan_type: missing or empty")
+                return reject("\(field).plan_type: missing or empty")
             }
-            guard factory.create != nil else { return fail("\(field).create: NULL") }
-            guard factory.destroy != nil else { return fail("\(field).destroy: NULL") }
-            guard factory.add_plan != nil else { return fail("\(field).add_plan: NULL") }
+            guard factory.create != nil else { return reject("\(field).create: NULL") }
+            guard factory.destroy != nil else { return reject("\(field).destroy: NULL") }
+            guard factory.add_plan != nil else { return reject("\(field).add_plan: NULL") }
             let continuous = factory.flags & MOTION_FACTORY_CONTINUOUS != 0
             guard !continuous || factory.advance != nil else {
-                return fail("\(field).advance: NULL for a continuous factory")
+                return reject("\(field).advance: NULL for a continuous factory")
             }
             var schema: JSONSchema?
             if size >= schemaFactorySize, let text = string(factory.plan_schema) {
                 do throws(JSONSchema.Invalid) {
                     schema = try JSONSchema.plan(parsing: text)
                 } catch {
-                    return fail("\(field).plan_schema (\(planType)): \(error.message)")
+                    return reject("\(field).plan_schema (\(planType)): \(error.message)")
                 }
             }
             factories.append(FactoryDescriptor(pointer: pointer, table: table, planType: planType, schema: schema,
                                                isContinuous: continuous, batch: continuous ? batch : nil, yield: yield))
         }
         let functionCount = Int(plugin.pointee.function_count)
-        guard functionCount == 0 || plugin.pointee.functions != nil else { return fail("functions: NULL") }
+        guard functionCount == 0 || plugin.pointee.functions != nil else { return reject("functions: NULL") }
         var functions: [FunctionDescriptor] = []
         for index in 0..<functionCount {
             let function = plugin.pointee.functions! + index
             guard let name = string(function.pointee.name), !name.isEmpty else {
-                return fail("functions[\(index)].name: missing or empty")
+                return reject("functions[\(index)].name: missing or empty")
             }
             guard let signature = string(function.pointee.signature), let address = function.pointee.function else {
-                return fail("functions[\(index)]: signature or function missing")
+                return reject("functions[\(index)]: signature or function missing")
             }
             functions.append(FunctionDescriptor(name: name, signature: signature,
                                                 address: UInt(bitPattern: unsafeBitCast(address, to: Int.self))))
@@ -116,7 +131,7 @@ public enum DescriptorCheck {
                                                     alignment: MemoryLayout<motion_factory>.alignment)
         copy.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<motion_factory>.size)
         copy.copyMemory(from: raw, byteCount: size)
-        return UnsafePointer(copy.assumingMemoryBound(to: motion_factory.self))
+        return UnsafePointer(copy.bindMemory(to: motion_factory.self, capacity: 1))
     }
 
     private struct ExtensionError: Error {

@@ -6,8 +6,11 @@ public protocol ClientOutput: AnyObject, Sendable {
     /// Sends a copy of `bytes` (borrowed for the call): frames are lent from a reused buffer.
     func send(bytes: UnsafeRawBufferPointer)
     func close()
+    /// The session's `hello` was accepted: the connection's own deadline for it no longer applies.
+    func markGreeted()
 }
 
 extension ClientOutput {
     public func send(bytes: UnsafeRawBufferPointer) { send(Array(bytes)) }
+    public func markGreeted() {}
 }

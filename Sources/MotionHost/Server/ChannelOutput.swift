@@ -6,6 +6,10 @@ import Synchronization
 final class ChannelOutput: ClientOutput {
     let channel: any Channel
     fileprivate let pending = Atomic<Int>(0)
+    private let greeted = Atomic<Bool>(false)
+    /// Set by the engine thread once the session's hello was accepted.
+    var isGreeted: Bool { greeted.load(ordering: .relaxed) }
+    func markGreeted() { greeted.store(true, ordering: .relaxed) }
     private let batcher: WriteBatcher
 
     init(channel: any Channel) {

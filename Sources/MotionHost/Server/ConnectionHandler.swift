@@ -35,7 +35,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// A connection must say hello within this long (SPEC §5: 5 s).
     private let helloTimeout: TimeAmount
-    private var sawHello = false
+    private var helloDeadline: Scheduled<Void>?
 
     init(loop: EngineLoop, maximumLineLength: Int, policy: AccessPolicy, limiter: ConnectionLimiter,
          helloTimeout: TimeAmount = .seconds(5)) {
@@ -59,11 +59,12 @@ final class ConnectionHandler: ChannelInboundHandler {
         let output = ChannelOutput(channel: context.channel)
         self.output = output
         loop.submit { $0.openSession(id, output: output, peer: peer, role: role) }
-        // A connection that never says hello holds a slot for nothing: it is closed after `helloTimeout`.
-        context.eventLoop.assumeIsolated().scheduleTask(in: helloTimeout) { [self] in
-            guard !sawHello else { return }
-            refuse(context: context, code: .helloTimeout,
-                   message: "no hello within \(helloTimeout.nanoseconds / 1_000_000_000) s; closing the connection")
+        // A connection that has not been greeted (a hello the engine accepted) holds a slot for nothing:
+        // after `helloTimeout` the engine thread, which knows, closes it.
+        let seconds = Int(helloTimeout.nanoseconds / 1_000_000_000)
+        helloDeadline = context.eventLoop.scheduleTask(in: helloTimeout) { [loop] in
+            guard !output.isGreeted else { return }
+            loop.submit { $0.closeIfNotGreeted(id, afterSeconds: seconds) }
         }
         context.fireChannelActive()
     }
@@ -77,7 +78,6 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard line.readableBytes <= maximumLineLength else { return refuseOversizedLine(context: context) }
         guard line.readableBytes > 0 else { return }
         let parsed = Request.parse(line: line.readableBytesView)
-        if case .success(let request) = parsed, request.method == "hello" { sawHello = true }
         let id = sessionID
         let pending = self.pending
         pending.add(1)
@@ -101,6 +101,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        helloDeadline?.cancel()
+        helloDeadline = nil
         if let uid = admittedUID {
             limiter.release(uid: uid)
             admittedUID = nil

@@ -3,14 +3,21 @@ extension PlanSchema {
     /// for the host to refuse a misspelt key in plans of a performer that declares no schema. Nil when
     /// the keys cannot be found this way (a custom `init(from:)` that refuses the probe's empty values
     /// before it has asked for every key): refusing a key the plan does use would be worse.
+    ///
+    /// The type is decoded twice, once as if every optional key were absent and once as if every key were
+    /// present, so both branches of a custom `init(from:)` that looks before it reads are seen. A type that
+    /// asks for `allKeys` (dynamic keys) gets no schema.
     public static func keys<Plan: Decodable>(of type: Plan.Type) -> PlanSchema? {
         let recorder = KeyRecorder()
-        do {
-            _ = try Plan(from: KeyProbe(recorder: recorder, depth: 0))
-        } catch {
-            return nil
+        for present in [false, true] {
+            recorder.present = present
+            do {
+                _ = try Plan(from: KeyProbe(recorder: recorder, depth: 0))
+            } catch {
+                return nil
+            }
         }
-        guard !recorder.keys.isEmpty else { return nil }
+        guard !recorder.keys.isEmpty, !recorder.readsAllKeys else { return nil }
         return .plan(Dictionary(uniqueKeysWithValues: recorder.keys.sorted().map { ($0, PlanSchema.any) }))
     }
 }
@@ -19,6 +26,9 @@ extension PlanSchema {
 /// with an empty or zero value.
 private final class KeyRecorder {
     var keys: Set<String> = []
+    /// This pass answers "present" to `contains` and decodes optional keys.
+    var present = false
+    var readsAllKeys = false
 }
 
 private struct ProbeStop: Error {}
@@ -41,18 +51,21 @@ private struct KeyedProbe<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let recorder: KeyRecorder
     let depth: Int
     var codingPath: [any CodingKey] { [] }
-    var allKeys: [Key] { [] }
+    var allKeys: [Key] {
+        if depth == 0 { recorder.readsAllKeys = true }
+        return []
+    }
 
     private func record(_ key: Key) { if depth == 0 { recorder.keys.insert(key.stringValue) } }
 
     func contains(_ key: Key) -> Bool {
         record(key)
-        return true
+        return recorder.present
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         record(key)
-        return true
+        return !recorder.present
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
@@ -63,7 +76,8 @@ private struct KeyedProbe<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         record(key)
-        return nil
+        guard recorder.present, depth < 8 else { return nil }
+        return try? T(from: KeyProbe(recorder: recorder, depth: depth + 1))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -76,7 +90,7 @@ private struct KeyedProbe<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return EmptyProbe()
     }
 
-    func superDecoder() throws -> any Decoder { KeyProbe(recorder: recorder, depth: depth + 1) }
+    func superDecoder() throws -> any Decoder { KeyProbe(recorder: recorder, depth: depth) }
     func superDecoder(forKey key: Key) throws -> any Decoder {
         record(key)
         return KeyProbe(recorder: recorder, depth: depth + 1)
