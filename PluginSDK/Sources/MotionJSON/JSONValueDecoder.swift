@@ -43,8 +43,33 @@ private func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingK
     return .typeMismatch(type, .init(codingPath: path, debugDescription: "found \(JSONWriter.string(value).prefix(40))"))
 }
 
-/// Primitive reads shared by the three containers.
+/// Primitive reads shared by the three containers. The common types are recognised by comparing
+/// metatypes (a pointer comparison) before anything that needs a dynamic cast: plans are mostly doubles,
+/// arrays of doubles and strings.
+@inline(__always)
 private func primitive<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T {
+    if T.self == Double.self {
+        guard case .number(let number) = value else { throw mismatch(Double.self, value, path) }
+        return unsafeBitCast(number, to: T.self)
+    }
+    if T.self == String.self {
+        guard case .string(let text) = value else { throw mismatch(String.self, value, path) }
+        return unsafeBitCast(text, to: T.self)
+    }
+    if T.self == [Double].self {
+        guard case .array(let elements) = value else { throw mismatch([Double].self, value, path) }
+        var numbers: [Double] = []
+        numbers.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            guard case .number(let number) = element else { throw mismatch(Double.self, element, path + [AnyKey(intValue: index)]) }
+            numbers.append(number)
+        }
+        return unsafeBitCast(numbers, to: T.self)
+    }
+    return try slowPrimitive(type, value, path)
+}
+
+private func slowPrimitive<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T {
     func integer<I: FixedWidthInteger>(_: I.Type) throws -> I {
         guard case .number(let number) = value, number.rounded() == number, let exact = I(exactly: number) else {
             throw mismatch(I.self, value, path)

@@ -62,7 +62,7 @@ extension EngineContext {
                 times.append(time)
             }
             return try sample(plan, at: times)
-        case "router.configure": return try configureRouter(params)
+        case "router.configure": return try configureRouter(params, replyingTo: request.id, in: session)
         case "route.go": return try go(params, replyingTo: request.id, in: session)
         case "route.diff": return try diff(params)
         case "route.resolve": return try resolve(params)

@@ -7,24 +7,53 @@ extension EngineContext {
 
     // MARK: Methods
 
-    func configureRouter(_ params: Params) throws(EngineError) -> JSONValue {
+    /// Saved, then applied: a failed save changes nothing. With `offload` (the daemon) the save runs on
+    /// another thread and the reply comes when it is applied; the router is busy meanwhile.
+    func configureRouter(_ params: Params, replyingTo id: JSONValue, in session: Session) throws(EngineError) -> JSONValue? {
         let scheme = try self.scheme(params)
         let json: JSONValue = ["routes": params["routes"] ?? .null, "transitions": params["transitions"] ?? .null]
         let configuration = try RouterConfiguration(json, planTypes: Set(engine.registry.planTypes))
-        let router = routers[scheme]
-        if let router, router.isBusy {
+        guard !configuringSchemes.contains(scheme) else {
+            throw EngineError(.routerBusy, "\(scheme):// is being configured; try again when that is answered")
+        }
+        if let router = routers[scheme], router.isBusy {
             throw EngineError(.routerBusy, "\(scheme):// is performing a transition; configure it when it has ended")
         }
-        let state = router?.state ?? RouteState()
-        try routerStore?.save(scheme: scheme, configuration: json, url: state.url(scheme: scheme))
-        if let router {
+        let url = (routers[scheme]?.state ?? RouteState()).url(scheme: scheme)
+        guard let store = routerStore, let offload, let onEngineThread else {
+            try routerStore?.save(scheme: scheme, configuration: json, url: url)
+            return apply(configuration, to: scheme)
+        }
+        configuringSchemes.insert(scheme)
+        session.owedReplies += 1
+        let sessionID = session.id
+        offload {
+            let saved = Result { () throws(EngineError) in try store.save(scheme: scheme, configuration: json, url: url) }
+            onEngineThread { context in
+                context.configuringSchemes.remove(scheme)
+                let reply: JSONValue
+                switch saved {
+                case .success: reply = WireMessage.result(id: id, context.apply(configuration, to: scheme))
+                case .failure(let error):
+                    context.logger.error("router configuration not saved", metadata: ["scheme": "\(scheme)", "error": "\(error.message)"])
+                    reply = WireMessage.error(id: id, code: error.code, message: error.message)
+                }
+                context.sessions[sessionID]?.sendOwedReply(reply)
+            }
+        }
+        return nil
+    }
+
+    private func apply(_ configuration: RouterConfiguration, to scheme: String) -> JSONValue {
+        if let router = routers[scheme] {
             router.configuration = configuration
         } else {
             routers[scheme] = Router(scheme: scheme, configuration: configuration)
             try? engine.createRuntime(Router.runtimePrefix + scheme)
         }
+        let url = routers[scheme]!.url
         return ["scheme": .string(scheme), "routes": .number(Double(configuration.routes.count)),
-                "url": .string(state.url(scheme: scheme)), "persistent": .bool(routerStore != nil)]
+                "url": .string(url), "persistent": .bool(routerStore != nil)]
     }
 
     /// `route.go`: answered when the transition has ended (or at once when it fails to start).
@@ -48,6 +77,9 @@ extension EngineContext {
                 }
                 session?.sendOwedReply(reply)
             })
+        guard !configuringSchemes.contains(router.scheme) else {
+            throw EngineError(.routerBusy, "\(router.scheme):// is being configured; go there when that is answered")
+        }
         if router.isBusy {
             guard mode == "enqueue" else {
                 let target = router.running.map { " to \($0.to.url(scheme: router.scheme))" } ?? ""

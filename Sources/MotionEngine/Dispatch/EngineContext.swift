@@ -29,6 +29,8 @@ public final class EngineContext: TraceObserver {
     public var offload: (@Sendable (_ work: @escaping @Sendable () -> Void) -> Void)?
     public var onEngineThread: (@Sendable (_ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
     var nextTransitionID: UInt64 = 0
+    /// Schemes whose `router.configure` is being saved: the router is busy until it is applied.
+    var configuringSchemes: Set<String> = []
     /// True while `plan.sample` runs a plan in its private runtime: its events are nobody's business.
     var isSampling = false
 

@@ -3,7 +3,7 @@ import MotionWire
 
 /// What `router.configure` declared for one scheme: route keys with their kind and transition plans, and
 /// the container animations per (from, to) pair.
-struct RouterConfiguration {
+struct RouterConfiguration: Sendable {
     enum Kind: String, CaseIterable {
         case stack, modal, tab, overlay
 
