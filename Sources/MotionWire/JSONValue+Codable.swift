@@ -1,4 +1,3 @@
-import Foundation
 
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
