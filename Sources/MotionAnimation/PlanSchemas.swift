@@ -6,8 +6,11 @@ import MotionPluginKit
 extension SpringPlan: DescribedPlan {
     public static let schema = PlanSchema.plan([
         "property": .string(), "to": .vector, "from": .vector, "velocity": .vector,
-        "tension": .number(minimum: 1e-9, maximum: 1e5), "damping": .number(minimum: 0, maximum: 300),
+        "tension": .number(minimum: 1e-9, maximum: 1e5), "damping": .number(minimum: 0, maximum: 1e9),
         "threshold": .number(minimum: 1e-12, maximum: 1e6),
+        "stiffness": .number(minimum: 1e-9, maximum: 1e9), "mass": .number(minimum: 1e-6, maximum: 1e6),
+        "dampingRatio": .number(minimum: 0, maximum: 100), "response": .number(minimum: 0.001, maximum: 1000),
+        "duration": .number(minimum: 0.001, maximum: 1000), "bounce": .number(minimum: -0.999999, maximum: 0.999999),
     ], required: ["property", "to"])
 }
 

@@ -1,7 +1,9 @@
 import MotionPluginKit
 
-/// `{"type":"Spring","property":"position","to":[100,200],"from"?:[..],"velocity"?:[..],"tension"?:120,
-/// "damping"?:12,"threshold"?:0.1}` (SPEC §3).
+/// `{"type":"Spring","property":"position","to":[100,200],"from"?:[..],"velocity"?:[..],"threshold"?:0.1}`
+/// with the spring in one of the forms users know (SPEC §10): `tension`/`damping` (SPEC §3, defaults 120
+/// and 12), `stiffness`/`damping`/`mass` (Android, Compose, Flutter, CASpringAnimation), `dampingRatio` +
+/// `response` (UIKit, SwiftUI) or `duration` + `bounce` (SwiftUI, Flutter). All the same physics.
 public struct SpringPlan: AnimationPlan {
     public var property: String
     public var to: [Double]
@@ -10,6 +12,69 @@ public struct SpringPlan: AnimationPlan {
     public var tension: Double?
     public var damping: Double?
     public var threshold: Double?
+    public var stiffness: Double?
+    public var mass: Double?
+    public var dampingRatio: Double?
+    public var response: Double?
+    public var duration: Double?
+    public var bounce: Double?
+}
+
+/// A spring's parameters in any of its forms, as the acceleration `−tension·(x − target) − damping·v`
+/// the simulation integrates (mass folded in).
+public struct SpringParameters: Equatable, Sendable {
+    public var tension: Double
+    public var damping: Double
+
+    /// The forms and the keys that select them; `damping` belongs to the first two.
+    static let forms: [(name: String, keys: [String])] = [
+        ("tension/damping", ["tension"]), ("stiffness/damping/mass", ["stiffness", "mass"]),
+        ("dampingRatio/response", ["dampingRatio", "response"]), ("duration/bounce", ["duration", "bounce"]),
+    ]
+
+    public init(_ plan: SpringPlan) throws {
+        let given: [String: Double?] = [
+            "tension": plan.tension, "stiffness": plan.stiffness, "mass": plan.mass, "dampingRatio": plan.dampingRatio,
+            "response": plan.response, "duration": plan.duration, "bounce": plan.bounce,
+        ]
+        let used = Self.forms.filter { form in form.keys.contains { given[$0] ?? nil != nil } }
+        if used.count > 1 || (plan.damping != nil && used.contains { $0.name.hasPrefix("dampingRatio") || $0.name.hasPrefix("duration") }) {
+            let keys = (used.flatMap(\.keys) + ["damping"]).filter { given[$0] ?? nil != nil || ($0 == "damping" && plan.damping != nil) }
+            throw PlanError("\(keys.joined(separator: ", ")): one spring form per plan (tension/damping, stiffness/damping/mass, "
+                + "dampingRatio/response or duration/bounce)")
+        }
+        switch used.first?.name {
+        case "stiffness/damping/mass"?:
+            let mass = try parameter(plan.mass, field: "mass", default: 1, in: 1e-6...1e6)
+            let stiffness = try parameter(plan.stiffness, field: "stiffness", default: 120, in: 1e-9...1e9)
+            let damping = try parameter(plan.damping, field: "damping", default: 12, in: 0...1e9)
+            tension = stiffness / mass
+            self.damping = damping / mass
+        case "dampingRatio/response"?:
+            let ratio = try parameter(plan.dampingRatio, field: "dampingRatio", default: 0.825, in: 0...100)
+            let response = try parameter(plan.response, field: "response", default: 0.5, in: 0.001...1000)
+            (tension, damping) = Self.from(ratio: ratio, response: response)
+        case "duration/bounce"?:
+            let duration = try parameter(plan.duration, field: "duration", default: 0.5, in: 0.001...1000)
+            let bounce = try parameter(plan.bounce, field: "bounce", default: 0, in: -0.999999...0.999999)
+            (tension, damping) = Self.from(ratio: bounce >= 0 ? 1 - bounce : 1 / (1 + bounce), response: duration)
+        default:
+            tension = try parameter(plan.tension, field: "tension", default: 120, in: 1e-9...1e5)
+            damping = try parameter(plan.damping, field: "damping", default: 12, in: 0...300)
+            return
+        }
+        // RK4 at 8 ms stays stable up to about these; beyond them the numbers would explode.
+        guard tension <= 1e5, damping <= 300 else {
+            throw PlanError("\(used.first!.keys.joined(separator: ", ")): a spring stiffer than tension 1e5 or damped more than 300 per unit of mass; "
+                + "this one is tension \(tension), damping \(damping)")
+        }
+    }
+
+    /// UIKit/SwiftUI: stiffness = (2π/response)²·mass, damping = 4π·dampingRatio·mass/response (mass 1).
+    static func from(ratio: Double, response: Double) -> (tension: Double, damping: Double) {
+        let omega = 2 * Double.pi / response
+        return (omega * omega, 4 * Double.pi * ratio / response)
+    }
 }
 
 /// Without `from` a spring starts from the property's current value and velocity, so a new Spring plan
@@ -23,9 +88,8 @@ public struct SpringAnimation: SimulatedAnimation, MigratableAnimation {
         let target = try vector(plan.to, field: "to")
         let components = plan.to.count
         count = components
-        // RK4 at 8 ms stays stable up to about these stiffnesses; beyond them the numbers would explode.
-        let tension = try parameter(plan.tension, field: "tension", default: 120, in: 1e-9...1e5)
-        let damping = try parameter(plan.damping, field: "damping", default: 12, in: 0...300)
+        let spring = try SpringParameters(plan)
+        let (tension, damping) = (spring.tension, spring.damping)
         let threshold = try parameter(plan.threshold, field: "threshold", default: 0.1, in: 1e-12...1e6)
         let from = try plan.from.map { try vector($0, field: "from", count: components) }
         let velocity = try plan.velocity.map { try vector($0, field: "velocity", count: components) }

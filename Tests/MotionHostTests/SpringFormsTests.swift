@@ -1,0 +1,84 @@
+import Foundation
+@testable import MotionAnimation
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Testing
+
+/// Every spring parameterisation users know is the same physics (SPEC §10): checked against the closed
+/// forms of the damped oscillator, through the shipped (dlopen'd) Spring plugin at 120 Hz.
+@Suite("Spring forms")
+struct SpringFormsTests {
+    /// x(t) of x'' = −k(x − target) − c·x', from x0 with velocity v0, in all three regimes.
+    static func closedForm(x0: Double, v0: Double, target: Double, k: Double, c: Double, t: Double) -> Double {
+        let w0 = k.squareRoot(), zeta = c / (2 * w0), a = x0 - target
+        if abs(zeta - 1) < 1e-9 {
+            return target + (a + (v0 + w0 * a) * t) * exp(-w0 * t)
+        }
+        if zeta < 1 {
+            let wd = w0 * (1 - zeta * zeta).squareRoot(), b = (v0 + zeta * w0 * a) / wd
+            return target + exp(-zeta * w0 * t) * (a * cos(wd * t) + b * sin(wd * t))
+        }
+        let root = w0 * (zeta * zeta - 1).squareRoot(), r1 = -zeta * w0 + root, r2 = -zeta * w0 - root
+        let c1 = (v0 - r2 * a) / (r1 - r2), c2 = a - c1
+        return target + c1 * exp(r1 * t) + c2 * exp(r2 * t)
+    }
+
+    func follows(_ spring: JSONValue, k: Double, c: Double) throws {
+        let engine = try ShippedPlanSchemaTests.engine(["SpringPlugin"])
+        guard case .object(var plan) = spring else { return }
+        plan["type"] = "Spring"
+        plan["property"] = "x"
+        plan["from"] = [0]
+        plan["to"] = [100]
+        plan["velocity"] = [50]
+        plan["threshold"] = 1e-6
+        try engine.addPlan(.object(plan), to: "card")
+        for frame in 1...120 {
+            engine.advance(by: 1.0 / 120)
+            guard frame % 6 == 0 else { continue }
+            let t = Double(frame) / 120
+            let expected = Self.closedForm(x0: 0, v0: 50, target: 100, k: k, c: c, t: t)
+            let value = engine.value(of: "x", target: "card")?.first ?? .nan
+            // Published values are interpolated between 8 ms RK4 steps (SPEC §3): within 0.05 of 100, as
+            // the socket-level closed-form test holds them.
+            #expect(abs(value - expected) < 0.05, "\(spring) at t=\(t): \(value) vs \(expected)")
+        }
+    }
+
+    @Test func durationAndBounceAreSwiftUIs() throws {
+        let spring = try SpringParameters(SpringPlan(property: "x", to: [1], duration: 0.5, bounce: 0.3))
+        #expect(abs(spring.tension - 157.9137) < 1e-3, "stiffness (2π/0.5)²")
+        #expect(abs(spring.damping - 17.5929) < 1e-3, "damping 4π·0.7/0.5")
+        try follows(["duration": 0.5, "bounce": 0.3], k: 157.91367041742973, c: 17.592918860102841)
+    }
+
+    @Test func anUnderDampedTensionSpringFollowsTheClosedForm() throws {
+        try follows(["tension": 200, "damping": 10], k: 200, c: 10)
+    }
+
+    @Test func aCriticallyDampedRatioAndResponseSpringFollowsTheClosedForm() throws {
+        let omega = 2 * Double.pi / 0.4
+        try follows(["dampingRatio": 1, "response": 0.4], k: omega * omega, c: 2 * omega)
+    }
+
+    @Test func anOverDampedStiffnessDampingMassSpringFollowsTheClosedForm() throws {
+        try follows(["stiffness": 100, "damping": 40, "mass": 2], k: 50, c: 20)
+    }
+
+    @Test func aNegativeBounceIsOverDamped() throws {
+        let spring = try SpringParameters(SpringPlan(property: "x", to: [1], duration: 1, bounce: -0.5))
+        #expect(abs(spring.damping - 4 * Double.pi * 2) < 1e-9, "dampingRatio 1/(1 + bounce) = 2 for bounce −0.5")
+    }
+
+    @Test func mixingFormsIsRefusedNamingTheFields() throws {
+        let engine = try ShippedPlanSchemaTests.engine(["SpringPlugin"])
+        #expect(throws: EngineError(.invalidPlan, "tension, stiffness: one spring form per plan (tension/damping, stiffness/damping/mass, dampingRatio/response or duration/bounce)")) {
+            try engine.addPlan(plan(#"{"type":"Spring","property":"x","to":[1],"tension":100,"stiffness":100}"#), to: "card")
+        }
+        #expect(throws: EngineError(.invalidPlan, "dampingRatio, damping: one spring form per plan (tension/damping, stiffness/damping/mass, dampingRatio/response or duration/bounce)")) {
+            try engine.addPlan(plan(#"{"type":"Spring","property":"x","to":[1],"dampingRatio":0.5,"damping":3}"#), to: "card")
+        }
+        #expect(engine.performerCount <= 1 && !engine.isAnimating, "nothing moves")
+    }
+}
