@@ -28,15 +28,23 @@ public final class MotionClient: Sendable {
     public static func connect(path: String, maximumLineLength: Int = 64 << 20) async throws -> MotionClient {
         let (events, continuation) = AsyncStream.makeStream(of: JSONValue.self, bufferingPolicy: .unbounded)
         let state = ClientState(events: continuation)
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength))
-                    try channel.pipeline.syncOperations.addHandler(ClientHandler(state: state))
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength))
+                        try channel.pipeline.syncOperations.addHandler(ClientHandler(state: state))
+                    }
                 }
-            }
-            .connect(unixDomainSocketPath: path).get()
+                .connect(unixDomainSocketPath: path).get()
+        } catch let error as IOError {
+            // The system's words ("No such file or directory"), not NIO's function signature.
+            throw MotionClientError.cannotConnect(path: path, reason: String(cString: strerror(error.errnoCode)))
+        } catch let error as SocketAddressError {
+            throw MotionClientError.cannotConnect(path: path, reason: "\(error)")
+        }
         return MotionClient(channel: channel, state: state, events: events)
     }
 
@@ -80,9 +88,12 @@ public enum MotionClientError: Error, Equatable, CustomStringConvertible {
     case server(code: String, message: String)
     case connectionClosed
     case malformedReply(String)
+    /// The socket could not be reached; `reason` is the system's.
+    case cannotConnect(path: String, reason: String)
 
     public var description: String {
         switch self {
+        case .cannotConnect(let path, let reason): return "cannot connect to motiond at \(path): \(reason)"
         case .server(let code, let message): return "\(code): \(message)"
         case .connectionClosed: return "connection closed by the server"
         case .malformedReply(let text): return "malformed reply: \(text)"

@@ -32,6 +32,8 @@ extension WireProtocol {
     /// SPEC §5: `$RUNTIME_DIRECTORY/motiond.sock`, else `$XDG_RUNTIME_DIR/motiond.sock`, else
     /// `/run/motiond/motiond.sock`.
     public static func defaultSocketPath(environment: [String: String]) -> String {
+        // MOTIOND_SOCKET names the socket outright, for the daemon and every client alike.
+        if let socket = environment["MOTIOND_SOCKET"], !socket.isEmpty { return socket }
         if let directory = environment["RUNTIME_DIRECTORY"], !directory.isEmpty {
             // systemd may pass several directories separated by ':'; the first is motiond's.
             return String(directory.split(separator: ":").first ?? Substring(directory)) + "/motiond.sock"

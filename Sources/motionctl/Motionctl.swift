@@ -53,7 +53,7 @@ struct Motionctl: AsyncParsableCommand {
 }
 
 struct Connection: ParsableArguments {
-    @Option(help: "motiond's socket (default: $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR or /run/motiond, + /motiond.sock).")
+    @Option(help: "motiond's socket (default: $MOTIOND_SOCKET, else $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR or /run/motiond, + /motiond.sock).")
     var socket: String?
 
     var path: String {
@@ -65,6 +65,9 @@ struct Connection: ParsableArguments {
         let client: MotionClient
         do {
             client = try await MotionClient.connect(path: path)
+        } catch let error as MotionClientError {
+            printError(error.description)
+            throw ExitCode(ExitCodes.connection)
         } catch {
             printError("cannot connect to motiond at \(path): \(error)")
             throw ExitCode(ExitCodes.connection)
@@ -175,6 +178,12 @@ struct Plugins: AsyncParsableCommand {
                     }
                 }
                 print("\(result["unchanged"]?.intValue ?? 0) unchanged")
+                // A refused file is a failed reload, for scripts too.
+                let rejected = (result["results"]?.arrayValue ?? []).filter { $0["outcome"] == "rejected" }.count
+                if rejected > 0 {
+                    printError("\(rejected) file\(rejected == 1 ? " was" : "s were") rejected")
+                    throw ExitCode(ExitCodes.serverError)
+                }
             }
         }
     }

@@ -10,12 +10,16 @@ struct Plot: AsyncParsableCommand {
         discussion: "e.g. motionctl plot '{\"type\":\"Spring\",\"property\":\"position\",\"from\":[0,0],\"to\":[100,50]}' --out spring.svg")
     @OptionGroup var connection: Connection
     @Argument(help: "The plan as JSON, with a \"type\" and a \"property\".") var plan: String
-    @Option(help: "The SVG file to write.") var out: String
+    @Option(help: "The SVG file to write (.svg; other formats are refused).") var out: String
     @Option(help: "Seconds to draw (default: until the animation settles, plus a margin).") var duration: Double?
 
     func run() async throws {
         let planJSON = try parseJSONArgument(plan, name: "PLAN_JSON")
         guard let property = planJSON["property"]?.stringValue else { throw ValidationError("PLAN_JSON: needs a \"property\"") }
+        // Only SVG is written: a .png name would otherwise get SVG bytes under a PNG name.
+        guard out.lowercased().hasSuffix(".svg") else {
+            throw ValidationError("--out: \(out) is not an .svg file; motionctl plot writes SVG only (convert it with rsvg-convert or a browser)")
+        }
         try await connection.run { client in
             // First a coarse look far ahead, to find where the motion settles.
             let probeTimes = stride(from: 0.0, through: 20, by: 1.0 / 60).map { $0 }

@@ -14,10 +14,11 @@ struct MotionctlTests {
     }
 
     /// Runs motionctl with `arguments`, stopping it after `timeout` seconds.
-    static func motionctl(_ arguments: [String], timeout: Double = 20) async throws -> Run {
+    static func motionctl(_ arguments: [String], timeout: Double = 20, environment: [String: String] = [:]) async throws -> Run {
         let process = Process()
         process.executableURL = DaemonProcess.buildDirectory.appendingPathComponent("motionctl")
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -64,8 +65,14 @@ struct MotionctlTests {
         let refused = try await Self.motionctl(socket + ["plan", "add", "box", #"{"type":"Warp"}"#])
         #expect(refused.status == 1)
         #expect(refused.errors.hasPrefix("motionctl: plan.unknown_type:"))
-        let unreachable = try await Self.motionctl(["--socket", daemon.directory.appendingPathComponent("nope.sock").path, "status"])
+        let nope = daemon.directory.appendingPathComponent("nope.sock").path
+        let unreachable = try await Self.motionctl(["--socket", nope, "status"])
         #expect(unreachable.status == 3)
+        #expect(unreachable.errors == "motionctl: cannot connect to motiond at \(nope): No such file or directory\n", "plain words, no NIO internals: \(unreachable.errors)")
+        let fromEnvironment = try await Self.motionctl(["status"], environment: ["MOTIOND_SOCKET": daemon.socket])
+        #expect(fromEnvironment.status == 0 && fromEnvironment.output.hasPrefix("motiond "), "MOTIOND_SOCKET names the socket: \(fromEnvironment)")
+        let png = try await Self.motionctl(socket + ["plot", #"{"type":"Spring","property":"x","to":[1]}"#, "--out", daemon.directory.appendingPathComponent("x.png").path])
+        #expect(png.status == 64 && png.errors.contains("writes SVG only"), "\(png)")
         let usage = try await Self.motionctl(socket + ["plan", "add"])
         #expect(usage.status == 64)
         let version = try await Self.motionctl(["--version"])
@@ -80,6 +87,19 @@ struct MotionctlTests {
         let detached = try await Self.motionctl(socket + ["timeline", "detach"])
         #expect(detached.output.contains("detached"))
         await client.close()
+    }
+
+    @Test func aReloadThatRejectsAFileExitsNonZero() async throws {
+        let plugins = try DaemonProcess.temporaryDirectory()
+        _ = try await CCompiler.sharedLibrary(["Plugins/SetPlugin/set_plugin.c"], name: "libset.so", in: plugins)
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let socket = ["--socket", daemon.socket]
+        let unchanged = try await Self.motionctl(socket + ["plugins", "reload"])
+        #expect(unchanged.status == 0, "\(unchanged)")
+        _ = try await CCompiler.sharedLibrary(["Tests/MotionHostTests/Fixtures/c/bad_magic.c"], name: "libbad.so", in: plugins)
+        let rejected = try await Self.motionctl(socket + ["plugins", "reload"])
+        #expect(rejected.status == 1, "a rejected file fails the reload: \(rejected)")
+        #expect(rejected.output.contains("rejected") && rejected.errors.contains("1 file was rejected"), "\(rejected)")
     }
 
     @Test func watchSaysWhyTheDaemonClosedTheConnection() async throws {

@@ -117,7 +117,9 @@ public actor PluginManager {
             case nil: report.unchanged += 1
             case .failure(let refusal)?:
                 if refusal.isRemembered, await loop.perform({ context in context.isRejected(file) }) {
-                    report.unchanged += 1
+                    // Refused before (by an earlier reload or the directory watcher): listed again so the
+                    // answer says every file that is out, but not announced again.
+                    report.outcomes.append((file, .rejected(reason: refusal.reason)))
                     continue
                 }
                 let reason = refusal.reason
