@@ -47,6 +47,7 @@ extension EngineContext {
     private func apply(_ configuration: RouterConfiguration, to scheme: String) -> JSONValue {
         if let router = routers[scheme] {
             router.configuration = configuration
+            router.problems = []
         } else {
             routers[scheme] = Router(scheme: scheme, configuration: configuration)
             try? engine.createRuntime(Router.runtimePrefix + scheme)
@@ -153,6 +154,7 @@ extension EngineContext {
         members["queued"] = .number(Double(router.queue.count))
         members["routes"] = .object(router.configuration.routes.mapValues { .string($0.kind.rawValue) })
         members["persistent"] = .bool(routerStore != nil)
+        if !router.problems.isEmpty { members["problems"] = .array(router.problems.map(JSONValue.string)) }
         return .object(members)
     }
 
@@ -275,16 +277,33 @@ extension EngineContext {
         let (saved, problems) = store.loadAll()
         var restored: [String] = [], failures = problems
         for entry in saved {
+            // A stored router is never dropped for what may be fixed: plans of a type no loaded plugin
+            // provides, or a URL the grammar no longer reads. It keeps its configuration and says so.
+            var notes: [String] = []
+            let configuration: RouterConfiguration
             do throws(EngineError) {
-                let configuration = try RouterConfiguration(entry.configuration, planTypes: Set(engine.registry.planTypes))
-                let url: RouteURL
-                do throws(RouteError) { url = try RouteURL(parsing: entry.url) } catch { throw EngineError(routeError: error) }
-                routers[entry.scheme] = Router(scheme: entry.scheme, configuration: configuration, state: url.state)
-                try? engine.createRuntime(Router.runtimePrefix + entry.scheme)
-                restored.append(entry.scheme)
+                configuration = try RouterConfiguration(entry.configuration, planTypes: Set(engine.registry.planTypes))
             } catch {
-                failures.append("\(entry.scheme): \(error.message)")
+                do throws(EngineError) {
+                    configuration = try RouterConfiguration(entry.configuration, planTypes: nil)
+                    notes.append("\(error.message) (kept; those plans fail until a plugin provides the type)")
+                } catch {
+                    failures.append("\(entry.scheme): \(error.message)")
+                    continue
+                }
             }
+            var state = RouteState()
+            do throws(RouteError) {
+                state = try RouteURL(parsing: entry.url).state
+            } catch {
+                notes.append("the stored URL \(entry.url) no longer parses (\(error.message)); the router starts at its root")
+            }
+            let router = Router(scheme: entry.scheme, configuration: configuration, state: state)
+            router.problems = notes
+            routers[entry.scheme] = router
+            try? engine.createRuntime(Router.runtimePrefix + entry.scheme)
+            restored.append(entry.scheme)
+            failures += notes.map { "\(entry.scheme): \($0)" }
         }
         return (restored, failures)
     }

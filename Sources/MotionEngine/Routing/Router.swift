@@ -25,6 +25,9 @@ final class Router {
     var configuration: RouterConfiguration
     var state: RouteState
     var running: RouteTransition?
+    /// What was wrong with it when it was restored (plan types not loaded, a URL that no longer parses);
+    /// shown by `route.state` until it is configured again.
+    var problems: [String] = []
     var queue: Deque<Request> = []
 
     init(scheme: String, configuration: RouterConfiguration, state: RouteState = RouteState()) {

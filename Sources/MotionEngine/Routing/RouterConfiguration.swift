@@ -54,8 +54,9 @@ struct RouterConfiguration: Sendable {
         pairs.last { $0.from == from && $0.to == to }
     }
 
-    /// Reads and checks `{routes, transitions?}`. Every plan must name a registered plan type.
-    init(_ json: JSONValue, planTypes: Set<String>) throws(EngineError) {
+    /// Reads and checks `{routes, transitions?}`. Every plan must name a registered plan type, unless
+    /// `planTypes` is nil (a stored router whose plugins are not loaded keeps its configuration).
+    init(_ json: JSONValue, planTypes: Set<String>?) throws(EngineError) {
         self.json = json
         guard case .object(let declared)? = json["routes"], !declared.isEmpty else {
             throw EngineError(.invalidRequest, "routes: expected an object of route keys")
@@ -91,7 +92,7 @@ struct RouterConfiguration: Sendable {
         try readPairs(json["transitions"], planTypes)
     }
 
-    private mutating func readPairs(_ transitions: JSONValue?, _ planTypes: Set<String>) throws(EngineError) {
+    private mutating func readPairs(_ transitions: JSONValue?, _ planTypes: Set<String>?) throws(EngineError) {
         guard let transitions, transitions != .null else { return }
         guard case .array(let entries) = transitions, entries.count <= Self.maximumRoutes else {
             throw EngineError(.invalidRequest, "transitions: expected an array of {from, to, animation}")
@@ -112,7 +113,7 @@ struct RouterConfiguration: Sendable {
             }
             let appear = try animation?["appear"].map { plan throws(EngineError) in try Self.checkPlan(plan, "\(field).animation.appear", planTypes) }
             let remove = try animation?["remove"].map { plan throws(EngineError) in try Self.checkPlan(plan, "\(field).animation.remove", planTypes) }
-            for needed in ["Set"] + (appear == nil || remove == nil ? ["Tween"] : []) where !planTypes.contains(needed) {
+            for needed in ["Set"] + (appear == nil || remove == nil ? ["Tween"] : []) where planTypes.map({ !$0.contains(needed) }) ?? false {
                 throw EngineError(.unknownPlanType, "\(field).animation: container animations need the \(needed) plan type, which no loaded plugin provides")
             }
             pairs.append(Pair(from: keys[0], to: keys[1], animation: kind, appear: appear ?? Self.defaultAppear,
@@ -120,10 +121,11 @@ struct RouterConfiguration: Sendable {
         }
     }
 
-    private static func checkPlan(_ plan: JSONValue, _ field: String, _ planTypes: Set<String>) throws(EngineError) -> JSONValue {
+    private static func checkPlan(_ plan: JSONValue, _ field: String, _ planTypes: Set<String>?) throws(EngineError) -> JSONValue {
         guard case .object = plan, let type = plan["type"]?.stringValue else {
             throw EngineError(.invalidRequest, "\(field): expected a plan object with a \"type\"")
         }
+        guard let planTypes else { return plan }
         guard planTypes.contains(type) else {
             throw EngineError(.unknownPlanType, "\(field): unknown plan type \"\(type)\"; known: \(planTypes.sorted().joined(separator: ", "))")
         }

@@ -114,7 +114,7 @@ public struct MotionDaemon: Sendable {
         guard let directory = configuration.stateDirectory else { return }
         do {
             let (restored, problems) = context.restoreRouters(from: try RouterStore(stateDirectory: directory))
-            for problem in problems { logger.error("router not restored", metadata: ["problem": "\(problem)"]) }
+            for problem in problems { logger.error("router restored with a problem, or not restored", metadata: ["problem": "\(problem)"]) }
             if !restored.isEmpty { logger.info("routers restored", metadata: ["schemes": "\(restored.joined(separator: ","))"]) }
         } catch {
             logger.error("router state directory unusable; routers stay in memory", metadata: ["error": "\(error)"])
