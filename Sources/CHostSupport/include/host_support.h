@@ -15,4 +15,10 @@ size_t motion_heap_in_use(void);
  */
 int motion_crash_handler_install(int fd, const void *const *marker);
 
+/**
+ * An anonymous in-memory file (memfd_create, close-on-exec) named `name`, or -1 with errno set: a plugin
+ * image motiond can dlopen as /proc/self/fd/N when no filesystem has room for a private copy.
+ */
+int motion_memory_file(const char *name);
+
 #endif

@@ -1,3 +1,4 @@
+import CHostSupport
 import MotionEngine
 import Crypto
 import Foundation
@@ -158,21 +159,56 @@ public actor PluginManager {
     private func install(_ file: String, hash: String) async -> EngineContext.InstallOutcome {
         copies += 1
         let name = (file as NSString).lastPathComponent
-        let image = "\(imageDirectory)/\(copies)-\(hash.prefix(12))-\(name)"
+        var image = "\(imageDirectory)/\(copies)-\(hash.prefix(12))-\(name)"
         do {
             try? FileManager.default.removeItem(atPath: image)
             try FileManager.default.copyItem(atPath: file, toPath: image)
         } catch {
-            let reason = "cannot copy to \(imageDirectory): \(error.localizedDescription)"
-            return await loop.perform { $0.reject(file: file, reason: reason) }
+            // No room (a full or small state filesystem): leave no partial copy, and load the image from
+            // memory instead.
+            try? FileManager.default.removeItem(atPath: image)
+            guard let memory = Self.memoryImage(of: file, name: name) else {
+                let reason = "cannot copy to \(imageDirectory) (\(error.localizedDescription)) nor into memory"
+                return await loop.perform { $0.reject(file: file, reason: reason) }
+            }
+            logger.notice("plugin image loaded from memory", metadata: ["file": "\(file)", "reason": "\(error.localizedDescription)"])
+            image = memory
         }
-        defer { unlink(image) }
-        var outcome = await loop.perform { $0.install(image: image, file: file, hash: hash) }
+        let loaded = image
+        // A copy's name goes once it is mapped; an in-memory image has no name in a directory to remove.
+        defer { if !loaded.hasPrefix("/proc/self/fd/") { unlink(loaded) } }
+        var outcome = await loop.perform { $0.install(image: loaded, file: file, hash: hash) }
         // A swap under many animations moves them a slice per engine command: ticks run in between.
         while case .migrating = outcome {
             outcome = await loop.perform { $0.continueInstall(file: file) }
         }
         return outcome
+    }
+}
+
+extension PluginManager {
+    /// The file's bytes in an anonymous in-memory file, as a path dlopen takes (/proc/self/fd/N). The
+    /// descriptor stays open for the process lifetime: images are never unloaded, and a closed descriptor's
+    /// number (so its path) could come back for another image, which dlopen would take for this one.
+    static func memoryImage(of file: String, name: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: file) else { return nil }
+        let descriptor = motion_memory_file("motiond:" + name)
+        guard descriptor >= 0 else { return nil }
+        let written = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        guard written else {
+            close(descriptor)
+            return nil
+        }
+        return "/proc/self/fd/\(descriptor)"
     }
 }
 
