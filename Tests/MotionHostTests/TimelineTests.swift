@@ -58,6 +58,18 @@ struct TimelineTests {
 
     // The eight develop-API cases, in file order.
 
+    @Test mutating func aScrubberEndsWithTheSessionThatAttachedIt() throws {
+        try observe()
+        let other = RecordingOutput()
+        context.openSession(2, output: other)
+        context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1}}"#.utf8), from: 2)
+        context.receive(line: Array(#"{"id":2,"method":"timeline.attach","params":{"offset":0}}"#.utf8), from: 2)
+        #expect(context.engine.timeline(of: "default")?.isAttached == true)
+        context.closeSession(2)
+        #expect(context.engine.timeline(of: "default")?.isAttached == false, "the runtime is not left frozen")
+        #expect(timelineEvents == ["attached", "detached"])
+    }
+
     @Test mutating func attachThenDetach() throws {
         try observe()
         try call("timeline.attach", ["offset": 0])

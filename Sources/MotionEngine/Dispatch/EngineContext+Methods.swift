@@ -67,7 +67,7 @@ extension EngineContext {
         case "route.diff": return try diff(params)
         case "route.resolve": return try resolve(params)
         case "route.state": return try routeState(params)
-        case "timeline.attach", "timeline.scrub", "timeline.detach": return try timelineMethod(request.method, params)
+        case "timeline.attach", "timeline.scrub", "timeline.detach": return try timelineMethod(request.method, params, in: session)
         case "plugins.list": return pluginList()
         case "plugins.reload":
             guard session.role == .admin else {

@@ -12,7 +12,7 @@ import MotionWire
 extension EngineContext {
     static let replayRuntime = reservedRuntimePrefix + "timeline"
 
-    func timelineMethod(_ method: String, _ params: Params) throws(EngineError) -> JSONValue {
+    func timelineMethod(_ method: String, _ params: Params, in session: Session) throws(EngineError) -> JSONValue {
         let runtime = try params.optionalName("runtime") ?? Engine.defaultRuntime
         guard !runtime.hasPrefix(Self.reservedRuntimePrefix) else {
             throw EngineError(.runtimeProtected, "runtime: \"\(runtime)\" belongs to the daemon")
@@ -24,7 +24,12 @@ extension EngineContext {
         case "timeline.attach":
             let offset = try self.offset(params, default: timeline.isAttached ? timeline.offset : 0)
             let attaching = !timeline.isAttached
-            if attaching { attach(runtime) }
+            if attaching {
+                attach(runtime)
+                // A scrubber ends with the session that attached it: a client that goes away does not
+                // leave the runtime frozen for everyone.
+                session.scrubbing.insert(runtime)
+            }
             try scrub(runtime, to: offset, show: attaching)
         case "timeline.scrub":
             guard timeline.isAttached else {
@@ -33,6 +38,7 @@ extension EngineContext {
             try scrub(runtime, to: try offset(params, default: nil))
         default:
             if timeline.isAttached { detach(runtime) }
+            for other in sessions.values { other.scrubbing.remove(runtime) }
         }
         let now = engine.timeline(of: runtime)!
         return [
@@ -64,6 +70,9 @@ extension EngineContext {
         engine.trace(TraceEvent(kind: "timeline.scrubber.attached", runtime: runtime,
                                 fields: ["offset": .number(engine.timeline(of: runtime)?.offset ?? 0)]))
     }
+
+    /// Detaches the scrubber of `runtime` (its session went away).
+    func detachScrubber(_ runtime: String) { detach(runtime) }
 
     private func detach(_ runtime: String) {
         let live = engine.timeline(of: runtime)?.live ?? []

@@ -92,6 +92,9 @@ public final class EngineContext: TraceObserver {
         guard let session = sessions.removeValue(forKey: id) else { return }
         session.isClosed = true
         hub.removeAll(of: session)
+        for runtime in session.scrubbing.sorted() where engine.timeline(of: runtime)?.isAttached == true {
+            detachScrubber(runtime)
+        }
         for runtime in engine.ephemeralRuntimes(ownedBy: id) {
             try? engine.destroyRuntime(runtime)
         }

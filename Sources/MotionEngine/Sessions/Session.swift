@@ -15,6 +15,8 @@ final class Session {
     var isInputClosed = false
     /// Replies sent later than the request was handled (`route.go`, `plugins.reload`) and not sent yet.
     var owedReplies = 0
+    /// Runtimes this session attached a scrubber to; detached when it closes.
+    var scrubbing: Set<String> = []
 
     init(id: UInt64, output: any ClientOutput, peer: PeerCredentials? = nil, role: Role = .client) {
         self.id = id
