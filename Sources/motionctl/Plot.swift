@@ -68,11 +68,14 @@ struct TimelineCommand: AsyncParsableCommand {
         subcommands: [Attach.self, Scrub.self, Detach.self])
 
     struct Attach: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Attach a scrubber: the runtime's clock stops.")
+        static let configuration = CommandConfiguration(
+            abstract: "Attach a scrubber: the runtime's clock stops while this command runs.",
+            discussion: "A scrubber ends with the connection that attached it, so this command holds its connection (until Ctrl-C, or for --hold seconds); scrub and detach from another terminal.")
         @OptionGroup var connection: Connection
         @Option(help: "Seconds from the runtime's start (default 0).") var offset: Double?
         @Option(help: "The runtime (default: default).") var runtime: String?
-        func run() async throws { try await timeline(connection, "timeline.attach", runtime, offset) }
+        @Option(help: "Detach after this many seconds (default: hold until interrupted).") var hold: Double?
+        func run() async throws { try await timeline(connection, "timeline.attach", runtime, offset, hold: hold ?? .infinity) }
     }
 
     struct Scrub: AsyncParsableCommand {
@@ -91,7 +94,8 @@ struct TimelineCommand: AsyncParsableCommand {
     }
 }
 
-private func timeline(_ connection: Connection, _ method: String, _ runtime: String?, _ offset: Double?) async throws {
+private func timeline(_ connection: Connection, _ method: String, _ runtime: String?, _ offset: Double?,
+                      hold: Double = 0) async throws {
     var params: [String: JSONValue] = [:]
     if let runtime { params["runtime"] = .string(runtime) }
     if let offset { params["offset"] = .number(offset) }
@@ -99,5 +103,12 @@ private func timeline(_ connection: Connection, _ method: String, _ runtime: Str
         let result = try await client.call(method, .object(params))
         let state = result["attached"] == true ? "attached at \(result["offset"]?.doubleValue ?? 0) s" : "detached"
         print("\(result["runtime"]?.stringValue ?? "?"): \(state) (clock \(result["clock"]?.doubleValue ?? 0) s)")
+        guard hold > 0 else { return }
+        if hold.isFinite {
+            try await Task.sleep(for: .seconds(hold))
+        } else {
+            print("holding the scrubber; Ctrl-C detaches")
+            for await _ in client.events {}  // until interrupted, or the daemon closes the connection
+        }
     }
 }

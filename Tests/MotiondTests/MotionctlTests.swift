@@ -80,10 +80,22 @@ struct MotionctlTests {
 
         _ = try await Self.motionctl(socket + ["plan", "add", "box", #"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#])
         try await Task.sleep(for: .milliseconds(200))
-        let attached = try await Self.motionctl(socket + ["timeline", "attach", "--offset", "0.5"])
-        #expect(attached.output.contains("attached at 0.5"), "\(attached)")
+        // The scrubber lives as long as the attaching command holds its connection (SPEC §5).
+        async let attached = Self.motionctl(socket + ["timeline", "attach", "--offset", "0.5", "--hold", "2"])
         let client = try await daemon.client()
-        #expect(try await client.call("runtime.state")["targets"]?["box"]?["properties"]?["x"]?["value"] == [5])
+        var value: JSONValue?
+        for _ in 0..<50 {
+            try await Task.sleep(for: .milliseconds(40))
+            value = try await client.call("runtime.state")["targets"]?["box"]?["properties"]?["x"]?["value"]
+            if value == [5] { break }
+        }
+        #expect(value == [5], "held at the offset while the command runs")
+        #expect(try await attached.output.contains("attached at 0.5"))
+        for _ in 0..<75 where try await client.call("runtime.state")["targets"]?["box"]?["properties"]?["x"]?["value"] != [10] {
+            try await Task.sleep(for: .milliseconds(40))
+        }
+        #expect(try await client.call("runtime.state")["targets"]?["box"]?["properties"]?["x"]?["value"] == [10],
+                "detached when the command exited: the tween went on to its end")
         let detached = try await Self.motionctl(socket + ["timeline", "detach"])
         #expect(detached.output.contains("detached"))
         await client.close()
