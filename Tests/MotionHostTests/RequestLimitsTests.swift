@@ -38,6 +38,14 @@ struct RequestLimitsTests {
         #expect(refusal?["message"]?.stringValue?.contains("a plan is at most 65536 bytes") == true, "\(String(describing: refusal))")
     }
 
+    @Test func aSubscriptionFiltersOnAtMost4096Targets() {
+        let names = (0..<4097).map { "\"t\($0)\"" }.joined(separator: ",")
+        let refusal = error(#"{"id":1,"method":"subscribe","params":{"streams":["frames"],"targets":[\#(names)]}}"#)
+        #expect(refusal?["code"] == "request.limit", "\(String(describing: refusal))")
+        let fine = (0..<4096).map { "\"t\($0)\"" }.joined(separator: ",")
+        #expect(error(#"{"id":2,"method":"subscribe","params":{"streams":["frames"],"targets":[\#(fine)]}}"#) == nil)
+    }
+
     @Test func aDuplicateKeyIsAParseError() {
         #expect(error(#"{"id":1,"method":"status","method":"plan.add"}"#)?["code"] == "protocol.parse")
     }

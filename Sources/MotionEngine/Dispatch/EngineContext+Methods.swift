@@ -107,6 +107,7 @@ extension EngineContext {
                 "maxLineLength": .number(Double(settings.maximumLineLength)),
                 "maxSubscriptions": .number(Double(settings.maximumSubscriptionsPerConnection)),
                 "maxPlanBytes": .number(Double(Self.maximumPlanBytes)), "maxNameBytes": .number(Double(Params.maximumNameLength)),
+                "maxSubscriptionTargets": .number(Double(Self.maximumSubscriptionTargets)),
             ],
             "capabilities": ["frames", "trace", "routes", "plan.sample", "curves", "hot-swap", "timeline"],
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
@@ -127,10 +128,14 @@ extension EngineContext {
             throw EngineError(.subscriptionLimit,
                               "at most \(settings.maximumSubscriptionsPerConnection) subscriptions per connection")
         }
+        let targets = try params.optionalStrings("targets")
+        if let targets, targets.count > Self.maximumSubscriptionTargets {
+            throw EngineError(.limitExceeded, "targets: \(targets.count) names; a subscription filters on at most \(Self.maximumSubscriptionTargets) targets (subscribe to a runtime instead)")
+        }
         let subscription = Subscription(
             id: session.nextSubscription, session: session, frames: streams.contains("frames"),
             trace: streams.contains("trace"), routes: streams.contains("routes"), runtime: try params.optionalName("runtime"),
-            targets: try params.optionalStrings("targets").map(Set.init), maximumRate: maximumRate)
+            targets: targets.map(Set.init), maximumRate: maximumRate)
         session.nextSubscription += 1
         session.subscriptions[subscription.id] = subscription
         hub.add(subscription)

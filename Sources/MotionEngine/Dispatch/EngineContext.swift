@@ -35,6 +35,8 @@ public final class EngineContext: TraceObserver {
     var isSampling = false
 
     static let reservedRuntimePrefix = "motiond."
+    /// A subscription's `targets` filter names at most this many targets (a long list cost every frame).
+    public static let maximumSubscriptionTargets = 4096
     /// A plan, as JSON text, is at most this many bytes (SPEC §5).
     public static let maximumPlanBytes = 64 << 10
 
