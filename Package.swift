@@ -59,7 +59,7 @@ let package = Package(
             name: "MotionEngine",
             dependencies: [
                 .product(name: "MotionPluginAPI", package: "PluginSDK"), "MotionWire", "MotionRoutes", "CFFI", "MotionKernels",
-                .product(name: "MotionSchema", package: "PluginSDK"),
+                .product(name: "MotionSchema", package: "PluginSDK"), .product(name: "MotionHostABI", package: "PluginSDK"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],

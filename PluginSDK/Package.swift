@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "MotionTesting", targets: ["MotionTesting"]),
         .library(name: "MotionJSON", targets: ["MotionJSON"]),
         .library(name: "MotionSchema", targets: ["MotionSchema"]),
+        .library(name: "MotionHostABI", targets: ["MotionHostABI"]),
     ],
     targets: [
         // The C ABI: the only contract between motiond and its plugins (motion_plugin.h, motion/ext/*.h).
@@ -21,12 +22,15 @@ let package = Package(
         .target(name: "MotionJSON"),
         // The JSON Schema subset plans are checked against (by the daemon, and by MotionTesting).
         .target(name: "MotionSchema", dependencies: ["MotionJSON"]),
+        // What every host of plugins does alike (motiond and MotionTesting): read a descriptor's factories
+        // whatever minor version built them, and serve "motion.plan/1".
+        .target(name: "MotionHostABI", dependencies: ["MotionPluginAPI", "MotionJSON", "MotionSchema"]),
         // Swift plugin authors conform to `Performer` and write one entry line.
         .target(
             name: "MotionPluginKit", dependencies: ["MotionPluginAPI", "MotionJSON"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // An in-process host for a plugin's unit tests: add plans, advance time, read values and trace.
-        .target(name: "MotionTesting", dependencies: ["MotionPluginAPI", "MotionPluginKit", "MotionJSON", "MotionSchema"]),
+        .target(name: "MotionTesting", dependencies: ["MotionPluginAPI", "MotionPluginKit", "MotionJSON", "MotionSchema", "MotionHostABI"]),
     ],
     swiftLanguageModes: [.v6]
 )

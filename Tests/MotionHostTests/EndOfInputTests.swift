@@ -13,11 +13,7 @@ struct EndOfInputTests {
     let output = RecordingOutput()
 
     init() throws {
-        let harness = try EngineHarness()
-        context = EngineContext(engine: harness.engine, configuration: DaemonConfiguration(socketPath: "/unused"),
-                                logger: Logger(label: "test"))
-        context.openSession(1, output: output)
-        send(1, "hello", ["protocol": 1])
+        context = try .greeted(on: output)
     }
 
     func send(_ id: Int, _ method: String, _ params: JSONValue = [:]) {

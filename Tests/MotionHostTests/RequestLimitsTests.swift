@@ -11,11 +11,7 @@ struct RequestLimitsTests {
     let output = RecordingOutput()
 
     init() throws {
-        let harness = try EngineHarness()
-        context = EngineContext(engine: harness.engine, configuration: DaemonConfiguration(socketPath: "/unused"),
-                                logger: Logger(label: "test"))
-        context.openSession(1, output: output)
-        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        context = try .greeted(on: output)
     }
 
     func error(_ line: String) -> JSONValue? {

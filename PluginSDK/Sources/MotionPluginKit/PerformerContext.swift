@@ -1,3 +1,4 @@
+import MotionJSON
 import MotionPluginAPI
 
 /// An interned property of the performer's target: cheap to copy, valid while the performer lives.
@@ -129,26 +130,5 @@ public struct PerformerContext {
     }
 }
 
-/// A JSON string literal for `text`.
-func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20: out += String(format: scalar.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
-}
-
-extension String {
-    fileprivate init(format value: UInt32) {
-        let hex = String(value, radix: 16)
-        self = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-    }
-}
+/// A JSON string literal for `text`, written by the JSON core.
+func jsonString(_ text: String) -> String { JSONWriter.string(.string(text)) }

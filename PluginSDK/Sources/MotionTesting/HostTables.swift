@@ -2,7 +2,7 @@ import MotionJSON
 import MotionPluginAPI
 
 /// The C tables a `PluginHarness` hands its plugin: `motion_host` and the extensions it offers
-/// ("motion.plan/1", "motion.claim/1"). Every callback finds its harness through `host_data`.
+/// ("motion.claim/1"; "motion.plan/1" is `PlanReaderTable`'s). Every callback finds its harness through `host_data`.
 enum HostTables {
     static func install(_ owner: PluginHarness) {
         owner.host.initialize(to: motion_host(
@@ -45,20 +45,6 @@ enum HostTables {
         owner.claims.initialize(to: motion_claim(
             struct_size: UInt32(MemoryLayout<motion_claim>.size), reserved: 0,
             claim_property: { host, ref, property in harness(host)?.claim(property, for: ref) }))
-        owner.planReader.initialize(to: motion_plan_reader(
-            struct_size: UInt32(MemoryLayout<motion_plan_reader>.size), reserved: 0,
-            root: { host in harness(host)?.nodes.root },
-            member: { host, node, key in
-                guard let key else { return nil }
-                return harness(host)?.nodes.member(node, String(cString: key))
-            },
-            kind: { host, node in harness(host)?.nodes.kind(node) ?? MOTION_PLAN_ABSENT },
-            number: { host, node, fallback in harness(host)?.nodes.value(node)?.doubleValue ?? fallback },
-            boolean: { host, node, fallback in harness(host)?.nodes.value(node)?.boolValue.map { $0 ? 1 : 0 } ?? fallback },
-            string: { host, node, length in harness(host)?.nodes.string(node, length: length) },
-            count: { host, node in harness(host)?.nodes.count(node) ?? 0 },
-            element: { host, node, index in harness(host)?.nodes.element(node, Int(index)) },
-            vector: { host, node, out, capacity in harness(host)?.nodes.vector(node, out, Int(capacity)) ?? 0 }))
     }
 }
 

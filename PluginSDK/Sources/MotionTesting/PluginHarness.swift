@@ -1,3 +1,4 @@
+import MotionHostABI
 import MotionJSON
 import MotionPluginAPI
 import MotionPluginKit
@@ -15,7 +16,7 @@ import MotionSchema
 /// ```
 ///
 /// Like motiond it calls the plugin from one thread; use one harness per test.
-public final class PluginHarness {
+public final class PluginHarness: PlanNodesOwner {
     public struct Event: Sendable, Equatable {
         public var kind: String
         public var target: String
@@ -34,15 +35,7 @@ public final class PluginHarness {
         }
     }
 
-    struct Factory {
-        /// The plugin's struct, handed back to the plugin.
-        let pointer: UnsafePointer<motion_factory>
-        /// What the harness reads: `pointer`, or a zero-padded copy of a smaller (older) struct.
-        let table: UnsafePointer<motion_factory>
-        let planType: String
-        let schema: JSONSchema?
-        let isContinuous: Bool
-    }
+    typealias Factory = FactoryTables.Factory
 
     final class Performer {
         let id: UInt64
@@ -75,10 +68,9 @@ public final class PluginHarness {
     var nextID: UInt64 = 1
     var nextToken: UInt64 = 1
     var inFrame = false
-    let nodes = PlanNodes()
-    private var copies: [UnsafeMutableRawPointer] = []
+    public let plans = PlanNodes()
     let host: UnsafeMutablePointer<motion_host> = .allocate(capacity: 1)
-    let planReader: UnsafeMutablePointer<motion_plan_reader> = .allocate(capacity: 1)
+    let planReader = PlanReaderTable.make()
     let claims: UnsafeMutablePointer<motion_claim> = .allocate(capacity: 1)
 
     /// A Swift plugin built with the kit.
@@ -98,9 +90,11 @@ public final class PluginHarness {
 
     deinit {
         for performer in performers.values { destroy(performer) }
-        for table in [UnsafeMutableRawPointer(host), UnsafeMutableRawPointer(planReader), UnsafeMutableRawPointer(claims)] + copies {
+        for table in [UnsafeMutableRawPointer(host), UnsafeMutableRawPointer(planReader), UnsafeMutableRawPointer(claims)] {
             table.deallocate()
         }
+        // Padded copies of an older plugin's factories are the harness's to free (nothing calls them now).
+        for factory in factories where factory.table != factory.pointer { UnsafeMutableRawPointer(mutating: factory.table).deallocate() }
     }
 
     private func check() throws {
@@ -110,41 +104,11 @@ public final class PluginHarness {
         guard raw.abi_major == MOTION_ABI_MAJOR, raw.abi_minor <= MOTION_ABI_MINOR else {
             throw fail("abi: plugin is built for \(raw.abi_major).\(raw.abi_minor), this SDK provides \(MOTION_ABI_MAJOR).\(MOTION_ABI_MINOR)")
         }
-        guard raw.factory_count == 0 || raw.factories != nil else { throw fail("factories: NULL") }
-        // Walked with the plugin's own struct size, as motiond does: a plugin built against an older header
-        // has smaller factories, and members added since read as zero.
-        let stride = raw.factory_count > 0 ? Int(UnsafeRawPointer(raw.factories!).loadUnaligned(as: UInt32.self)) : 0
-        guard raw.factory_count == 0 || (stride >= Int(MOTION_FACTORY_SIZE_1_0) && stride % 8 == 0 && stride <= 4096) else {
-            throw fail("factories[0].struct_size: \(stride)")
-        }
-        for index in 0..<Int(raw.factory_count) {
-            let address = UnsafeRawPointer(raw.factories!) + index * stride
-            guard Int(address.loadUnaligned(as: UInt32.self)) == stride else { throw fail("factories[\(index)].struct_size differs from factories[0]") }
-            let pointer = address.assumingMemoryBound(to: motion_factory.self)
-            var table = pointer
-            if stride < MemoryLayout<motion_factory>.size {
-                let copy = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<motion_factory>.size, alignment: 8)
-                copy.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<motion_factory>.size)
-                copy.copyMemory(from: address, byteCount: stride)
-                table = UnsafePointer(copy.bindMemory(to: motion_factory.self, capacity: 1))
-                copies.append(copy)
-            }
-            guard let planType = table.pointee.plan_type.map({ String(cString: $0) }), !planType.isEmpty else {
-                throw fail("factories[\(index)].plan_type: missing or empty")
-            }
-            guard table.pointee.add_plan != nil, table.pointee.create != nil, table.pointee.destroy != nil else {
-                throw fail("factories[\(index)] (\(planType)): create, destroy or add_plan is NULL")
-            }
-            var schema: JSONSchema?
-            if stride >= Int(MOTION_FACTORY_SIZE_1_2), let text = table.pointee.plan_schema {
-                do throws(JSONSchema.Invalid) {
-                    schema = try JSONSchema.plan(parsing: String(cString: text))
-                } catch {
-                    throw fail("factories[\(index)].plan_schema (\(planType)): \(error.message)")
-                }
-            }
-            factories.append(Factory(pointer: pointer, table: table, planType: planType, schema: schema,
-                                     isContinuous: table.pointee.flags & MOTION_FACTORY_CONTINUOUS != 0))
+        // Read as motiond reads them: with the plugin's own struct size, newer members zero.
+        do throws(FactoryTables.Failure) {
+            factories = try FactoryTables.read(plugin)
+        } catch {
+            throw fail(error.reason)
         }
     }
 
@@ -177,8 +141,8 @@ public final class PluginHarness {
         let length = text.count
         text.append(0)
         var message = [CChar](repeating: 0, count: 1024)
-        nodes.begin(plan)
-        defer { nodes.end() }
+        plans.begin(plan)
+        defer { plans.end() }
         let status: Int32 = text.withUnsafeBufferPointer { bytes in
             let chars = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
             if let name, let addNamed = factory.table.pointee.add_named_plan {

@@ -1,4 +1,5 @@
 import Logging
+import MotionHostABI
 import MotionPluginAPI
 import MotionWire
 
@@ -6,7 +7,7 @@ import MotionWire
 ///
 /// Created before plugins load (their `init` receives it) and attached to the engine once the registry
 /// is frozen. Callbacks arrive on the engine thread only, from inside calls the engine made.
-public final class HostServices {
+public final class HostServices: PlanNodesOwner {
     package let pointer: UnsafeMutablePointer<motion_host>
     let logger: Logger
     /// Set by the engine for its lifetime. `unowned(unsafe)` keeps the frame-path callbacks free of
@@ -90,8 +91,8 @@ public final class HostServices {
     }
 
     /// The "motion.plan/1" extension: the plan being handed to a plugin, as typed values.
-    let plans = PlanNodes()
-    let planReader = PlanReader.table()
+    public let plans = PlanNodes()
+    let planReader = PlanReaderTable.make()
 
     /// The services behind a host pointer a plugin passed back.
     static func from(_ host: UnsafePointer<motion_host>?) -> HostServices? { services(host) }

@@ -1,4 +1,5 @@
 import MotionPluginAPI
+import MotionHostABI
 import MotionSchema
 
 /// Validates a plugin descriptor before anything in it is called: magic first, then size and version,
@@ -10,12 +11,6 @@ public enum DescriptorCheck {
     /// The smallest descriptors this host reads: their sizes in ABI 1.0, pinned in the header (never
     /// today's `MemoryLayout`, which grows with every minor version and would refuse older plugins).
     static let minimumPluginSize = Int(MOTION_PLUGIN_SIZE_1_0)
-    static let minimumFactorySize = Int(MOTION_FACTORY_SIZE_1_0)
-    /// Factories at least this large carry `plan_schema`.
-    static let schemaFactorySize = Int(MOTION_FACTORY_SIZE_1_2)
-    /// Larger than any motion_factory a future minor version could plausibly define: a bigger stride is a
-    /// corrupt descriptor, not a newer one.
-    static let maximumFactorySize = 4096
 
     public static func check(_ raw: UnsafeRawPointer, file: String) -> Result<PluginDescriptor, PluginLoadError> {
         func fail(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
@@ -54,84 +49,34 @@ public enum DescriptorCheck {
         } catch {
             return fail(error.reason)
         }
-        var factories: [FactoryDescriptor] = []
-        // The array's stride is the plugin's sizeof(motion_factory), which its first struct_size gives:
-        // a plugin built against an older (smaller) header is walked with its own size, not this host's.
-        let stride = factoryCount > 0 ? Int(UnsafeRawPointer(plugin.pointee.factories!).loadUnaligned(as: UInt32.self)) : 0
-        guard factoryCount == 0 || (stride % MemoryLayout<motion_factory>.alignment == 0 && stride <= maximumFactorySize) else {
-            return fail("factories[0].struct_size: \(stride) is not a size a C compiler gives motion_factory")
-        }
-        var copies: [UnsafePointer<motion_factory>] = []
-        func reject(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
-            for copy in copies { UnsafeMutableRawPointer(mutating: copy).deallocate() }
-            return fail(reason)
-        }
-        for index in 0..<factoryCount {
-            let raw = UnsafeRawPointer(plugin.pointee.factories!) + index * stride
-            let field = "factories[\(index)]"
-            let size = Int(raw.loadUnaligned(as: UInt32.self))
-            guard size >= minimumFactorySize else {
-                return reject("\(field).struct_size: \(size), expected at least \(minimumFactorySize) (ABI 1.0)")
-            }
-            guard size == stride else {
-                return reject("\(field).struct_size: \(size), but factories[0] has \(stride) (one array, one size)")
-            }
-            let pointer = raw.assumingMemoryBound(to: motion_factory.self)
-            var table = pointer
-            if size < MemoryLayout<motion_factory>.size {
-                table = paddedCopy(of: raw, size: size)
-                copies.append(table)
-            }
-            let factory = table.pointee
-            guard let planType = string(factory.plan_type), !planType.isEmpty else {
-                return reject("\(field).plan_type: missing or empty")
-            }
-            guard factory.create != nil else { return reject("\(field).create: NULL") }
-            guard factory.destroy != nil else { return reject("\(field).destroy: NULL") }
-            guard factory.add_plan != nil else { return reject("\(field).add_plan: NULL") }
-            let continuous = factory.flags & MOTION_FACTORY_CONTINUOUS != 0
-            guard !continuous || factory.advance != nil else {
-                return reject("\(field).advance: NULL for a continuous factory")
-            }
-            var schema: JSONSchema?
-            if size >= schemaFactorySize, let text = string(factory.plan_schema) {
-                do throws(JSONSchema.Invalid) {
-                    schema = try JSONSchema.plan(parsing: text)
-                } catch {
-                    return reject("\(field).plan_schema (\(planType)): \(error.message)")
-                }
-            }
-            factories.append(FactoryDescriptor(pointer: pointer, table: table, planType: planType, schema: schema,
-                                               isContinuous: continuous, batch: continuous ? batch : nil, yield: yield))
-        }
         let functionCount = Int(plugin.pointee.function_count)
-        guard functionCount == 0 || plugin.pointee.functions != nil else { return reject("functions: NULL") }
+        guard functionCount == 0 || plugin.pointee.functions != nil else { return fail("functions: NULL") }
         var functions: [FunctionDescriptor] = []
         for index in 0..<functionCount {
             let function = plugin.pointee.functions! + index
             guard let name = string(function.pointee.name), !name.isEmpty else {
-                return reject("functions[\(index)].name: missing or empty")
+                return fail("functions[\(index)].name: missing or empty")
             }
             guard let signature = string(function.pointee.signature), let address = function.pointee.function else {
-                return reject("functions[\(index)]: signature or function missing")
+                return fail("functions[\(index)]: signature or function missing")
             }
             functions.append(FunctionDescriptor(name: name, signature: signature,
                                                 address: UInt(bitPattern: unsafeBitCast(address, to: Int.self))))
+        }
+        // Last, as it may make host copies of older (smaller) factory structs.
+        let factories: [FactoryDescriptor]
+        do throws(FactoryTables.Failure) {
+            factories = try FactoryTables.read(UnsafePointer(plugin)).map { factory in
+                FactoryDescriptor(pointer: factory.pointer, table: factory.table, planType: factory.planType, schema: factory.schema,
+                                  isContinuous: factory.isContinuous, batch: factory.isContinuous ? batch : nil, yield: yield)
+            }
+        } catch {
+            return fail(error.reason)
         }
         return .success(
             PluginDescriptor(
                 pointer: UnsafePointer(plugin), id: id, version: version, buildTag: buildTag, file: file,
                 factories: factories, functions: functions))
-    }
-
-    /// A host-owned copy of a factory struct smaller than this host's, with the newer members zeroed.
-    /// Kept for the process lifetime, like the plugin's own.
-    private static func paddedCopy(of raw: UnsafeRawPointer, size: Int) -> UnsafePointer<motion_factory> {
-        let copy = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<motion_factory>.size,
-                                                    alignment: MemoryLayout<motion_factory>.alignment)
-        copy.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<motion_factory>.size)
-        copy.copyMemory(from: raw, byteCount: size)
-        return UnsafePointer(copy.bindMemory(to: motion_factory.self, capacity: 1))
     }
 
     private struct ExtensionError: Error {

@@ -38,3 +38,15 @@ func uniqueTarget(_ label: String = "T") -> String {
 func plan(_ text: String) -> JSONValue {
     try! JSONValue.parse(text)
 }
+
+extension EngineContext {
+    /// An in-process context (the fake plugin, no socket) with session 1 open on `output` and greeted.
+    static func greeted(on output: RecordingOutput) throws -> EngineContext {
+        let harness = try EngineHarness()
+        let context = EngineContext(engine: harness.engine, configuration: DaemonConfiguration(socketPath: "/unused"),
+                                    logger: Logger(label: "test"))
+        context.openSession(1, output: output)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        return context
+    }
+}

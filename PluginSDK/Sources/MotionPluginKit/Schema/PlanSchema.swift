@@ -1,3 +1,5 @@
+import MotionJSON
+
 /// The plans a performer accepts, written in Swift and handed to the host as JSON Schema text
 /// (`motion_factory.plan_schema`, ABI 1.2). The host refuses a plan that does not match before the
 /// performer sees it, naming the field and, for a misspelt key, the closest known one.
@@ -13,12 +15,15 @@
 /// Without a schema of its own, a performer's plan keys are found from its `Plan` type
 /// (`PlanSchema.keys(of:)`): unknown keys are still refused, types are then checked by decoding.
 public struct PlanSchema: Sendable, Equatable {
-    /// The schema as JSON text.
-    public let json: String
+    /// The schema as a JSON value.
+    public let value: JSONValue
 
-    public init(json: String) {
-        self.json = json
+    public init(_ value: JSONValue) {
+        self.value = value
     }
+
+    /// The schema as JSON text, written by the JSON core.
+    public var json: String { JSONWriter.string(value) }
 
     /// A plan: an object with these keys (closed: any other key is refused).
     public static func plan(_ properties: [String: PlanSchema], required: [String] = [], description: String? = nil) -> PlanSchema {
@@ -26,82 +31,58 @@ public struct PlanSchema: Sendable, Equatable {
     }
 
     public static func object(_ properties: [String: PlanSchema], required: [String] = [], description: String? = nil) -> PlanSchema {
-        var members = ["\"type\":\"object\""]
-        if let description { members.append("\"description\":" + quoted(description)) }
-        let entries = properties.keys.sorted().map { quoted($0) + ":" + properties[$0]!.json }
-        members.append("\"properties\":{" + entries.joined(separator: ",") + "}")
-        if !required.isEmpty { members.append("\"required\":[" + required.map(quoted).joined(separator: ",") + "]") }
-        return PlanSchema(json: "{" + members.joined(separator: ",") + "}")
+        var members: [String: JSONValue] = ["type": "object", "properties": .object(properties.mapValues(\.value))]
+        if let description { members["description"] = .string(description) }
+        if !required.isEmpty { members["required"] = .array(required.map(JSONValue.string)) }
+        return PlanSchema(.object(members))
     }
 
     public static func number(minimum: Double? = nil, maximum: Double? = nil, exclusiveMinimum: Double? = nil,
                               description: String? = nil) -> PlanSchema {
-        var members = ["\"type\":\"number\""]
-        if let minimum { members.append("\"minimum\":" + number(minimum)) }
-        if let maximum { members.append("\"maximum\":" + number(maximum)) }
-        if let exclusiveMinimum { members.append("\"exclusiveMinimum\":" + number(exclusiveMinimum)) }
-        if let description { members.append("\"description\":" + quoted(description)) }
-        return PlanSchema(json: "{" + members.joined(separator: ",") + "}")
+        var members: [String: JSONValue] = ["type": "number"]
+        if let minimum { members["minimum"] = .number(finite(minimum)) }
+        if let maximum { members["maximum"] = .number(finite(maximum)) }
+        if let exclusiveMinimum { members["exclusiveMinimum"] = .number(finite(exclusiveMinimum)) }
+        if let description { members["description"] = .string(description) }
+        return PlanSchema(.object(members))
     }
 
     public static func integer(minimum: Int? = nil, maximum: Int? = nil) -> PlanSchema {
-        var members = ["\"type\":\"integer\""]
-        if let minimum { members.append("\"minimum\":\(minimum)") }
-        if let maximum { members.append("\"maximum\":\(maximum)") }
-        return PlanSchema(json: "{" + members.joined(separator: ",") + "}")
+        var members: [String: JSONValue] = ["type": "integer"]
+        if let minimum { members["minimum"] = .number(Double(minimum)) }
+        if let maximum { members["maximum"] = .number(Double(maximum)) }
+        return PlanSchema(.object(members))
     }
 
     /// A string, or one of `oneOf` when given.
     public static func string(oneOf: [String]? = nil) -> PlanSchema {
-        guard let oneOf else { return PlanSchema(json: "{\"type\":\"string\"}") }
-        return PlanSchema(json: "{\"type\":\"string\",\"enum\":[" + oneOf.map(quoted).joined(separator: ",") + "]}")
+        guard let oneOf else { return PlanSchema(["type": "string"]) }
+        return PlanSchema(["type": "string", "enum": .array(oneOf.map(JSONValue.string))])
     }
 
-    public static let boolean = PlanSchema(json: "{\"type\":\"boolean\"}")
+    public static let boolean = PlanSchema(["type": "boolean"])
 
     /// A property value: 1 to 4 numbers.
     public static let vector = array(of: .number(), minItems: 1, maxItems: 4)
 
     public static func array(of element: PlanSchema, minItems: Int? = nil, maxItems: Int? = nil) -> PlanSchema {
-        var members = ["\"type\":\"array\"", "\"items\":" + element.json]
-        if let minItems { members.append("\"minItems\":\(minItems)") }
-        if let maxItems { members.append("\"maxItems\":\(maxItems)") }
-        return PlanSchema(json: "{" + members.joined(separator: ",") + "}")
+        var members: [String: JSONValue] = ["type": "array", "items": element.value]
+        if let minItems { members["minItems"] = .number(Double(minItems)) }
+        if let maxItems { members["maxItems"] = .number(Double(maxItems)) }
+        return PlanSchema(.object(members))
     }
 
     /// Any one of several shapes (e.g. a timing given as a name, four numbers or an object).
     public static func anyOf(_ alternatives: [PlanSchema]) -> PlanSchema {
-        PlanSchema(json: "{\"anyOf\":[" + alternatives.map(\.json).joined(separator: ",") + "]}")
+        PlanSchema(["anyOf": .array(alternatives.map(\.value))])
     }
 
     /// Anything: the key is known, its value is checked by the performer.
-    public static let any = PlanSchema(json: "{}")
+    public static let any = PlanSchema([:])
 
-    private static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
-
-    private static func number(_ value: Double) -> String {
+    private static func finite(_ value: Double) -> Double {
         precondition(value.isFinite, "a schema bound must be finite")
-        if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
+        return value
     }
 }
 

@@ -1,9 +1,15 @@
 import MotionPluginAPI
-import MotionWire
 
-/// "motion.plan/1": the table C plugins call to read the plan being added (`PlanNodes` holds it).
-enum PlanReader {
-    static func table() -> UnsafeMutablePointer<motion_plan_reader> {
+/// A host whose `motion_host.host_data` is an object holding the plan being handed to a plugin.
+public protocol PlanNodesOwner: AnyObject {
+    var plans: PlanNodes { get }
+}
+
+/// The "motion.plan/1" table, shared by every host (motiond, MotionTesting): its callbacks find the
+/// plan through `host_data`, which must point at a `PlanNodesOwner` (unretained).
+public enum PlanReaderTable {
+    /// A table allocated for the caller, who keeps it as long as plugins may call it.
+    public static func make() -> UnsafeMutablePointer<motion_plan_reader> {
         let table = UnsafeMutablePointer<motion_plan_reader>.allocate(capacity: 1)
         table.initialize(to: motion_plan_reader(
             struct_size: UInt32(MemoryLayout<motion_plan_reader>.size), reserved: 0,
@@ -24,5 +30,6 @@ enum PlanReader {
 }
 
 private func nodes(_ host: UnsafePointer<motion_host>?) -> PlanNodes? {
-    HostServices.from(host)?.plans
+    guard let data = host?.pointee.host_data else { return nil }
+    return (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? any PlanNodesOwner)?.plans
 }

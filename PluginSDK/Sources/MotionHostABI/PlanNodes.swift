@@ -1,3 +1,5 @@
+import MotionJSON
+
 /// The plan a host is handing to a plugin, as nodes a C plugin can hold ("motion.plan/1").
 ///
 /// A node is an index into `nodes`; its handle is the index plus one, so a null handle is never a node.
