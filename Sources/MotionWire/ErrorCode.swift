@@ -31,6 +31,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case subscriptionLimit = "subscription.limit"
     /// The method needs the admin role (root or the configured admin group).
     case accessDenied = "access.denied"
+    /// The caller's uid holds as much as its quota allows (the message names the quota).
+    case quotaExceeded = "quota.exceeded"
     /// `timeline.scrub` on a runtime with no scrubber attached.
     case timelineNotAttached = "timeline.not_attached"
     /// No router is configured for the scheme (`router.configure` first).

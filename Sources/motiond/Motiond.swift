@@ -73,6 +73,7 @@ struct Motiond: AsyncParsableCommand {
         configuration.adminGroup = file.adminGroup
         if let count = file.maximumConnections { configuration.maximumConnections = count }
         if let count = file.maximumConnectionsPerUser { configuration.maximumConnectionsPerUser = count }
+        if let quotas = file.quotas { configuration.quotas = quotas }
 
         let setting = LogLevelSetting(level)
         LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: setting, environment: environment) }

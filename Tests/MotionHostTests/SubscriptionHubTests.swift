@@ -12,7 +12,7 @@ final class RecordingOutput: ClientOutput {
     var isClosed: Bool { state.withLock { $0.closed } }
     func setBacklog(_ bytes: Int) { state.withLock { $0.backlog = bytes } }
     func send(_ line: [UInt8]) {
-        let message = try! JSONValue.parse(line.dropLast())
+        guard let message = try? JSONValue.parse(line.dropLast()) else { fatalError("not JSON: \(String(decoding: line, as: UTF8.self))") }
         state.withLock { $0.lines.append(message) }
     }
     func close() { state.withLock { $0.closed = true } }

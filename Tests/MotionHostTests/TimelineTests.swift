@@ -64,9 +64,9 @@ struct TimelineTests {
         context.openSession(2, output: other)
         context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1}}"#.utf8), from: 2)
         context.receive(line: Array(#"{"id":2,"method":"timeline.attach","params":{"offset":0}}"#.utf8), from: 2)
-        #expect(context.engine.timeline(of: "default")?.isAttached == true)
+        #expect(context.engine.timeline(of: "0/default")?.isAttached == true)
         context.closeSession(2)
-        #expect(context.engine.timeline(of: "default")?.isAttached == false, "the runtime is not left frozen")
+        #expect(context.engine.timeline(of: "0/default")?.isAttached == false, "the runtime is not left frozen")
         #expect(timelineEvents == ["attached", "detached"])
     }
 
@@ -136,7 +136,7 @@ struct TimelineTests {
         let detached = try call("timeline.detach")
         for _ in 0..<5 { context.tick(dt: 0.01) }
         #expect(abs((detached["clock"]?.doubleValue ?? 0) - 0.12) < 1e-9)
-        #expect(abs((context.engine.clock(ofRuntime: "default") ?? 0) - 0.17) < 1e-9)
+        #expect(abs((context.engine.clock(ofRuntime: "0/default") ?? 0) - 0.17) < 1e-9)
     }
 
     // Scrubbing physics: springs replay deterministically from their start state.
@@ -145,23 +145,23 @@ struct TimelineTests {
         let spring: JSONValue = ["type": "Spring", "property": "p", "from": [0, 0], "to": [100, -50], "tension": 150, "damping": 8]
         try call("plan.add", ["target": "ball", "plan": spring])
         for _ in 0..<120 { context.tick(dt: 1.0 / 120) }
-        let live = try #require(context.engine.value(of: "p", target: "ball"))
+        let live = try #require(context.engine.value(of: "p", target: "ball", runtime: "0/default"))
         let samples = try call("plan.sample", ["plan": spring, "times": [0.25, 0.6, 0.1]])["samples"]?.arrayValue ?? []
         try call("timeline.attach", ["offset": 0.25])
         for (index, offset) in [0.25, 0.6, 0.1].enumerated() {
             try call("timeline.scrub", ["offset": .number(offset)])
-            let shown = try #require(context.engine.value(of: "p", target: "ball"))
+            let shown = try #require(context.engine.value(of: "p", target: "ball", runtime: "0/default"))
             let expected = (samples[index]["value"]?.arrayValue ?? []).compactMap(\.doubleValue)
             #expect(zip(shown, expected).allSatisfy { abs($0 - $1) < 1e-9 }, "at \(offset): \(shown) vs \(expected)")
         }
         for _ in 0..<30 { context.tick(dt: 1.0 / 120) }
-        let stillScrubbed = try #require(context.engine.value(of: "p", target: "ball"))
+        let stillScrubbed = try #require(context.engine.value(of: "p", target: "ball", runtime: "0/default"))
         #expect(zip(stillScrubbed, (samples[2]["value"]?.arrayValue ?? []).compactMap(\.doubleValue)).allSatisfy { abs($0 - $1) < 1e-9 },
                 "paused: ticks do not move a scrubbed runtime")
         try call("timeline.detach")
-        #expect(context.engine.value(of: "p", target: "ball") == live, "detach shows the live state again")
+        #expect(context.engine.value(of: "p", target: "ball", runtime: "0/default") == live, "detach shows the live state again")
         context.tick(dt: 1.0 / 120)
-        let moved = try #require(context.engine.value(of: "p", target: "ball"))
+        let moved = try #require(context.engine.value(of: "p", target: "ball", runtime: "0/default"))
         #expect(moved != live && abs(moved[0] - live[0]) < 5, "and the spring carries on from where it paused")
     }
 
@@ -175,17 +175,17 @@ struct TimelineTests {
         try call("plan.add", ["runtime": "held", "target": "held", "plan": spring])
         for _ in 0..<12 { context.tick(dt: 1.0 / 120) }
         try call("timeline.attach", ["runtime": "held", "offset": 0.05])
-        let held = try #require(context.engine.value(of: "p", target: "held", runtime: "held"))
+        let held = try #require(context.engine.value(of: "p", target: "held", runtime: "0/held"))
         for _ in 0..<24 { context.tick(dt: 1.0 / 120) }
-        #expect(context.engine.value(of: "p", target: "held", runtime: "held") == held, "left out of the batch")
-        let moving = try #require(context.engine.value(of: "p", target: "moving"))
-        #expect(moving == context.engine.value(of: "p", target: "alone"), "two springs in one batch, each as on its own")
+        #expect(context.engine.value(of: "p", target: "held", runtime: "0/held") == held, "left out of the batch")
+        let moving = try #require(context.engine.value(of: "p", target: "moving", runtime: "0/default"))
+        #expect(moving == context.engine.value(of: "p", target: "alone", runtime: "0/default"), "two springs in one batch, each as on its own")
         let samples = try call("plan.sample", ["plan": spring, "times": [0.3]])["samples"]?.arrayValue ?? []
         let expected = (samples.first?["value"]?.arrayValue ?? []).compactMap(\.doubleValue)
         #expect(expected.count == 2 && zip(moving, expected).allSatisfy { abs($0 - $1) < 1e-9 }, "\(moving) vs \(expected)")
         try call("timeline.detach", ["runtime": "held"])
         context.tick(dt: 1.0 / 120)
-        #expect(context.engine.value(of: "p", target: "held", runtime: "held") != held, "back in the batch")
+        #expect(context.engine.value(of: "p", target: "held", runtime: "0/held") != held, "back in the batch")
     }
 
     @Test mutating func scrubbingReplaysPlansInTheOrderTheyCame() throws {
@@ -194,9 +194,9 @@ struct TimelineTests {
         try call("plan.add", ["target": "box", "plan": ["type": "Tween", "property": "x", "to": [0], "duration": 1, "timing": "linear"]])
         for _ in 0..<60 { context.tick(dt: 1.0 / 120) }
         try call("timeline.attach", ["offset": 0.25])
-        #expect(abs((context.engine.value(of: "x", target: "box")?[0] ?? -1) - 2.5) < 1e-6)
+        #expect(abs((context.engine.value(of: "x", target: "box", runtime: "0/default")?[0] ?? -1) - 2.5) < 1e-6)
         try call("timeline.scrub", ["offset": 1.0])
-        #expect(abs((context.engine.value(of: "x", target: "box")?[0] ?? -1) - 2.5) < 1e-6,
+        #expect(abs((context.engine.value(of: "x", target: "box", runtime: "0/default")?[0] ?? -1) - 2.5) < 1e-6,
                 "at 1.0 the second tween (from 5 at 0.5 s, to 0 over 1 s) is half way")
         #expect(send("timeline.scrub", ["offset": -1])?["error"]?["code"] == "request.invalid")
         #expect(send("timeline.attach", ["runtime": "nope"])?["error"]?["code"] == "runtime.not_found")

@@ -108,4 +108,58 @@ struct AccessTests {
         #expect(status != 0)
         #expect(daemon.log.contains("adminGroup: there is no group named \"no-such-group-motiond\""))
     }
+
+    /// SPEC §13 with a real second uid: `nobody` cannot read, change, subscribe to or scrub root's runtimes
+    /// and routers (they are `runtime.not_found` / `router.not_found`, as if they did not exist); its own
+    /// `default` is its own; a quota from the config file is enforced with `quota.exceeded`.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func aSecondUidCannotReachTheFirstsMotionAndHasQuotas() async throws {
+        let config = try DaemonProcess.temporaryDirectory().appendingPathComponent("motiond.json")
+        try Data(#"{"quotas": {"runtimes": 3}}"#.utf8).write(to: config)
+        let daemon = try await DaemonProcess(arguments: ["--config", config.path])
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: daemon.directory.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: daemon.socket)
+        let root = try await daemon.client()
+        _ = try await root.call("runtime.create", ["name": "work"])
+        _ = try await root.call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [100], "duration": 30]])
+        _ = try await root.call("router.configure", ["scheme": "tv", "routes": ["home": ["kind": "stack"]]])
+        let script = """
+            import json, socket, sys, time
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+            n = 0
+            def call(m, p):
+                global n; n += 1
+                f.write(json.dumps({"id": n, "method": m, "params": p}) + "\\n"); f.flush()
+                while True:
+                    r = json.loads(f.readline())
+                    if r.get("id") == n: return r
+                    if r.get("event") == "frame" and any(u["runtime"] != "default" for u in r["updates"]): print("leak", r)
+            def code(m, p):
+                r = call(m, p); return r.get("error", {}).get("code", "ok")
+            call("hello", {"protocol": 1})
+            print(code("subscribe", {"streams": ["frames", "trace"]}))
+            print(code("runtime.state", {"runtime": "0/default"}), code("runtime.state", {"runtime": "0/work"}))
+            print(code("plan.add", {"runtime": "0/default", "target": "card", "plan": {"type": "Tween", "property": "x", "to": [5]}}))
+            print(code("runtime.destroy", {"name": "0/work"}), code("timeline.attach", {"runtime": "0/default"}))
+            print(code("subscribe", {"streams": ["frames"], "runtime": "0/work"}))
+            print(code("route.state", {"scheme": "tv"}), code("route.go", {"scheme": "tv", "to": "tv://home"}))
+            print(len(call("runtime.state", {})["result"]["targets"]))
+            print(code("runtime.create", {"name": "a"}), code("runtime.create", {"name": "b"}), code("runtime.create", {"name": "c"}))
+            time.sleep(0.3); call("sync", {})
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, daemon.socket]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        _ = await process.exitStatus()
+        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        #expect(lines == ["ok", "runtime.not_found runtime.not_found", "runtime.not_found", "runtime.not_found runtime.not_found",
+                          "runtime.not_found", "router.not_found router.not_found", "0", "ok ok quota.exceeded"],
+                "\(lines)")
+        #expect(try await root.call("runtime.state")["targets"]?["card"] != nil, "root's motion is untouched")
+        #expect(try await root.call("status")["usage"]?["uids"]?.arrayValue?.contains { $0["uid"] == 65534 && $0["runtimes"] == 3 } == true)
+        await root.close()
+    }
 }

@@ -12,9 +12,17 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 extension JSONValue {
+    /// An object's member; setting one on anything but an object does nothing.
     public subscript(key: String) -> JSONValue? {
-        if case .object(let members) = self { return members[key] }
-        return nil
+        get {
+            if case .object(let members) = self { return members[key] }
+            return nil
+        }
+        set {
+            guard case .object(var members) = self else { return }
+            members[key] = newValue
+            self = .object(members)
+        }
     }
 
     public var stringValue: String? {

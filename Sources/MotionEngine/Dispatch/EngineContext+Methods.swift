@@ -11,35 +11,42 @@ extension EngineContext {
         switch request.method {
         case "hello": return try hello(params, session)
         case "plan.add":
-            let runtime = try params.optionalName("runtime") ?? Engine.defaultRuntime
+            let name = try params.optionalName("runtime")
+            let runtime = try runtimeKey(name, for: session, .change)
             let target = try params.name("target")
             let plan = try params.object("plan")
             if request.lineLength > Self.maximumPlanBytes { try Self.checkSize(of: plan) }
-            let name = try params.optionalName("name")
-            let performer = try engine.addPlan(plan, to: target, in: runtime, named: name)
-            return ["runtime": .string(runtime), "target": .string(target), "performer": .number(Double(performer))]
+            let planName = try params.optionalName("name")
+            let performer = try engine.addPlan(plan, to: target, in: runtime, named: planName,
+                                               performerLimit: performerLimit(of: runtime))
+            return ["runtime": .string(name ?? Engine.defaultRuntime), "target": .string(target),
+                    "performer": .number(Double(performer))]
         case "plan.remove":
-            let runtime = try params.optionalName("runtime") ?? Engine.defaultRuntime
+            let runtime = try runtimeKey(try params.optionalName("runtime"), for: session, .change)
             let removed = try engine.removePlan(named: try params.name("name"), from: try params.name("target"),
                                                 in: runtime)
             return ["removed": .bool(removed)]
         case "runtime.create":
             let name = try params.name("name")
-            guard !name.hasPrefix(Self.reservedRuntimePrefix) else {
-                throw EngineError(.invalidRequest, "name: runtime names starting with \"\(Self.reservedRuntimePrefix)\" are reserved")
-            }
+            let key = try newRuntimeKey(name, for: session)
             let ephemeral = try params.optionalBool("ephemeral") ?? false
-            try engine.createRuntime(name, ephemeralOwner: ephemeral ? session.id : nil)
-            return ["runtime": .string(name), "ephemeral": .bool(ephemeral)]
+            let shared = try params.optionalBool("shared") ?? false
+            try engine.createRuntime(key, ephemeralOwner: ephemeral ? session.id : nil, shared: shared)
+            if shared { hub.sharedRuntimes.insert(key) }
+            return ["runtime": .string(name), "ephemeral": .bool(ephemeral), "shared": .bool(shared)]
         case "runtime.destroy":
             let name = try params.name("name")
-            guard !name.hasPrefix(Self.reservedRuntimePrefix) else {
-                throw EngineError(.runtimeProtected, "name: runtime \"\(name)\" belongs to the daemon")
+            let key = try runtimeKey(name, for: session, .change)
+            guard OwnedName.split(key).name != Engine.defaultRuntime else {
+                throw EngineError(.runtimeProtected, "name: the \"default\" runtime always exists")
             }
-            try engine.destroyRuntime(name)
+            try destroyRuntime(key)
             return ["runtime": .string(name)]
         case "runtime.state":
-            return try engine.state(ofRuntime: try params.optionalName("runtime") ?? Engine.defaultRuntime)
+            let name = try params.optionalName("runtime")
+            var state = try engine.state(ofRuntime: try runtimeKey(name, for: session, .read))
+            state["runtime"] = .string(name ?? Engine.defaultRuntime)
+            return state
         case "subscribe": return try subscribe(params, session)
         case "unsubscribe":
             guard let id = params["sub"]?.intValue else { throw EngineError(.invalidRequest, "sub: expected an integer") }
@@ -64,9 +71,9 @@ extension EngineContext {
             return try sample(plan, at: times)
         case "router.configure": return try configureRouter(params, replyingTo: request.id, in: session)
         case "route.go": return try go(params, replyingTo: request.id, in: session)
-        case "route.diff": return try diff(params)
-        case "route.resolve": return try resolve(params)
-        case "route.state": return try routeState(params)
+        case "route.diff": return try diff(params, session)
+        case "route.resolve": return try resolve(params, session)
+        case "route.state": return try routeState(params, session)
         case "timeline.attach", "timeline.scrub", "timeline.detach": return try timelineMethod(request.method, params, in: session)
         case "plugins.list": return pluginList()
         case "plugins.reload":
@@ -84,7 +91,7 @@ extension EngineContext {
                 context.sessions[sessionID]?.sendOwedReply(WireMessage.result(id: requestID, result))
             }
             return nil
-        case "status": return status()
+        case "status": return status(session)
         case "sync": return [:]
         default:
             throw EngineError(.unknownMethod, "method: \"\(request.method)\" is not a protocol v1 method of this server")
@@ -101,6 +108,8 @@ extension EngineContext {
         session.client = try params.optionalString("client") ?? ""
         session.greeted = true
         session.output.markGreeted()
+        // The uid's own `default` begins when it first connects (SPEC §13).
+        _ = try? runtimeKey(nil, for: session, .read)
         return [
             "protocol": .number(Double(WireProtocol.version)), "server": "motiond", "version": .string(WireProtocol.softwareVersion),
             "limits": [
@@ -134,7 +143,8 @@ extension EngineContext {
         }
         let subscription = Subscription(
             id: session.nextSubscription, session: session, frames: streams.contains("frames"),
-            trace: streams.contains("trace"), routes: streams.contains("routes"), runtime: try params.optionalName("runtime"),
+            trace: streams.contains("trace"), routes: streams.contains("routes"),
+            runtime: try params.optionalName("runtime").map { name throws(EngineError) in try runtimeKey(name, for: session, .subscribe) },
             targets: targets.map(Set.init), maximumRate: maximumRate)
         session.nextSubscription += 1
         session.subscriptions[subscription.id] = subscription
@@ -166,13 +176,13 @@ extension EngineContext {
         return ["plugins": .array(plugins), "conflicts": .array(conflicts), "rejected": .array(rejected)]
     }
 
-    private func status() -> JSONValue {
+    private func status(_ session: Session) -> JSONValue {
         let tick = statistics.summary
-        return [
+        var status: JSONValue = [
             "version": .string(WireProtocol.softwareVersion), "rate": .number(settings.rate),
             "uptime": .number((time * 1000).rounded() / 1000), "clients": .number(Double(sessions.count)),
             "plugins": .number(Double(engine.registry.current.count)),
-            "runtimes": .number(Double(engine.runtimeNames.count)),
+            "runtimes": .number(Double(engine.usage.values.reduce(0) { $0 + $1.runtimes })),
             "animations": .number(Double(engine.activeTokenCount)),
             "performers": .number(Double(engine.performerCount)),
             "subscriptions": .number(Double(hub.subscriptions.count)),
@@ -182,6 +192,8 @@ extension EngineContext {
                 "overruns": .number(Double(tick.overruns)), "ticks": .number(Double(tick.ticks)),
             ],
         ]
+        if session.role == .admin { status["usage"] = usageByUID() }
+        return status
     }
 
     private func rounded(_ milliseconds: Double) -> Double { (milliseconds * 1000).rounded() / 1000 }

@@ -11,29 +11,31 @@ extension EngineContext {
     /// another thread and the reply comes when it is applied; the router is busy meanwhile.
     func configureRouter(_ params: Params, replyingTo id: JSONValue, in session: Session) throws(EngineError) -> JSONValue? {
         let scheme = try self.scheme(params)
+        let owner = session.uid, key = OwnedName.key(owner, scheme)
         let json: JSONValue = ["routes": params["routes"] ?? .null, "transitions": params["transitions"] ?? .null]
         let configuration = try RouterConfiguration(json, planTypes: Set(engine.registry.planTypes))
-        guard !configuringSchemes.contains(scheme) else {
+        guard !configuringSchemes.contains(key) else {
             throw EngineError(.routerBusy, "\(scheme):// is being configured; try again when that is answered")
         }
-        if let router = routers[scheme], router.isBusy {
+        if let router = routers[key], router.isBusy {
             throw EngineError(.routerBusy, "\(scheme):// is performing a transition; configure it when it has ended")
         }
-        let url = (routers[scheme]?.state ?? RouteState()).url(scheme: scheme)
+        let url = (routers[key]?.state ?? RouteState()).url(scheme: scheme)
+        try checkRouterQuotas(owner: owner, replacing: routers[key], bytes: JSONWriter.bytes(json).count + url.utf8.count)
         guard let store = routerStore, let offload, let onEngineThread else {
-            try routerStore?.save(scheme: scheme, configuration: json, url: url)
-            return apply(configuration, to: scheme)
+            try routerStore?.save(owner: owner, scheme: scheme, configuration: json, url: url)
+            return apply(configuration, to: scheme, owner: owner)
         }
-        configuringSchemes.insert(scheme)
+        configuringSchemes.insert(key)
         session.owedReplies += 1
         let sessionID = session.id
         offload {
-            let saved = Result { () throws(EngineError) in try store.save(scheme: scheme, configuration: json, url: url) }
+            let saved = Result { () throws(EngineError) in try store.save(owner: owner, scheme: scheme, configuration: json, url: url) }
             onEngineThread { context in
-                context.configuringSchemes.remove(scheme)
+                context.configuringSchemes.remove(key)
                 let reply: JSONValue
                 switch saved {
-                case .success: reply = WireMessage.result(id: id, context.apply(configuration, to: scheme))
+                case .success: reply = WireMessage.result(id: id, context.apply(configuration, to: scheme, owner: owner))
                 case .failure(let error):
                     context.logger.error("router configuration not saved", metadata: ["scheme": "\(scheme)", "error": "\(error.message)"])
                     reply = WireMessage.error(id: id, code: error.code, message: error.message)
@@ -44,22 +46,36 @@ extension EngineContext {
         return nil
     }
 
-    private func apply(_ configuration: RouterConfiguration, to scheme: String) -> JSONValue {
-        if let router = routers[scheme] {
+    /// A new router within the owner's `routers` quota (its runtime within `runtimes`), and its state
+    /// within `stateBytes`.
+    private func checkRouterQuotas(owner: UInt32, replacing existing: Router?, bytes: Int) throws(EngineError) {
+        let owned = routers.values.filter { $0.owner == owner }
+        if existing == nil, owned.count >= settings.quotas.routers { throw quotaExceeded("routers", owner) }
+        if existing == nil, (engine.usage[owner]?.runtimes ?? 0) >= settings.quotas.runtimes {
+            throw quotaExceeded("runtimes", owner)
+        }
+        let others = owned.reduce(0) { $0 + ($1 === existing ? 0 : $1.stateBytes) }
+        if others + bytes > settings.quotas.stateBytes { throw quotaExceeded("stateBytes", owner) }
+    }
+
+    private func apply(_ configuration: RouterConfiguration, to scheme: String, owner: UInt32) -> JSONValue {
+        let key = OwnedName.key(owner, scheme)
+        if let router = routers[key] {
             router.configuration = configuration
             router.problems = []
         } else {
-            routers[scheme] = Router(scheme: scheme, configuration: configuration)
-            try? engine.createRuntime(Router.runtimePrefix + scheme)
+            let router = Router(scheme: scheme, owner: owner, configuration: configuration)
+            routers[key] = router
+            try? engine.createRuntime(router.runtime)
         }
-        let url = routers[scheme]!.url
+        let url = routers[key]!.url
         return ["scheme": .string(scheme), "routes": .number(Double(configuration.routes.count)),
                 "url": .string(url), "persistent": .bool(routerStore != nil)]
     }
 
     /// `route.go`: answered when the transition has ended (or at once when it fails to start).
     func go(_ params: Params, replyingTo id: JSONValue, in session: Session) throws(EngineError) -> JSONValue? {
-        let router = try self.router(params)
+        let router = try self.router(params, session)
         let to = try params.string("to")
         guard to.utf8.count <= Self.maximumRouteText else {
             throw EngineError(.invalidRequest, "to: longer than \(Self.maximumRouteText) bytes")
@@ -78,7 +94,7 @@ extension EngineContext {
                 }
                 session?.sendOwedReply(reply)
             })
-        guard !configuringSchemes.contains(router.scheme) else {
+        guard !configuringSchemes.contains(router.key) else {
             throw EngineError(.routerBusy, "\(router.scheme):// is being configured; go there when that is answered")
         }
         if router.isBusy {
@@ -110,10 +126,10 @@ extension EngineContext {
         return nil
     }
 
-    func diff(_ params: Params) throws(EngineError) -> JSONValue {
+    func diff(_ params: Params, _ session: Session) throws(EngineError) -> JSONValue {
         let scheme = try self.scheme(params)
         let from = try params.optionalString("from").map { text throws(EngineError) in try url(text, scheme: scheme, field: "from") }
-            ?? routers[scheme]?.state ?? RouteState()
+            ?? routers[OwnedName.key(session.uid, scheme)]?.state ?? RouteState()
         let to = try url(try params.string("to"), scheme: scheme, field: "to")
         return [
             "from": .string(from.url(scheme: scheme)), "to": .string(to.url(scheme: scheme)),
@@ -121,10 +137,10 @@ extension EngineContext {
         ]
     }
 
-    func resolve(_ params: Params) throws(EngineError) -> JSONValue {
+    func resolve(_ params: Params, _ session: Session) throws(EngineError) -> JSONValue {
         let scheme = try self.scheme(params)
         let from = try params.optionalString("from").map { text throws(EngineError) in try url(text, scheme: scheme, field: "from") }
-            ?? routers[scheme]?.state ?? RouteState()
+            ?? routers[OwnedName.key(session.uid, scheme)]?.state ?? RouteState()
         let text = try params.string("path")
         let to = RouteURL.looksAbsolute(text) ? try url(text, scheme: scheme, field: "path") : try path(text, from: from, field: "path")
         return to.json(scheme: scheme)
@@ -138,17 +154,21 @@ extension EngineContext {
         }
     }
 
-    func routeState(_ params: Params) throws(EngineError) -> JSONValue {
+    /// One router, or without `scheme` every router the caller may see (admins: every uid's, with `owner`).
+    func routeState(_ params: Params, _ session: Session) throws(EngineError) -> JSONValue {
         guard params["scheme"] != nil else {
-            return ["routers": .array(routers.keys.sorted().map { describe(routers[$0]!) })]
+            let visible = routers.values.filter { $0.owner == session.uid || session.role == .admin }
+                .sorted { ($0.owner, $0.scheme) < ($1.owner, $1.scheme) }
+            return ["routers": .array(visible.map { describe($0, for: session) })]
         }
-        return describe(try router(params))
+        return describe(try router(params, session), for: session)
     }
 
-    private func describe(_ router: Router) -> JSONValue {
+    private func describe(_ router: Router, for session: Session) -> JSONValue {
         guard case .object(var members) = router.state.json(scheme: router.scheme) else { return .null }
         members["scheme"] = .string(router.scheme)
-        members["runtime"] = .string(router.runtime)
+        members["runtime"] = .string(OwnedName.display(router.runtime, for: session.uid))
+        if router.owner != session.uid { members["owner"] = .number(Double(router.owner)) }
         members["transitioning"] = .bool(router.running != nil)
         if let running = router.running { members["to"] = .string(running.to.url(scheme: router.scheme)) }
         members["queued"] = .number(Double(router.queue.count))
@@ -166,9 +186,10 @@ extension EngineContext {
         return scheme
     }
 
-    private func router(_ params: Params) throws(EngineError) -> Router {
+    /// The caller's router of `scheme` (another uid's is not found).
+    private func router(_ params: Params, _ session: Session) throws(EngineError) -> Router {
         let scheme = try self.scheme(params)
-        guard let router = routers[scheme] else {
+        guard let router = routers[OwnedName.key(session.uid, scheme)] else {
             throw EngineError(.routerNotFound, "scheme: no router for \(scheme):// (router.configure declares one)")
         }
         return router
@@ -221,7 +242,7 @@ extension EngineContext {
                 var errors: [String] = []
                 for (target, plan) in phase {
                     do throws(EngineError) {
-                        try engine.addPlan(plan, to: target, in: router.runtime)
+                        try engine.addPlan(plan, to: target, in: router.runtime, performerLimit: settings.quotas.performers)
                     } catch {
                         errors.append("\(target): \(error.message)")
                     }
@@ -240,15 +261,20 @@ extension EngineContext {
     /// tick; without it (tests, tools) it runs here.
     private func save(_ destination: RouteState, of router: Router, for transition: RouteTransition) {
         guard let store = routerStore else { return transition.saved(.success(())) }
-        let scheme = router.scheme, configuration = router.configuration.json, url = destination.url(scheme: scheme)
+        let scheme = router.scheme, owner = router.owner, key = router.key
+        let configuration = router.configuration.json, url = destination.url(scheme: scheme)
         guard let offload, let onEngineThread else {
-            return transition.saved(Result { () throws(EngineError) in try store.save(scheme: scheme, configuration: configuration, url: url) })
+            return transition.saved(Result { () throws(EngineError) in
+                try store.save(owner: owner, scheme: scheme, configuration: configuration, url: url)
+            })
         }
         let id = transition.id
         offload {
-            let result = Result { () throws(EngineError) in try store.save(scheme: scheme, configuration: configuration, url: url) }
+            let result = Result { () throws(EngineError) in
+                try store.save(owner: owner, scheme: scheme, configuration: configuration, url: url)
+            }
             onEngineThread { context in
-                guard let router = context.routers[scheme], let running = router.running, running.id == id else { return }
+                guard let router = context.routers[key], let running = router.running, running.id == id else { return }
                 if case .failure(let error) = result {
                     context.logger.error("router state not saved", metadata: ["scheme": "\(scheme)", "error": "\(error.message)"])
                 }
@@ -298,10 +324,10 @@ extension EngineContext {
             } catch {
                 notes.append("the stored URL \(entry.url) no longer parses (\(error.message)); the router starts at its root")
             }
-            let router = Router(scheme: entry.scheme, configuration: configuration, state: state)
+            let router = Router(scheme: entry.scheme, owner: entry.owner, configuration: configuration, state: state)
             router.problems = notes
-            routers[entry.scheme] = router
-            try? engine.createRuntime(Router.runtimePrefix + entry.scheme)
+            routers[router.key] = router
+            try? engine.createRuntime(router.runtime)
             restored.append(entry.scheme)
             failures += notes.map { "\(entry.scheme): \($0)" }
         }

@@ -13,12 +13,10 @@ extension EngineContext {
     static let replayRuntime = reservedRuntimePrefix + "timeline"
 
     func timelineMethod(_ method: String, _ params: Params, in session: Session) throws(EngineError) -> JSONValue {
-        let runtime = try params.optionalName("runtime") ?? Engine.defaultRuntime
-        guard !runtime.hasPrefix(Self.reservedRuntimePrefix) else {
-            throw EngineError(.runtimeProtected, "runtime: \"\(runtime)\" belongs to the daemon")
-        }
+        let name = try params.optionalName("runtime")
+        let runtime = try runtimeKey(name, for: session, .change)
         guard let timeline = engine.timeline(of: runtime) else {
-            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(runtime)\"")
+            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name ?? Engine.defaultRuntime)\"")
         }
         switch method {
         case "timeline.attach":
@@ -42,7 +40,7 @@ extension EngineContext {
         }
         let now = engine.timeline(of: runtime)!
         return [
-            "runtime": .string(runtime), "attached": .bool(now.isAttached), "offset": .number(now.offset),
+            "runtime": .string(name ?? Engine.defaultRuntime), "attached": .bool(now.isAttached), "offset": .number(now.offset),
             "clock": .number(((engine.clock(ofRuntime: runtime) ?? 0) * 1e6).rounded() / 1e6),
             "entries": .number(Double(now.entries.count)),
         ]

@@ -98,7 +98,7 @@ public final class EngineContext: TraceObserver {
             detachScrubber(runtime)
         }
         for runtime in engine.ephemeralRuntimes(ownedBy: id) {
-            try? engine.destroyRuntime(runtime)
+            try? destroyRuntime(runtime)
         }
     }
 
@@ -146,6 +146,12 @@ public final class EngineContext: TraceObserver {
             session.output.close()
         }
         return open.map(\.output)
+    }
+
+    /// Destroys a runtime and forgets that it was shared (after its `runtime.destroyed` went out).
+    func destroyRuntime(_ key: String) throws(EngineError) {
+        try engine.destroyRuntime(key)
+        hub.sharedRuntimes.remove(key)
     }
 
     // MARK: Dry runs

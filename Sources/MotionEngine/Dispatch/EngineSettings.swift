@@ -6,6 +6,8 @@ public struct EngineSettings: Sendable, Equatable {
     /// Longest request line, advertised in `hello`.
     public var maximumLineLength: Int
     public var maximumSubscriptionsPerConnection: Int
+    /// What each uid may hold (SPEC §13).
+    public var quotas = Quotas()
 
     public init(rate: Double = 120, maximumLineLength: Int = 1 << 20, maximumSubscriptionsPerConnection: Int = 64) {
         self.rate = rate

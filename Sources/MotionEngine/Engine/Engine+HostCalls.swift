@@ -9,7 +9,8 @@ extension Engine {
             return UInt32.max
         }
         if let handle = performer.target.properties[name], store.isLive(handle) { return handle }
-        let handle = store.intern(.init(runtime: performer.runtime.name, target: performer.target.name, property: name))
+        let handle = store.intern(.init(runtime: performer.runtime.name, target: performer.target.name, property: name),
+                                  shared: performer.runtime.isShared)
         performer.target.properties[name] = handle
         return handle
     }

@@ -5,12 +5,13 @@ import MotionWire
 extension Engine {
     /// Adds a plan to a target (SPEC §2): finds or creates the one performer for (target, plan type),
     /// hands it the plan, then tells tracers. A named plan replaces an existing one of that name first.
-    /// Returns the id of the performer that received the plan.
+    /// Returns the id of the performer that received the plan. With `performerLimit`, a plan that needs
+    /// a new performer while the runtime's owner holds that many is refused (`quota.exceeded`).
     @discardableResult
     public func addPlan(_ plan: JSONValue, to target: String, in runtime: String = defaultRuntime,
-                        named name: String? = nil) throws(EngineError) -> UInt64 {
+                        named name: String? = nil, performerLimit: Int? = nil) throws(EngineError) -> UInt64 {
         guard let scope = runtimes[runtime] else {
-            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(runtime)\"")
+            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(OwnedName.split(runtime).name)\"")
         }
         guard case .object(let members) = plan else {
             throw EngineError(.invalidRequest, "plan: expected an object")
@@ -30,6 +31,10 @@ extension Engine {
             }
         }
         if let name, name.isEmpty { throw EngineError(.invalidRequest, "name: must not be empty") }
+        if let performerLimit, let uid = scope.owner, (usage[uid]?.performers ?? 0) >= performerLimit,
+           scope.targets[target]?.performers[factoryIndex] == nil {
+            throw EngineError(.quotaExceeded, "quota performers: uid \(uid) holds \(performerLimit) performers (its quota)")
+        }
         let targetScope = scope.target(target)
         if !swapJobs.isEmpty, targetScope.performers[factoryIndex] == nil {
             moveWaitingPerformer(of: planType, on: targetScope)
@@ -55,7 +60,7 @@ extension Engine {
     public func removePlan(named name: String, from target: String,
                            in runtime: String = defaultRuntime) throws(EngineError) -> Bool {
         guard let scope = runtimes[runtime] else {
-            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(runtime)\"")
+            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(OwnedName.split(runtime).name)\"")
         }
         guard let targetScope = scope.targets[target] else { return false }
         let removed = removeNamedPlan(name, from: targetScope, in: scope)
@@ -110,6 +115,8 @@ extension Engine {
         }
         record.instance = instance
         target.performers[factoryIndex] = record
+        scope.performerCount += 1
+        if let uid = scope.owner { usage[uid, default: Usage()].performers += 1 }
         trace(TraceEvent(kind: "performer.created", runtime: scope.name, target: target.name,
                          fields: ["performer": .number(Double(record.id)), "planType": .string(record.planType),
                                   "plugin": .string(record.pluginID)]))

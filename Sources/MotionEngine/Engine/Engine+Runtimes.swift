@@ -2,11 +2,17 @@ import MotionWire
 
 extension Engine {
     /// Creates a runtime. An ephemeral one belongs to `owner` (a session) and ends with it.
-    public func createRuntime(_ name: String, ephemeralOwner owner: UInt64? = nil,
+    /// Its key says whose it is (`OwnedName`); a shared one is readable by every uid.
+    public func createRuntime(_ name: String, ephemeralOwner owner: UInt64? = nil, shared: Bool = false,
                               recordsTimeline: Bool = true) throws(EngineError) {
         guard !name.isEmpty else { throw EngineError(.invalidRequest, "name: must not be empty") }
-        guard runtimes[name] == nil else { throw EngineError(.runtimeExists, "name: runtime \"\(name)\" exists") }
-        runtimes[name] = RuntimeScope(name: name, ephemeralOwner: owner, createdAt: time, recordsTimeline: recordsTimeline)
+        guard runtimes[name] == nil else {
+            throw EngineError(.runtimeExists, "name: runtime \"\(OwnedName.split(name).name)\" exists")
+        }
+        let scope = RuntimeScope(name: name, ephemeralOwner: owner, isShared: shared, createdAt: time,
+                                 recordsTimeline: recordsTimeline)
+        runtimes[name] = scope
+        if let uid = scope.owner { usage[uid, default: Usage()].runtimes += 1 }
     }
 
     /// Destroys a runtime: its performers are destroyed, its tokens released, its properties forgotten.
@@ -24,6 +30,12 @@ extension Engine {
             performers[performer.id] = nil
         }
         scope.activeTokens = 0
+        if let uid = scope.owner {
+            usage[uid, default: Usage()].runtimes -= 1
+            usage[uid, default: Usage()].performers -= scope.performerCount
+            if usage[uid] == Usage() { usage[uid] = nil }
+        }
+        scope.performerCount = 0
         for target in scope.targets.values {
             for handle in target.properties.values where Int(handle) < animators.count { animators[Int(handle)] = nil }
         }
@@ -39,7 +51,7 @@ extension Engine {
     /// A JSON picture of one runtime for `runtime.state`.
     public func state(ofRuntime name: String) throws(EngineError) -> JSONValue {
         guard let scope = runtimes[name] else {
-            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name)\"")
+            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(OwnedName.split(name).name)\"")
         }
         var targets: [String: JSONValue] = [:]
         for (targetName, target) in scope.targets {

@@ -91,7 +91,7 @@ extension Engine {
         guard let scope = runtimes[name], (1...PropertyStore.width).contains(value.count) else { return }
         let targetScope = scope.target(target)
         let handle = targetScope.properties[property] ?? {
-            let handle = store.intern(.init(runtime: name, target: target, property: property))
+            let handle = store.intern(.init(runtime: name, target: target, property: property), shared: scope.isShared)
             targetScope.properties[property] = handle
             return handle
         }()

@@ -39,6 +39,13 @@ public final class Engine {
     /// Seconds advanced so far (the sum of every tick's dt): the engine's own clock.
     public internal(set) var time = 0.0
     public weak var observer: (any TraceObserver)?
+    /// What each uid holds (SPEC §13 quotas), kept as runtimes and performers come and go.
+    public internal(set) var usage: [UInt32: Usage] = [:]
+
+    public struct Usage: Equatable, Sendable {
+        public var runtimes = 0
+        public var performers = 0
+    }
 
     struct AdvanceGroup {
         let factory: UnsafePointer<motion_factory>

@@ -42,6 +42,11 @@ final class PropertyStore {
     private(set) var prefixLengths: [Int] = []
     /// Arena bytes of prefixes whose handle was reused; compacted once they outweigh the live ones.
     private var prefixGarbage = 0
+    /// Whose each handle is (`OwnedName`; `daemon` for the daemon's own) and whether every uid may
+    /// read it: subscribers see what their uid may see, in O(1) per update.
+    private(set) var owners: [UInt32] = []
+    private(set) var isShared: [Bool] = []
+    static let daemon = UInt32.max
     private var index: [Key: UInt32] = [:]
     private var free: [UInt32] = []
 
@@ -58,8 +63,9 @@ final class PropertyStore {
     /// Handles written since the last `clearDirty()`, each once (valid until the next write or clear).
     var dirty: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: dirtyList, count: dirtyCount) }
 
-    /// The handle for `key`, creating the property (with no value yet) if needed.
-    func intern(_ key: Key) -> UInt32 {
+    /// The handle for `key`, creating the property (with no value yet) if needed; `shared` when its
+    /// runtime is readable by every uid.
+    func intern(_ key: Key, shared: Bool = false) -> UInt32 {
         if let handle = index[key] { return handle }
         let handle: UInt32
         if let reused = free.popLast() {
@@ -70,12 +76,18 @@ final class PropertyStore {
             keys.append(nil)
             prefixStarts.append(0)
             prefixLengths.append(0)
+            owners.append(Self.daemon)
+            isShared.append(false)
         }
         let slot = Int(handle)
         keys[slot] = key
         isLiveFlags[slot] = true
         counts[slot] = 0
-        setPrefix(Self.prefix(for: key), of: slot)
+        let (owner, name) = OwnedName.split(key.runtime)
+        owners[slot] = owner ?? Self.daemon
+        // The daemon's own runtimes (and an engine used without sessions) are visible to everyone.
+        isShared[slot] = shared || owner == nil
+        setPrefix(Self.prefix(for: key, runtime: name), of: slot)
         index[key] = handle
         return handle
     }
@@ -159,6 +171,8 @@ final class PropertyStore {
         dirtyCount = kept
     }
 
+    static let runtimeOpening = Array(##"{"runtime":""##.utf8)
+
     /// The pre-encoded start of `handle`'s updates.
     func prefix(_ handle: UInt32) -> ArraySlice<UInt8> {
         let start = prefixStarts[Int(handle)]
@@ -214,9 +228,11 @@ final class PropertyStore {
         capacity = newCapacity
     }
 
-    private static func prefix(for key: Key) -> [UInt8] {
-        var bytes = Array("{\"runtime\":".utf8)
-        JSONWriter.writeString(key.runtime, into: &bytes)
+    /// Starts with `runtimeOpening`; the runtime's name as its owner writes it (another uid's view puts
+    /// `<uid>/` in front, see `FrameEncoder.appendUpdate`).
+    private static func prefix(for key: Key, runtime: Substring) -> [UInt8] {
+        var bytes = Array(runtimeOpening.dropLast())  // the string's own quote opens it
+        JSONWriter.writeString(String(runtime), into: &bytes)
         bytes.append(contentsOf: ",\"target\":".utf8)
         JSONWriter.writeString(key.target, into: &bytes)
         bytes.append(contentsOf: ",\"property\":".utf8)

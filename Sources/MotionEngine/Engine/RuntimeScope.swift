@@ -51,15 +51,23 @@ final class RuntimeScope {
     let name: String
     /// The session that created an ephemeral runtime; it is destroyed when that session ends.
     let ephemeralOwner: UInt64?
+    /// The uid it belongs to (from its key, see `OwnedName`); nil for the daemon's own.
+    let owner: UInt32?
+    /// Every uid may read it (its owner alone changes it).
+    let isShared: Bool
+    /// Performers created in it (they live as long as the runtime; a swap replaces one by one).
+    var performerCount = 0
     var targets: [String: TargetScope] = [:]
     var activeTokens = 0
     var timeline: Timeline
     /// False for the daemon's scratch runtimes (dry runs, replays): nobody scrubs those.
     let recordsTimeline: Bool
 
-    init(name: String, ephemeralOwner: UInt64?, createdAt: Double = 0, recordsTimeline: Bool = true) {
+    init(name: String, ephemeralOwner: UInt64?, isShared: Bool = false, createdAt: Double = 0, recordsTimeline: Bool = true) {
         self.name = name
         self.ephemeralOwner = ephemeralOwner
+        self.owner = OwnedName.split(name).owner
+        self.isShared = isShared
         self.timeline = Timeline(createdAt: createdAt)
         self.recordsTimeline = recordsTimeline
     }

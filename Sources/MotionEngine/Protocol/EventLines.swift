@@ -2,14 +2,15 @@ import MotionWire
 
 /// Trace, gap and error event lines (everything but frames, which `FrameEncoder` writes).
 enum EventLines {
-    static func trace(_ event: TraceEvent, subscription: Int, seq: UInt64, time: Double) -> [UInt8] {
+    /// `viewer`: the subscriber's uid; the runtime is named as it names it (`OwnedName.display`).
+    static func trace(_ event: TraceEvent, subscription: Int, seq: UInt64, time: Double, viewer: UInt32) -> [UInt8] {
         var members = event.fields
         members["event"] = "trace"
         members["sub"] = .number(Double(subscription))
         members["seq"] = .number(Double(seq))
         members["t"] = .number((time * 1e6).rounded() / 1e6)
         members["kind"] = .string(event.kind)
-        if let runtime = event.runtime { members["runtime"] = .string(runtime) }
+        if let runtime = event.runtime { members["runtime"] = .string(OwnedName.display(runtime, for: viewer)) }
         if let target = event.target { members["target"] = .string(target) }
         return WireMessage.line(.object(members))
     }

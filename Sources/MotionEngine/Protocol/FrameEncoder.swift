@@ -97,11 +97,23 @@ final class FrameEncoder {
         count += digits
     }
 
-    /// Appends one update; `prefix` is the property's pre-encoded `{"runtime":…,"value":` text.
+    /// Appends one update; `prefix` is the property's pre-encoded `{"runtime":…,"value":` text. With
+    /// `owner` (another uid's runtime, seen by an admin or through sharing) the runtime is written
+    /// `"<owner>/<name>"`, as that viewer names it.
     func appendUpdate(isFirst: Bool, prefix: UnsafeBufferPointer<UInt8>, values: UnsafeBufferPointer<Double>,
-                      velocities: UnsafeBufferPointer<Double>) {
+                      velocities: UnsafeBufferPointer<Double>, owner: UInt32? = nil) {
         let keyLength = velocityKeyLength
-        reserve(prefix.count + keyLength + 8 + (values.count + velocities.count) * (Self.maximumNumberLength + 1))
+        reserve(prefix.count + keyLength + 20 + (values.count + velocities.count) * (Self.maximumNumberLength + 1))
+        if let owner {
+            if !isFirst { count = put(UInt8(ascii: ","), at: storage + count) - storage }
+            let opening = PropertyStore.runtimeOpening.count
+            append(raw: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(prefix)[..<opening]))
+            appendInteger(UInt64(owner))
+            count = put(UInt8(ascii: "/"), at: storage + count) - storage
+            let rest = UnsafeBufferPointer(rebasing: prefix[opening...])
+            appendUpdate(isFirst: true, prefix: rest, values: values, velocities: velocities)
+            return
+        }
         var cursor = storage + count
         if !isFirst { cursor = put(UInt8(ascii: ","), at: cursor) }
         cursor.update(from: prefix.baseAddress!, count: prefix.count)

@@ -22,6 +22,8 @@ final class Router {
     static let maximumQueue = 256
 
     let scheme: String
+    /// The uid that configured it (SPEC §13); other uids do not see it.
+    let owner: UInt32
     var configuration: RouterConfiguration
     var state: RouteState
     var running: RouteTransition?
@@ -30,14 +32,19 @@ final class Router {
     var problems: [String] = []
     var queue: Deque<Request> = []
 
-    init(scheme: String, configuration: RouterConfiguration, state: RouteState = RouteState()) {
+    init(scheme: String, owner: UInt32, configuration: RouterConfiguration, state: RouteState = RouteState()) {
         self.scheme = scheme
+        self.owner = owner
         self.configuration = configuration
         self.state = state
     }
 
-    /// The runtime whose screens this router animates; its going idle completes an update.
-    var runtime: String { Self.runtimePrefix + scheme }
+    /// Its key among every uid's routers (`OwnedName`).
+    var key: String { OwnedName.key(owner, scheme) }
+    /// The runtime whose screens this router animates (its owner's); its going idle completes an update.
+    var runtime: String { OwnedName.key(owner, Self.runtimePrefix + scheme) }
+    /// Bytes of state it keeps (configuration and URL, as saved), counted against the `stateBytes` quota.
+    var stateBytes: Int { JSONWriter.bytes(configuration.json).count + url.utf8.count }
     var url: String { state.url(scheme: scheme) }
     var isBusy: Bool { running != nil || !queue.isEmpty }
 

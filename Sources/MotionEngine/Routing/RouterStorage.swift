@@ -4,18 +4,20 @@ import MotionWire
 /// the durable implementation (files under the state directory), tests an in-memory one.
 package protocol RouterStorage: Sendable {
     /// Saves one router durably, or throws `state.write_failed`.
-    func save(scheme: String, configuration: JSONValue, url: String) throws(EngineError)
+    func save(owner: UInt32, scheme: String, configuration: JSONValue, url: String) throws(EngineError)
     /// Every saved router; unreadable entries are returned as problems, not thrown.
     func loadAll() -> (routers: [SavedRouter], problems: [String])
 }
 
 /// One router as it was saved.
 package struct SavedRouter: Sendable {
+    package var owner: UInt32
     package var scheme: String
     package var configuration: JSONValue
     package var url: String
 
-    package init(scheme: String, configuration: JSONValue, url: String) {
+    package init(owner: UInt32, scheme: String, configuration: JSONValue, url: String) {
+        self.owner = owner
         self.scheme = scheme
         self.configuration = configuration
         self.url = url

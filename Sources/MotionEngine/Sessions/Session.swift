@@ -17,6 +17,8 @@ final class Session {
     var owedReplies = 0
     /// Runtimes this session attached a scrubber to; detached when it closes.
     var scrubbing: Set<String> = []
+    /// The uid whose runtimes and routers it reads and changes (SPEC §13); in-process sessions are root's.
+    var uid: UInt32 { peer?.uid ?? 0 }
 
     init(id: UInt64, output: any ClientOutput, peer: PeerCredentials? = nil, role: Role = .client) {
         self.id = id
@@ -47,8 +49,12 @@ final class Subscription {
     let frames: Bool
     let trace: Bool
     let routes: Bool
+    /// The runtime's key (`OwnedName`), when the subscriber asked for one.
     let runtime: String?
     let targets: Set<String>?
+    /// Whose motion it may see: its uid's, shared runtimes', and with `seesAll` (admins) everyone's.
+    let viewer: UInt32
+    let seesAll: Bool
     /// Seconds between frames when the client set `maxRate`, else 0.
     let minimumInterval: Double
     var seq: UInt64 = 0
@@ -58,6 +64,8 @@ final class Subscription {
     var isPending: [Bool] = []
     /// False when the subscription takes every runtime and target: frames skip the key comparison.
     let isFiltered: Bool
+    /// True when it may see another uid's runtimes: their updates name the runtime `<uid>/<name>`.
+    let seesOthers: Bool
     var dropped = 0
     var lastFrameTime = -Double.infinity
     var traceLost = 0
@@ -66,19 +74,46 @@ final class Subscription {
          targets: Set<String>?, maximumRate: Double?) {
         self.id = id
         self.session = session
+        self.viewer = session.uid
+        self.seesAll = session.role == .admin
         self.frames = frames
         self.trace = trace
         self.routes = routes
         self.runtime = runtime
         self.targets = targets
-        self.isFiltered = runtime != nil || targets != nil
+        self.isFiltered = runtime != nil || targets != nil || session.role != .admin
+        self.seesOthers = runtime.map { OwnedName.split($0).owner != session.uid } ?? true
         self.minimumInterval = maximumRate.map { 1 / $0 } ?? 0
     }
 
-    func matches(runtime eventRuntime: String?, target: String?) -> Bool {
-        if let runtime, let eventRuntime, runtime != eventRuntime { return false }
+    /// For trace and route events: `shared` says whether the event's runtime is readable by everyone.
+    func matches(runtime eventRuntime: String?, target: String?, shared: Bool) -> Bool {
+        if let eventRuntime {
+            if let runtime, runtime != eventRuntime { return false }
+            if !seesAll, !shared, let owner = OwnedName.split(eventRuntime).owner, owner != viewer { return false }
+        }
         if let targets, let target, !targets.contains(target) { return false }
         return true
+    }
+
+    /// For frames: `handle` is a property this subscriber may see and asked for.
+    @inline(__always)
+    func matches(_ handle: UInt32, in store: PropertyStore) -> Bool {
+        let slot = Int(handle)
+        if !seesAll, store.owners[slot] != viewer, !store.isShared[slot] { return false }
+        guard runtime != nil || targets != nil else { return true }
+        guard let key = store.keys[slot] else { return false }
+        if let runtime, key.runtime != runtime { return false }
+        if let targets, !targets.contains(key.target) { return false }
+        return true
+    }
+
+    /// The owner to name in an update of `handle`, when it is not the viewer's own.
+    @inline(__always)
+    func foreignOwner(of handle: UInt32, in store: PropertyStore) -> UInt32? {
+        guard seesOthers else { return nil }
+        let owner = store.owners[Int(handle)]
+        return owner == viewer || owner == PropertyStore.daemon ? nil : owner
     }
 
     func nextSeq() -> UInt64 {

@@ -59,10 +59,7 @@ public final class SubscriptionHub {
             }
             subscription.isPending.withUnsafeMutableBufferPointer { isPending in
                 for handle in dirty {
-                    if subscription.isFiltered {
-                        guard let key = store.keys[Int(handle)], subscription.matches(runtime: key.runtime, target: key.target)
-                        else { continue }
-                    }
+                    if subscription.isFiltered, !subscription.matches(handle, in: store) { continue }
                     if isPending[Int(handle)] {
                         subscription.dropped += 1
                     } else {
@@ -77,12 +74,14 @@ public final class SubscriptionHub {
             else { continue }
             var body: Range<Int>?
             if shares, wasUpToDate {
-                let filter = FilterKey(runtime: subscription.runtime, targets: subscription.targets)
+                let filter = FilterKey(runtime: subscription.runtime, targets: subscription.targets,
+                                       viewer: subscription.seesAll ? nil : subscription.viewer,
+                                       namer: subscription.seesOthers ? subscription.viewer : nil)
                 if let encoded = sharedBodies[filter] {
                     body = encoded
                 } else {
                     let start = bodies.count
-                    _ = Self.appendUpdates(subscription.pending, from: store, to: bodies)
+                    _ = Self.appendUpdates(subscription.pending, from: store, to: bodies, for: subscription)
                     body = start..<bodies.count
                     sharedBodies[filter] = body
                 }
@@ -94,19 +93,28 @@ public final class SubscriptionHub {
     private struct FilterKey: Hashable {
         var runtime: String?
         var targets: Set<String>?
+        /// Nil for admins (they see every uid's motion).
+        var viewer: UInt32?
+        /// The uid whose runtimes are written plainly, when others' may appear.
+        var namer: UInt32?
     }
+
+    /// Runtimes created `"shared": true`, by key: their trace events reach every uid.
+    var sharedRuntimes: Set<String> = []
 
     /// Sends a trace event to every subscriber whose filter it matches.
     func publish(_ event: TraceEvent, time: Double) {
         for subscription in subscriptions where subscription.trace && !subscription.session.isClosed {
-            guard subscription.matches(runtime: event.runtime, target: event.target) else { continue }
+            let shared = event.runtime.map(sharedRuntimes.contains) ?? false
+            guard subscription.matches(runtime: event.runtime, target: event.target, shared: shared) else { continue }
             if subscription.session.output.backlog > limits.traceHighWater {
                 subscription.traceLost += 1
                 continue
             }
             flushGap(subscription, time: time)
             subscription.session.output.send(
-                EventLines.trace(event, subscription: subscription.id, seq: subscription.nextSeq(), time: time))
+                EventLines.trace(event, subscription: subscription.id, seq: subscription.nextSeq(), time: time,
+                                 viewer: subscription.viewer))
         }
     }
 
@@ -115,7 +123,10 @@ public final class SubscriptionHub {
     /// for a slow reader (its backlog is bounded by the disconnect rule instead).
     func publishRoute(_ name: String, _ fields: [String: JSONValue], time: Double) {
         for subscription in subscriptions where subscription.routes && !subscription.session.isClosed {
-            guard subscription.matches(runtime: fields["runtime"]?.stringValue, target: nil) else { continue }
+            let runtime = fields["runtime"]?.stringValue
+            guard subscription.matches(runtime: runtime, target: nil, shared: false) else { continue }
+            var fields = fields
+            if let runtime { fields["runtime"] = .string(OwnedName.display(runtime, for: subscription.viewer)) }
             subscription.session.output.send(
                 EventLines.route(name, fields, subscription: subscription.id, seq: subscription.nextSeq(), time: time))
         }
@@ -161,14 +172,10 @@ public final class SubscriptionHub {
         if let sharedBody {
             hasUpdates = !sharedBody.isEmpty
             bodies.withBytes { encoder.append(raw: UnsafeRawBufferPointer(rebasing: $0[sharedBody])) }
-        } else if subscription.isFiltered {
+        } else {
             // A property pending since an earlier tick may be gone and its handle reused by another
             // runtime's property: the filter is checked again.
-            hasUpdates = Self.appendUpdates(subscription.pending, from: store, to: encoder) { key in
-                subscription.matches(runtime: key.runtime, target: key.target)
-            }
-        } else {
-            hasUpdates = Self.appendUpdates(subscription.pending, from: store, to: encoder)
+            hasUpdates = Self.appendUpdates(subscription.pending, from: store, to: encoder, for: subscription)
         }
         encoder.end()
         subscription.isPending.withUnsafeMutableBufferPointer { isPending in
@@ -182,22 +189,23 @@ public final class SubscriptionHub {
         encoder.withBytes { subscription.session.output.send(bytes: $0) }
     }
 
-    /// Appends the updates of `handles` (skipping properties no longer there, and those whose key
-    /// `including` refuses); false if none was written.
+    /// Appends the updates of `handles` (skipping properties no longer there, and those the subscriber
+    /// may not see or did not ask for), named as it names them; false if none was written.
     private static func appendUpdates(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder,
-                                      including: ((PropertyStore.Key) -> Bool)? = nil) -> Bool {
+                                      for subscription: Subscription) -> Bool {
         var first = true
         let counts = store.counts
         // One borrow of the prefix arena for the whole frame: no reference counting per update.
         store.prefixBytes.withUnsafeBufferPointer { prefixes in
             for handle in handles where counts[Int(handle)] != 0 {
-                if let including, let key = store.keys[Int(handle)], !including(key) { continue }
+                if subscription.isFiltered, !subscription.matches(handle, in: store) { continue }
                 let slot = Int(handle), stored = store.slot(handle), count = Int(counts[slot])
                 let start = store.prefixStarts[slot]
                 encoder.appendUpdate(isFirst: first,
                                      prefix: UnsafeBufferPointer(rebasing: prefixes[start..<start + store.prefixLengths[slot]]),
                                      values: UnsafeBufferPointer(start: stored, count: count),
-                                     velocities: UnsafeBufferPointer(start: stored + PropertyStore.width, count: count))
+                                     velocities: UnsafeBufferPointer(start: stored + PropertyStore.width, count: count),
+                                     owner: subscription.foreignOwner(of: handle, in: store))
                 first = false
             }
         }

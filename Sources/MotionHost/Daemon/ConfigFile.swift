@@ -1,4 +1,5 @@
 import Foundation
+import MotionEngine
 import MotionWire
 
 /// The optional JSON config file (`--config`). Command-line options override it; SIGHUP re-reads it.
@@ -7,7 +8,8 @@ import MotionWire
 /// ```json
 /// {"socket": "/run/motiond/motiond.sock", "plugins": ["/usr/lib/motiond/plugins"], "rate": 120,
 ///  "stateDir": "/var/lib/motiond", "logLevel": "info", "maxLineLength": 1048576, "maxSubscriptions": 64,
-///  "adminGroup": "motion-admin", "maxConnections": 2048, "maxConnectionsPerUser": 1024}
+///  "adminGroup": "motion-admin", "maxConnections": 2048, "maxConnectionsPerUser": 1024,
+///  "quotas": {"performers": 100000, "runtimes": 256, "routers": 64, "gestures": 64, "stateBytes": 16777216}}
 /// ```
 public struct ConfigFile: Sendable {
     public var socket: String?
@@ -20,6 +22,8 @@ public struct ConfigFile: Sendable {
     public var adminGroup: String?
     public var maximumConnections: Int?
     public var maximumConnectionsPerUser: Int?
+    /// Per-uid quotas; members left out keep their defaults.
+    public var quotas: Quotas?
 
     public struct Invalid: Error, CustomStringConvertible {
         public var description: String
@@ -28,7 +32,7 @@ public struct ConfigFile: Sendable {
     public init() {}
 
     static let keys: Set<String> = ["socket", "plugins", "rate", "stateDir", "logLevel", "maxLineLength", "maxSubscriptions",
-                                    "adminGroup", "maxConnections", "maxConnectionsPerUser"]
+                                    "adminGroup", "maxConnections", "maxConnectionsPerUser", "quotas"]
 
     public static func load(path: String) throws -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -61,6 +65,21 @@ public struct ConfigFile: Sendable {
         file.adminGroup = try field("adminGroup") { $0.stringValue }
         file.maximumConnections = try field("maxConnections") { $0.intValue.flatMap { $0 > 0 ? $0 : nil } }
         file.maximumConnectionsPerUser = try field("maxConnectionsPerUser") { $0.intValue.flatMap { $0 > 0 ? $0 : nil } }
+        if case .object(let members)? = members["quotas"] {
+            var quotas = Quotas()
+            for (name, value) in members.sorted(by: { $0.key < $1.key }) {
+                guard quotas[name] != nil else {
+                    throw Invalid(description: "\(path): unknown quota \"\(name)\" (known: \(Quotas.names.joined(separator: ", ")))")
+                }
+                guard let limit = value.intValue, limit >= 0 else {
+                    throw Invalid(description: "\(path): quotas.\(name) must be a non-negative integer")
+                }
+                quotas[name] = limit
+            }
+            file.quotas = quotas
+        } else if let value = members["quotas"], value != .null {
+            throw Invalid(description: "\(path): quotas has the wrong type (an object)")
+        }
         return file
     }
 }

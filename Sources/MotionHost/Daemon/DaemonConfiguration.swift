@@ -16,6 +16,8 @@ public struct DaemonConfiguration: Sendable {
     /// Connections served at once, in total and per peer uid.
     public var maximumConnections = 2048
     public var maximumConnectionsPerUser = 1024
+    /// Per-uid quotas (SPEC §13); SIGHUP applies a changed `quotas` at once.
+    public var quotas = Quotas()
     public var logLevel: Logger.Level
     /// Members of this group (and root) get the admin role.
     public var adminGroup: String?
@@ -45,6 +47,7 @@ public struct DaemonConfiguration: Sendable {
         if let name = file.logLevel, let level = Logger.Level(rawValue: name) { next.logLevel = level }
         if !pluginDirectoriesFromCommandLine { next.pluginDirectories = file.plugins ?? [] }
         if let limit = file.maximumSubscriptions { next.maximumSubscriptionsPerConnection = limit }
+        next.quotas = file.quotas ?? Quotas()
         if let rate = file.rate, rate != self.rate { needRestart.append("rate") }
         if let socket = file.socket, socket != socketPath { needRestart.append("socket") }
         if let length = file.maximumLineLength, length != maximumLineLength { needRestart.append("maxLineLength") }
@@ -55,8 +58,10 @@ public struct DaemonConfiguration: Sendable {
 
     /// The part of the configuration the engine thread reads.
     public var engineSettings: EngineSettings {
-        EngineSettings(rate: rate, maximumLineLength: maximumLineLength,
-                       maximumSubscriptionsPerConnection: maximumSubscriptionsPerConnection)
+        var settings = EngineSettings(rate: rate, maximumLineLength: maximumLineLength,
+                                      maximumSubscriptionsPerConnection: maximumSubscriptionsPerConnection)
+        settings.quotas = quotas
+        return settings
     }
 
     /// SPEC §5 default socket path; see `WireProtocol.defaultSocketPath(environment:)`.

@@ -2,7 +2,9 @@ import Foundation
 import MotionEngine
 import MotionWire
 
-/// Routers' configuration and state on disk, one file per scheme under `<state-dir>/routers/`.
+/// Routers' configuration and state on disk, one file per router under `<state-dir>/routers/`, named
+/// `<owner uid>.<scheme>.json` (files of version 1, `<scheme>.json`, belong to `legacyOwner`: the uid
+/// the daemon runs as, whose routers they were before routers had owners).
 ///
 /// A file is replaced atomically and durably before the change it records is acknowledged: written to a
 /// temporary file, fsync'd, renamed over the old one, and the directory fsync'd, so `kill -9` (or a power
@@ -10,23 +12,26 @@ import MotionWire
 struct RouterStore: RouterStorage {
 
     let directory: String
+    let legacyOwner: UInt32
 
-    init(stateDirectory: String) throws {
+    init(stateDirectory: String, legacyOwner: UInt32 = getuid()) throws {
         directory = stateDirectory + "/routers"
+        self.legacyOwner = legacyOwner
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
     }
 
-    func save(scheme: String, configuration: JSONValue, url: String) throws(EngineError) {
-        let document: JSONValue = ["version": 1, "scheme": .string(scheme), "configuration": configuration,
-                                   "url": .string(url)]
+    func save(owner: UInt32, scheme: String, configuration: JSONValue, url: String) throws(EngineError) {
+        let document: JSONValue = ["version": 2, "owner": .number(Double(owner)), "scheme": .string(scheme),
+                                   "configuration": configuration, "url": .string(url)]
         var bytes = JSONWriter.bytes(document)
         bytes.append(UInt8(ascii: "\n"))
-        let path = file(for: scheme)
+        let path = file(for: scheme, owner: owner)
         let temporary = path + ".tmp"
         do {
             try Self.writeDurably(bytes, to: temporary)
             guard rename(temporary, path) == 0 else { throw Failure("rename to \(path)", errno) }
+            if owner == legacyOwner { unlink(file(for: scheme, owner: nil)) }
             try Self.syncDirectory(directory)
         } catch {
             unlink(temporary)
@@ -42,10 +47,13 @@ struct RouterStore: RouterStorage {
             let path = directory + "/" + name
             do {
                 let document = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
-                guard let scheme = document["scheme"]?.stringValue, let url = document["url"]?.stringValue,
-                    let configuration = document["configuration"], file(for: scheme) == path
-                else { throw Failure("missing scheme, url or configuration", 0) }
-                routers.append(SavedRouter(scheme: scheme, configuration: configuration, url: url))
+                let owner = document["owner"].map { $0.intValue.flatMap(UInt32.init(exactly:)) } ?? legacyOwner
+                guard let owner, let scheme = document["scheme"]?.stringValue, let url = document["url"]?.stringValue,
+                    let configuration = document["configuration"],
+                    path == (document["owner"] == nil ? file(for: scheme, owner: nil) : file(for: scheme, owner: owner))
+                else { throw Failure("missing owner, scheme, url or configuration", 0) }
+                if document["owner"] == nil, routers.contains(where: { $0.owner == owner && $0.scheme == scheme }) { continue }
+                routers.append(SavedRouter(owner: owner, scheme: scheme, configuration: configuration, url: url))
             } catch {
                 problems.append("\(path): \(error)")
             }
@@ -53,7 +61,10 @@ struct RouterStore: RouterStorage {
         return (routers, problems)
     }
 
-    private func file(for scheme: String) -> String { directory + "/" + scheme + ".json" }
+    /// Nil owner: the version 1 name.
+    private func file(for scheme: String, owner: UInt32?) -> String {
+        directory + "/" + (owner.map { "\($0)." } ?? "") + scheme + ".json"
+    }
 
     private static func writeDurably(_ bytes: [UInt8], to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)

@@ -80,7 +80,7 @@ struct RouteTransitionMachineTests {
     }
 
     struct FullDisk: RouterStorage {
-        func save(scheme: String, configuration: JSONValue, url: String) throws(EngineError) {
+        func save(owner: UInt32, scheme: String, configuration: JSONValue, url: String) throws(EngineError) {
             if url != "app://" { throw EngineError(.stateWriteFailed, "router \(scheme):// could not be saved: no space left") }
         }
         func loadAll() -> (routers: [SavedRouter], problems: [String]) { ([], []) }
@@ -104,7 +104,7 @@ struct RouteTransitionMachineTests {
         #expect(send("router.configure", ["scheme": "app", "routes": ["home": ["kind": "stack"]]])?["error"] == nil)
         let reply = send("route.go", ["scheme": "app", "to": "app://home"])
         #expect(reply?["error"]?["code"] == "state.write_failed", "\(String(describing: reply))")
-        #expect(context.routers["app"]?.url == "app://")
+        #expect(context.routers["0/app"]?.url == "app://")
         #expect(!output.lines.contains { $0["event"] == "route.transition.start" })
     }
 }

@@ -9,11 +9,11 @@ import Testing
 @Suite("Router restore")
 struct RouterRestoreTests {
     struct Stored: RouterStorage {
-        func save(scheme: String, configuration: JSONValue, url: String) throws(EngineError) {}
+        func save(owner: UInt32, scheme: String, configuration: JSONValue, url: String) throws(EngineError) {}
         func loadAll() -> (routers: [SavedRouter], problems: [String]) {
-            ([SavedRouter(scheme: "warp", configuration: ["routes": ["home": ["kind": "stack", "transition": ["type": "Warp", "property": "x"]]],
+            ([SavedRouter(owner: 0, scheme: "warp", configuration: ["routes": ["home": ["kind": "stack", "transition": ["type": "Warp", "property": "x"]]],
                                                           "transitions": .null], url: "warp://home"),
-              SavedRouter(scheme: "odd", configuration: ["routes": ["home": ["kind": "stack"]], "transitions": .null], url: "odd://home((")], [])
+              SavedRouter(owner: 0, scheme: "odd", configuration: ["routes": ["home": ["kind": "stack"]], "transitions": .null], url: "odd://home((")], [])
         }
     }
 
@@ -24,10 +24,10 @@ struct RouterRestoreTests {
         let (restored, problems) = context.restoreRouters(from: Stored())
         #expect(restored.sorted() == ["odd", "warp"])
         #expect(problems.count == 2, "\(problems)")
-        #expect(context.routers["warp"]?.url == "warp://home", "its state is back")
-        #expect(context.routers["warp"]?.problems.first?.contains("unknown plan type \"Warp\"") == true)
-        #expect(context.routers["odd"]?.url == "odd://", "a URL that no longer parses starts at the root")
-        #expect(context.routers["odd"]?.problems.first?.contains("no longer parses") == true)
+        #expect(context.routers["0/warp"]?.url == "warp://home", "its state is back")
+        #expect(context.routers["0/warp"]?.problems.first?.contains("unknown plan type \"Warp\"") == true)
+        #expect(context.routers["0/odd"]?.url == "odd://", "a URL that no longer parses starts at the root")
+        #expect(context.routers["0/odd"]?.problems.first?.contains("no longer parses") == true)
 
         let output = RecordingOutput()
         context.openSession(1, output: output)
@@ -35,6 +35,6 @@ struct RouterRestoreTests {
         context.receive(line: Array(#"{"id":2,"method":"route.state","params":{"scheme":"warp"}}"#.utf8), from: 1)
         #expect(output.lines.last?["result"]?["problems"]?.arrayValue?.count == 1, "route.state reports it")
         context.receive(line: Array(#"{"id":3,"method":"router.configure","params":{"scheme":"warp","routes":{"home":{"kind":"stack"}}}}"#.utf8), from: 1)
-        #expect(context.routers["warp"]?.problems.isEmpty == true, "configuring it again clears the report")
+        #expect(context.routers["0/warp"]?.problems.isEmpty == true, "configuring it again clears the report")
     }
 }

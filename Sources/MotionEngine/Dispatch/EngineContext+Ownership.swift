@@ -1,0 +1,79 @@
+import MotionWire
+
+/// Who may read and change what (SPEC §13): a client reaches its own uid's runtimes by their plain names
+/// (`default` is its own), another uid's as `<uid>/<name>` only where that one is shared (to read) or the
+/// client is an admin. Anything else is answered as if it did not exist.
+extension EngineContext {
+    enum Access {
+        case read
+        case change
+        /// Subscribing: the caller's own runtimes may not exist yet (the filter waits for them).
+        case subscribe
+    }
+
+    /// The key (`OwnedName`) of the runtime `name` (nil: `default`) as `session` may reach it for
+    /// `access`, or `runtime.not_found` / `runtime.protected`.
+    func runtimeKey(_ name: String?, for session: Session, _ access: Access) throws(EngineError) -> String {
+        let name = name ?? Engine.defaultRuntime
+        let (owner, plain) = OwnedName.ownerPrefix(of: name) ?? (session.uid, name[...])
+        let key = OwnedName.key(owner, plain)
+        if owner == session.uid, plain == Engine.defaultRuntime, engine.runtimes[key] == nil {
+            // Every uid has its own default; it comes into being when first used.
+            guard (engine.usage[owner]?.runtimes ?? 0) < settings.quotas.runtimes else { throw quotaExceeded("runtimes", owner) }
+            try engine.createRuntime(key)
+        }
+        if access == .subscribe, owner == session.uid { return key }
+        guard let scope = engine.runtimes[key],
+            owner == session.uid || session.role == .admin || (access != .change && scope.isShared)
+        else {
+            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name)\"")
+        }
+        if access == .change, plain.hasPrefix(Self.reservedRuntimePrefix) {
+            throw EngineError(.runtimeProtected, "runtime: \"\(name)\" belongs to the daemon")
+        }
+        return key
+    }
+
+    /// A new runtime's key in the caller's namespace (`runtime.create`).
+    func newRuntimeKey(_ name: String, for session: Session) throws(EngineError) -> String {
+        guard !name.hasPrefix(Self.reservedRuntimePrefix) else {
+            throw EngineError(.invalidRequest, "name: runtime names starting with \"\(Self.reservedRuntimePrefix)\" are reserved")
+        }
+        guard OwnedName.ownerPrefix(of: name) == nil else {
+            throw EngineError(.invalidRequest, "name: \"<uid>/<name>\" names another uid's runtime; choose a name that does not start with digits and '/'")
+        }
+        let key = OwnedName.key(session.uid, name)
+        if engine.runtimes[key] == nil, (engine.usage[session.uid]?.runtimes ?? 0) >= settings.quotas.runtimes {
+            throw quotaExceeded("runtimes", session.uid)
+        }
+        return key
+    }
+
+    func quotaExceeded(_ quota: String, _ uid: UInt32) -> EngineError {
+        EngineError(.quotaExceeded, "quota \(quota): uid \(uid) holds \(settings.quotas[quota] ?? 0) \(quota == "stateBytes" ? "bytes of router state" : quota) (its quota; see the config file's quotas)")
+    }
+
+    /// The performer quota of the runtime's owner (nil for the daemon's own runtimes).
+    func performerLimit(of key: String) -> Int? {
+        OwnedName.split(key).owner == nil ? nil : settings.quotas.performers
+    }
+
+    /// Usage and quotas per uid, for admins' `status`.
+    func usageByUID() -> JSONValue {
+        var uids = Set(engine.usage.keys)
+        for router in routers.values { uids.insert(router.owner) }
+        let entries = uids.sorted().map { uid -> JSONValue in
+            let usage = engine.usage[uid] ?? Engine.Usage()
+            let owned = routers.values.filter { $0.owner == uid }
+            return [
+                "uid": .number(Double(uid)), "runtimes": .number(Double(usage.runtimes)),
+                "performers": .number(Double(usage.performers)), "routers": .number(Double(owned.count)),
+                "stateBytes": .number(Double(owned.reduce(0) { $0 + $1.stateBytes })),
+                "gestures": 0,
+            ]
+        }
+        var quotas: [String: JSONValue] = [:]
+        for name in Quotas.names { quotas[name] = .number(Double(settings.quotas[name] ?? 0)) }
+        return ["quotas": .object(quotas), "uids": .array(entries)]
+    }
+}

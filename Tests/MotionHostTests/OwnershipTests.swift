@@ -1,0 +1,145 @@
+import Logging
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Testing
+
+/// SPEC §13 in an in-process context: sessions of uid 1000 and 1001 (clients) and of root (admin).
+@Suite("Ownership and quotas")
+struct OwnershipTests {
+    let context: EngineContext
+    let alice = RecordingOutput(), bob = RecordingOutput(), admin = RecordingOutput()
+    var nextID = 0
+
+    init(quotas: Quotas = Quotas()) throws {
+        let harness = try EngineHarness()
+        var configuration = DaemonConfiguration(socketPath: "/unused")
+        configuration.quotas = quotas
+        context = EngineContext(engine: harness.engine, configuration: configuration, logger: Logger(label: "test"))
+        for (id, output, uid, role) in [(1, alice, 1000, Role.client), (2, bob, 1001, .client), (3, admin, 0, .admin)] {
+            context.openSession(UInt64(id), output: output, peer: PeerCredentials(uid: UInt32(uid), gid: UInt32(uid), pid: 1),
+                                role: role)
+            context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: UInt64(id))
+        }
+    }
+
+    /// The reply's result, or its error object.
+    mutating func call(_ session: UInt64, _ method: String, _ params: JSONValue = [:]) -> JSONValue {
+        nextID += 1
+        let output = [alice, bob, admin][Int(session) - 1]
+        let line = JSONWriter.bytes(["id": .number(Double(nextID)), "method": .string(method), "params": params])
+        context.receive(line: line, from: session)
+        let reply = output.lines.last { $0["id"] == .number(Double(nextID)) }
+        return reply?["result"] ?? reply?["error"] ?? .null
+    }
+
+    static let flag: JSONValue = ["type": "ChangeBoolean", "value": true]
+
+    @Test mutating func anotherUidCannotReadOrChangeWhatAUidOwns() {
+        _ = call(1, "plan.add", ["target": "card", "plan": Self.flag])
+        _ = call(1, "runtime.create", ["name": "work"])
+        #expect(call(2, "runtime.state")["targets"] == [:], "bob's default is his own")
+        for (method, params) in [("runtime.state", ["runtime": "1000/default"]), ("runtime.state", ["runtime": "1000/work"]),
+                                 ("plan.add", ["runtime": "1000/default", "target": "card", "plan": Self.flag]),
+                                 ("plan.remove", ["runtime": "1000/work", "target": "card", "name": "n"]),
+                                 ("runtime.destroy", ["name": "1000/work"]), ("timeline.attach", ["runtime": "1000/default"]),
+                                 ("subscribe", ["streams": ["frames"], "runtime": "1000/work"])] as [(String, JSONValue)] {
+            #expect(call(2, method, params)["code"] == "runtime.not_found", "\(method) \(params)")
+        }
+        #expect(call(2, "runtime.state", ["runtime": "1000/nothing"])["message"] == call(2, "runtime.state", ["runtime": "1000/work"])["message"]
+            .map { _ in "runtime: no runtime named \"1000/nothing\"" }, "existence is not disclosed")
+        #expect(call(2, "runtime.create", ["name": "work"])["runtime"] == "work", "bob has a work of his own")
+        #expect(call(1, "runtime.state", ["runtime": "work"])["runtime"] == "work", "alice's is untouched")
+        #expect(call(3, "runtime.state", ["runtime": "1000/default"])["targets"]?["card"] != nil, "an admin sees everything")
+    }
+
+    @Test mutating func subscribersSeeOnlyWhatTheirUidMaySee() {
+        _ = call(2, "subscribe", ["streams": ["frames", "trace"]])
+        _ = call(3, "subscribe", ["streams": ["frames"]])
+        _ = call(1, "subscribe", ["streams": ["frames"]])
+        _ = call(1, "plan.add", ["target": "secret", "plan": Self.flag])
+        context.publishControlFrame()
+        func runtimes(_ output: RecordingOutput) -> [JSONValue] {
+            output.lines.filter { $0["event"] != nil }.flatMap { line -> [JSONValue] in
+                line["updates"]?.arrayValue?.compactMap { $0["runtime"] } ?? line["runtime"].map { [$0] } ?? []
+            }
+        }
+        #expect(runtimes(bob) == [], "bob sees none of alice's frames or trace events")
+        #expect(runtimes(admin) == ["1000/default"], "an admin sees it, named as it reaches it")
+        #expect(runtimes(alice) == ["default"], "alice sees her own, plainly named")
+    }
+
+    @Test mutating func aSharedRuntimeIsReadableByAllAndChangedByItsOwnerOnly() {
+        #expect(call(1, "runtime.create", ["name": "board", "shared": true])["shared"] == true)
+        _ = call(2, "subscribe", ["streams": ["frames"], "runtime": "1000/board"])
+        _ = call(1, "plan.add", ["runtime": "board", "target": "score", "plan": Self.flag])
+        context.publishControlFrame()
+        #expect(bob.lines.last { $0["event"] == "frame" } != nil)
+        #expect(bob.lines.last { $0["event"] == "frame" }?["updates"]?.arrayValue?.first?["runtime"] == "1000/board")
+        #expect(call(2, "runtime.state", ["runtime": "1000/board"])["targets"]?["score"] != nil)
+        #expect(call(2, "plan.add", ["runtime": "1000/board", "target": "score", "plan": Self.flag])["code"] == "runtime.not_found")
+        #expect(call(2, "runtime.destroy", ["name": "1000/board"])["code"] == "runtime.not_found")
+    }
+
+    @Test mutating func routersBelongToTheirUid() {
+        let routes: JSONValue = ["home": ["kind": "stack"], "detail": ["kind": "stack"]]
+        #expect(call(1, "router.configure", ["scheme": "app", "routes": routes])["scheme"] == "app")
+        #expect(call(2, "route.state", ["scheme": "app"])["code"] == "router.not_found")
+        #expect(call(2, "route.go", ["scheme": "app", "to": "app://home"])["code"] == "router.not_found")
+        #expect(call(2, "route.state")["routers"] == [], "bob's list holds only his routers")
+        #expect(call(2, "router.configure", ["scheme": "app", "routes": routes])["url"] == "app://", "bob's own app://")
+        #expect(call(3, "route.state")["routers"]?.arrayValue?.compactMap { $0["owner"] } == [1000, 1001], "an admin sees both")
+        #expect(call(1, "plan.add", ["runtime": "motiond.route.app", "target": "x", "plan": Self.flag])["code"] == "runtime.protected",
+                "a router's runtime is the daemon's to change")
+        #expect(call(1, "runtime.state", ["runtime": "motiond.route.app"])["runtime"] == "motiond.route.app", "and its owner's to read")
+        #expect(call(2, "runtime.state", ["runtime": "1000/motiond.route.app"])["code"] == "runtime.not_found")
+    }
+
+    @Test mutating func namesThatAddressAnotherUidCannotBeCreated() {
+        #expect(call(1, "runtime.create", ["name": "1001/default"])["code"] == "request.invalid")
+        #expect(call(1, "runtime.create", ["name": "2024/plan"])["code"] == "request.invalid")
+        #expect(call(1, "runtime.create", ["name": "v2/plan"])["runtime"] == "v2/plan", "only digits then '/' are an address")
+        #expect(call(1, "runtime.create", ["name": "1000/own"])["code"] == "request.invalid")
+        #expect(call(1, "runtime.state", ["runtime": "1000/default"])["runtime"] == "1000/default", "its own uid's prefix reaches its own")
+    }
+
+    @Test mutating func quotasAreEnforcedPerUidAndNothingElseIsDisturbed() throws {
+        var quotas = Quotas()
+        quotas.runtimes = 3
+        quotas.performers = 2
+        quotas.routers = 1
+        quotas.stateBytes = 400
+        var test = try OwnershipTests(quotas: quotas)
+        // alice's default is one of her 3 runtimes.
+        #expect(test.call(1, "runtime.create", ["name": "a"])["runtime"] == "a")
+        #expect(test.call(1, "runtime.create", ["name": "b"])["runtime"] == "b")
+        let refused = test.call(1, "runtime.create", ["name": "c"])
+        #expect(refused["code"] == "quota.exceeded")
+        #expect(refused["message"]?.stringValue?.hasPrefix("quota runtimes: uid 1000 holds 3 runtimes") == true, "\(refused)")
+        #expect(test.call(2, "runtime.create", ["name": "c"])["runtime"] == "c", "bob's quota is his own")
+
+        _ = test.call(1, "plan.add", ["target": "one", "plan": Self.flag])
+        _ = test.call(1, "plan.add", ["target": "two", "plan": Self.flag])
+        #expect(test.call(1, "plan.add", ["target": "three", "plan": Self.flag])["code"] == "quota.exceeded")
+        #expect(test.call(1, "plan.add", ["target": "two", "plan": ["type": "ChangeBoolean", "value": false]])["performer"] != nil,
+                "a plan for a performer she has still goes in")
+        #expect(test.context.engine.value(of: "boolean", target: "two", runtime: "1000/default") == [0])
+
+        #expect(test.call(1, "router.configure", ["scheme": "app", "routes": ["home": ["kind": "stack"]]])["code"] == "quota.exceeded",
+                "a router's runtime counts among her runtimes")
+        _ = test.call(1, "runtime.destroy", ["name": "b"])
+        #expect(test.call(1, "router.configure", ["scheme": "app", "routes": ["home": ["kind": "stack"]]])["scheme"] == "app")
+        _ = test.call(1, "runtime.destroy", ["name": "a"])
+        let second = test.call(1, "router.configure", ["scheme": "web", "routes": ["home": ["kind": "stack"]]])
+        #expect(second["message"]?.stringValue?.hasPrefix("quota routers:") == true, "\(second)")
+        let big: JSONValue = .object(Dictionary(uniqueKeysWithValues: (0..<40).map { ("screen\($0)", ["kind": "stack"] as JSONValue) }))
+        #expect(test.call(1, "router.configure", ["scheme": "app", "routes": big])["message"]?.stringValue?.hasPrefix("quota stateBytes:") == true)
+        #expect(test.call(1, "route.state", ["scheme": "app"])["routes"]?.objectValue?.count == 1, "the refused configuration changed nothing")
+
+        let status = test.call(3, "status")
+        let usage = status["usage"]?["uids"]?.arrayValue?.first { $0["uid"] == 1000 }
+        #expect(usage?["performers"] == 2 && usage?["routers"] == 1, "\(String(describing: status["usage"]))")
+        #expect(status["usage"]?["quotas"]?["runtimes"] == 3)
+        #expect(test.call(1, "status")["usage"] == nil, "usage per uid is for admins")
+    }
+}
