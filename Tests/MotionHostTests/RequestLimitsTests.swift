@@ -42,6 +42,28 @@ struct RequestLimitsTests {
         #expect(error(#"{"id":2,"method":"subscribe","params":{"streams":["frames"],"targets":[\#(fine)]}}"#) == nil)
     }
 
+    @Test func runtimeStatePagesThroughTargetsInTheOrderTheyCame() throws {
+        for index in 0..<2_500 {
+            context.receive(line: Array(#"{"id":1,"method":"plan.add","params":{"target":"t\#(index)","plan":{"type":"ChangeBoolean"}}}"#.utf8), from: 1)
+        }
+        var names: [String] = [], after: String?, pages = 0
+        repeat {
+            let params: JSONValue = after.map { ["after": .string($0)] } ?? [:]
+            context.receive(line: JSONWriter.bytes(["id": 2, "method": "runtime.state", "params": params]), from: 1)
+            let page = try #require(output.lines.last?["result"])
+            let targets = try #require(page["targets"]?.objectValue)
+            #expect(targets.count <= 1000)
+            names += targets.keys.sorted { Int($0.dropFirst())! < Int($1.dropFirst())! }
+            after = page["next"]?.stringValue
+            #expect(page["targetCount"] == 2_500)
+            pages += 1
+        } while after != nil && pages < 10
+        #expect(pages == 3)
+        #expect(names == (0..<2_500).map { "t\($0)" }, "every target once, in creation order")
+        #expect(error(#"{"id":3,"method":"runtime.state","params":{"limit":10001}}"#)?["code"] == "request.limit")
+        #expect(error(#"{"id":4,"method":"runtime.state","params":{"after":"nobody"}}"#)?["code"] == "request.invalid")
+    }
+
     @Test func aDuplicateKeyIsAParseError() {
         #expect(error(#"{"id":1,"method":"status","method":"plan.add"}"#)?["code"] == "protocol.parse")
     }

@@ -44,7 +44,13 @@ extension EngineContext {
             return ["runtime": .string(name)]
         case "runtime.state":
             let name = try params.optionalName("runtime")
-            var state = try engine.state(ofRuntime: try runtimeKey(name, for: session, .read))
+            let limit = try params.optionalNumber("limit").map { Int(exactly: $0) ?? -1 } ?? 1000
+            guard limit >= 1 else { throw EngineError(.invalidRequest, "limit: expected a positive integer") }
+            guard limit <= Engine.maximumStatePage else {
+                throw EngineError(.limitExceeded, "limit: \(limit); a runtime.state page holds at most \(Engine.maximumStatePage) targets")
+            }
+            var state = try engine.state(ofRuntime: try runtimeKey(name, for: session, .read),
+                                         after: try params.optionalString("after"), limit: limit)
             state["runtime"] = .string(name ?? Engine.defaultRuntime)
             return state
         case "subscribe": return try subscribe(params, session)
@@ -68,13 +74,17 @@ extension EngineContext {
                 }
                 times.append(time)
             }
-            return try sample(plan, at: times)
+            nextDryRun += 1
+            let work = try SampleWork(plan: plan, times: times, runtime: Self.reservedRuntimePrefix + "sample.\(nextDryRun)",
+                                      frame: 1 / settings.rate)
+            perform(work, for: session, replyingTo: request.id)
+            return nil
         case "router.configure": return try configureRouter(params, replyingTo: request.id, in: session)
         case "route.go": return try go(params, replyingTo: request.id, in: session)
         case "route.diff": return try diff(params, session)
         case "route.resolve": return try resolve(params, session)
         case "route.state": return try routeState(params, session)
-        case "timeline.attach", "timeline.scrub", "timeline.detach": return try timelineMethod(request.method, params, in: session)
+        case "timeline.attach", "timeline.scrub", "timeline.detach": return try timelineMethod(request.method, params, in: session, replyingTo: request.id)
         case "plugins.list": return pluginList()
         case "plugins.reload":
             guard session.role == .admin else {

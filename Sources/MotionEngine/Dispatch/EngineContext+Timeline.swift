@@ -12,11 +12,12 @@ import MotionWire
 extension EngineContext {
     static let replayRuntime = reservedRuntimePrefix + "timeline"
 
-    func timelineMethod(_ method: String, _ params: Params, in session: Session) throws(EngineError) -> JSONValue {
-        let name = try params.optionalName("runtime")
+    func timelineMethod(_ method: String, _ params: Params, in session: Session,
+                        replyingTo id: JSONValue) throws(EngineError) -> JSONValue? {
+        let name = try params.optionalName("runtime") ?? Engine.defaultRuntime
         let runtime = try runtimeKey(name, for: session, .change)
         guard let timeline = engine.timeline(of: runtime) else {
-            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name ?? Engine.defaultRuntime)\"")
+            throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name)\"")
         }
         switch method {
         case "timeline.attach":
@@ -28,19 +29,23 @@ extension EngineContext {
                 // leave the runtime frozen for everyone.
                 session.scrubbing.insert(runtime)
             }
-            try scrub(runtime, to: offset, show: attaching)
+            return scrub(runtime, named: name, to: offset, show: attaching, for: session, replyingTo: id)
         case "timeline.scrub":
             guard timeline.isAttached else {
-                throw EngineError(.timelineNotAttached, "runtime: no scrubber is attached to \"\(runtime)\" (timeline.attach first)")
+                throw EngineError(.timelineNotAttached, "runtime: no scrubber is attached to \"\(name)\" (timeline.attach first)")
             }
-            try scrub(runtime, to: try offset(params, default: nil))
+            return scrub(runtime, named: name, to: try offset(params, default: nil), for: session, replyingTo: id)
         default:
             if timeline.isAttached { detach(runtime) }
             for other in sessions.values { other.scrubbing.remove(runtime) }
+            return timelineReply(runtime, named: name)
         }
-        let now = engine.timeline(of: runtime)!
+    }
+
+    private func timelineReply(_ runtime: String, named name: String) -> JSONValue {
+        guard let now = engine.timeline(of: runtime) else { return ["runtime": .string(name), "attached": false] }
         return [
-            "runtime": .string(name ?? Engine.defaultRuntime), "attached": .bool(now.isAttached), "offset": .number(now.offset),
+            "runtime": .string(name), "attached": .bool(now.isAttached), "offset": .number(now.offset),
             "clock": .number(((engine.clock(ofRuntime: runtime) ?? 0) * 1e6).rounded() / 1e6),
             "entries": .number(Double(now.entries.count)),
         ]
@@ -94,53 +99,38 @@ extension EngineContext {
         engine.setPaused(paused, runtime: scope)
     }
 
-    /// Shows the runtime as it was (or will be) `offset` seconds after its start. A scrub to the offset
-    /// it already shows changes nothing and says nothing (unless `show`: just attached, the values still
-    /// are the live ones).
-    private func scrub(_ runtime: String, to offset: Double, show: Bool = false) throws(EngineError) {
-        guard let timeline = engine.timeline(of: runtime) else { return }
-        let changed = timeline.offset != offset
-        guard changed || show else { return }
-        let values = try replay(timeline.entries, to: offset)
-        for (target, property, value, velocity) in values {
-            engine.write(value, velocity: velocity, to: property, target: target, runtime: runtime)
+    /// Shows the runtime as it was (or will be) `offset` seconds after its start, once a replay worked in
+    /// slices reaches it (the answer comes then). A scrub to the offset it already shows changes nothing
+    /// and says nothing (unless `show`: just attached, the values still are the live ones). A replay
+    /// overtaken by a later scrub, or by a detach, shows nothing.
+    private func scrub(_ runtime: String, named name: String, to offset: Double, show: Bool = false,
+                       for session: Session, replyingTo id: JSONValue) -> JSONValue? {
+        guard let timeline = engine.timeline(of: runtime), timeline.offset != offset || show else {
+            return timelineReply(runtime, named: name)
         }
-        engine.updateTimeline(of: runtime) { $0.offset = offset }
-        if changed {
-            engine.trace(TraceEvent(kind: "timeline.scrubber.scrubbed", runtime: runtime, fields: ["offset": .number(offset)]))
+        var generation = 0
+        engine.updateTimeline(of: runtime) {
+            $0.scrubGeneration += 1
+            generation = $0.scrubGeneration
         }
-    }
-
-    /// Performs `entries` from time 0 to `offset` in a scratch runtime, in frame-sized steps, and reads
-    /// every property it produced. Nothing a client can see is touched and no event is published.
-    func replay(_ entries: [TimelineEntry], to offset: Double) throws(EngineError)
-        -> [(target: String, property: String, value: [Double], velocity: [Double])] {
-        let scratch = Self.replayRuntime
-        isSampling = true
-        defer {
-            try? engine.destroyRuntime(scratch)
-            isSampling = false
-        }
-        try engine.createRuntime(scratch, recordsTimeline: false)
-        let frame = 1 / settings.rate
-        var now = 0.0
-        func advance(to time: Double) {
-            while time - now > 1e-12 {
-                let dt = min(frame, time - now)
-                engine.advance(runtime: scratch, by: dt)
-                now += dt
+        nextDryRun += 1
+        let work = ReplayWork(entries: timeline.entries, to: offset, runtime: Self.replayRuntime + ".\(nextDryRun)",
+                              frame: 1 / settings.rate) { context, values in
+            guard let timeline = context.engine.timeline(of: runtime), timeline.isAttached,
+                timeline.scrubGeneration == generation
+            else { return context.timelineReply(runtime, named: name) }
+            for (target, property, value, velocity) in values {
+                context.engine.write(value, velocity: velocity, to: property, target: target, runtime: runtime)
             }
-        }
-        for entry in entries where entry.time <= offset {
-            advance(to: entry.time)
-            switch entry.change {
-            case .add(let plan, let name): _ = try? engine.addPlan(plan, to: entry.target, in: scratch, named: name)
-            case .remove(let name): _ = try? engine.removePlan(named: name, from: entry.target, in: scratch)
+            let changed = timeline.offset != offset
+            context.engine.updateTimeline(of: runtime) { $0.offset = offset }
+            if changed {
+                context.engine.trace(TraceEvent(kind: "timeline.scrubber.scrubbed", runtime: runtime,
+                                                fields: ["offset": .number(offset)]))
             }
+            return context.timelineReply(runtime, named: name)
         }
-        advance(to: offset)
-        return engine.properties(ofRuntime: scratch).map { property in
-            (property.target, property.property, engine.store.value(property.handle), engine.store.velocity(property.handle))
-        }
+        perform(work, for: session, replyingTo: id)
+        return nil
     }
 }

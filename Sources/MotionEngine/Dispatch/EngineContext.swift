@@ -31,8 +31,11 @@ public final class EngineContext: TraceObserver {
     var nextTransitionID: UInt64 = 0
     /// Schemes whose `router.configure` is being saved: the router is busy until it is applied.
     var configuringSchemes: Set<String> = []
-    /// True while `plan.sample` runs a plan in its private runtime: its events are nobody's business.
+    /// True while a dry run (`plan.sample`, a replay) works in its private runtime: its events are
+    /// nobody's business.
     var isSampling = false
+    /// Numbers dry-run runtimes (several may be worked in slices at once).
+    var nextDryRun = 0
 
     static let reservedRuntimePrefix = "motiond."
     /// A subscription's `targets` filter names at most this many targets (a long list cost every frame).
@@ -93,6 +96,7 @@ public final class EngineContext: TraceObserver {
     package func closeSession(_ id: UInt64) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         session.isClosed = true
+        endWork(of: session)
         hub.removeAll(of: session)
         for runtime in session.scrubbing.sorted() where engine.timeline(of: runtime)?.isAttached == true {
             detachScrubber(runtime)
@@ -121,6 +125,10 @@ public final class EngineContext: TraceObserver {
     /// Answers one parsed (or unparseable) line from a session, in arrival order.
     package func handle(_ parsed: Result<Request, RequestFailure>, from sessionID: UInt64) {
         guard let session = sessions[sessionID], !session.isClosed else { return }
+        if session.job != nil {
+            session.deferred.append(parsed)
+            return
+        }
         switch parsed {
         case .failure(let failure):
             session.output.send(WireMessage.line(WireMessage.error(id: failure.id, code: failure.code,
@@ -152,40 +160,6 @@ public final class EngineContext: TraceObserver {
     func destroyRuntime(_ key: String) throws(EngineError) {
         try engine.destroyRuntime(key)
         hub.sharedRuntimes.remove(key)
-    }
-
-    // MARK: Dry runs
-
-    /// `plan.sample`: performs `plan` in a private runtime and reads the animated property at each time
-    /// (seconds from the start). Nothing a client can see is touched, and no event is published.
-    func sample(_ plan: JSONValue, at times: [Double]) throws(EngineError) -> JSONValue {
-        guard case .string(let property)? = plan["property"] else {
-            throw EngineError(.invalidRequest, "plan.property: expected a string (the property to sample)")
-        }
-        let runtime = Self.reservedRuntimePrefix + "sample"
-        isSampling = true
-        defer {
-            try? engine.destroyRuntime(runtime)
-            isSampling = false
-        }
-        try engine.createRuntime(runtime)
-        try engine.addPlan(plan, to: "sample", in: runtime)
-        var samples = [JSONValue](repeating: .null, count: times.count)
-        var now = 0.0
-        for index in times.indices.sorted(by: { times[$0] < times[$1] }) {
-            // Advance in frame-sized steps, as the clock would: a tween's velocity is a per-frame
-            // difference, and simulations are step-size independent anyway.
-            let frame = 1 / settings.rate
-            while times[index] - now > 1e-12 {
-                let dt = min(frame, times[index] - now)
-                engine.advance(runtime: runtime, by: dt)
-                now += dt
-            }
-            let value = engine.value(of: property, target: "sample", runtime: runtime) ?? []
-            let velocity = engine.velocity(of: property, target: "sample", runtime: runtime) ?? []
-            samples[index] = ["t": .number(times[index]), "value": JSONValue(value), "velocity": JSONValue(velocity)]
-        }
-        return ["property": .string(property), "samples": .array(samples)]
     }
 
     // MARK: Reload

@@ -10,7 +10,7 @@ extension Engine {
         }
         if let handle = performer.target.properties[name], store.isLive(handle) { return handle }
         let handle = store.intern(.init(runtime: performer.runtime.name, target: performer.target.name, property: name),
-                                  shared: performer.runtime.isShared)
+                                  shared: performer.runtime.isShared, hidden: performer.runtime.isDryRun)
         performer.target.properties[name] = handle
         return handle
     }

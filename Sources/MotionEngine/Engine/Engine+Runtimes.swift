@@ -3,14 +3,15 @@ import MotionWire
 extension Engine {
     /// Creates a runtime. An ephemeral one belongs to `owner` (a session) and ends with it.
     /// Its key says whose it is (`OwnedName`); a shared one is readable by every uid.
+    /// A `dryRun` runtime is the daemon's scratch space (see `RuntimeScope.isDryRun`).
     public func createRuntime(_ name: String, ephemeralOwner owner: UInt64? = nil, shared: Bool = false,
-                              recordsTimeline: Bool = true) throws(EngineError) {
+                              recordsTimeline: Bool = true, dryRun: Bool = false) throws(EngineError) {
         guard !name.isEmpty else { throw EngineError(.invalidRequest, "name: must not be empty") }
         guard runtimes[name] == nil else {
             throw EngineError(.runtimeExists, "name: runtime \"\(OwnedName.split(name).name)\" exists")
         }
         let scope = RuntimeScope(name: name, ephemeralOwner: owner, isShared: shared, createdAt: time,
-                                 recordsTimeline: recordsTimeline)
+                                 recordsTimeline: recordsTimeline && !dryRun, isDryRun: dryRun)
         runtimes[name] = scope
         if let uid = scope.owner { usage[uid, default: Usage()].runtimes += 1 }
     }
@@ -48,13 +49,26 @@ extension Engine {
         runtimes.values.filter { $0.ephemeralOwner == owner }.map(\.name).sorted()
     }
 
-    /// A JSON picture of one runtime for `runtime.state`.
-    public func state(ofRuntime name: String) throws(EngineError) -> JSONValue {
+    /// `runtime.state` pages hold at most this many targets.
+    public static let maximumStatePage = 10_000
+
+    /// A JSON picture of one runtime for `runtime.state`: at most `limit` targets, in the order they were
+    /// created, starting after the target named `after`; `next` names the last one when more follow.
+    public func state(ofRuntime name: String, after: String? = nil, limit: Int = 1000) throws(EngineError) -> JSONValue {
         guard let scope = runtimes[name] else {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(OwnedName.split(name).name)\"")
         }
+        var start = 0
+        if let after {
+            guard let target = scope.targets[after] else {
+                throw EngineError(.invalidRequest, "after: no target named \"\(after)\" in this runtime")
+            }
+            start = target.ordinal + 1
+        }
+        let page = scope.targetOrder[min(start, scope.targetOrder.count)..<min(start + limit, scope.targetOrder.count)]
         var targets: [String: JSONValue] = [:]
-        for (targetName, target) in scope.targets {
+        for target in page {
+            let targetName = target.name
             let performers = target.performers.values.sorted { $0.id < $1.id }.map { performer -> JSONValue in
                 ["id": .number(Double(performer.id)), "planType": .string(performer.planType),
                  "plugin": .string(performer.pluginID), "tokens": .number(Double(performer.tokens.count))]
@@ -71,10 +85,12 @@ extension Engine {
                 "properties": .object(properties),
             ]
         }
-        return [
-            "runtime": .string(name), "ephemeral": .bool(scope.ephemeralOwner != nil),
+        var state: JSONValue = [
+            "runtime": .string(name), "ephemeral": .bool(scope.ephemeralOwner != nil), "shared": .bool(scope.isShared),
             "active": .bool(scope.activeTokens > 0), "tokens": .number(Double(scope.activeTokens)),
-            "targets": .object(targets),
+            "targets": .object(targets), "targetCount": .number(Double(scope.targetOrder.count)),
         ]
+        if page.endIndex < scope.targetOrder.count, let last = page.last { state["next"] = .string(last.name) }
+        return state
     }
 }

@@ -15,16 +15,22 @@ struct TimelineEntry {
 }
 
 struct Timeline {
-    /// Entries kept per runtime; older ones are dropped (a replay then starts from the oldest kept).
+    /// Entries kept per runtime, and their bytes (plans as JSON, about); older ones are dropped (a replay
+    /// then starts from the oldest kept). A 64 KiB plan per entry no longer keeps 64 MiB per runtime.
     static let maximumEntries = 1000
+    static let maximumBytes = 256 << 10
 
     var entries: [TimelineEntry] = []
+    private var sizes: [Int] = []
+    private(set) var bytes = 0
     /// Engine time at creation, and seconds spent paused; the clock is engine time minus both.
     var createdAt: Double
     var pausedTotal = 0.0
     var pausedAt: Double?
     var isAttached = false
     var offset = 0.0
+    /// Counts scrubs begun: a replay shows its result only if no later scrub began meanwhile.
+    var scrubGeneration = 0
     /// The live values the scrubber covered up, written back on detach.
     var live: [(handle: UInt32, value: [Double], velocity: [Double])] = []
 
@@ -35,9 +41,33 @@ struct Timeline {
     func clock(now: Double) -> Double { (pausedAt ?? now) - createdAt - pausedTotal }
 
     mutating func record(_ entry: TimelineEntry) {
+        let size = entry.target.utf8.count + {
+            switch entry.change {
+            case .add(let plan, let name): Self.size(of: plan) + (name?.utf8.count ?? 0)
+            case .remove(let name): name.utf8.count
+            }
+        }()
         entries.append(entry)
-        if entries.count > Self.maximumEntries {
-            entries.removeFirst(entries.count - Self.maximumEntries)
+        sizes.append(size)
+        bytes += size
+        var dropped = 0
+        while entries.count - dropped > Self.maximumEntries || (bytes > Self.maximumBytes && entries.count - dropped > 1) {
+            bytes -= sizes[dropped]
+            dropped += 1
+        }
+        if dropped > 0 {
+            entries.removeFirst(dropped)
+            sizes.removeFirst(dropped)
+        }
+    }
+
+    /// About the bytes of `value` as JSON text (strings by their UTF-8, every other node 8).
+    static func size(of value: JSONValue) -> Int {
+        switch value {
+        case .string(let text): text.utf8.count + 2
+        case .array(let elements): elements.reduce(2) { $0 + size(of: $1) + 1 }
+        case .object(let members): members.reduce(2) { $0 + $1.key.utf8.count + 4 + size(of: $1.value) }
+        default: 8
         }
     }
 }
@@ -91,7 +121,7 @@ extension Engine {
         guard let scope = runtimes[name], (1...PropertyStore.width).contains(value.count) else { return }
         let targetScope = scope.target(target)
         let handle = targetScope.properties[property] ?? {
-            let handle = store.intern(.init(runtime: name, target: target, property: property), shared: scope.isShared)
+            let handle = store.intern(.init(runtime: name, target: target, property: property), shared: scope.isShared, hidden: scope.isDryRun)
             targetScope.properties[property] = handle
             return handle
         }()

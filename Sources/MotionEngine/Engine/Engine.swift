@@ -154,10 +154,11 @@ public final class Engine {
         stopsAfterFrame.removeAll(keepingCapacity: true)
     }
 
-    /// Advances only the animating performers of `runtime` (for dry runs such as `plan.sample`).
+    /// Advances only the animating performers of a dry-run runtime (`plan.sample`, replays), which the
+    /// clock never advances. Its writes are taken out of the frame (`dropDryRunWrites`).
     public func advance(runtime name: String, by dt: Double) {
-        guard let scope = runtimes[name] else { return }
-        let active = scope.performers.filter { $0.advanceSlot >= 0 }
+        guard let scope = runtimes[name], scope.isDryRun else { return }
+        let active = scope.performers.filter { $0.isContinuous && !$0.tokens.isEmpty }
         phase = .frame
         for performer in active {
             if let instance = performer.instance, let advance = performer.table.pointee.advance {
@@ -166,6 +167,9 @@ public final class Engine {
         }
         finishFrame()
     }
+
+    /// Takes dry runs' writes out of this frame: nobody sees a dry run, even one worked across ticks.
+    public func dropDryRunWrites() { store.dropHiddenFromDirty() }
 
     /// Handles of the properties written since the last `clearFrame()`.
     var dirtyProperties: UnsafeBufferPointer<UInt32> { store.dirty }
@@ -179,7 +183,7 @@ public final class Engine {
     }
 
     func startAdvancing(_ performer: PerformerRecord) {
-        guard performer.advanceSlot == -1, performer.runtime.timeline.pausedAt == nil, let instance = performer.instance,
+        guard performer.advanceSlot == -1, !performer.runtime.isDryRun, performer.runtime.timeline.pausedAt == nil, let instance = performer.instance,
             performer.table.pointee.advance != nil
         else { return }
         if phase == .frame {

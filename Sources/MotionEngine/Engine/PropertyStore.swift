@@ -47,6 +47,8 @@ final class PropertyStore {
     private(set) var owners: [UInt32] = []
     private(set) var isShared: [Bool] = []
     static let daemon = UInt32.max
+    /// Properties of dry runs: never in a frame (`dropHiddenFromDirty`).
+    private var isHidden: [Bool] = []
     private var index: [Key: UInt32] = [:]
     private var free: [UInt32] = []
 
@@ -65,7 +67,7 @@ final class PropertyStore {
 
     /// The handle for `key`, creating the property (with no value yet) if needed; `shared` when its
     /// runtime is readable by every uid.
-    func intern(_ key: Key, shared: Bool = false) -> UInt32 {
+    func intern(_ key: Key, shared: Bool = false, hidden: Bool = false) -> UInt32 {
         if let handle = index[key] { return handle }
         let handle: UInt32
         if let reused = free.popLast() {
@@ -78,6 +80,7 @@ final class PropertyStore {
             prefixLengths.append(0)
             owners.append(Self.daemon)
             isShared.append(false)
+            isHidden.append(false)
         }
         let slot = Int(handle)
         keys[slot] = key
@@ -87,6 +90,7 @@ final class PropertyStore {
         owners[slot] = owner ?? Self.daemon
         // The daemon's own runtimes (and an engine used without sessions) are visible to everyone.
         isShared[slot] = shared || owner == nil
+        isHidden[slot] = hidden
         setPrefix(Self.prefix(for: key, runtime: name), of: slot)
         index[key] = handle
         return handle
@@ -147,6 +151,21 @@ final class PropertyStore {
             dirtyFrame.update(repeating: 0, count: capacity)
             frame = 1
         }
+    }
+
+    /// Takes hidden properties (dry runs') out of the dirty list.
+    func dropHiddenFromDirty() {
+        var kept = 0
+        for position in 0..<dirtyCount {
+            let handle = dirtyList[position]
+            if isHidden[Int(handle)] {
+                dirtyFrame[Int(handle)] = 0
+            } else {
+                dirtyList[kept] = handle
+                kept += 1
+            }
+        }
+        dirtyCount = kept
     }
 
     /// Forgets every property of `runtime`; their handles may be reused.

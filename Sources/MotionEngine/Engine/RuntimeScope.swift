@@ -37,6 +37,8 @@ final class PerformerRecord {
 /// A target's performers (one per factory), its named plans and its interned properties.
 final class TargetScope {
     let name: String
+    /// Its place in its runtime's `targetOrder`.
+    var ordinal = 0
     var performers: [Int: PerformerRecord] = [:]
     var named: [String: PerformerRecord] = [:]
     var properties: [String: UInt32] = [:]
@@ -58,12 +60,20 @@ final class RuntimeScope {
     /// Performers created in it (they live as long as the runtime; a swap replaces one by one).
     var performerCount = 0
     var targets: [String: TargetScope] = [:]
+    /// Targets in the order they were created (targets live as long as their runtime): `runtime.state`
+    /// pages through them in O(page).
+    var targetOrder: [TargetScope] = []
     var activeTokens = 0
     var timeline: Timeline
     /// False for the daemon's scratch runtimes (dry runs, replays): nobody scrubs those.
     let recordsTimeline: Bool
+    /// A dry run's scratch runtime: advanced only by `advance(runtime:by:)`, never by the clock, and its
+    /// properties never go out in frames (it may live across ticks while it is worked in slices).
+    let isDryRun: Bool
 
-    init(name: String, ephemeralOwner: UInt64?, isShared: Bool = false, createdAt: Double = 0, recordsTimeline: Bool = true) {
+    init(name: String, ephemeralOwner: UInt64?, isShared: Bool = false, createdAt: Double = 0, recordsTimeline: Bool = true,
+         isDryRun: Bool = false) {
+        self.isDryRun = isDryRun
         self.name = name
         self.ephemeralOwner = ephemeralOwner
         self.owner = OwnedName.split(name).owner
@@ -75,7 +85,9 @@ final class RuntimeScope {
     func target(_ name: String) -> TargetScope {
         if let scope = targets[name] { return scope }
         let scope = TargetScope(name: name)
+        scope.ordinal = targetOrder.count
         targets[name] = scope
+        targetOrder.append(scope)
         return scope
     }
 

@@ -1,3 +1,4 @@
+import DequeModule
 import MotionWire
 
 /// One client connection as the engine thread sees it.
@@ -17,6 +18,10 @@ final class Session {
     var owedReplies = 0
     /// Runtimes this session attached a scrubber to; detached when it closes.
     var scrubbing: Set<String> = []
+    /// Work this session's request started that runs in slices (`SlicedWork`); its later requests wait
+    /// in `deferred` until it is answered.
+    var job: (any SlicedWork)?
+    var deferred: Deque<Result<Request, RequestFailure>> = []
     /// The uid whose runtimes and routers it reads and changes (SPEC §13); in-process sessions are root's.
     var uid: UInt32 { peer?.uid ?? 0 }
 

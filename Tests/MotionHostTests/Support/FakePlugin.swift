@@ -159,10 +159,13 @@ final class Spawner: Performer {
     }
 }
 
-/// `{"type":"Frames","frames":n}`: active for n frames, writing its count to `frames`, then done. A
-/// stand-in for an animation of known length.
+/// `{"type":"Frames","frames":n,"property"?:"frames"}`: active for n frames, writing its count to
+/// `property`, then done. A stand-in for an animation of known length.
 final class Frames: Performer {
-    struct Plan: Decodable { var frames: Int }
+    struct Plan: Decodable {
+        var frames: Int
+        var property: String?
+    }
     static let planType = "Frames"
     static let isContinuous = true
     let context: PerformerContext
@@ -173,14 +176,17 @@ final class Frames: Performer {
         self.context = context
     }
 
+    var name = "frames"
+
     func add(_ plan: Plan) throws {
         remaining = plan.frames
+        name = plan.property ?? "frames"
         if token == nil { token = context.generateToken() }
     }
 
     func advance(by dt: Double) {
         remaining -= 1
-        guard let property = context.property("frames") else { return }
+        guard let property = context.property(name) else { return }
         context.write(property, value: SIMD4(Double(remaining), 0, 0, 0), velocity: .zero, count: 1)
         if remaining <= 0, let token {
             context.terminate(token)

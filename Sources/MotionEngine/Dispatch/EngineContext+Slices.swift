@@ -1,0 +1,58 @@
+import MotionWire
+
+/// Runs `SlicedWork` between ticks (SPEC §5: bounded work per tick).
+extension EngineContext {
+    /// One slice's budget: an eighth of a 120 Hz frame.
+    static let sliceNanos: UInt64 = 1_000_000
+
+    /// Performs `work` for `session`, answering request `id` when it is done.
+    func perform(_ work: any SlicedWork, for session: Session, replyingTo id: JSONValue) {
+        session.job = work
+        session.owedReplies += 1
+        continueWork(of: session.id, replyingTo: id)
+    }
+
+    private func continueWork(of sessionID: UInt64, replyingTo id: JSONValue) {
+        while let session = sessions[sessionID], let work = session.job {
+            isSampling = true
+            let outcome = Result { () throws(EngineError) in
+                try work.work(in: self, until: MonotonicClock.now() + Self.sliceNanos)
+            }
+            isSampling = false
+            engine.dropDryRunWrites()
+            switch outcome {
+            case .success(false):
+                // Without an engine loop (tests, tools) the next slice runs at once.
+                guard let onEngineThread else { continue }
+                onEngineThread { $0.continueWork(of: sessionID, replyingTo: id) }
+                return
+            case .success(true):
+                let answer = Result { () throws(EngineError) in try work.finish(in: self) }
+                endWork(of: session)
+                let reply = switch answer {
+                case .success(let result): WireMessage.result(id: id, result)
+                case .failure(let error): WireMessage.error(id: id, code: error.code, message: error.message)
+                }
+                session.sendOwedReply(reply)
+            case .failure(let error):
+                endWork(of: session)
+                session.sendOwedReply(WireMessage.error(id: id, code: error.code, message: error.message))
+            }
+            // The requests that waited behind it, in order, until one starts work of its own.
+            while session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
+                handle(next, from: sessionID)
+            }
+            return
+        }
+    }
+
+    /// Ends the session's work (finished, failed, or its connection closed).
+    func endWork(of session: Session) {
+        guard let work = session.job else { return }
+        session.job = nil
+        isSampling = true
+        work.end(in: self)
+        isSampling = false
+        engine.dropDryRunWrites()
+    }
+}

@@ -1,0 +1,66 @@
+import MotionWire
+
+/// A timeline replay (`timeline.attach`, `timeline.scrub`): performs a runtime's recorded plans from its
+/// start to an offset in a dry-run runtime, in frame-sized steps and in slices, then hands the values it
+/// produced to `apply`. Tweens land where their curve is at that time, springs and decays where their
+/// simulation is: the same numbers every time.
+final class ReplayWork: SlicedWork {
+    typealias Values = [(target: String, property: String, value: [Double], velocity: [Double])]
+
+    private let entries: [TimelineEntry]
+    private let offset: Double
+    private let runtime: String
+    private let frame: Double
+    private let apply: (EngineContext, Values) throws(EngineError) -> JSONValue
+    private var position = 0
+    private var now = 0.0
+    private var started = false
+
+    init(entries: [TimelineEntry], to offset: Double, runtime: String, frame: Double,
+         apply: @escaping (EngineContext, Values) throws(EngineError) -> JSONValue) {
+        self.entries = entries.filter { $0.time <= offset }
+        self.offset = offset
+        self.runtime = runtime
+        self.frame = frame
+        self.apply = apply
+    }
+
+    func work(in context: EngineContext, until deadline: UInt64) throws(EngineError) -> Bool {
+        let engine = context.engine
+        if !started {
+            started = true
+            try engine.createRuntime(runtime, dryRun: true)
+        }
+        var steps = 0
+        while true {
+            let next = position < entries.count ? entries[position].time : offset
+            while next - now > 1e-12 {
+                let dt = min(frame, next - now)
+                engine.advance(runtime: runtime, by: dt)
+                now += dt
+                steps += 1
+                if steps & 15 == 0, MonotonicClock.now() >= deadline { return false }
+            }
+            guard position < entries.count else { return true }
+            let entry = entries[position]
+            switch entry.change {
+            case .add(let plan, let name): _ = try? engine.addPlan(plan, to: entry.target, in: runtime, named: name)
+            case .remove(let name): _ = try? engine.removePlan(named: name, from: entry.target, in: runtime)
+            }
+            position += 1
+            if MonotonicClock.now() >= deadline { return false }
+        }
+    }
+
+    func finish(in context: EngineContext) throws(EngineError) -> JSONValue {
+        let engine = context.engine
+        let values = engine.properties(ofRuntime: runtime).map { property in
+            (property.target, property.property, engine.store.value(property.handle), engine.store.velocity(property.handle))
+        }
+        return try apply(context, values)
+    }
+
+    func end(in context: EngineContext) {
+        if started { try? context.engine.destroyRuntime(runtime) }
+    }
+}

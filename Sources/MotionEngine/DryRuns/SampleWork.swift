@@ -1,0 +1,65 @@
+import MotionWire
+
+/// `plan.sample`: performs a plan in a dry-run runtime of its own and reads the animated property at each
+/// time asked (seconds from the start), in slices. Nothing a client can see is touched.
+final class SampleWork: SlicedWork {
+    private let plan: JSONValue
+    private let property: String
+    private let times: [Double]
+    /// Indices of `times`, earliest first.
+    private let order: [Int]
+    private let runtime: String
+    private let frame: Double
+    private var position = 0
+    private var now = 0.0
+    private var started = false
+    private var samples: [JSONValue]
+
+    init(plan: JSONValue, times: [Double], runtime: String, frame: Double) throws(EngineError) {
+        guard case .string(let property)? = plan["property"] else {
+            throw EngineError(.invalidRequest, "plan.property: expected a string (the property to sample)")
+        }
+        self.plan = plan
+        self.property = property
+        self.times = times
+        self.order = times.indices.sorted { times[$0] < times[$1] }
+        self.runtime = runtime
+        self.frame = frame
+        self.samples = Array(repeating: .null, count: times.count)
+    }
+
+    func work(in context: EngineContext, until deadline: UInt64) throws(EngineError) -> Bool {
+        let engine = context.engine
+        if !started {
+            started = true
+            try engine.createRuntime(runtime, dryRun: true)
+            try engine.addPlan(plan, to: "sample", in: runtime)
+        }
+        var steps = 0
+        while position < order.count {
+            let index = order[position]
+            // Advance in frame-sized steps, as the clock would: a tween's velocity is a per-frame
+            // difference, and simulations are step-size independent anyway.
+            while times[index] - now > 1e-12 {
+                let dt = min(frame, times[index] - now)
+                engine.advance(runtime: runtime, by: dt)
+                now += dt
+                steps += 1
+                if steps & 63 == 0, MonotonicClock.now() >= deadline { return false }
+            }
+            let value = engine.value(of: property, target: "sample", runtime: runtime) ?? []
+            let velocity = engine.velocity(of: property, target: "sample", runtime: runtime) ?? []
+            samples[index] = ["t": .number(times[index]), "value": JSONValue(value), "velocity": JSONValue(velocity)]
+            position += 1
+        }
+        return true
+    }
+
+    func finish(in context: EngineContext) throws(EngineError) -> JSONValue {
+        ["property": .string(property), "samples": .array(samples)]
+    }
+
+    func end(in context: EngineContext) {
+        if started { try? context.engine.destroyRuntime(runtime) }
+    }
+}
