@@ -33,12 +33,24 @@ struct RuntimeCommand: AsyncParsableCommand {
     }
 
     struct State: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a runtime's targets, performers and property values as JSON.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print a runtime's targets, performers and property values as JSON (every page of them).")
         @OptionGroup var connection: Connection
-        @Argument(help: "The runtime (default: default).") var name: String?
+        @Argument(help: "The runtime (default: default; another uid's shared runtime: <uid>/<name>).") var name: String?
         func run() async throws {
             try await connection.run { client in
-                print(JSONWriter.string(try await client.call("runtime.state", name.map { ["runtime": .string($0)] } ?? [:])))
+                var state = try await client.call("runtime.state", name.map { ["runtime": .string($0)] } ?? [:])
+                var targets = state["targets"]?.objectValue ?? [:]
+                // runtime.state pages large runtimes (SPEC §5): follow `next` to the end.
+                while let after = state["next"]?.stringValue {
+                    var params: JSONValue = ["after": .string(after), "limit": 1000]
+                    if let name { params["runtime"] = .string(name) }
+                    state = try await client.call("runtime.state", params)
+                    targets.merge(state["targets"]?.objectValue ?? [:]) { first, _ in first }
+                }
+                state["targets"] = .object(targets)
+                state["next"] = nil
+                print(JSONWriter.string(state))
             }
         }
     }

@@ -93,6 +93,11 @@ struct OwnershipTests {
                 "a router's runtime is the daemon's to change")
         #expect(call(1, "runtime.state", ["runtime": "motiond.route.app"])["runtime"] == "motiond.route.app", "and its owner's to read")
         #expect(call(2, "runtime.state", ["runtime": "1000/motiond.route.app"])["code"] == "runtime.not_found")
+        #expect(call(2, "router.remove", ["scheme": "app"])["removed"] == true, "bob removes his own app://")
+        #expect(call(1, "route.state", ["scheme": "app"])["url"] == "app://", "alice's is still there")
+        #expect(call(1, "router.remove", ["scheme": "app"])["removed"] == true)
+        #expect(call(1, "route.state", ["scheme": "app"])["code"] == "router.not_found")
+        #expect(call(1, "runtime.state", ["runtime": "motiond.route.app"])["code"] == "runtime.not_found", "its runtime ended with it")
     }
 
     @Test mutating func namesThatAddressAnotherUidCannotBeCreated() {

@@ -60,7 +60,7 @@ struct RequestLimitsTests {
         } while after != nil && pages < 10
         #expect(pages == 3)
         #expect(names == (0..<2_500).map { "t\($0)" }, "every target once, in creation order")
-        #expect(error(#"{"id":3,"method":"runtime.state","params":{"limit":10001}}"#)?["code"] == "request.limit")
+        #expect(error(#"{"id":3,"method":"runtime.state","params":{"limit":1001}}"#)?["code"] == "request.limit")
         #expect(error(#"{"id":4,"method":"runtime.state","params":{"after":"nobody"}}"#)?["code"] == "request.invalid")
     }
 

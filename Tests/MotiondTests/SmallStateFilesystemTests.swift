@@ -43,4 +43,54 @@ struct SmallStateFilesystemTests {
         }
         _ = try await Self.shell("umount \(small.path)")
     }
+
+    /// SPEC §4 "save, then apply" on a really full filesystem: `route.go`, `router.configure` and
+    /// `router.remove` answer `state.write_failed` and change nothing anyone can see; once there is room
+    /// again the router moves on from where it was acknowledged, and after a restart it is there.
+    @Test(.enabled(if: canMount))
+    func aFullStateFilesystemRefusesRouteChangesAndChangesNothing() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let small = directory.appendingPathComponent("small")
+        try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
+        guard try await Self.shell("mount -t tmpfs -o size=1m tmpfs \(small.path)") == 0 else { return }
+        defer { _ = try? FileManager.default.removeItem(at: directory) }
+        let state = small.appendingPathComponent("state").path
+        do {
+            let daemon = try await DaemonProcess(arguments: ["--state-dir", state])
+            let client = try await daemon.client()
+            let routes: JSONValue = ["home": ["kind": "stack"], "detail": ["kind": "stack"]]
+            _ = try await client.call("router.configure", ["scheme": "app", "routes": routes])
+            _ = try await client.call("route.go", ["scheme": "app", "to": "app://home"])
+            // Fill what is left (the plugin images are in memory or already copied).
+            _ = try await Self.shell("dd if=/dev/zero of=\(small.path)/filler bs=4k 2>/dev/null; sync")
+            func code(_ method: String, _ params: JSONValue) async -> String? {
+                do {
+                    _ = try await client.call(method, params)
+                    return nil
+                } catch let error as MotionClientError {
+                    if case .server(let code, _) = error { return code }
+                    return "\(error)"
+                } catch { return "\(error)" }
+            }
+            #expect(await code("route.go", ["scheme": "app", "to": "app://home/detail"]) == "state.write_failed")
+            #expect(try await client.call("route.state", ["scheme": "app"])["url"] == "app://home", "nothing moved")
+            #expect(await code("route.go", ["scheme": "app", "to": "detail"]) == "state.write_failed", "a relative path, retried")
+            #expect(await code("router.configure", ["scheme": "app", "routes": ["home": ["kind": "stack"]]]) == "state.write_failed")
+            #expect(try await client.call("route.state", ["scheme": "app"])["routes"]?.objectValue?.count == 2, "configuration kept")
+            #expect(await code("router.configure", ["scheme": "web", "routes": routes]) == "state.write_failed")
+            #expect(await code("route.state", ["scheme": "web"]) == "router.not_found", "no router that was not saved")
+
+            try FileManager.default.removeItem(atPath: small.path + "/filler")
+            let moved = try await client.call("route.go", ["scheme": "app", "to": "detail"])
+            #expect(moved["url"] == "app://home/detail", "applied once, from the acknowledged state: \(moved)")
+            await client.close()
+            _ = await daemon.stop()
+            let again = try await DaemonProcess(arguments: ["--state-dir", state])
+            let reader = try await again.client()
+            #expect(try await reader.call("route.state", ["scheme": "app"])["url"] == "app://home/detail")
+            await reader.close()
+            _ = await again.stop()
+        }
+        _ = try await Self.shell("umount \(small.path)")
+    }
 }

@@ -80,6 +80,7 @@ extension EngineContext {
             perform(work, for: session, replyingTo: request.id)
             return nil
         case "router.configure": return try configureRouter(params, replyingTo: request.id, in: session)
+        case "router.remove": return try removeRouter(params, replyingTo: request.id, in: session)
         case "route.go": return try go(params, replyingTo: request.id, in: session)
         case "route.diff": return try diff(params, session)
         case "route.resolve": return try resolve(params, session)

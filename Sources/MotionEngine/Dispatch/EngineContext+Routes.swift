@@ -46,6 +46,44 @@ extension EngineContext {
         return nil
     }
 
+    /// `router.remove`: forgets the caller's router (durably first, as configure saves first) and ends its
+    /// runtime. Refused while it performs or is being configured.
+    func removeRouter(_ params: Params, replyingTo id: JSONValue, in session: Session) throws(EngineError) -> JSONValue? {
+        let router = try self.router(params, session)
+        guard !configuringSchemes.contains(router.key), !router.isBusy else {
+            throw EngineError(.routerBusy, "\(router.scheme):// is busy; remove it when its transition has ended")
+        }
+        let owner = router.owner, scheme = router.scheme, key = router.key
+        guard let store = routerStore, let offload, let onEngineThread else {
+            try routerStore?.remove(owner: owner, scheme: scheme)
+            return forget(router)
+        }
+        configuringSchemes.insert(key)
+        session.owedReplies += 1
+        let sessionID = session.id
+        offload {
+            let removed = Result { () throws(EngineError) in try store.remove(owner: owner, scheme: scheme) }
+            onEngineThread { context in
+                context.configuringSchemes.remove(key)
+                let reply: JSONValue
+                switch removed {
+                case .success: reply = WireMessage.result(id: id, context.routers[key].map(context.forget) ?? ["scheme": .string(scheme)])
+                case .failure(let error):
+                    context.logger.error("router not removed", metadata: ["scheme": "\(scheme)", "error": "\(error.message)"])
+                    reply = WireMessage.error(id: id, code: error.code, message: error.message)
+                }
+                context.sessions[sessionID]?.sendOwedReply(reply)
+            }
+        }
+        return nil
+    }
+
+    private func forget(_ router: Router) -> JSONValue {
+        routers[router.key] = nil
+        try? destroyRuntime(router.runtime)
+        return ["scheme": .string(router.scheme), "removed": true]
+    }
+
     /// A new router within the owner's `routers` quota (its runtime within `runtimes`), and its state
     /// within `stateBytes`.
     private func checkRouterQuotas(owner: UInt32, replacing existing: Router?, bytes: Int) throws(EngineError) {

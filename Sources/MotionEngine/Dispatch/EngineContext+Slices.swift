@@ -29,11 +29,11 @@ extension EngineContext {
             case .success(true):
                 let answer = Result { () throws(EngineError) in try work.finish(in: self) }
                 endWork(of: session)
-                let reply = switch answer {
-                case .success(let result): WireMessage.result(id: id, result)
-                case .failure(let error): WireMessage.error(id: id, code: error.code, message: error.message)
+                let line = switch answer {
+                case .success(let result): result.line(id: id)
+                case .failure(let error): WireMessage.line(WireMessage.error(id: id, code: error.code, message: error.message))
                 }
-                session.sendOwedReply(reply)
+                session.sendOwedReply(line: line)
             case .failure(let error):
                 endWork(of: session)
                 session.sendOwedReply(WireMessage.error(id: id, code: error.code, message: error.message))

@@ -52,12 +52,12 @@ final class ReplayWork: SlicedWork {
         }
     }
 
-    func finish(in context: EngineContext) throws(EngineError) -> JSONValue {
+    func finish(in context: EngineContext) throws(EngineError) -> SlicedAnswer {
         let engine = context.engine
         let values = engine.properties(ofRuntime: runtime).map { property in
             (property.target, property.property, engine.store.value(property.handle), engine.store.velocity(property.handle))
         }
-        return try apply(context, values)
+        return .result(try apply(context, values))
     }
 
     func end(in context: EngineContext) {

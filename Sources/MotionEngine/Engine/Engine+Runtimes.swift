@@ -50,7 +50,7 @@ extension Engine {
     }
 
     /// `runtime.state` pages hold at most this many targets.
-    public static let maximumStatePage = 10_000
+    public static let maximumStatePage = 1000
 
     /// A JSON picture of one runtime for `runtime.state`: at most `limit` targets, in the order they were
     /// created, starting after the target named `after`; `next` names the last one when more follow.

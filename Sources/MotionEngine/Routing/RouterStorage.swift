@@ -5,6 +5,8 @@ import MotionWire
 package protocol RouterStorage: Sendable {
     /// Saves one router durably, or throws `state.write_failed`.
     func save(owner: UInt32, scheme: String, configuration: JSONValue, url: String) throws(EngineError)
+    /// Forgets one router durably, or throws `state.write_failed`.
+    func remove(owner: UInt32, scheme: String) throws(EngineError)
     /// Every saved router; unreadable entries are returned as problems, not thrown.
     func loadAll() -> (routers: [SavedRouter], problems: [String])
 }

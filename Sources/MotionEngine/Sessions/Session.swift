@@ -40,9 +40,13 @@ final class Session {
 
     /// Sends a reply owed since an earlier request (see `owedReplies`).
     func sendOwedReply(_ reply: JSONValue) {
+        sendOwedReply(line: WireMessage.line(reply))
+    }
+
+    func sendOwedReply(line: [UInt8]) {
         guard !isClosed else { return }
         owedReplies -= 1
-        output.send(WireMessage.line(reply))
+        output.send(line)
         closeIfFinished()
     }
 }
@@ -72,6 +76,8 @@ final class Subscription {
     /// True when it may see another uid's runtimes: their updates name the runtime `<uid>/<name>`.
     let seesOthers: Bool
     var dropped = 0
+    /// Set at the start of each frame: nothing was pending (its updates may share an encoding).
+    var wasUpToDate = true
     var lastFrameTime = -Double.infinity
     var traceLost = 0
 
@@ -119,6 +125,31 @@ final class Subscription {
         guard seesOthers else { return nil }
         let owner = store.owners[Int(handle)]
         return owner == viewer || owner == PropertyStore.daemon ? nil : owner
+    }
+
+    func growPending(to count: Int) {
+        if isPending.count < count { isPending.append(contentsOf: repeatElement(false, count: count - isPending.count)) }
+    }
+
+    /// `handle` was written this frame: pending once (latest value wins), a second write counts as dropped.
+    @inline(__always)
+    func mark(_ handle: UInt32, _ isPending: inout UnsafeMutableBufferPointer<Bool>) {
+        if isPending[Int(handle)] {
+            dropped += 1
+        } else {
+            isPending[Int(handle)] = true
+            pending.append(handle)
+        }
+    }
+
+    func mark(_ handle: UInt32, count: Int) {
+        growPending(to: count)
+        if isPending[Int(handle)] {
+            dropped += 1
+        } else {
+            isPending[Int(handle)] = true
+            pending.append(handle)
+        }
     }
 
     func nextSeq() -> UInt64 {

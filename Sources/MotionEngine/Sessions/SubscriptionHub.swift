@@ -29,16 +29,44 @@ public final class SubscriptionHub {
         self.limits = limits
     }
 
+    /// Frame subscribers with a `runtime` filter, by runtime key, and those with only a `targets` filter,
+    /// by target name: a frame looks up each written property once, so a subscriber costs what it
+    /// receives, not what moves elsewhere, whatever the size of its filter.
+    private var byRuntime: [String: [Subscription]] = [:]
+    private var byTarget: [String: [Subscription]] = [:]
+    /// Frame subscribers without a filter: they look at every written property.
+    private var unfiltered: [Subscription] = []
+
     func add(_ subscription: Subscription) {
         subscriptions.append(subscription)
+        guard subscription.frames else { return }
+        if let runtime = subscription.runtime {
+            byRuntime[runtime, default: []].append(subscription)
+        } else if let targets = subscription.targets {
+            for target in targets { byTarget[target, default: []].append(subscription) }
+        } else {
+            unfiltered.append(subscription)
+        }
     }
 
     func remove(_ subscription: Subscription) {
         subscriptions.removeAll { $0 === subscription }
+        guard subscription.frames else { return }
+        if let runtime = subscription.runtime {
+            byRuntime[runtime]?.removeAll { $0 === subscription }
+            if byRuntime[runtime]?.isEmpty == true { byRuntime[runtime] = nil }
+        } else if let targets = subscription.targets {
+            for target in targets {
+                byTarget[target]?.removeAll { $0 === subscription }
+                if byTarget[target]?.isEmpty == true { byTarget[target] = nil }
+            }
+        } else {
+            unfiltered.removeAll { $0 === subscription }
+        }
     }
 
     func removeAll(of session: Session) {
-        subscriptions.removeAll { $0.session === session }
+        for subscription in subscriptions where subscription.session === session { remove(subscription) }
         behindSince[session.id] = nil
     }
 
@@ -52,22 +80,35 @@ public final class SubscriptionHub {
             bodies.reset()
             sharedBodies.removeAll(keepingCapacity: true)
         }
-        for subscription in subscriptions where subscription.frames && !subscription.session.isClosed {
-            let wasUpToDate = subscription.pending.isEmpty
-            if subscription.isPending.count < store.keys.count {
-                subscription.isPending.append(contentsOf: repeatElement(false, count: store.keys.count - subscription.isPending.count))
-            }
+        for subscription in subscriptions where subscription.frames {
+            subscription.wasUpToDate = subscription.pending.isEmpty
+        }
+        for subscription in unfiltered where !subscription.session.isClosed {
+            subscription.growPending(to: store.keys.count)
             subscription.isPending.withUnsafeMutableBufferPointer { isPending in
                 for handle in dirty {
                     if subscription.isFiltered, !subscription.matches(handle, in: store) { continue }
-                    if isPending[Int(handle)] {
-                        subscription.dropped += 1
-                    } else {
-                        isPending[Int(handle)] = true
-                        subscription.pending.append(handle)
+                    subscription.mark(handle, &isPending)
+                }
+            }
+        }
+        if !byRuntime.isEmpty || !byTarget.isEmpty {
+            for handle in dirty {
+                guard let key = store.keys[Int(handle)] else { continue }
+                if let interested = byRuntime[key.runtime] {
+                    for subscription in interested where !subscription.session.isClosed && subscription.matches(handle, in: store) {
+                        subscription.mark(handle, count: store.keys.count)
+                    }
+                }
+                if let interested = byTarget[key.target] {
+                    for subscription in interested where !subscription.session.isClosed && subscription.matches(handle, in: store) {
+                        subscription.mark(handle, count: store.keys.count)
                     }
                 }
             }
+        }
+        for subscription in subscriptions where subscription.frames && !subscription.session.isClosed {
+            let wasUpToDate = subscription.wasUpToDate
             guard !subscription.pending.isEmpty,
                 subscription.session.output.backlog <= limits.frameHighWater,
                 time - subscription.lastFrameTime >= subscription.minimumInterval

@@ -61,6 +61,18 @@ struct RouterStore: RouterStorage {
         return (routers, problems)
     }
 
+    /// Removes a saved router durably (its file, and the directory entry synced).
+    func remove(owner: UInt32, scheme: String) throws(EngineError) {
+        do {
+            for path in [file(for: scheme, owner: owner)] + (owner == legacyOwner ? [file(for: scheme, owner: nil)] : []) {
+                guard unlink(path) == 0 || errno == ENOENT else { throw Failure("unlink \(path)", errno) }
+            }
+            try Self.syncDirectory(directory)
+        } catch {
+            throw EngineError(.stateWriteFailed, "router \(scheme):// could not be removed: \(error)")
+        }
+    }
+
     /// Nil owner: the version 1 name.
     private func file(for scheme: String, owner: UInt32?) -> String {
         directory + "/" + (owner.map { "\($0)." } ?? "") + scheme + ".json"

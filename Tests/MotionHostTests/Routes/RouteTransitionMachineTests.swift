@@ -83,6 +83,7 @@ struct RouteTransitionMachineTests {
         func save(owner: UInt32, scheme: String, configuration: JSONValue, url: String) throws(EngineError) {
             if url != "app://" { throw EngineError(.stateWriteFailed, "router \(scheme):// could not be saved: no space left") }
         }
+        func remove(owner: UInt32, scheme: String) throws(EngineError) {}
         func loadAll() -> (routers: [SavedRouter], problems: [String]) { ([], []) }
     }
 

@@ -10,6 +10,7 @@ import Testing
 struct RouterRestoreTests {
     struct Stored: RouterStorage {
         func save(owner: UInt32, scheme: String, configuration: JSONValue, url: String) throws(EngineError) {}
+        func remove(owner: UInt32, scheme: String) throws(EngineError) {}
         func loadAll() -> (routers: [SavedRouter], problems: [String]) {
             ([SavedRouter(owner: 0, scheme: "warp", configuration: ["routes": ["home": ["kind": "stack", "transition": ["type": "Warp", "property": "x"]]],
                                                           "transitions": .null], url: "warp://home"),

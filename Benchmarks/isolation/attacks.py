@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Issue #16's attacks against a running motiond, each beside a victim that counts its own frames.
+
+    attacks.py SOCKET [--uid UID] [--seconds S] [ATTACK...]
+
+The victim (this process's uid) animates one spring that never settles and subscribes to it; while an
+attacker (a subprocess, run as UID through setpriv when given) performs one attack, the victim records
+its frame rate and longest gap between frames. One JSON line per attack. Standard library only.
+"""
+import json, os, socket, subprocess, sys, threading, time
+
+ATTACKS = ["filters", "scrub", "sample", "state", "bigplan", "neighbour", "idle"]
+
+
+class Client:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(path)
+        self.file = self.sock.makefile("rwb")
+        self.next = 0
+
+    def send(self, method, params=None):
+        self.next += 1
+        line = json.dumps({"id": self.next, "method": method, "params": params or {}}) + "\n"
+        self.file.write(line.encode())
+        return self.next
+
+    def reply(self, id):
+        self.file.flush()
+        while True:
+            message = json.loads(self.file.readline())
+            if message.get("id") == id:
+                return message
+
+    def call(self, method, params=None):
+        return self.reply(self.send(method, params))
+
+    def code(self, method, params=None):
+        reply = self.call(method, params)
+        return reply.get("error", {}).get("code", "ok")
+
+
+def victim(path, seconds, result):
+    client = Client(path)
+    client.call("hello", {"protocol": 1, "client": "victim"})
+    client.call("runtime.create", {"name": "victim", "ephemeral": True})
+    client.call("plan.add", {"runtime": "victim", "target": "v", "plan": {
+        "type": "Spring", "property": "x", "from": [0], "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}})
+    client.call("subscribe", {"streams": ["frames"], "runtime": "victim"})
+    result["ready"].set()
+    frames = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        line = client.file.readline()
+        if line.startswith(b'{"event":"frame"'):
+            frames.append(time.monotonic())
+    gaps = [b - a for a, b in zip(frames, frames[1:])]
+    result["fps"] = round(len(frames) / seconds, 1)
+    result["max_gap_ms"] = round(max(gaps) * 1000, 1) if gaps else None
+
+
+def attack(path, name, seconds):
+    """Runs in the attacker's process; prints a JSON summary of what it saw."""
+    client = Client(path)
+    client.call("hello", {"protocol": 1, "client": "attacker"})
+    end = time.monotonic() + seconds
+    seen = {}
+
+    def count(code):
+        seen[code] = seen.get(code, 0) + 1
+
+    if name == "filters":
+        # Many moving springs of its own, and every subscription it may have, each filtering on the
+        # longest target list allowed; it never reads what it subscribed to.
+        client.call("runtime.create", {"name": "swarm"})
+        for index in range(10000):
+            client.send("plan.add", {"runtime": "swarm", "target": "s%d" % index, "plan": {
+                "type": "Spring", "property": "x", "from": [0], "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}})
+            if index % 500 == 499:
+                client.reply(client.next)
+        names = ["s%d" % i for i in range(4096)]
+        for _ in range(64):
+            client.send("subscribe", {"streams": ["frames"], "targets": names})
+        client.file.flush()
+        count("subscribed")
+        while time.monotonic() < end:
+            time.sleep(0.1)
+    elif name == "scrub":
+        client.call("runtime.create", {"name": "long"})
+        for index in range(200):
+            client.send("plan.add", {"runtime": "long", "target": "t%d" % index, "plan": {
+                "type": "Tween", "property": "x", "from": [0], "to": [100], "duration": 60}})
+        client.reply(client.next)
+        count(client.code("timeline.attach", {"runtime": "long", "offset": 60}))
+        offset = 0
+        while time.monotonic() < end:
+            offset = 60 - offset
+            count(client.code("timeline.scrub", {"runtime": "long", "offset": offset}))
+    elif name == "sample":
+        times = [i * 0.06 for i in range(10000)]
+        plan = {"type": "Spring", "property": "x", "from": [0], "to": [1], "tension": 1, "damping": 0.001}
+        while time.monotonic() < end:
+            ids = [client.send("plan.sample", {"plan": plan, "times": times}) for _ in range(4)]
+            for id in ids:
+                count("ok" if "result" in client.reply(id) else "error")
+    elif name == "state":
+        client.call("runtime.create", {"name": "wide"})
+        for index in range(20000):
+            client.send("plan.add", {"runtime": "wide", "target": "t%d" % index, "name": "n", "plan": {"type": "Set", "property": "x", "value": [index]}})
+            if index % 1000 == 999:
+                client.reply(client.next)
+        while time.monotonic() < end:
+            after = None
+            while True:
+                params = {"runtime": "wide", "limit": 1000}
+                if after:
+                    params["after"] = after
+                page = client.call("runtime.state", params)
+                count("page")
+                after = page.get("result", {}).get("next")
+                if not after:
+                    break
+    elif name == "bigplan":
+        pad = "x" * 900000
+        while time.monotonic() < end:
+            count(client.code("plan.add", {"target": "a", "plan": {"type": "Spring", "property": "x", "to": [1], "pad": pad}}))
+    elif name == "neighbour":
+        # Everything another uid could try on the victim's motion.
+        while time.monotonic() < end:
+            for method, params in [("runtime.state", {"runtime": "0/victim"}), ("timeline.attach", {"runtime": "0/victim"}),
+                                   ("plan.add", {"runtime": "0/victim", "target": "v", "plan": {"type": "Set", "property": "x", "value": [0]}}),
+                                   ("runtime.destroy", {"name": "0/victim"}), ("timeline.attach", {"runtime": "default"}),
+                                   ("subscribe", {"streams": ["frames"], "runtime": "0/victim"})]:
+                count(client.code(method, params))
+    elif name == "idle":
+        held = []
+        for _ in range(1100):
+            try:
+                sock = socket.socket(socket.AF_UNIX)
+                sock.connect(path)
+                held.append(sock)
+            except OSError:
+                count("refused")
+                break
+        count("held %d" % len(held))
+        while time.monotonic() < end:
+            time.sleep(0.1)
+    print(json.dumps(seen))
+
+
+def main():
+    args = sys.argv[1:]
+    if args and args[0] == "--attack":
+        attack(args[1], args[2], float(args[3]))
+        return
+    path, uid, seconds, chosen = args[0], None, 5.0, []
+    rest = args[1:]
+    while rest:
+        option = rest.pop(0)
+        if option == "--uid":
+            uid = rest.pop(0)
+        elif option == "--seconds":
+            seconds = float(rest.pop(0))
+        else:
+            chosen.append(option)
+    for name in chosen or ATTACKS:
+        result = {"ready": threading.Event()}
+        watcher = threading.Thread(target=victim, args=(path, seconds, result))
+        watcher.start()
+        result["ready"].wait()
+        command = [sys.executable, os.path.abspath(__file__), "--attack", path, name, str(seconds)]
+        if uid is not None:
+            command = ["setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"] + command
+        attacker = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 120)
+        watcher.join()
+        summary = attacker.stdout.strip().splitlines()[-1] if attacker.stdout.strip() else attacker.stderr.strip()[-300:]
+        print(json.dumps({"attack": name, "victim_fps": result["fps"], "victim_max_gap_ms": result["max_gap_ms"],
+                          "attacker_uid": uid or os.getuid(), "attacker_saw": summary}), flush=True)
+        time.sleep(1)
+
+
+if __name__ == "__main__":
+    main()
