@@ -9,7 +9,7 @@ its frame rate and longest gap between frames. One JSON line per attack. Standar
 """
 import json, os, socket, subprocess, sys, threading, time
 
-ATTACKS = ["filters", "scrub", "sample", "state", "bigplan", "neighbour", "idle"]
+ATTACKS = ["swarm", "filters", "scrub", "sample", "state", "bigplan", "neighbour", "idle"]
 
 
 class Client:
@@ -69,9 +69,10 @@ def attack(path, name, seconds):
     def count(code):
         seen[code] = seen.get(code, 0) + 1
 
-    if name == "filters":
-        # Many moving springs of its own, and every subscription it may have, each filtering on the
-        # longest target list allowed; it never reads what it subscribed to.
+    if name in ("swarm", "filters"):
+        # Many moving springs of its own ("swarm": nothing else, the reference for "filters"), and
+        # every subscription it may have, each filtering on the longest target list allowed; it never
+        # reads what it subscribed to.
         client.call("runtime.create", {"name": "swarm"})
         for index in range(10000):
             client.send("plan.add", {"runtime": "swarm", "target": "s%d" % index, "plan": {
@@ -79,7 +80,7 @@ def attack(path, name, seconds):
             if index % 500 == 499:
                 client.reply(client.next)
         names = ["s%d" % i for i in range(4096)]
-        for _ in range(64):
+        for _ in range(64 if name == "filters" else 0):
             client.send("subscribe", {"streams": ["frames"], "targets": names})
         client.file.flush()
         count("subscribed")

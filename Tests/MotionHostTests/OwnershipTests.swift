@@ -69,6 +69,28 @@ struct OwnershipTests {
         #expect(runtimes(alice) == ["default"], "alice sees her own, plainly named")
     }
 
+    /// Filtered subscribers are found through indexes (by runtime, by target): the same visibility holds.
+    @Test mutating func filteredSubscribersSeeOnlyWhatTheirUidMaySee() {
+        _ = call(2, "subscribe", ["streams": ["frames"], "targets": ["card"]])
+        _ = call(2, "subscribe", ["streams": ["frames"], "runtime": "default", "targets": ["card"]])
+        _ = call(3, "subscribe", ["streams": ["frames"], "targets": ["card"]])
+        _ = call(1, "plan.add", ["target": "card", "plan": Self.flag])
+        _ = call(2, "plan.add", ["target": "card", "plan": Self.flag])
+        _ = call(2, "plan.add", ["target": "other", "plan": Self.flag])
+        context.publishControlFrame()
+        func updates(_ output: RecordingOutput) -> [String] {
+            output.lines.filter { $0["event"] == "frame" }.flatMap { $0["updates"]?.arrayValue ?? [] }
+                .map { "\($0["runtime"]?.stringValue ?? "?") \($0["target"]?.stringValue ?? "?")" }.sorted()
+        }
+        #expect(updates(bob) == ["default card", "default card"], "each of bob's two subscriptions: his card only")
+        #expect(updates(admin) == ["1000/default card", "1001/default card"])
+        let sub = bob.lines.first { $0["result"]?["sub"] != nil }?["result"]?["sub"] ?? 0
+        _ = call(2, "unsubscribe", ["sub": sub])
+        _ = call(2, "plan.add", ["target": "card", "plan": ["type": "ChangeBoolean", "value": false]])
+        context.publishControlFrame()
+        #expect(updates(bob).count == 3, "an unsubscribed filter receives nothing more")
+    }
+
     @Test mutating func aSharedRuntimeIsReadableByAllAndChangedByItsOwnerOnly() {
         #expect(call(1, "runtime.create", ["name": "board", "shared": true])["shared"] == true)
         _ = call(2, "subscribe", ["streams": ["frames"], "runtime": "1000/board"])

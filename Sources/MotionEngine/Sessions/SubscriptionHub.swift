@@ -93,16 +93,21 @@ public final class SubscriptionHub {
             }
         }
         if !byRuntime.isEmpty || !byTarget.isEmpty {
+            // Each written property is looked up once; a subscriber in the index it is found in already
+            // matches that part of its filter, so what remains per subscriber is an array read or two.
+            let owners = store.owners, shared = store.isShared, count = store.keys.count
             for handle in dirty {
                 guard let key = store.keys[Int(handle)] else { continue }
+                let owner = owners[Int(handle)], isShared = shared[Int(handle)]
                 if let interested = byRuntime[key.runtime] {
-                    for subscription in interested where !subscription.session.isClosed && subscription.matches(handle, in: store) {
-                        subscription.mark(handle, count: store.keys.count)
+                    for subscription in interested where subscription.seesAll || owner == subscription.viewer || isShared {
+                        if let targets = subscription.targets, !targets.contains(key.target) { continue }
+                        subscription.mark(handle, count: count)
                     }
                 }
                 if let interested = byTarget[key.target] {
-                    for subscription in interested where !subscription.session.isClosed && subscription.matches(handle, in: store) {
-                        subscription.mark(handle, count: store.keys.count)
+                    for subscription in interested where subscription.seesAll || owner == subscription.viewer || isShared {
+                        subscription.mark(handle, count: count)
                     }
                 }
             }
