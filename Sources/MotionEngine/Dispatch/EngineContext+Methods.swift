@@ -17,31 +17,46 @@ extension EngineContext {
             let plan = try params.object("plan")
             if request.lineLength > Self.maximumPlanBytes { try Self.checkSize(of: plan) }
             let planName = try params.optionalName("name")
-            let performer = try engine.addPlan(plan, to: target, in: runtime, named: planName,
-                                               performerLimit: performerLimit(of: runtime))
-            return ["runtime": .string(name ?? Engine.defaultRuntime), "target": .string(target),
-                    "performer": .number(Double(performer))]
+            let journaled = isJournaled(runtime)
+            // A journaled plan is checked before it is written: the journal holds plans that were accepted.
+            if journaled { try engine.check(plan) }
+            let limit = performerLimit(of: runtime), shown = name ?? Engine.defaultRuntime
+            return try journalOrApply(session, id: request.id, journaled: journaled,
+                                      record: { .add(runtime: runtime, target: target, plan: plan, name: planName, t: WallClock.now()) }) { context throws(EngineError) in
+                let performer = try context.engine.addPlan(plan, to: target, in: runtime, named: planName, performerLimit: limit)
+                return ["runtime": .string(shown), "target": .string(target), "performer": .number(Double(performer))]
+            }
         case "plan.remove":
             let runtime = try runtimeKey(try params.optionalName("runtime"), for: session, .change)
-            let removed = try engine.removePlan(named: try params.name("name"), from: try params.name("target"),
-                                                in: runtime)
-            return ["removed": .bool(removed)]
+            let planName = try params.name("name"), target = try params.name("target")
+            return try journalOrApply(session, id: request.id, journaled: isJournaled(runtime),
+                                      record: { .remove(runtime: runtime, target: target, name: planName, t: WallClock.now()) }) { context throws(EngineError) in
+                ["removed": .bool(try context.engine.removePlan(named: planName, from: target, in: runtime))]
+            }
         case "runtime.create":
             let name = try params.name("name")
             let key = try newRuntimeKey(name, for: session)
             let ephemeral = try params.optionalBool("ephemeral") ?? false
             let shared = try params.optionalBool("shared") ?? false
-            try engine.createRuntime(key, ephemeralOwner: ephemeral ? session.id : nil, shared: shared)
-            if shared { hub.sharedRuntimes.insert(key) }
-            return ["runtime": .string(name), "ephemeral": .bool(ephemeral), "shared": .bool(shared)]
+            guard engine.runtimes[key] == nil else { throw EngineError(.runtimeExists, "name: runtime \"\(name)\" exists") }
+            let owner = ephemeral ? session.id : nil
+            return try journalOrApply(session, id: request.id, journaled: journal != nil && !ephemeral,
+                                      record: { .create(runtime: key, shared: shared, t: WallClock.now()) }) { context throws(EngineError) in
+                try context.engine.createRuntime(key, ephemeralOwner: owner, shared: shared)
+                if shared { context.hub.sharedRuntimes.insert(key) }
+                return ["runtime": .string(name), "ephemeral": .bool(ephemeral), "shared": .bool(shared)]
+            }
         case "runtime.destroy":
             let name = try params.name("name")
             let key = try runtimeKey(name, for: session, .change)
             guard OwnedName.split(key).name != Engine.defaultRuntime else {
                 throw EngineError(.runtimeProtected, "name: the \"default\" runtime always exists")
             }
-            try destroyRuntime(key)
-            return ["runtime": .string(name)]
+            return try journalOrApply(session, id: request.id, journaled: isJournaled(key),
+                                      record: { .destroy(runtime: key, t: WallClock.now()) }) { context throws(EngineError) in
+                try context.destroyRuntime(key)
+                return ["runtime": .string(name)]
+            }
         case "runtime.state":
             let name = try params.optionalName("runtime")
             let limit = try params.optionalNumber("limit").map { Int(exactly: $0) ?? -1 } ?? 1000

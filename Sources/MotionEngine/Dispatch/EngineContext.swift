@@ -36,6 +36,12 @@ public final class EngineContext: TraceObserver {
     var isSampling = false
     /// Numbers dry-run runtimes (several may be worked in slices at once).
     var nextDryRun = 0
+    /// Where runtimes' changes are journaled (nil without `--state-dir`), the group waiting to be
+    /// written, whether one is being written, and each journaled runtime's records (for compaction).
+    var journal: (any JournalStorage)?
+    var journalGroup: [JournalEntry] = []
+    var journalWriting: [JournalEntry] = []
+    var journalRecords: [String: [JournalRecord]] = [:]
 
     static let reservedRuntimePrefix = "motiond."
     /// A subscription's `targets` filter names at most this many targets (a long list cost every frame).
@@ -126,7 +132,7 @@ public final class EngineContext: TraceObserver {
     /// Answers one parsed (or unparseable) line from a session, in arrival order.
     package func handle(_ parsed: Result<Request, RequestFailure>, from sessionID: UInt64) {
         guard let session = sessions[sessionID], !session.isClosed else { return }
-        if session.job != nil {
+        if session.job != nil || (session.journalPending > 0 && !parsed.joinsJournal) {
             session.deferred.append(parsed)
             return
         }

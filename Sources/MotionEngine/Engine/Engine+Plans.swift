@@ -55,6 +55,25 @@ extension Engine {
         return performer.id
     }
 
+    /// Checks a plan as `addPlan` would before performing it (its type is known, it matches the schema),
+    /// without touching anything.
+    public func check(_ plan: JSONValue) throws(EngineError) {
+        guard case .string(let planType)? = plan["type"] else {
+            throw EngineError(.invalidRequest, "plan.type: expected a string")
+        }
+        guard let factoryIndex = registry.factory(forPlanType: planType) else {
+            let known = registry.planTypes.joined(separator: ", ")
+            throw EngineError(.unknownPlanType, "plan.type: \"\(planType)\" is not registered; known types: \(known)")
+        }
+        if let schema = registry.factories[factoryIndex].descriptor.schema {
+            do throws(JSONSchema.Violation) {
+                try schema.validate(plan: plan)
+            } catch {
+                throw EngineError(.invalidPlan, error.message)
+            }
+        }
+    }
+
     /// Removes the plan named `name` from a target. Unknown names do nothing and emit nothing.
     @discardableResult
     public func removePlan(named name: String, from target: String,

@@ -22,6 +22,8 @@ final class Session {
     /// in `deferred` until it is answered.
     var job: (any SlicedWork)?
     var deferred: Deque<Result<Request, RequestFailure>> = []
+    /// Changes of this session waiting for the journal (`EngineContext.journalOrApply`).
+    var journalPending = 0
     /// The uid whose runtimes and routers it reads and changes (SPEC §13); in-process sessions are root's.
     var uid: UInt32 { peer?.uid ?? 0 }
 
@@ -155,5 +157,13 @@ final class Subscription {
     func nextSeq() -> UInt64 {
         seq += 1
         return seq
+    }
+}
+
+extension Result<Request, RequestFailure> {
+    /// A request that may wait in a journal group behind the same connection's earlier changes.
+    var joinsJournal: Bool {
+        if case .success(let request) = self { return EngineContext.journalMethods.contains(request.method) }
+        return false
     }
 }

@@ -56,6 +56,7 @@ public struct MotionDaemon: Sendable {
             let saves = DispatchQueue(label: "motiond.saves")
             context.offload = { work in saves.async(execute: work) }
             context.onEngineThread = { body in loop.submit(body) }
+            Self.restoreRuntimes(into: context, configuration: configuration, logger: logger)
             Self.restoreRouters(into: context, configuration: configuration, logger: logger)
             return context.engine.registry
         }
@@ -106,6 +107,24 @@ public struct MotionDaemon: Sendable {
         }
         guard access(path, W_OK | X_OK) == 0 else {
             throw Unusable(description: "--state-dir \(path): not writable by this user")
+        }
+    }
+
+    /// Journaled runtimes come back as they would be now, before the socket listens (SPEC §13).
+    private static func restoreRuntimes(into context: EngineContext, configuration: DaemonConfiguration, logger: Logger) {
+        guard let directory = configuration.stateDirectory else { return }
+        do {
+            let start = MonotonicClock.now()
+            let (runtimes, records, problems) = context.restoreRuntimes(from: try JournalFile(stateDirectory: directory))
+            for problem in problems { logger.error("journal replay problem", metadata: ["problem": "\(problem)"]) }
+            if records > 0 {
+                logger.info("runtimes replayed from the journal", metadata: [
+                    "runtimes": "\(runtimes)", "records": "\(records)", "animations": "\(context.engine.activeTokenCount)",
+                    "milliseconds": "\(Double(MonotonicClock.now() - start) / 1e6)",
+                ])
+            }
+        } catch {
+            logger.error("runtime journal unusable; runtimes are not journaled", metadata: ["error": "\(error)"])
         }
     }
 

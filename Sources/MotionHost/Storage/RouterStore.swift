@@ -78,7 +78,7 @@ struct RouterStore: RouterStorage {
         directory + "/" + (owner.map { "\($0)." } ?? "") + scheme + ".json"
     }
 
-    private static func writeDurably(_ bytes: [UInt8], to path: String) throws {
+    static func writeDurably(_ bytes: [UInt8], to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw Failure("open \(path)", errno) }
         defer { close(descriptor) }
@@ -94,7 +94,7 @@ struct RouterStore: RouterStorage {
         guard fsync(descriptor) == 0 else { throw Failure("fsync \(path)", errno) }
     }
 
-    private static func syncDirectory(_ path: String) throws {
+    static func syncDirectory(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Failure("open \(path)", errno) }
         defer { close(descriptor) }

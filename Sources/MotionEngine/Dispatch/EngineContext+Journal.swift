@@ -1,0 +1,198 @@
+import MotionWire
+
+/// Animations survive a restart (SPEC §13): changes to non-ephemeral runtimes (`runtime.create`,
+/// `plan.add`, `plan.remove`, `runtime.destroy`) are journaled durably **before** they are applied (a
+/// failed write changes nothing: `state.write_failed`), and replayed at start to the present.
+///
+/// Writes are grouped: while one is being synced on the save queue, the requests that arrive wait in the
+/// next group, so a burst costs a few syncs, not one each. A connection with a change in flight has its
+/// other requests wait until that change is applied, so its replies keep their order.
+extension EngineContext {
+    struct JournalEntry {
+        var record: JournalRecord?
+        var sessionID: UInt64
+        var id: JSONValue
+        var apply: (EngineContext) throws(EngineError) -> JSONValue
+    }
+
+    /// Methods that may join a journal group; a connection waiting on the journal defers the others.
+    static let journalMethods: Set<String> = ["plan.add", "plan.remove", "runtime.create", "runtime.destroy"]
+    /// Past this size the journal is rewritten from what the live runtimes need.
+    static let journalCompactionBytes = 4 << 20
+    /// Records kept per runtime that is still moving (a runtime at rest is kept as its values).
+    static let maximumJournalRecords = 1000
+
+    /// Whether changes to `key` are journaled: a client's own, lasting runtime.
+    func isJournaled(_ key: String) -> Bool {
+        guard journal != nil, let scope = engine.runtimes[key] else { return false }
+        return scope.owner != nil && scope.ephemeralOwner == nil && !scope.isDryRun
+            && !OwnedName.split(key).name.hasPrefix(Self.reservedRuntimePrefix)
+    }
+
+    /// Applies a change now, or (journaled, or behind another of this connection's changes) queues it for
+    /// the journal and returns nil: the reply comes once it is written and applied.
+    func journalOrApply(_ session: Session, id: JSONValue, journaled: Bool, record: () -> JournalRecord,
+                        apply: @escaping (EngineContext) throws(EngineError) -> JSONValue) throws(EngineError) -> JSONValue? {
+        guard journal != nil, journaled || session.journalPending > 0 else { return try apply(self) }
+        session.owedReplies += 1
+        session.journalPending += 1
+        journalGroup.append(JournalEntry(record: journaled ? record() : nil, sessionID: session.id, id: id, apply: apply))
+        flushJournal()
+        return nil
+    }
+
+    private func flushJournal() {
+        guard journalWriting.isEmpty, !journalGroup.isEmpty, let journal else { return }
+        journalWriting = journalGroup
+        journalGroup = []
+        let lines = journalWriting.reduce(into: [UInt8]()) { lines, entry in lines += entry.record?.line ?? [] }
+        let write: @Sendable () -> Result<Void, EngineError> = {
+            lines.isEmpty ? .success(()) : Result { () throws(EngineError) in try journal.append(lines) }
+        }
+        guard let offload, let onEngineThread else { return applyJournalGroup(written: write()) }
+        offload {
+            let written = write()
+            onEngineThread { $0.applyJournalGroup(written: written) }
+        }
+    }
+
+    /// Applies the group just written (`journalWriting`), or refuses its journaled changes if the write
+    /// failed.
+    private func applyJournalGroup(written: Result<Void, EngineError>) {
+        let group = journalWriting
+        journalWriting = []
+        if case .failure(let error) = written {
+            logger.error("journal not written; the changes are refused", metadata: ["error": "\(error.message)"])
+        }
+        for entry in group {
+            let session = sessions[entry.sessionID]
+            session?.journalPending -= 1
+            let reply: JSONValue
+            if case .failure(let error) = written, entry.record != nil {
+                reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
+            } else {
+                do throws(EngineError) {
+                    reply = WireMessage.result(id: entry.id, try entry.apply(self))
+                    if let record = entry.record { remember(record) }
+                } catch {
+                    reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
+                }
+            }
+            session?.sendOwedReply(reply)
+        }
+        if let journal, journal.size > Self.journalCompactionBytes { compactJournal() }
+        for entry in group {
+            guard let session = sessions[entry.sessionID] else { continue }
+            while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
+                handle(next, from: session.id)
+            }
+        }
+        publishControlFrame()
+        flushJournal()
+    }
+
+    /// Keeps what a replay of `record`'s runtime needs (the compaction's source).
+    private func remember(_ record: JournalRecord) {
+        if case .destroy = record {
+            journalRecords[record.runtime] = nil
+            return
+        }
+        journalRecords[record.runtime, default: []].append(record)
+        if let records = journalRecords[record.runtime], records.count > Self.maximumJournalRecords {
+            journalRecords[record.runtime]!.removeSubrange(1..<(records.count - Self.maximumJournalRecords + 1))
+        }
+    }
+
+    /// Compacts now (tests; the daemon compacts past `journalCompactionBytes`).
+    func compactForTesting() { compactJournal() }
+
+    /// Rewrites the journal from memory: each live runtime's creation, then its values if it is at rest,
+    /// else its plans.
+    private func compactJournal() {
+        guard let journal else { return }
+        let now = WallClock.now()
+        var lines: [UInt8] = []
+        for (runtime, records) in journalRecords.sorted(by: { $0.key < $1.key }) {
+            guard case .create? = records.first else { continue }
+            lines += records[0].line
+            if engine.isActive(runtime: runtime) {
+                for record in records.dropFirst() { lines += record.line }
+            } else {
+                let values = engine.properties(ofRuntime: runtime).map { ($0.target, $0.property, engine.store.value($0.handle)) }
+                let resting = JournalRecord.values(runtime: runtime, values: values, t: now)
+                journalRecords[runtime] = [records[0], resting]
+                lines += resting.line
+            }
+        }
+        let rewrite: @Sendable () -> Void = { [logger, lines] in
+            do throws(EngineError) { try journal.rewrite(lines) } catch {
+                logger.error("journal not compacted", metadata: ["error": "\(error.message)"])
+            }
+        }
+        if let offload { offload(rewrite) } else { rewrite() }
+    }
+
+    // MARK: Restore
+
+    /// Replays the journal at start (before the socket listens): every journaled runtime comes back as
+    /// it would be now, its plans performed in frame-sized steps from when they were added (stretches
+    /// where nothing moves are skipped). Returns the runtimes and records replayed and any problem.
+    package func restoreRuntimes(from journal: any JournalStorage, now: Double = WallClock.now())
+        -> (runtimes: Int, records: Int, problems: [String]) {
+        self.journal = journal
+        let (lines, unreadable) = journal.load()
+        var problems = unreadable
+        let records = lines.compactMap { line -> JournalRecord? in
+            guard let record = JournalRecord(line) else {
+                problems.append("journal: a record that does not read: \(JSONWriter.string(line).prefix(200))")
+                return nil
+            }
+            return record
+        }
+        guard let first = records.first else { return (0, 0, problems) }
+        isSampling = true
+        defer {
+            isSampling = false
+            engine.clearFrame()
+        }
+        var clock = first.time
+        let frame = 1 / settings.rate
+        func advance(to time: Double) {
+            while time - clock > 1e-9 {
+                guard engine.isAnimating else {
+                    clock = time
+                    return
+                }
+                let dt = min(frame, time - clock)
+                engine.advance(by: dt)
+                engine.clearFrame()
+                clock += dt
+            }
+        }
+        for record in records {
+            advance(to: record.time)
+            do throws(EngineError) {
+                switch record {
+                case .create(let runtime, let shared, _):
+                    try engine.createRuntime(runtime, shared: shared)
+                    if shared { hub.sharedRuntimes.insert(runtime) }
+                case .add(let runtime, let target, let plan, let name, _):
+                    try engine.addPlan(plan, to: target, in: runtime, named: name)
+                case .remove(let runtime, let target, let name, _):
+                    try engine.removePlan(named: name, from: target, in: runtime)
+                case .destroy(let runtime, _):
+                    try destroyRuntime(runtime)
+                case .values(let runtime, let values, _):
+                    for (target, property, value) in values {
+                        engine.write(value, velocity: [], to: property, target: target, runtime: runtime)
+                    }
+                }
+            } catch {
+                problems.append("journal: \(record.runtime): \(error.message)")
+            }
+            remember(record)
+        }
+        advance(to: now)
+        return (journalRecords.count, records.count, problems)
+    }
+}

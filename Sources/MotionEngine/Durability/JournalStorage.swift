@@ -1,0 +1,82 @@
+import MotionWire
+
+/// Where runtimes' changes are journaled (SPEC §13): the engine hands over lines and asks for them back;
+/// the daemon supplies the durable file, tests an in-memory one. Calls come from one thread at a time, in
+/// order (the daemon's save queue).
+package protocol JournalStorage: AnyObject, Sendable {
+    /// Appends records durably (written and synced before it returns), or throws `state.write_failed`.
+    func append(_ lines: [UInt8]) throws(EngineError)
+    /// Replaces the whole journal durably with `lines` (compaction).
+    func rewrite(_ lines: [UInt8]) throws(EngineError)
+    /// Every record, oldest first; lines that do not read are returned as problems.
+    func load() -> (records: [JSONValue], problems: [String])
+    /// Bytes in the journal now.
+    var size: Int { get }
+}
+
+/// One journaled change. `t` is wall-clock seconds (CLOCK_REALTIME).
+enum JournalRecord {
+    case create(runtime: String, shared: Bool, t: Double)
+    case add(runtime: String, target: String, plan: JSONValue, name: String?, t: Double)
+    case remove(runtime: String, target: String, name: String, t: Double)
+    case destroy(runtime: String, t: Double)
+    /// A resting runtime's values (compaction): what its earlier records led to.
+    case values(runtime: String, values: [(target: String, property: String, value: [Double])], t: Double)
+
+    var runtime: String {
+        switch self {
+        case .create(let runtime, _, _), .add(let runtime, _, _, _, _), .remove(let runtime, _, _, _),
+             .destroy(let runtime, _), .values(let runtime, _, _): runtime
+        }
+    }
+
+    var time: Double {
+        switch self {
+        case .create(_, _, let t), .add(_, _, _, _, let t), .remove(_, _, _, let t), .destroy(_, let t), .values(_, _, let t): t
+        }
+    }
+
+    var json: JSONValue {
+        switch self {
+        case .create(let runtime, let shared, let t):
+            return ["op": "create", "runtime": .string(runtime), "shared": .bool(shared), "t": .number(t)]
+        case .add(let runtime, let target, let plan, let name, let t):
+            var members: [String: JSONValue] = ["op": "add", "runtime": .string(runtime), "target": .string(target), "plan": plan, "t": .number(t)]
+            if let name { members["name"] = .string(name) }
+            return .object(members)
+        case .remove(let runtime, let target, let name, let t):
+            return ["op": "remove", "runtime": .string(runtime), "target": .string(target), "name": .string(name), "t": .number(t)]
+        case .destroy(let runtime, let t):
+            return ["op": "destroy", "runtime": .string(runtime), "t": .number(t)]
+        case .values(let runtime, let values, let t):
+            return ["op": "values", "runtime": .string(runtime), "t": .number(t),
+                    "values": .array(values.map { [.string($0.target), .string($0.property), JSONValue($0.value)] })]
+        }
+    }
+
+    /// One line of the journal file.
+    var line: [UInt8] { WireMessage.line(json) }
+
+    init?(_ json: JSONValue) {
+        guard let runtime = json["runtime"]?.stringValue, let t = json["t"]?.doubleValue else { return nil }
+        switch json["op"]?.stringValue {
+        case "create": self = .create(runtime: runtime, shared: json["shared"] == true, t: t)
+        case "add":
+            guard let target = json["target"]?.stringValue, let plan = json["plan"] else { return nil }
+            self = .add(runtime: runtime, target: target, plan: plan, name: json["name"]?.stringValue, t: t)
+        case "remove":
+            guard let target = json["target"]?.stringValue, let name = json["name"]?.stringValue else { return nil }
+            self = .remove(runtime: runtime, target: target, name: name, t: t)
+        case "destroy": self = .destroy(runtime: runtime, t: t)
+        case "values":
+            var values: [(String, String, [Double])] = []
+            for entry in json["values"]?.arrayValue ?? [] {
+                guard let parts = entry.arrayValue, parts.count == 3, let target = parts[0].stringValue,
+                      let property = parts[1].stringValue, let numbers = parts[2].arrayValue else { return nil }
+                values.append((target, property, numbers.compactMap(\.doubleValue)))
+            }
+            self = .values(runtime: runtime, values: values, t: t)
+        default: return nil
+        }
+    }
+}

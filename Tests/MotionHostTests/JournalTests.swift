@@ -1,0 +1,101 @@
+import Logging
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Synchronization
+import Testing
+
+/// SPEC §13: changes to lasting runtimes are journaled before they are applied, and a restart replays
+/// them to the present. In-process, with an in-memory journal whose writes can be made to fail.
+@Suite("Runtime journal")
+struct JournalTests {
+    final class MemoryJournal: JournalStorage, @unchecked Sendable {
+        let state = Mutex<(lines: [UInt8], failing: Bool, appends: Int)>(([], false, 0))
+        func append(_ lines: [UInt8]) throws(EngineError) {
+            let failing = state.withLock { $0.failing }
+            if failing { throw EngineError(.stateWriteFailed, "the runtime journal could not be written: no space left on device") }
+            state.withLock {
+                $0.lines += lines
+                $0.appends += 1
+            }
+        }
+        func rewrite(_ lines: [UInt8]) throws(EngineError) { state.withLock { $0.lines = lines } }
+        func load() -> (records: [JSONValue], problems: [String]) {
+            let lines = state.withLock { $0.lines }
+            return (lines.split(separator: UInt8(ascii: "\n")).map { try! JSONValue.parse(Array($0)) }, [])
+        }
+        var size: Int { state.withLock { $0.lines.count } }
+        var records: [JSONValue] { load().records }
+    }
+
+    static func context(journal: MemoryJournal, now: Double? = nil) throws -> (EngineContext, RecordingOutput) {
+        let output = RecordingOutput()
+        let context = try EngineContext.greeted(on: output)
+        if let now { _ = context.restoreRuntimes(from: journal, now: now) } else { context.journal = journal }
+        return (context, output)
+    }
+
+    func call(_ context: EngineContext, _ output: RecordingOutput, _ id: Int, _ method: String, _ params: JSONValue) -> JSONValue {
+        context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
+        let reply = output.lines.last { $0["id"] == .number(Double(id)) }
+        return reply?["result"] ?? reply?["error"] ?? .null
+    }
+
+    @Test func lastingRuntimesAreJournaledAndEphemeralOnesAreNot() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        _ = call(context, output, 1, "runtime.create", ["name": "work"])
+        _ = call(context, output, 2, "runtime.create", ["name": "scratch", "ephemeral": true])
+        _ = call(context, output, 3, "plan.add", ["runtime": "work", "target": "a", "plan": ["type": "Frames", "frames": 10]])
+        _ = call(context, output, 4, "plan.add", ["runtime": "scratch", "target": "a", "plan": ["type": "Frames", "frames": 10]])
+        _ = call(context, output, 5, "plan.add", ["target": "b", "name": "n", "plan": ["type": "Frames", "frames": 10]])
+        _ = call(context, output, 6, "plan.remove", ["target": "b", "name": "n"])
+        #expect(journal.records.map { "\($0["op"]?.stringValue ?? "") \($0["runtime"]?.stringValue ?? "")" }
+            == ["create 0/work", "add 0/work", "add 0/default", "remove 0/default"])
+        #expect(call(context, output, 7, "plan.add", ["runtime": "work", "target": "a", "plan": ["type": "Frames", "framez": 3]])["code"]
+            == "plan.invalid", "a plan that would be refused is never journaled")
+        #expect(journal.records.count == 4)
+    }
+
+    @Test func aFailedWriteChangesNothing() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        journal.state.withLock { $0.failing = true }
+        #expect(call(context, output, 1, "runtime.create", ["name": "work"])["code"] == "state.write_failed")
+        #expect(call(context, output, 2, "plan.add", ["target": "a", "plan": ["type": "ChangeBoolean", "value": true]])["code"] == "state.write_failed")
+        #expect(call(context, output, 3, "runtime.state", ["runtime": "work"])["code"] == "runtime.not_found")
+        #expect(call(context, output, 4, "runtime.state", [:])["targets"] == [:], "no plan was applied")
+        journal.state.withLock { $0.failing = false }
+        #expect(call(context, output, 5, "plan.add", ["target": "a", "plan": ["type": "ChangeBoolean", "value": true]])["performer"] != nil)
+    }
+
+    /// A plan added 1.5 s before the restart is where it would have been, to within a frame.
+    @Test func aRestartReplaysToThePresent() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        _ = call(context, output, 1, "runtime.create", ["name": "work", "shared": true])
+        _ = call(context, output, 2, "plan.add", ["runtime": "work", "target": "a", "plan": ["type": "Frames", "frames": 1000]])
+        _ = call(context, output, 3, "plan.add", ["runtime": "work", "target": "done", "plan": ["type": "Frames", "frames": 12]])
+        let added = try #require(journal.records.last?["t"]?.doubleValue)
+        let (restarted, _) = try Self.context(journal: journal, now: added + 1.5)
+        // Frames counts down once per frame at 120 Hz: 180 frames in 1.5 s.
+        let remaining = try #require(restarted.engine.value(of: "frames", target: "a", runtime: "0/work")?[0])
+        #expect(abs(remaining - 820) <= 1, "\(remaining)")
+        #expect(restarted.engine.value(of: "frames", target: "done", runtime: "0/work") == [0], "a finished plan stays finished")
+        #expect(restarted.engine.isActive(runtime: "0/work"))
+        #expect(restarted.hub.sharedRuntimes.contains("0/work"), "still shared")
+    }
+
+    @Test func compactionKeepsRestingRuntimesAsTheirValues() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        _ = call(context, output, 1, "runtime.create", ["name": "work"])
+        for index in 0..<20 {
+            _ = call(context, output, 10 + index, "plan.add", ["runtime": "work", "target": "a", "plan": ["type": "ChangeBoolean", "value": .bool(index % 2 == 0)]])
+        }
+        context.compactForTesting()
+        #expect(journal.records.map { $0["op"]?.stringValue ?? "" } == ["create", "values"])
+        let (restarted, _) = try Self.context(journal: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 10)
+        #expect(restarted.engine.value(of: "boolean", target: "a", runtime: "0/work") == [0])
+    }
+}

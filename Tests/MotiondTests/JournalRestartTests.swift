@@ -1,0 +1,59 @@
+import Foundation
+import MotionClient
+import MotionTestSupport
+import MotionWire
+import Testing
+
+/// SPEC §13 with a real daemon killed by SIGKILL: a tween in a lasting runtime shows, after the restart,
+/// the value it would have had; an ephemeral runtime ended with the daemon; the journal survives a burst.
+@Suite("Journal across restarts")
+struct JournalRestartTests {
+    @Test func aTweenContinuesWhereItWouldHaveBeenAfterKillMinus9() async throws {
+        let state = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let first = try await DaemonProcess(arguments: ["--state-dir", state.path])
+        var client = try await first.client()
+        _ = try await client.call("runtime.create", ["name": "work"])
+        _ = try await client.call("runtime.create", ["name": "scratch", "ephemeral": true])
+        let tween: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [600], "duration": 60, "timing": "linear"]
+        let addedAfter = Date()
+        _ = try await client.call("plan.add", ["runtime": "work", "target": "bar", "plan": tween])
+        let addedBefore = Date()
+        // A burst of 500 plans from one connection, pipelined: every one acknowledged is journaled.
+        let burster = client
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<500 {
+                group.addTask {
+                    _ = try await burster.call("plan.add", ["runtime": "work", "target": .string("b\(index)"),
+                                                           "plan": ["type": "Set", "property": "x", "value": [.number(Double(index))]]])
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(await first.stop(signal: SIGKILL, timeout: 30) == SIGKILL)
+
+        let second = try await DaemonProcess(arguments: ["--state-dir", state.path])
+        client = try await second.client()
+        let readAfter = Date()
+        let restored = try await client.call("runtime.state", ["runtime": "work", "limit": 1000])
+        let readBefore = Date()
+        let x = try #require(restored["targets"]?["bar"]?["properties"]?["x"]?["value"]?.arrayValue?.first?.doubleValue)
+        // 10 units a second. The replay itself is exact to a frame (JournalTests); here the live clock of a
+        // daemon starting on a busy 2-core machine may run late ticks, so 250 ms of slack below.
+        let low = 10 * (readAfter.timeIntervalSince(addedBefore) - 0.25), high = 10 * (readBefore.timeIntervalSince(addedAfter) + 0.1)
+        #expect(x >= low && x <= high, "x = \(x), expected \(low)…\(high)")
+        #expect(restored["active"] == true, "still animating")
+        #expect(restored["targetCount"] == 501, "every acknowledged plan of the burst came back")
+        #expect(restored["targets"]?["b499"]?["properties"]?["x"]?["value"] == [499])
+        #expect(await { () async -> String? in
+            do { _ = try await client.call("runtime.state", ["runtime": "scratch"]); return nil } catch let error as MotionClientError {
+                if case .server(let code, _) = error { return code }
+                return nil
+            } catch { return nil }
+        }() == "runtime.not_found", "an ephemeral runtime ends with the daemon")
+        #expect(second.log.contains("runtimes replayed from the journal"), "\(second.log)")
+        await client.close()
+        _ = await second.stop()
+    }
+}
