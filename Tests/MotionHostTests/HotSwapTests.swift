@@ -125,6 +125,8 @@ struct HotSwapTests {
         #expect(engine.value(of: "x", target: "box")?[0] == before, "nothing written at the swap")
         #expect(!harness.kinds().contains("runtime.idle"), "the runtime never looked idle")
         #expect(harness.kinds().contains("performer.migrated"))
+        let tokens = harness.events.filter { $0.kind.hasPrefix("token.") }.map(\.kind)
+        #expect(tokens == ["token.activated"], "the new performer's token, announced once it is committed: \(tokens)")
         #expect(engine.isActive(runtime: "default"))
 
         engine.advance(by: 0.01)
@@ -172,7 +174,10 @@ struct HotSwapTests {
         let registryBefore = engine.registry.factories.count
         let extended = try swapped(to: RampV2.descriptor)
         try engine.addPlan(["type": "Ramp", "poison": true], to: "box")
+        harness.clearEvents()
         #expect(throws: EngineError.self) { try engine.swap(to: extended, pluginID: "test.ramp") }
+        // The card's new performer took a token while it imported; discarded, it leaves no trace.
+        #expect(harness.kinds(includingTokens: true) == [], "no events for a discarded shadow: \(harness.kinds(includingTokens: true))")
         #expect(engine.registry.factories.count == registryBefore, "registry unchanged")
         #expect(engine.performerCount == 2, "the card's performer, prepared first, was dropped again")
         #expect(engine.isActive(runtime: "default"))

@@ -38,6 +38,7 @@ struct SmallStateFilesystemTests {
             let images = try FileManager.default.contentsOfDirectory(atPath: small.appendingPathComponent("state/images").path)
             #expect(images.isEmpty, "no partial copy left: \(images)")
             #expect(daemon.log.contains("plugin image loaded from memory"), "\(daemon.log)")
+            #expect(daemon.log.contains("almost full"), "free space is checked at start and reported")
             await client.close()
             _ = await daemon.stop()
         }

@@ -193,6 +193,7 @@ extension Engine {
         let record = PerformerRecord(id: nextPerformerID, factoryIndex: newIndex, factory: factory,
                                      runtime: old.runtime, target: old.target)
         nextPerformerID += 1
+        record.isShadow = true
         performers[record.id] = record
         guard let instance = PluginCallMarker.calling(factory.label, "create", {
             factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer, record.id, old.target.name)
@@ -223,7 +224,16 @@ extension Engine {
         for handle in target.properties.values where Int(handle) < animators.count && animators[Int(handle)] === old {
             animators[Int(handle)] = new
         }
+        let oldHeld = old.tokens.count
         releaseSilently(old)
+        new.isShadow = false
+        for token in new.tokens.sorted() {
+            trace(TraceEvent(kind: "token.activated", runtime: new.runtime.name, target: target.name,
+                             fields: ["performer": .number(Double(new.id)), "token": .number(Double(token))]))
+        }
+        if oldHeld == 0, !new.tokens.isEmpty, new.runtime.activeTokens == new.tokens.count {
+            trace(TraceEvent(kind: "runtime.active", runtime: new.runtime.name))
+        }
         trace(TraceEvent(kind: "performer.migrated", runtime: old.runtime.name, target: target.name, fields: [
             "performer": .number(Double(new.id)), "from": .number(Double(old.id)), "planType": .string(new.planType),
             "plugin": .string(new.pluginID), "generation": .number(Double(registry.factories[new.factoryIndex].generation)),
@@ -244,7 +254,7 @@ extension Engine {
         record.tokens.removeAll()
         performers[record.id] = nil
         destroyInstance(record)
-        if held > 0 && record.runtime.activeTokens == 0 {
+        if held > 0 && record.runtime.activeTokens == 0 && !record.isShadow {
             trace(TraceEvent(kind: "runtime.idle", runtime: record.runtime.name))
         }
     }

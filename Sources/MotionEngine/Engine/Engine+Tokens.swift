@@ -9,6 +9,7 @@ extension Engine {
         performer.tokens.insert(token)
         performer.runtime.activeTokens += 1
         if performer.isContinuous { startAdvancing(performer) }
+        if performer.isShadow { return token }
         trace(TraceEvent(kind: "token.activated", runtime: performer.runtime.name, target: performer.target.name,
                          fields: ["performer": .number(Double(performer.id)), "token": .number(Double(token))]))
         if performer.runtime.activeTokens == 1 {
@@ -28,6 +29,10 @@ extension Engine {
             return
         }
         performer.runtime.activeTokens -= 1
+        if performer.isShadow {
+            if performer.tokens.isEmpty { stopAdvancing(performer) }
+            return
+        }
         trace(TraceEvent(kind: "token.terminated", runtime: performer.runtime.name, target: performer.target.name,
                          fields: ["performer": .number(Double(performer.id)), "token": .number(Double(token))]))
         if performer.tokens.isEmpty { stopAdvancing(performer) }

@@ -19,6 +19,9 @@ final class PerformerRecord {
     var tokens: Set<UInt64> = []
     /// Index in the engine's advance list, or -1 while the performer is at rest.
     var advanceSlot = -1
+    /// A swap's new performer not committed yet: its token events wait until it is (a refused swap
+    /// discards it without a trace).
+    var isShadow = false
 
     init(id: UInt64, factoryIndex: Int, factory: RegisteredFactory, runtime: RuntimeScope, target: TargetScope) {
         self.id = id

@@ -25,7 +25,10 @@ public struct MotionDaemon: Sendable {
         let notifier = SystemdNotifier(environment: environment)
         let watchdog = WatchdogSettings(environment: environment)
         let inherited = try SocketActivation.inheritedListener(environment: environment)
-        if let stateDirectory = configuration.stateDirectory { try Self.prepareStateDirectory(stateDirectory) }
+        if let stateDirectory = configuration.stateDirectory {
+            try Self.prepareStateDirectory(stateDirectory)
+            Self.reportFreeSpace(of: stateDirectory, logger: logger)
+        }
         Self.raiseDescriptorLimit(to: configuration.maximumConnections + 256, logger: logger)
 
         let loop = EngineLoop(rate: configuration.rate)
@@ -91,6 +94,20 @@ public struct MotionDaemon: Sendable {
         if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 || target < rlim_t(wanted) {
             logger.warning("the descriptor limit is below the connection cap", metadata: [
                 "limit": "\(target)", "maxConnections": "\(wanted - 256)"])
+        }
+    }
+
+    /// Free space of the state directory's filesystem, logged at start; below 16 MiB a warning (the
+    /// journal and routers then soon answer `state.write_failed`, and plugin images load from memory).
+    static func reportFreeSpace(of path: String, logger: Logger) {
+        var status = statvfs()
+        guard statvfs(path, &status) == 0 else { return }
+        let free = UInt64(status.f_bavail) * UInt64(status.f_frsize)
+        let metadata: Logger.Metadata = ["stateDir": "\(path)", "freeBytes": "\(free)"]
+        if free < 16 << 20 {
+            logger.warning("the state directory's filesystem is almost full: journaled changes and router saves will be refused when it is", metadata: metadata)
+        } else {
+            logger.info("state directory", metadata: metadata)
         }
     }
 
