@@ -93,9 +93,12 @@ struct JournalTests {
         for index in 0..<20 {
             _ = call(context, output, 10 + index, "plan.add", ["runtime": "work", "target": "a", "plan": ["type": "ChangeBoolean", "value": .bool(index % 2 == 0)]])
         }
+        _ = call(context, output, 99, "plan.add", ["target": "d", "plan": ["type": "ChangeBoolean", "value": true]])
         context.compactForTesting()
-        #expect(journal.records.map { $0["op"]?.stringValue ?? "" } == ["create", "values"])
+        #expect(journal.records.map { "\($0["op"]?.stringValue ?? "") \($0["runtime"]?.stringValue ?? "")" }
+            == ["create 0/default", "values 0/default", "create 0/work", "values 0/work"], "a uid's default is kept too")
         let (restarted, _) = try Self.context(journal: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 10)
         #expect(restarted.engine.value(of: "boolean", target: "a", runtime: "0/work") == [0])
+        #expect(restarted.engine.value(of: "boolean", target: "d", runtime: "0/default") == [1])
     }
 }

@@ -45,4 +45,46 @@ struct CrashQuarantineTests {
         #expect((reload["results"]?.arrayValue ?? []).contains { $0["outcome"] == "loaded" }, "\(reload)")
         await again.close()
     }
+
+    /// Issue #17's acceptance, as an operator would try it: a plugin that crashes in `advance` takes the
+    /// daemon down; started again on the same state directory, the plugin is refused with the crash
+    /// reason, a tween in a lasting runtime created before the crash shows the value it would have had,
+    /// and the router is intact.
+    @Test func afterACrashThePluginIsRefusedAndMotionAndRoutersComeBack() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let plugins = directory.appendingPathComponent("plugins"), state = directory.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let file = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/crash_in_advance.c"], name: "libcrashy.so", in: plugins)
+        for name in ["libTweenPlugin.so", "libSetPlugin.so"] {
+            try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent(name), to: plugins.appendingPathComponent(name))
+        }
+        let arguments = ["--plugins", plugins.path, "--state-dir", state.path]
+        let first = try await DaemonProcess(arguments: arguments)
+        let client = try await first.client()
+        _ = try await client.call("router.configure", ["scheme": "bar", "routes": ["home": ["kind": "stack"], "wifi": ["kind": "stack"]]])
+        _ = try await client.call("route.go", ["scheme": "bar", "to": "bar://home/wifi", "animated": false])
+        _ = try await client.call("runtime.create", ["name": "bar"])
+        let addedAfter = Date()
+        _ = try await client.call("plan.add", ["runtime": "bar", "target": "level", "plan": [
+            "type": "Tween", "property": "x", "from": [0], "to": [600], "duration": 60, "timing": "linear"]])
+        let addedBefore = Date()
+        _ = try await client.call("plan.add", ["target": "card", "plan": ["type": "Crashy", "property": "x"]])
+        _ = await first.process.exitStatus()
+        #expect(first.process.terminationReason == .uncaughtSignal)
+
+        let second = try await DaemonProcess(arguments: arguments)
+        let again = try await second.client()
+        let readAfter = Date()
+        let level = try await again.call("runtime.state", ["runtime": "bar"])["targets"]?["level"]?["properties"]?["x"]?["value"]?
+            .arrayValue?.first?.doubleValue ?? -1
+        let readBefore = Date()
+        // 10 units a second; 250 ms of slack below for a daemon starting on a busy machine (JournalRestartTests).
+        let low = 10 * (readAfter.timeIntervalSince(addedBefore) - 0.25), high = 10 * (readBefore.timeIntervalSince(addedAfter) + 0.1)
+        #expect(level >= low && level <= high, "level \(level), expected \(low)…\(high)")
+        let rejected = try await again.call("plugins.list")["rejected"]?.arrayValue ?? []
+        #expect(rejected.contains { $0["file"]?.stringValue == file && $0["reason"]?.stringValue?.hasPrefix("crashed motiond") == true })
+        #expect(try await again.call("route.state", ["scheme": "bar"])["url"] == "bar://home/wifi", "the router is intact")
+        #expect(second.log.contains("Crashy"), "the plan whose plugin is refused is reported by the replay: \(second.log)")
+        await again.close()
+    }
 }

@@ -97,6 +97,10 @@ extension EngineContext {
             journalRecords[record.runtime] = nil
             return
         }
+        if journalRecords[record.runtime] == nil, !{ if case .create = record { true } else { false } }() {
+            // A uid's `default` comes into being at hello, unjournaled: its creation is implied.
+            journalRecords[record.runtime] = [.create(runtime: record.runtime, shared: false, t: record.time)]
+        }
         journalRecords[record.runtime, default: []].append(record)
         if let records = journalRecords[record.runtime], records.count > Self.maximumJournalRecords {
             journalRecords[record.runtime]!.removeSubrange(1..<(records.count - Self.maximumJournalRecords + 1))
@@ -171,6 +175,9 @@ extension EngineContext {
         }
         for record in records {
             advance(to: record.time)
+            if OwnedName.split(record.runtime).name == Engine.defaultRuntime, engine.runtimes[record.runtime] == nil {
+                try? engine.createRuntime(record.runtime)
+            }
             do throws(EngineError) {
                 switch record {
                 case .create(let runtime, let shared, _):
