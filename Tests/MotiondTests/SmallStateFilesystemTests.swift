@@ -80,8 +80,15 @@ struct SmallStateFilesystemTests {
             #expect(try await client.call("route.state", ["scheme": "app"])["routes"]?.objectValue?.count == 2, "configuration kept")
             #expect(await code("router.configure", ["scheme": "web", "routes": routes]) == "state.write_failed")
             #expect(await code("route.state", ["scheme": "web"]) == "router.not_found", "no router that was not saved")
+            #expect(await code("plan.add", ["target": "card", "plan": ["type": "Set", "property": "x", "value": [1]]]) == "state.write_failed",
+                    "a change to a lasting runtime is journaled first")
+            #expect(await code("runtime.create", ["name": "work"]) == "state.write_failed")
+            #expect(try await client.call("runtime.state")["targets"] == [:], "nothing was applied")
+            _ = try await client.call("runtime.create", ["name": "scratch", "ephemeral": true])
+            _ = try await client.call("plan.add", ["runtime": "scratch", "target": "card", "plan": ["type": "Set", "property": "x", "value": [1]]])
 
             try FileManager.default.removeItem(atPath: small.path + "/filler")
+            _ = try await client.call("plan.add", ["target": "card", "plan": ["type": "Set", "property": "x", "value": [2]]])
             let moved = try await client.call("route.go", ["scheme": "app", "to": "detail"])
             #expect(moved["url"] == "app://home/detail", "applied once, from the acknowledged state: \(moved)")
             await client.close()
@@ -89,6 +96,7 @@ struct SmallStateFilesystemTests {
             let again = try await DaemonProcess(arguments: ["--state-dir", state])
             let reader = try await again.client()
             #expect(try await reader.call("route.state", ["scheme": "app"])["url"] == "app://home/detail")
+            #expect(try await reader.call("runtime.state")["targets"]?["card"]?["properties"]?["x"]?["value"] == [2], "the journaled plan came back")
             await reader.close()
             _ = await again.stop()
         }
