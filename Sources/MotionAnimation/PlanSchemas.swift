@@ -19,7 +19,8 @@ extension TweenPlan: DescribedPlan {
         "property": .string(), "to": .vector, "from": .vector,
         "duration": .number(minimum: 0, maximum: 3600),
         "timing": .anyOf([
-            .string(oneOf: TimingCurve.presets.keys.sorted()),
+            // A preset or CSS timing text (`ease-in`, `steps(4, jump-start)`, `linear(0, 0.8 60%, 1)`), read by `CSSTiming`.
+            .string(),
             .array(of: .number(), minItems: 4, maxItems: 4),
             .object(["function": .string(), "args": .array(of: .number(), maxItems: 16)], required: ["function"]),
         ]),

@@ -1,11 +1,20 @@
-/// How a tween's progress maps to its value: identity, a Bézier, or a function from a plugin.
+/// How a tween's progress maps to its value: identity, a Bézier, CSS steps, a CSS `linear()` polyline, or
+/// a function from a plugin.
 public enum TimingCurve: Sendable {
     case linear
     case bezier(UnitBezier)
+    /// CSS `steps(count, position)` (CSS Easing 1).
+    case steps(count: Int, position: StepPosition)
+    /// CSS `linear(…)` (CSS Easing 2): points (input, output), inputs non-decreasing.
+    case polyline([(input: Double, output: Double)])
     /// A curve evaluated elsewhere (a plugin's C function through libffi), already bound to its arguments.
     case function(@Sendable (Double) -> Double)
 
-    /// Presets by name (SPEC §3). `linear` is the identity, as in Advance, not a Bézier.
+    public enum StepPosition: String, Sendable {
+        case jumpStart = "jump-start", jumpEnd = "jump-end", jumpNone = "jump-none", jumpBoth = "jump-both"
+    }
+
+    /// Presets by name (SPEC §3, and CSS's names, SPEC §10). `linear` is the identity, as in Advance.
     public static let presets: [String: TimingCurve] = [
         "linear": .linear,
         "default": .bezier(UnitBezier(0.25, 0.1, 0.25, 1)),
@@ -13,15 +22,52 @@ public enum TimingCurve: Sendable {
         "easeOut": .bezier(UnitBezier(0, 0, 0.58, 1)),
         "easeInEaseOut": .bezier(UnitBezier(0.42, 0, 0.58, 1)),
         "swiftOut": .bezier(UnitBezier(0.4, 0, 0.2, 1)),
+        "ease": .bezier(UnitBezier(0.25, 0.1, 0.25, 1)),
+        "ease-in": .bezier(UnitBezier(0.42, 0, 1, 1)),
+        "ease-out": .bezier(UnitBezier(0, 0, 0.58, 1)),
+        "ease-in-out": .bezier(UnitBezier(0.42, 0, 0.58, 1)),
+        "step-start": .steps(count: 1, position: .jumpStart),
+        "step-end": .steps(count: 1, position: .jumpEnd),
     ]
 
     public static let swiftOut = presets["swiftOut"]!
 
-    public func value(at progress: Double, epsilon: Double) -> Double {
+    /// A Bézier is solved to 1e-7 in x, whatever the duration (as Chromium's gfx::CubicBezier).
+    public static let bezierEpsilon = 1e-7
+
+    public func value(at progress: Double, epsilon: Double = bezierEpsilon) -> Double {
         switch self {
         case .linear: return progress
         case .bezier(let curve): return curve.solve(progress, epsilon: epsilon)
+        case .steps(let count, let position): return Self.step(progress, count: count, position: position)
+        case .polyline(let points): return Self.interpolate(progress, points)
         case .function(let function): return function(progress)
         }
+    }
+
+    /// CSS Easing 1 §3.3, the step easing function (the "before flag" is for negative progress only).
+    static func step(_ progress: Double, count: Int, position: StepPosition) -> Double {
+        var step = (progress * Double(count)).rounded(.down)
+        if position == .jumpStart || position == .jumpBoth { step += 1 }
+        if progress >= 0, step < 0 { step = 0 }
+        let jumps = switch position {
+        case .jumpStart, .jumpEnd: Double(count)
+        case .jumpNone: Double(count - 1)
+        case .jumpBoth: Double(count + 1)
+        }
+        if progress <= 1, step > jumps { step = jumps }
+        return step / jumps
+    }
+
+    /// CSS Easing 2 §2.3: the output of the last point at or before `progress` and the next one, linearly;
+    /// outside the points, the first or last segment extended.
+    static func interpolate(_ progress: Double, _ points: [(input: Double, output: Double)]) -> Double {
+        guard points.count >= 2 else { return points.first?.output ?? progress }
+        var upper = points.firstIndex { $0.input > progress } ?? points.count - 1
+        if upper == 0 { upper = 1 }
+        let (a, b) = (points[upper - 1], points[upper])
+        if progress >= b.input, upper == points.count - 1, b.input == a.input { return b.output }
+        guard b.input > a.input else { return b.output }
+        return a.output + (b.output - a.output) * (progress - a.input) / (b.input - a.input)
     }
 }

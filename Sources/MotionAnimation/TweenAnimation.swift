@@ -1,7 +1,8 @@
 import MotionPluginKit
 
 /// `{"type":"Tween","property":"opacity","from"?:[0],"to":[1],"duration"?:0.25,
-/// "timing"?:"swiftOut"|[a,b,c,d]|{"function":"name","args":[..]}}` (SPEC §3).
+/// "timing"?:"swiftOut"|"ease-in-out"|"cubic-bezier(…)"|"steps(4, jump-start)"|"linear(0, 0.8 60%, 1)"|
+/// [a,b,c,d]|{"function":"name","args":[..]}}` (SPEC §3, §10).
 public struct TweenPlan: AnimationPlan {
     public var property: String
     public var to: [Double]
@@ -58,10 +59,7 @@ public enum TimingSpec: Codable, Sendable {
     public func curve(context: PerformerContext) throws -> TimingCurve {
         switch self {
         case .preset(let name):
-            guard let curve = TimingCurve.presets[name] else {
-                throw PlanError("timing: unknown preset \"\(name)\"; known: \(TimingCurve.presets.keys.sorted().joined(separator: ", "))")
-            }
-            return curve
+            return try CSSTiming.parse(name).get()
         case .bezier(let points):
             guard points.count == 4, points.allSatisfy(\.isFinite), (0...1).contains(points[0]), (0...1).contains(points[2]) else {
                 throw PlanError("timing: expected [x1,y1,x2,y2] with x1 and x2 in [0, 1]")

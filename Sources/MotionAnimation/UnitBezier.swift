@@ -1,6 +1,9 @@
-/// A cubic Bézier timing curve from (0,0) to (1,1), solved as WebKit's UnitBezier does (SPEC §3).
+/// A cubic Bézier timing curve from (0,0) to (1,1), solved as Chromium's gfx::CubicBezier does (SPEC
+/// §10): to `epsilon` in x (1e-7 by default) whatever the duration, and for progress outside [0, 1]
+/// extended along its end tangents.
 public struct UnitBezier: Sendable, Equatable {
     private let ax, bx, cx, ay, by, cy: Double
+    private let startGradient, endGradient: Double
 
     public init(_ p1x: Double, _ p1y: Double, _ p2x: Double, _ p2y: Double) {
         cx = 3 * p1x
@@ -9,14 +12,33 @@ public struct UnitBezier: Sendable, Equatable {
         cy = 3 * p1y
         by = 3 * (p2y - p1y) - cy
         ay = 1 - cy - by
+        // The tangents at the ends, for progress before 0 and after 1 (gfx::CubicBezier::InitGradients).
+        if p1x > 0 {
+            startGradient = p1y / p1x
+        } else if p1y == 0, p2x > 0 {
+            startGradient = p2y / p2x
+        } else if p1y == 0, p2y == 0 {
+            startGradient = 1
+        } else {
+            startGradient = 0
+        }
+        if p2x < 1 {
+            endGradient = (p2y - 1) / (p2x - 1)
+        } else if p2y == 1, p1x < 1 {
+            endGradient = (p1y - 1) / (p1x - 1)
+        } else if p2y == 1, p1y == 1 {
+            endGradient = 1
+        } else {
+            endGradient = 0
+        }
     }
 
-    func sampleX(_ t: Double) -> Double { ((ax * t + bx) * t + cx) * t }
+    public func sampleX(_ t: Double) -> Double { ((ax * t + bx) * t + cx) * t }
     func sampleY(_ t: Double) -> Double { ((ay * t + by) * t + cy) * t }
     func derivativeX(_ t: Double) -> Double { (3 * ax * t + 2 * bx) * t + cx }
 
-    /// The curve parameter whose x is `x`: up to 8 Newton steps, then bisection on [0, 1].
-    func solveT(_ x: Double, epsilon: Double) -> Double {
+    /// The curve parameter whose x is `x` (in [0, 1]): up to 8 Newton steps, then bisection on [0, 1].
+    public func solveT(_ x: Double, epsilon: Double) -> Double {
         var t = x
         for _ in 0..<8 {
             let error = sampleX(t) - x
@@ -34,12 +56,15 @@ public struct UnitBezier: Sendable, Equatable {
             if abs(sample - x) < epsilon { return t }
             if x > sample { low = t } else { high = t }
             t = (high - low) * 0.5 + low
+            if high - low < 1e-16 { break }
         }
         return t
     }
 
-    /// y for `x`, to within `epsilon` in x.
-    public func solve(_ x: Double, epsilon: Double) -> Double {
-        sampleY(solveT(x, epsilon: epsilon))
+    /// y for `x`, to within `epsilon` in x; outside [0, 1] along the end tangents.
+    public func solve(_ x: Double, epsilon: Double = TimingCurve.bezierEpsilon) -> Double {
+        if x < 0 { return startGradient * x }
+        if x > 1 { return 1 + endGradient * (x - 1) }
+        return sampleY(solveT(x, epsilon: epsilon))
     }
 }

@@ -113,13 +113,33 @@ struct AdvanceConformanceTests {
             #expect(tween.isFinished == (step + 1 >= linear["finished_after_step"]!.intValue!))
         }
 
+        // Advance solves the Bézier to 1/(1000·duration) in x (0.004 for this 0.25 s tween); SPEC §10 asks
+        // for 1e-7 whatever the duration (Chromium). So the values are checked against the curve solved by
+        // bisection to 1e-13, and Advance's own numbers within what its looser epsilon allows (slope ≤ 2.5:
+        // 100 · 0.004 · 2.5 = 1 in value, and per 1/60 s frame 60 in velocity).
         let swiftOut = try #require(cases.first { $0["name"] == "basic_default_animateTo_0_100" })
         tween = Tween(from: .zero, to: SIMD4(100, 0, 0, 0), duration: 0.25, curve: .swiftOut)
+        let exact = { (progress: Double) -> Double in
+            let (p1x, p1y, p2x, p2y) = (0.4, 0.0, 0.2, 1.0)
+            func bezier(_ t: Double, _ a: Double, _ b: Double) -> Double { 3 * (1 - t) * (1 - t) * t * a + 3 * (1 - t) * t * t * b + t * t * t }
+            var (low, high) = (0.0, 1.0)
+            while high - low > 1e-13 {
+                let middle = (low + high) / 2
+                if bezier(middle, p1x, p2x) < progress { low = middle } else { high = middle }
+            }
+            return bezier((low + high) / 2, p1y, p2y)
+        }
+        var time = 0.0
         for frame in try #require(swiftOut["frames"]?.arrayValue) {
             tween.advance(by: 1.0 / 60)
-            #expect(abs(tween.value.x - number(frame["value"])) < 1e-4, "value at \(number(frame["t"]))")
-            #expect(abs(tween.velocity.x - number(frame["velocity"])) < 1e-2, "velocity at \(number(frame["t"]))")
-            #expect(tween.isFinished == frame["finished"]?.boolValue)
+            time += 1.0 / 60
+            let precise = time >= 0.25 ? 100 : 100 * exact(time / 0.25)
+            #expect(abs(tween.value.x - precise) < 1e-4, "value at \(time): \(tween.value.x) vs \(precise)")
+            #expect(abs(tween.value.x - number(frame["value"])) < 1, "value at \(number(frame["t"]))")
+            #expect(abs(tween.velocity.x - number(frame["velocity"])) < 60, "velocity at \(number(frame["t"]))")
+            // Advance sums 15 frames of 1/60 s to 0.24999999999999997 and finishes a frame later; the tween
+            // keeps its elapsed time to the nanosecond, so it finishes at exactly 0.25 s.
+            #expect(tween.isFinished == frame["finished"]?.boolValue || abs(time - 0.25) < 1e-9)
         }
     }
 

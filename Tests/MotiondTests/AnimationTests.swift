@@ -132,7 +132,7 @@ struct AnimationTests {
         #expect(await refusal(["function": "steps", "args": [2.5]]) == #"plan.invalid: timing.args[0]: "steps" expects an integer, got 2.5"#)
         #expect(await refusal(["function": "wobble"]).hasPrefix(#"plan.invalid: timing.function: "wobble" from test.bad-curve has an invalid signature "q(d)""#))
         #expect(await refusal(["function": "missing"]).hasPrefix(#"plan.invalid: timing.function: no timing function "missing""#))
-        #expect(await refusal("bouncy").hasPrefix(#"plan.invalid: timing: expected one of "default", "easeIn""#))
+        #expect(await refusal("bouncy").hasPrefix(#"plan.invalid: timing: unknown timing function "bouncy"; known: default, ease"#))
         #expect(await refusal([1, 2, 3]) == "plan.invalid: timing: expected an array of 4 numbers, found 3 elements")
         #expect(await refusal([2, 0, 1, 1]) == "plan.invalid: timing: expected [x1,y1,x2,y2] with x1 and x2 in [0, 1]")
         #expect(try await client.call("runtime.state")["targets"]?["t"]?["properties"] == [:])

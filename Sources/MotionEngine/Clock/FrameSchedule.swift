@@ -5,10 +5,12 @@ package struct FrameSchedule {
     package private(set) var nextDeadline: UInt64
     private(set) var lastTick: UInt64
 
-    package init(rate: Double, start: UInt64) {
+    /// `previous`: when the time the first tick's dt counts from began (default `start`: nothing moved
+    /// before it).
+    package init(rate: Double, start: UInt64, previous: UInt64? = nil) {
         period = UInt64((1e9 / rate).rounded())
         nextDeadline = start
-        lastTick = start
+        lastTick = min(previous ?? start, start)
     }
 
     package func isDue(at now: UInt64) -> Bool { now >= nextDeadline }

@@ -143,6 +143,11 @@ extension EngineContext {
     /// where nothing moves are skipped). Returns the runtimes and records replayed and any problem.
     package func restoreRuntimes(from journal: any JournalStorage, now: Double = WallClock.now())
         -> (runtimes: Int, records: Int, problems: [String]) {
+        // The monotonic instant matching `now`: the replay takes time of its own, which the clock's first
+        // tick then makes up.
+        let (startedMonotonic, startedWall) = (MonotonicClock.now(), WallClock.now())
+        let offset = (now - startedWall) * 1e9
+        let monotonicNow = offset < 0 ? startedMonotonic - UInt64(min(-offset, Double(startedMonotonic))) : startedMonotonic + UInt64(offset)
         self.journal = journal
         let (lines, unreadable) = journal.load()
         var problems = unreadable
@@ -200,6 +205,7 @@ extension EngineContext {
             remember(record)
         }
         advance(to: now)
+        resumesAt = min(monotonicNow, MonotonicClock.now())
         return (journalRecords.count, records.count, problems)
     }
 }

@@ -42,6 +42,8 @@ public final class EngineContext: TraceObserver {
     var journalGroup: [JournalEntry] = []
     var journalWriting: [JournalEntry] = []
     var journalRecords: [String: [JournalRecord]] = [:]
+    /// Monotonic time the journal replay brought the animations to; the clock's first tick counts from it.
+    package var resumesAt: UInt64?
 
     static let reservedRuntimePrefix = "motiond."
     /// A subscription's `targets` filter names at most this many targets (a long list cost every frame).

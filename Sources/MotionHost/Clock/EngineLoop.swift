@@ -74,7 +74,12 @@ public final class EngineLoop: Sendable {
         while true {
             if context.wantsTicks {
                 let now = MonotonicClock.now()
-                if schedule == nil { schedule = FrameSchedule(rate: rate, start: now) }
+                if schedule == nil {
+                    // After a replay the animations are where they should be at `resumesAt`: the first
+                    // tick counts from then.
+                    schedule = FrameSchedule(rate: rate, start: now, previous: context.resumesAt)
+                    context.resumesAt = nil
+                }
                 if schedule!.isDue(at: now) {
                     let (dt, lateness) = schedule!.begin(at: now)
                     context.tick(dt: dt)

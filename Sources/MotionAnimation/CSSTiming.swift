@@ -1,0 +1,109 @@
+import MotionPluginKit
+
+/// Timing functions written as CSS writes them (CSS Easing 1 and 2, SPEC §10): `ease`, `ease-in`,
+/// `ease-out`, `ease-in-out`, `linear`, `cubic-bezier(a, b, c, d)`, `steps(n[, position])`, `step-start`,
+/// `step-end` and `linear(…)` with optional percentages.
+public enum CSSTiming {
+    /// The curve `text` names, or a message saying what is wrong with it.
+    public static func parse(_ text: String) -> Result<TimingCurve, PlanError> {
+        let trimmed = text.trimmingWhitespace()
+        if let preset = TimingCurve.presets[trimmed] { return .success(preset) }
+        guard let open = trimmed.firstIndex(of: "("), trimmed.hasSuffix(")") else {
+            return .failure(PlanError("timing: unknown timing function \"\(text)\"; known: \(TimingCurve.presets.keys.sorted().joined(separator: ", ")), cubic-bezier(…), steps(…), linear(…)"))
+        }
+        let name = trimmed[..<open].trimmingWhitespace()
+        let arguments = trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)]
+            .split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace() }
+        switch name {
+        case "cubic-bezier":
+            let numbers = arguments.compactMap(Double.init)
+            guard numbers.count == 4, arguments.count == 4, numbers.allSatisfy(\.isFinite),
+                  (0...1).contains(numbers[0]), (0...1).contains(numbers[2]) else {
+                return .failure(PlanError("timing: cubic-bezier(x1, y1, x2, y2) takes four numbers, x1 and x2 in [0, 1]: \"\(text)\""))
+            }
+            return .success(.bezier(UnitBezier(numbers[0], numbers[1], numbers[2], numbers[3])))
+        case "steps":
+            guard (1...2).contains(arguments.count), let count = Int(arguments[0]) else {
+                return .failure(PlanError("timing: steps(n[, jump-start|jump-end|jump-none|jump-both|start|end]): \"\(text)\""))
+            }
+            let keyword = arguments.count == 2 ? arguments[1] : "end"
+            let position: TimingCurve.StepPosition
+            switch keyword {
+            case "jump-start", "start": position = .jumpStart
+            case "jump-end", "end": position = .jumpEnd
+            case "jump-none": position = .jumpNone
+            case "jump-both": position = .jumpBoth
+            default: return .failure(PlanError("timing: steps position \"\(keyword)\" is not jump-start, jump-end, jump-none, jump-both, start or end"))
+            }
+            guard count >= (position == .jumpNone ? 2 : 1), count <= 100_000 else {
+                return .failure(PlanError("timing: steps(\(count)…) needs at least \(position == .jumpNone ? 2 : 1) steps"))
+            }
+            return .success(.steps(count: count, position: position))
+        case "linear":
+            return linear(arguments, text)
+        default:
+            return .failure(PlanError("timing: unknown timing function \"\(name)(…)\"; known: cubic-bezier, steps, linear"))
+        }
+    }
+
+    /// CSS Easing 2 §2.2: each stop is an output and zero, one or two input percentages; the first input
+    /// defaults to 0 %, the last to 100 %, inputs never go back, and missing ones are spread evenly.
+    static func linear(_ stops: [String], _ text: String) -> Result<TimingCurve, PlanError> {
+        var outputs: [Double] = [], inputs: [Double?] = []
+        for stop in stops {
+            let parts = stop.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            guard let first = parts.first, let output = Double(first), output.isFinite, parts.count <= 3 else {
+                return .failure(PlanError("timing: linear(…) stops are a number with up to two percentages: \"\(text)\""))
+            }
+            var percentages: [Double] = []
+            for part in parts.dropFirst() {
+                guard part.hasSuffix("%"), let value = Double(part.dropLast()), value.isFinite else {
+                    return .failure(PlanError("timing: linear(…): \"\(part)\" is not a percentage"))
+                }
+                percentages.append(value / 100)
+            }
+            if percentages.isEmpty {
+                outputs.append(output)
+                inputs.append(nil)
+            }
+            for input in percentages {
+                outputs.append(output)
+                inputs.append(input)
+            }
+        }
+        guard outputs.count >= 2, outputs.count <= 10_000 else {
+            return .failure(PlanError("timing: linear(…) needs at least two stops: \"\(text)\""))
+        }
+        if inputs[0] == nil { inputs[0] = 0 }
+        if inputs[inputs.count - 1] == nil { inputs[inputs.count - 1] = 1 }
+        var largest = -Double.infinity
+        for index in inputs.indices {
+            if let input = inputs[index] {
+                largest = max(largest, input)
+                inputs[index] = largest
+            }
+        }
+        var index = 0
+        while index < inputs.count {
+            guard inputs[index] == nil else {
+                index += 1
+                continue
+            }
+            let start = index - 1
+            var end = index
+            while inputs[end] == nil { end += 1 }
+            let (from, to) = (inputs[start]!, inputs[end]!)
+            for missing in index..<end {
+                inputs[missing] = from + (to - from) * Double(missing - start) / Double(end - start)
+            }
+            index = end
+        }
+        return .success(.polyline(zip(inputs, outputs).map { (input: $0!, output: $1) }))
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

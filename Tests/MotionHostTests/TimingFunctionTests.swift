@@ -1,0 +1,118 @@
+import Logging
+import MotionAnimation
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Testing
+
+/// SPEC §10's timing model: CSS timing functions as strings, a Bézier solved to 1e-7 in x and extended
+/// along its end tangents, and `plan.sample` that depends only on the time asked.
+@Suite("Timing functions")
+struct TimingFunctionTests {
+    func curve(_ text: String) throws -> TimingCurve { try CSSTiming.parse(text).get() }
+
+    @Test func stepsFollowCSSEasing1() throws {
+        let cases: [(String, [(Double, Double)])] = [
+            ("steps(4)", [(0, 0), (0.24, 0), (0.25, 0.25), (0.99, 0.75), (1, 1)]),
+            ("steps(4, end)", [(0.5, 0.5)]),
+            ("steps(4, jump-start)", [(0, 0.25), (0.25, 0.5), (1, 1)]),
+            ("steps(4, start)", [(0.1, 0.25)]),
+            ("steps(4, jump-none)", [(0, 0), (0.25, 1.0 / 3), (0.99, 1), (1, 1)]),
+            ("steps(4, jump-both)", [(0, 0.2), (0.25, 0.4), (1, 1)]),
+            ("step-start", [(0, 1), (0.5, 1)]),
+            ("step-end", [(0.5, 0), (1, 1)]),
+        ]
+        for (text, points) in cases {
+            let timing = try curve(text)
+            for (input, output) in points {
+                #expect(abs(timing.value(at: input) - output) < 1e-12, "\(text) at \(input)")
+            }
+        }
+    }
+
+    @Test func linearFollowsCSSEasing2() throws {
+        let cases: [(String, [(Double, Double)])] = [
+            ("linear(0, 0.25, 1)", [(0.25, 0.125), (0.5, 0.25), (0.75, 0.625)]),
+            ("linear(0, 0.8 60%, 1)", [(0.3, 0.4), (0.6, 0.8), (0.8, 0.9)]),
+            ("linear(0 0% 50%, 1 50% 100%)", [(0.25, 0), (0.5, 1), (0.75, 1)]),
+            ("linear(0, 1 40%, 0.5 20%, 1)", [(0.4, 0.5), (0.7, 0.75)]),
+            ("linear(0, 1)", [(-0.5, -0.5), (1.5, 1.5)]),
+        ]
+        for (text, points) in cases {
+            let timing = try curve(text)
+            for (input, output) in points {
+                #expect(abs(timing.value(at: input) - output) < 1e-12, "\(text) at \(input): \(timing.value(at: input))")
+            }
+        }
+    }
+
+    @Test func cssNamesAreTheirBeziers() throws {
+        for (name, points) in [("ease", [0.25, 0.1, 0.25, 1.0]), ("ease-in", [0.42, 0, 1, 1]), ("ease-out", [0, 0, 0.58, 1]),
+                               ("ease-in-out", [0.42, 0, 0.58, 1])] {
+            let reference = UnitBezier(points[0], points[1], points[2], points[3])
+            let written = try curve("cubic-bezier(\(points.map { "\($0)" }.joined(separator: ", ")))")
+            for input in stride(from: 0.0, through: 1, by: 0.05) {
+                #expect(try curve(name).value(at: input) == reference.solve(input))
+                #expect(written.value(at: input) == reference.solve(input))
+            }
+        }
+    }
+
+    /// 1e-7 in x whatever the duration: x(t) of the solved parameter is within 1e-7 of the input.
+    @Test func aBezierIsSolvedTo1e7InX() {
+        for points in [[0.25, 0.1, 0.25, 1.0], [0.42, 0, 0.58, 1], [0.4, 0, 0.2, 1], [0.68, -0.55, 0.265, 1.55], [1, 0, 0, 1]] {
+            let bezier = UnitBezier(points[0], points[1], points[2], points[3])
+            for step in 0...1000 {
+                let x = Double(step) / 1000
+                #expect(abs(bezier.sampleX(bezier.solveT(x, epsilon: 1e-7)) - x) < 1e-7, "\(points) at \(x)")
+            }
+        }
+    }
+
+    @Test func aBezierExtendsAlongItsEndTangents() {
+        let ease = UnitBezier(0.25, 0.1, 0.25, 1)
+        #expect(abs(ease.solve(-0.5) - -0.2) < 1e-12, "start tangent 0.1/0.25")
+        #expect(ease.solve(1.5) == 1, "end tangent flat")
+        let back = UnitBezier(0.68, -0.55, 0.265, 1.55)
+        #expect(abs(back.solve(2) - (1 + (1.55 - 1) / (0.265 - 1) * (2 - 1))) < 1e-12)
+    }
+
+    @Test func badTimingTextNamesTheProblem() {
+        for text in ["steps(0)", "steps(1, jump-none)", "steps(4, sideways)", "cubic-bezier(2, 0, 0, 1)", "cubic-bezier(0, 0, 1)",
+                     "linear(0)", "linear(0, 1 half)", "bogus", "wobble(1)"] {
+            guard case .failure(let error) = CSSTiming.parse(text) else {
+                Issue.record("\(text) was accepted")
+                continue
+            }
+            #expect(error.description.hasPrefix("timing:"), "\(text): \(error)")
+        }
+    }
+
+    /// `plan.sample` of a `steps(4)` tween: the value at 0.25 s is the same asked alone or after 0.249 s,
+    /// and after the end it is the final value with velocity 0.
+    @Test func aSampleDependsOnlyOnTheTimeAsked() throws {
+        let output = RecordingOutput()
+        let context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin"]),
+                                    configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+        context.openSession(1, output: output)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        func sample(_ times: [Double]) -> [JSONValue] {
+            let plan: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "steps(4)"]
+            context.receive(line: JSONWriter.bytes(["id": 1, "method": "plan.sample", "params": ["plan": plan, "times": .array(times.map { .number($0) })]]), from: 1)
+            return output.lines.last?["result"]?["samples"]?.arrayValue ?? []
+        }
+        var direct = Tween(from: .zero, to: SIMD4(1, 0, 0, 0), duration: 1, curve: try curve("steps(4)"))
+        for _ in 0..<30 { direct.advance(by: 1.0 / 120) }
+        #expect(direct.elapsed == 0.25 && direct.value.x == 0.25, "30 frames of 1/120 s are 0.25 s")
+        let alone = sample([0.25])
+        #expect(output.lines.last?["error"] == nil, "\(output.lines.last ?? .null)")
+        let after = sample([0.249, 0.25])
+        #expect(alone.first?["value"] == [0.25])
+        #expect(after.last?["value"] == alone.first?["value"], "\(after)")
+        for times in [[0.5], [0.1, 0.2, 0.3, 0.5], [0.499999, 0.5]] {
+            #expect(sample(times).last?["value"] == [0.5], "\(times)")
+        }
+        let end = sample([0.9, 2])
+        #expect(end.last?["value"] == [1] && end.last?["velocity"] == [0], "\(end)")
+    }
+}
