@@ -12,6 +12,8 @@ public protocol AnimationLaneSet<Animation>: AnyObject {
 
     /// Performers that own at least one lane. A batch of that many performers holds every lane.
     var ownerCount: Int { get set }
+    /// Performers holding plans that wait for their `delay`: a batch looks for them only while some do.
+    var delayingOwners: Int { get set }
 
     func add(_ animation: Animation, handle: PropertyHandle, owner: AnimationPerformer<Animation>) -> Int
     /// Puts `animation` in place of the lane's; returns the lane it now has (it may move).

@@ -15,6 +15,7 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
     private(set) var owners: ContiguousArray<Unmanaged<Owner>> = []
     private var removedFlags: ContiguousArray<Bool> = []
     public var ownerCount = 0
+    public var delayingOwners = 0
 
     /// This tick's writes, sent to the host in one call.
     private var writeHandles: ContiguousArray<UInt32> = []

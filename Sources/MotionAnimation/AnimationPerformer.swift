@@ -24,9 +24,24 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         var lane: Int
     }
 
+    /// A plan waiting for its `delay`: it holds a token meanwhile (the runtime is active) and touches
+    /// nothing until it starts.
+    private struct Delayed {
+        var plan: Plan
+        var handle: PropertyHandle
+        var name: String?
+        var token: ActiveToken
+        var remaining: Double
+    }
+
     private let context: PerformerContext
     private let lanes: any AnimationLaneSet<Animation>
     private var running: [Running] = []
+    private var delayed: [Delayed] = [] {
+        didSet {
+            if oldValue.isEmpty != delayed.isEmpty { lanes.delayingOwners += delayed.isEmpty ? -1 : 1 }
+        }
+    }
     /// Looked up at the first plan (a control call), used on the frame path.
     private var writer: PropertyBatchWriter?
 
@@ -38,6 +53,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     deinit {
         for lane in running.map(\.lane).sorted(by: >) { lanes.remove(lane) }
         if !running.isEmpty { lanes.ownerCount -= 1 }
+        if !delayed.isEmpty { lanes.delayingOwners -= 1 }
     }
 
     public func add(_ plan: Plan) throws {
@@ -54,6 +70,12 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     }
 
     public func removePlan(named name: String) {
+        if let index = delayed.firstIndex(where: { $0.name == name }) {
+            let waiting = delayed.remove(at: index)
+            context.animationEnded(property: waiting.plan.property, reason: "interrupted", name: name)
+            context.terminate(waiting.token)
+            return
+        }
         guard let entry = running.first(where: { $0.name == name && !lanes.isRemoved($0.lane) }) else { return }
         lanes.setRemoved(entry.lane, true)
     }
@@ -62,9 +84,11 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     @_specialize(where Animation == DecayAnimation)
     @_specialize(where Animation == TweenAnimation)
     public func advance(by dt: Double) {
-        guard !running.isEmpty else { return }
-        lanes.advance(running.map(\.lane), by: dt)
-        lanes.finishTick(writer: writer)
+        if !running.isEmpty {
+            lanes.advance(running.map(\.lane), by: dt)
+            lanes.finishTick(writer: writer)
+        }
+        if !delayed.isEmpty { advanceDelays(by: dt) }
     }
 
     // The shipped animations get specialized tick loops (no witness-table calls per lane): the generic
@@ -82,6 +106,30 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
             for performer in performers { lanes.advance(performer.running.map(\.lane), by: dt) }
         }
         lanes.finishTick(writer: first.writer)
+        if lanes.delayingOwners > 0 {
+            for performer in performers where !performer.delayed.isEmpty { performer.advanceDelays(by: dt) }
+        }
+    }
+
+    /// Counts down the waiting plans; one whose delay ends within this tick starts, and moves on by the
+    /// rest of the tick, as if it had started at its exact time.
+    private func advanceDelays(by dt: Double) {
+        var index = 0
+        while index < delayed.count {
+            delayed[index].remaining -= dt
+            guard delayed[index].remaining <= 1e-12 else {
+                index += 1
+                continue
+            }
+            let waiting = delayed.remove(at: index)
+            do {
+                try begin(waiting.plan, handle: waiting.handle, name: waiting.name, token: waiting.token,
+                          rest: max(-waiting.remaining, 0))
+            } catch {
+                context.animationEnded(property: waiting.plan.property, reason: "interrupted", name: waiting.name)
+                context.terminate(waiting.token)
+            }
+        }
     }
 
     // MARK: Called by the lanes
@@ -100,6 +148,17 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     private func start(_ plan: Plan, name: String?) throws {
         if writer == nil { writer = context.batchWriter() }
         guard let handle = context.property(plan.property) else { throw PlanError("property: invalid name") }
+        if let delay = plan.delay, delay > 0 {
+            // Checked now (a bad plan is refused at plan.add), started when its delay ends.
+            _ = try Animation(plan: plan, current: context.read(handle), context: context)
+            if let name, let index = delayed.firstIndex(where: { $0.name == name }) {
+                let replaced = delayed.remove(at: index)
+                context.animationEnded(property: replaced.plan.property, reason: "interrupted", name: name)
+                context.terminate(replaced.token)
+            }
+            delayed.append(Delayed(plan: plan, handle: handle, name: name, token: context.generateToken(), remaining: delay))
+            return
+        }
         if let index = running.firstIndex(where: { $0.handle == handle }) {
             let lane = running[index].lane
             let replacement = try lanes.animation(lane).replaced(by: plan, context: context)
@@ -124,6 +183,39 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
             return
         }
         append(animation, handle: handle, property: plan.property, name: name, token: token)
+    }
+
+    /// A delayed plan starts (inside a tick): as `start` would, with the token it held while it waited, then
+    /// stepped by `rest`, the part of the tick after its delay ended.
+    private func begin(_ plan: Plan, handle: PropertyHandle, name: String?, token: ActiveToken, rest: Double) throws {
+        if let index = running.firstIndex(where: { $0.handle == handle }) {
+            let replacement = try lanes.animation(running[index].lane).replaced(by: plan, context: context)
+            let previous = running.remove(at: index)
+            lanes.remove(previous.lane)
+            if running.isEmpty { lanes.ownerCount -= 1 }
+            context.animationEnded(property: previous.property, reason: "interrupted", name: previous.name)
+            context.terminate(previous.token)
+            try launch(replacement, plan: plan, handle: handle, name: name, token: token, rest: rest)
+            return
+        }
+        let animation = try Animation(plan: plan, current: context.read(handle), context: context)
+        context.claim(handle)
+        try launch(animation, plan: plan, handle: handle, name: name, token: token, rest: rest)
+    }
+
+    private func launch(_ animation: Animation, plan: Plan, handle: PropertyHandle, name: String?, token: ActiveToken,
+                        rest: Double) throws {
+        publish(animation, to: handle)
+        if animation.isFinished {
+            context.animationEnded(property: plan.property, reason: "finished", name: name)
+            context.terminate(token)
+            return
+        }
+        append(animation, handle: handle, property: plan.property, name: name, token: token)
+        if rest > 0, let lane = running.last?.lane {
+            lanes.advance([lane], by: rest)
+            lanes.finishTick(writer: writer)
+        }
     }
 
     private func append(_ animation: Animation, handle: PropertyHandle, property: String, name: String?, token: ActiveToken,

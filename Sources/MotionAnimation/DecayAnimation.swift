@@ -7,6 +7,7 @@ public struct DecayPlan: AnimationPlan {
     public var from: [Double]?
     public var drag: Double?
     public var threshold: Double?
+    public var delay: Double?
 }
 
 /// Coasts with a = −drag·v and rests where it is once every component's speed is within the threshold.

@@ -11,13 +11,14 @@ extension SpringPlan: DescribedPlan {
         "stiffness": .number(minimum: 1e-9, maximum: 1e9), "mass": .number(minimum: 1e-6, maximum: 1e6),
         "dampingRatio": .number(minimum: 0, maximum: 100), "response": .number(minimum: 0.001, maximum: 1000),
         "duration": .number(minimum: 0.001, maximum: 1000), "bounce": .number(minimum: -0.999999, maximum: 0.999999),
+        "delay": .number(minimum: 0, maximum: 3600),
     ], required: ["property", "to"])
 }
 
 extension TweenPlan: DescribedPlan {
     public static let schema = PlanSchema.plan([
         "property": .string(), "to": .vector, "from": .vector,
-        "duration": .number(minimum: 0, maximum: 3600),
+        "duration": .number(minimum: 0, maximum: 3600), "delay": .number(minimum: 0, maximum: 3600),
         "timing": .anyOf([
             // A preset or CSS timing text (`ease-in`, `steps(4, jump-start)`, `linear(0, 0.8 60%, 1)`), read by `CSSTiming`.
             .string(),
@@ -31,5 +32,6 @@ extension DecayPlan: DescribedPlan {
     public static let schema = PlanSchema.plan([
         "property": .string(), "velocity": .vector, "from": .vector,
         "drag": .number(minimum: 1e-9, maximum: 300), "threshold": .number(minimum: 1e-12, maximum: 1e6),
+        "delay": .number(minimum: 0, maximum: 3600),
     ], required: ["property", "velocity"])
 }

@@ -3,6 +3,12 @@ import MotionPluginKit
 /// A plan that animates one property of its target.
 public protocol AnimationPlan: Decodable {
     var property: String { get }
+    /// Seconds before the animation starts; until then the property is left alone (SPEC §10).
+    var delay: Double? { get }
+}
+
+extension AnimationPlan {
+    public var delay: Double? { nil }
 }
 
 /// One running animation of one property, as the shipped Tween, Spring and Decay plugins define it.

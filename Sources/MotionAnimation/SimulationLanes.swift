@@ -11,6 +11,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
     typealias Owner = AnimationPerformer<Animation>
 
     public var ownerCount = 0
+    public var delayingOwners = 0
     /// Block `kind << 2 | (width − 1)`; kind 0 rests at its target (spring), 1 where it stops (decay).
     private let blocks: [SimulationBlock] = (0..<8).map { SimulationBlock(width: $0 & 3 + 1, restsAtTarget: $0 & 4 == 0) }
     /// Lanes that end at this tick's `finishTick`.

@@ -12,6 +12,7 @@ public struct SpringPlan: AnimationPlan {
     public var tension: Double?
     public var damping: Double?
     public var threshold: Double?
+    public var delay: Double?
     public var stiffness: Double?
     public var mass: Double?
     public var dampingRatio: Double?

@@ -9,6 +9,7 @@ public struct TweenPlan: AnimationPlan {
     public var from: [Double]?
     public var duration: Double?
     public var timing: TimingSpec?
+    public var delay: Double?
 }
 
 /// The three ways a plan names its timing.

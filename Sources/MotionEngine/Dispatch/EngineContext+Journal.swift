@@ -9,7 +9,8 @@ import MotionWire
 /// other requests wait until that change is applied, so its replies keep their order.
 extension EngineContext {
     struct JournalEntry {
-        var record: JournalRecord?
+        /// Empty when the change is not journaled (it only keeps its place in line).
+        var records: [JournalRecord]
         var sessionID: UInt64
         var id: JSONValue
         var apply: (EngineContext) throws(EngineError) -> JSONValue
@@ -31,12 +32,12 @@ extension EngineContext {
 
     /// Applies a change now, or (journaled, or behind another of this connection's changes) queues it for
     /// the journal and returns nil: the reply comes once it is written and applied.
-    func journalOrApply(_ session: Session, id: JSONValue, journaled: Bool, record: () -> JournalRecord,
+    func journalOrApply(_ session: Session, id: JSONValue, journaled: Bool, record: () -> [JournalRecord],
                         apply: @escaping (EngineContext) throws(EngineError) -> JSONValue) throws(EngineError) -> JSONValue? {
         guard journal != nil, journaled || session.journalPending > 0 else { return try apply(self) }
         session.owedReplies += 1
         session.journalPending += 1
-        journalGroup.append(JournalEntry(record: journaled ? record() : nil, sessionID: session.id, id: id, apply: apply))
+        journalGroup.append(JournalEntry(records: journaled ? record() : [], sessionID: session.id, id: id, apply: apply))
         flushJournal()
         return nil
     }
@@ -45,7 +46,7 @@ extension EngineContext {
         guard journalWriting.isEmpty, !journalGroup.isEmpty, let journal else { return }
         journalWriting = journalGroup
         journalGroup = []
-        let lines = journalWriting.reduce(into: [UInt8]()) { lines, entry in lines += entry.record?.line ?? [] }
+        let lines = journalWriting.reduce(into: [UInt8]()) { lines, entry in for record in entry.records { lines += record.line } }
         let write: @Sendable () -> Result<Void, EngineError> = {
             lines.isEmpty ? .success(()) : Result { () throws(EngineError) in try journal.append(lines) }
         }
@@ -68,12 +69,12 @@ extension EngineContext {
             let session = sessions[entry.sessionID]
             session?.journalPending -= 1
             let reply: JSONValue
-            if case .failure(let error) = written, entry.record != nil {
+            if case .failure(let error) = written, !entry.records.isEmpty {
                 reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
             } else {
                 do throws(EngineError) {
                     reply = WireMessage.result(id: entry.id, try entry.apply(self))
-                    if let record = entry.record { remember(record) }
+                    for record in entry.records { remember(record) }
                 } catch {
                     reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
                 }

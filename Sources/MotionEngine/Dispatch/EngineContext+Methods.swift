@@ -10,6 +10,7 @@ extension EngineContext {
         }
         switch request.method {
         case "hello": return try hello(params, session)
+        case "plan.add" where params["targets"] != nil: return try addStaggered(request, params, in: session)
         case "plan.add":
             let name = try params.optionalName("runtime")
             let runtime = try runtimeKey(name, for: session, .change)
@@ -22,7 +23,7 @@ extension EngineContext {
             if journaled { try engine.check(plan) }
             let limit = performerLimit(of: runtime), shown = name ?? Engine.defaultRuntime
             return try journalOrApply(session, id: request.id, journaled: journaled,
-                                      record: { .add(runtime: runtime, target: target, plan: plan, name: planName, t: WallClock.now()) }) { context throws(EngineError) in
+                                      record: { [.add(runtime: runtime, target: target, plan: plan, name: planName, t: WallClock.now())] }) { context throws(EngineError) in
                 let performer = try context.engine.addPlan(plan, to: target, in: runtime, named: planName, performerLimit: limit)
                 return ["runtime": .string(shown), "target": .string(target), "performer": .number(Double(performer))]
             }
@@ -30,7 +31,7 @@ extension EngineContext {
             let runtime = try runtimeKey(try params.optionalName("runtime"), for: session, .change)
             let planName = try params.name("name"), target = try params.name("target")
             return try journalOrApply(session, id: request.id, journaled: isJournaled(runtime),
-                                      record: { .remove(runtime: runtime, target: target, name: planName, t: WallClock.now()) }) { context throws(EngineError) in
+                                      record: { [.remove(runtime: runtime, target: target, name: planName, t: WallClock.now())] }) { context throws(EngineError) in
                 ["removed": .bool(try context.engine.removePlan(named: planName, from: target, in: runtime))]
             }
         case "runtime.create":
@@ -41,7 +42,7 @@ extension EngineContext {
             guard engine.runtimes[key] == nil else { throw EngineError(.runtimeExists, "name: runtime \"\(name)\" exists") }
             let owner = ephemeral ? session.id : nil
             return try journalOrApply(session, id: request.id, journaled: journal != nil && !ephemeral,
-                                      record: { .create(runtime: key, shared: shared, t: WallClock.now()) }) { context throws(EngineError) in
+                                      record: { [.create(runtime: key, shared: shared, t: WallClock.now())] }) { context throws(EngineError) in
                 try context.engine.createRuntime(key, ephemeralOwner: owner, shared: shared)
                 if shared { context.hub.sharedRuntimes.insert(key) }
                 return ["runtime": .string(name), "ephemeral": .bool(ephemeral), "shared": .bool(shared)]
@@ -53,7 +54,7 @@ extension EngineContext {
                 throw EngineError(.runtimeProtected, "name: the \"default\" runtime always exists")
             }
             return try journalOrApply(session, id: request.id, journaled: isJournaled(key),
-                                      record: { .destroy(runtime: key, t: WallClock.now()) }) { context throws(EngineError) in
+                                      record: { [.destroy(runtime: key, t: WallClock.now())] }) { context throws(EngineError) in
                 try context.destroyRuntime(key)
                 return ["runtime": .string(name)]
             }

@@ -1,0 +1,47 @@
+import MotionWire
+
+extension EngineContext {
+    /// Targets one `plan.add {targets, stagger, plan}` may name.
+    static let maximumStaggeredTargets = 1000
+
+    /// `plan.add {targets: [..], stagger: s, plan}` (SPEC §10): the plan on each target with `delay`
+    /// i·s (added to its own), one performer per target, in one journaled change.
+    func addStaggered(_ request: Request, _ params: Params, in session: Session) throws(EngineError) -> JSONValue? {
+        guard params["target"] == nil, params["name"] == nil else {
+            throw EngineError(.invalidRequest, "targets: give either target or targets (a staggered plan has no name)")
+        }
+        let name = try params.optionalName("runtime")
+        let runtime = try runtimeKey(name, for: session, .change)
+        guard let targets = try params.optionalStrings("targets"), (1...Self.maximumStaggeredTargets).contains(targets.count) else {
+            throw EngineError(.invalidRequest, "targets: expected 1 to \(Self.maximumStaggeredTargets) target names")
+        }
+        for (index, target) in targets.enumerated() {
+            try Params.check(name: target, "targets[\(index)]", maximumLength: Params.maximumNameLength)
+        }
+        let stagger = try params.optionalNumber("stagger") ?? 0
+        guard stagger.isFinite, stagger >= 0, stagger * Double(targets.count) <= 3600 else {
+            throw EngineError(.invalidRequest, "stagger: expected seconds ≥ 0 (at most an hour over all targets)")
+        }
+        let plan = try params.object("plan")
+        if request.lineLength > Self.maximumPlanBytes { try Self.checkSize(of: plan) }
+        let base = plan["delay"]?.doubleValue ?? 0
+        let plans = targets.indices.map { index -> JSONValue in
+            var staggered = plan
+            let delay = base + stagger * Double(index)
+            if delay > 0 { staggered["delay"] = .number(delay) }
+            return staggered
+        }
+        for staggered in plans { try engine.check(staggered) }
+        let journaled = isJournaled(runtime), limit = performerLimit(of: runtime), shown = name ?? Engine.defaultRuntime
+        return try journalOrApply(session, id: request.id, journaled: journaled, record: {
+            let now = WallClock.now()
+            return zip(targets, plans).map { .add(runtime: runtime, target: $0, plan: $1, name: nil, t: now) }
+        }) { context throws(EngineError) in
+            var performers: [JSONValue] = []
+            for (target, staggered) in zip(targets, plans) {
+                performers.append(.number(Double(try context.engine.addPlan(staggered, to: target, in: runtime, performerLimit: limit))))
+            }
+            return ["runtime": .string(shown), "targets": .array(targets.map(JSONValue.string)), "performers": .array(performers)]
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Logging
+import MotionAnimation
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Testing
+
+/// SPEC §10: every animation plan takes `delay` (the property is left alone until it ends), and
+/// `plan.add {targets, stagger, plan}` staggers one plan over several targets.
+@Suite("Delay and stagger")
+struct DelayTests {
+    let output = RecordingOutput()
+    let context: EngineContext
+
+    init() throws {
+        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin", "SpringPlugin"]),
+                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+        context.openSession(1, output: output)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+    }
+
+    func call(_ method: String, _ params: JSONValue) -> JSONValue {
+        context.receive(line: JSONWriter.bytes(["id": 1, "method": .string(method), "params": params]), from: 1)
+        return output.lines.last?["result"] ?? output.lines.last?["error"] ?? .null
+    }
+
+    func samples(_ plan: JSONValue, _ times: [Double]) -> [JSONValue] {
+        call("plan.sample", ["plan": plan, "times": .array(times.map { .number($0) })])["samples"]?.arrayValue ?? []
+    }
+
+    @Test func aDelayedTweenLeavesThePropertyAloneUntilItStarts() {
+        let plan: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "linear", "delay": 0.5]
+        let values = samples(plan, [0.25, 0.5, 0.75, 1.5, 2]).map { $0["value"] ?? .null }
+        #expect(values == [[], [0], [0.25], [1], [1]], "\(values)")
+    }
+
+    @Test func aDelayedSpringIsTheSameSpringLater() throws {
+        let spring: JSONValue = ["type": "Spring", "property": "x", "from": [0], "to": [1], "stiffness": 200, "damping": 10]
+        var delayed = spring
+        delayed["delay"] = 0.3
+        let plain = samples(spring, [0.2, 0.7]).map { $0["value"]?.arrayValue?.first?.doubleValue ?? .nan }
+        let later = samples(delayed, [0.5, 1.0]).map { $0["value"]?.arrayValue?.first?.doubleValue ?? .nan }
+        for (a, b) in zip(plain, later) { #expect(abs(a - b) < 1e-9, "\(plain) vs \(later)") }
+    }
+
+    @Test func staggerDelaysEachTargetByItsPlace() throws {
+        let reply = call("plan.add", ["targets": ["a", "b", "c"], "stagger": 0.1,
+                                      "plan": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "linear"]])
+        #expect(reply["performers"]?.arrayValue?.count == 3, "\(reply)")
+        for _ in 0..<60 { context.tick(dt: 1.0 / 120) }   // 0.5 s
+        let x = ["a", "b", "c"].map { context.engine.value(of: "x", target: $0, runtime: "0/default")?[0] ?? -1 }
+        #expect(abs(x[0] - 0.5) < 1e-6 && abs(x[1] - 0.4) < 1e-6 && abs(x[2] - 0.3) < 1e-6, "\(x)")
+        #expect(call("plan.add", ["targets": ["a"], "target": "b", "plan": ["type": "Tween", "property": "x", "to": [1]]])["code"] == "request.invalid")
+        #expect(call("plan.add", ["targets": [], "plan": ["type": "Tween", "property": "x", "to": [1]]])["code"] == "request.invalid")
+    }
+
+    @Test func removingADelayedNamedPlanEndsItInterrupted() throws {
+        _ = call("subscribe", ["streams": ["trace"]])
+        _ = call("plan.add", ["target": "a", "name": "later", "plan": ["type": "Tween", "property": "x", "to": [1], "delay": 1]])
+        #expect(context.engine.isActive(runtime: "0/default"), "a waiting plan keeps its runtime active")
+        _ = call("plan.remove", ["target": "a", "name": "later"])
+        context.tick(dt: 1.0 / 120)
+        let ended = output.lines.last { $0["kind"] == "animation.ended" }
+        #expect(ended?["reason"] == "interrupted")
+        #expect(!context.engine.isActive(runtime: "0/default"))
+        #expect(context.engine.value(of: "x", target: "a", runtime: "0/default") == nil, "never touched")
+    }
+}
