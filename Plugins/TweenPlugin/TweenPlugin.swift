@@ -1,11 +1,13 @@
 import MotionAnimation
 import MotionPluginKit
 
-/// The shipped tween plugin: plan type `Tween`.
+/// The shipped tween plugin: plan types `Tween` and `Keyframes`.
 enum TweenPlugin: MotionPlugin {
     static let id = "org.motiond.tween"
     static let version = "1.0.0"
-    static var performers: [any Performer.Type] { [AnimationPerformer<TweenAnimation>.self] }
+    static var performers: [any Performer.Type] {
+        [AnimationPerformer<TweenAnimation>.self, AnimationPerformer<KeyframesAnimation>.self]
+    }
 }
 
 @_cdecl("motion_plugin_entry")

@@ -19,6 +19,7 @@ extension TweenPlan: DescribedPlan {
     public static let schema = PlanSchema.plan([
         "property": .string(), "to": .vector, "from": .vector,
         "duration": .number(minimum: 0, maximum: 3600), "delay": .number(minimum: 0, maximum: 3600),
+        "repeat": .anyOf([.number(minimum: 0.001, maximum: 1e6), .string(oneOf: ["forever"])]), "autoreverse": .boolean,
         "timing": .anyOf([
             // A preset or CSS timing text (`ease-in`, `steps(4, jump-start)`, `linear(0, 0.8 60%, 1)`), read by `CSSTiming`.
             .string(),
@@ -26,6 +27,21 @@ extension TweenPlan: DescribedPlan {
             .object(["function": .string(), "args": .array(of: .number(), maxItems: 16)], required: ["function"]),
         ]),
     ], required: ["property", "to"])
+}
+
+extension KeyframesPlan: DescribedPlan {
+    static let timing = PlanSchema.anyOf([
+        .string(), .array(of: .number(), minItems: 4, maxItems: 4),
+        .object(["function": .string(), "args": .array(of: .number(), maxItems: 16)], required: ["function"]),
+    ])
+
+    public static let schema = PlanSchema.plan([
+        "property": .string(), "values": .array(of: .vector, minItems: 2, maxItems: 1000),
+        "keyTimes": .array(of: .number(minimum: 0, maximum: 1), minItems: 2, maxItems: 1000),
+        "timing": .anyOf([timing, .array(of: timing, minItems: 1, maxItems: 999)]),
+        "duration": .number(minimum: 0, maximum: 3600), "delay": .number(minimum: 0, maximum: 3600),
+        "repeat": .anyOf([.number(minimum: 0.001, maximum: 1e6), .string(oneOf: ["forever"])]), "autoreverse": .boolean,
+    ], required: ["property", "values"])
 }
 
 extension DecayPlan: DescribedPlan {

@@ -6,6 +6,12 @@ public struct Tween: Sendable {
     public let to: SIMD4<Double>
     public let duration: Double
     public let curve: TimingCurve
+    /// Cycles to play (`.infinity`: forever) and whether each plays forward then back (Core Animation's
+    /// `repeatCount` and `autoreverses`; SPEC §10).
+    public let repeatCount: Double
+    public let autoreverses: Bool
+    /// Set for `Keyframes`: the path each cycle follows instead of `from` → `to` along `curve`.
+    public let keyframes: Keyframes?
     /// Time since the start in nanoseconds, snapped to a whole nanosecond when within a thousandth of one:
     /// the time reached does not depend on the steps taken to reach it (a `plan.sample` at 0.25 s lands on
     /// 0.25 s exactly, asked alone, after 0.249 s, or after 30 frames of 1/120 s).
@@ -14,15 +20,23 @@ public struct Tween: Sendable {
     public private(set) var value: SIMD4<Double>
     public private(set) var velocity = SIMD4<Double>.zero
 
-    public init(from: SIMD4<Double>, to: SIMD4<Double>, duration: Double, curve: TimingCurve) {
-        self.from = from
-        self.to = to
+    public init(from: SIMD4<Double>, to: SIMD4<Double>, duration: Double, curve: TimingCurve, repeatCount: Double = 1,
+                autoreverses: Bool = false, keyframes: Keyframes? = nil) {
+        self.keyframes = keyframes
+        self.from = keyframes?.values.first ?? from
+        self.to = keyframes?.values.last ?? to
         self.duration = duration
         self.curve = curve
-        value = duration > 0 ? from : to
+        self.repeatCount = repeatCount
+        self.autoreverses = autoreverses
+        value = duration > 0 ? self.from : (autoreverses ? self.from : self.to)
     }
 
-    public var isFinished: Bool { elapsed >= duration }
+    /// Every cycle, back and forth.
+    public var totalDuration: Double { duration * repeatCount * (autoreverses ? 2 : 1) }
+    /// Where it rests at the end: `to`, or back at `from` when it autoreverses.
+    public var endValue: SIMD4<Double> { autoreverses ? from : to }
+    public var isFinished: Bool { elapsed >= totalDuration }
 
     /// Continues a tween another build of the plugin started (hot swap): same place, same velocity.
     public mutating func resume(elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>) {
@@ -31,10 +45,15 @@ public struct Tween: Sendable {
         self.velocity = velocity
     }
 
-    /// The value at `time` seconds from the start; exactly `to` at the end, whatever the curve returns.
+    /// The value at `time` seconds from the start; exactly `endValue` at the end, whatever the curve
+    /// returns. Each cycle runs the curve from 0 to 1; with `autoreverses` every other half runs it back.
     public func value(at time: Double) -> SIMD4<Double> {
-        guard duration > 0, time < duration else { return to }
-        let progress = max(time / duration, 0)
+        guard duration > 0, time < totalDuration else { return endValue }
+        let phase = max(time / duration, 0)
+        let cycle = phase.rounded(.down)
+        var progress = phase - cycle
+        if autoreverses, cycle.truncatingRemainder(dividingBy: 2) == 1 { progress = 1 - progress }
+        if let keyframes { return keyframes.value(at: progress) }
         let eased = curve.value(at: progress)
         return from + (to - from) * eased
     }
@@ -45,7 +64,32 @@ public struct Tween: Sendable {
         let whole = elapsedNanos.rounded()
         if abs(elapsedNanos - whole) < 1e-3 { elapsedNanos = whole }
         let next = value(at: elapsed)
-        velocity = elapsed >= duration ? .zero : (next - value) / dt
+        velocity = isFinished ? .zero : (next - value) / dt
         value = next
+    }
+}
+
+/// `Keyframes`' path (CAKeyframeAnimation's `values`, `keyTimes`, `timingFunctions`): segment i runs from
+/// `values[i]` to `values[i + 1]` between `keyTimes[i]` and `keyTimes[i + 1]` along `curves[i]`.
+public struct Keyframes: Sendable {
+    public let values: [SIMD4<Double>]
+    public let keyTimes: [Double]
+    public let curves: [TimingCurve]
+
+    /// `keyTimes` as many as `values`, from 0 to 1, never decreasing; `curves` one per segment.
+    public init(values: [SIMD4<Double>], keyTimes: [Double], curves: [TimingCurve]) {
+        self.values = values
+        self.keyTimes = keyTimes
+        self.curves = curves
+    }
+
+    public func value(at progress: Double) -> SIMD4<Double> {
+        var upper = keyTimes.firstIndex { $0 > progress } ?? keyTimes.count - 1
+        upper = max(upper, 1)
+        let (start, end) = (keyTimes[upper - 1], keyTimes[upper])
+        guard end > start else { return values[upper] }
+        let local = min(max((progress - start) / (end - start), 0), 1)
+        let eased = curves[upper - 1].value(at: local)
+        return values[upper - 1] + (values[upper] - values[upper - 1]) * eased
     }
 }

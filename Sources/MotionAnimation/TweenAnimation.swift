@@ -10,6 +10,41 @@ public struct TweenPlan: AnimationPlan {
     public var duration: Double?
     public var timing: TimingSpec?
     public var delay: Double?
+    public var `repeat`: RepeatCount?
+    public var autoreverse: Bool?
+}
+
+/// `repeat`: a number of cycles, or `"forever"`.
+public enum RepeatCount: Codable, Sendable, Equatable {
+    case count(Double)
+    case forever
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let count = try? container.decode(Double.self) {
+            guard count.isFinite, count > 0 else { throw PlanError("repeat: expected a positive number of cycles or \"forever\"") }
+            self = .count(count)
+        } else if (try? container.decode(String.self)) == "forever" {
+            self = .forever
+        } else {
+            throw PlanError("repeat: expected a positive number of cycles or \"forever\"")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .count(let count): try container.encode(count)
+        case .forever: try container.encode("forever")
+        }
+    }
+
+    public var cycles: Double {
+        switch self {
+        case .count(let count): count
+        case .forever: .infinity
+        }
+    }
 }
 
 /// The three ways a plan names its timing.
@@ -85,11 +120,13 @@ public struct TweenAnimation: MigratableAnimation {
     public struct Snapshot: Codable, Sendable {
         var count: Int
         var from: SIMD4<Double>, to: SIMD4<Double>, duration: Double, timing: TimingSpec?
+        var repeatCount: RepeatCount?, autoreverses: Bool?
         var elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>
     }
 
     public var snapshot: Snapshot {
         Snapshot(count: count, from: tween.from, to: tween.to, duration: tween.duration, timing: timing,
+                 repeatCount: tween.repeatCount.isInfinite ? .forever : .count(tween.repeatCount), autoreverses: tween.autoreverses,
                  elapsed: tween.elapsed, value: tween.value, velocity: tween.velocity)
     }
 
@@ -98,7 +135,8 @@ public struct TweenAnimation: MigratableAnimation {
         count = snapshot.count
         timing = snapshot.timing
         tween = Tween(from: snapshot.from, to: snapshot.to, duration: snapshot.duration,
-                      curve: try snapshot.timing?.curve(context: context) ?? .swiftOut)
+                      curve: try snapshot.timing?.curve(context: context) ?? .swiftOut,
+                      repeatCount: snapshot.repeatCount?.cycles ?? 1, autoreverses: snapshot.autoreverses ?? false)
         tween.resume(elapsed: snapshot.elapsed, value: snapshot.value, velocity: snapshot.velocity)
     }
 
@@ -114,7 +152,8 @@ public struct TweenAnimation: MigratableAnimation {
         var curve = TimingCurve.swiftOut
         if let timing = plan.timing { curve = try timing.curve(context: context) }
         timing = plan.timing
-        tween = Tween(from: from ?? current?.value ?? .zero, to: to, duration: duration, curve: curve)
+        tween = Tween(from: from ?? current?.value ?? .zero, to: to, duration: duration, curve: curve,
+                      repeatCount: plan.repeat?.cycles ?? 1, autoreverses: plan.autoreverse ?? false)
     }
 
     public var value: SIMD4<Double> { tween.value }

@@ -65,4 +65,41 @@ struct DelayTests {
         #expect(!context.engine.isActive(runtime: "0/default"))
         #expect(context.engine.value(of: "x", target: "a", runtime: "0/default") == nil, "never touched")
     }
+
+    /// Core Animation's `repeatCount` and `autoreverses` on a tween: each cycle forward (then back), and
+    /// at rest where it ended, with velocity 0.
+    @Test func aTweenRepeatsAndAutoreverses() {
+        let plan: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "linear",
+                               "repeat": 2, "autoreverse": true]
+        let values = samples(plan, [0.25, 1.25, 1.75, 2.25, 3.5, 4, 5]).map { $0["value"]?.arrayValue?.first?.doubleValue ?? .nan }
+        for (value, expected) in zip(values, [0.25, 0.75, 0.25, 0.25, 0.5, 0, 0]) {
+            #expect(abs(value - expected) < 1e-9, "\(values)")
+        }
+        #expect(samples(plan, [5]).first?["velocity"] == [0])
+        let forever: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "linear", "repeat": "forever"]
+        #expect(abs((samples(forever, [100.25]).first?["value"]?.arrayValue?.first?.doubleValue ?? 0) - 0.25) < 1e-6)
+        #expect(call("plan.sample", ["plan": ["type": "Tween", "property": "x", "to": [1], "repeat": "always"], "times": [1]])["code"] == "plan.invalid")
+        #expect(call("plan.sample", ["plan": ["type": "Tween", "property": "x", "to": [1], "repeat": 0], "times": [1]])["code"] == "plan.invalid")
+    }
+
+    /// CAKeyframeAnimation's values and keyTimes, a timing function per segment, and repeat/autoreverse.
+    @Test func keyframesFollowTheirValuesKeyTimesAndTimings() {
+        let plan: JSONValue = ["type": "Keyframes", "property": "x", "values": [[0], [10], [4]], "keyTimes": [0, 0.25, 1],
+                               "timing": ["linear", "steps(2)"], "duration": 2]
+        let values = samples(plan, [0.25, 0.5, 1.0, 1.4, 1.8, 2, 3]).map { $0["value"]?.arrayValue?.first?.doubleValue ?? .nan }
+        // 0–0.5 s: linear 0 → 10; 0.5–2 s: steps(2) 10 → 4 (10 until 1.25 s, then 7, then 4 at the end).
+        for (value, expected) in zip(values, [5, 10, 10, 7, 7, 4, 4] as [Double]) {
+            #expect(abs(value - expected) < 1e-9, "\(values)")
+        }
+        let even: JSONValue = ["type": "Keyframes", "property": "x", "values": [[0], [1], [0]], "duration": 1, "autoreverse": true, "repeat": 2]
+        let bounced = samples(even, [0.25, 1.25, 4]).map { $0["value"]?.arrayValue?.first?.doubleValue ?? .nan }
+        for (value, expected) in zip(bounced, [0.5, 0.5, 0] as [Double]) { #expect(abs(value - expected) < 1e-9, "\(bounced)") }
+        for bad: JSONValue in [["type": "Keyframes", "property": "x", "values": [[0]]],
+                               ["type": "Keyframes", "property": "x", "values": [[0], [1]], "keyTimes": [0, 0.5]],
+                               ["type": "Keyframes", "property": "x", "values": [[0], [1], [2]], "keyTimes": [0, 0.8, 0.5]],
+                               ["type": "Keyframes", "property": "x", "values": [[0], [1, 2]]],
+                               ["type": "Keyframes", "property": "x", "values": [[0], [1], [2]], "timing": ["linear"]]] {
+            #expect(call("plan.sample", ["plan": bad, "times": [1]])["code"] == "plan.invalid", "\(bad)")
+        }
+    }
 }

@@ -1,0 +1,94 @@
+import MotionPluginKit
+
+/// `{"type":"Keyframes","property":"x","values":[[0],[1.2],[1]],"keyTimes"?:[0,0.7,1],
+/// "timing"?:"ease-out"|[one per segment],"duration"?:0.25,"delay"?,"repeat"?,"autoreverse"?}` (SPEC §10):
+/// CAKeyframeAnimation's values, keyTimes and timingFunctions. Without `keyTimes` the values are evenly
+/// spaced; without `timing` every segment is linear.
+public struct KeyframesPlan: AnimationPlan {
+    public var property: String
+    public var values: [[Double]]
+    public var keyTimes: [Double]?
+    public var timing: KeyframeTiming?
+    public var duration: Double?
+    public var delay: Double?
+    public var `repeat`: RepeatCount?
+    public var autoreverse: Bool?
+}
+
+/// One timing function for every segment, or one per segment.
+public enum KeyframeTiming: Codable, Sendable {
+    case all(TimingSpec)
+    case each([TimingSpec])
+
+    public init(from decoder: any Decoder) throws {
+        if let one = try? TimingSpec(from: decoder) {
+            self = .all(one)
+        } else if let each = try? decoder.singleValueContainer().decode([TimingSpec].self) {
+            self = .each(each)
+        } else {
+            throw PlanError("timing: expected a timing function or an array of one per segment")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .all(let one): try one.encode(to: encoder)
+        case .each(let each):
+            var container = encoder.singleValueContainer()
+            try container.encode(each)
+        }
+    }
+
+    func curves(segments: Int, context: PerformerContext) throws -> [TimingCurve] {
+        switch self {
+        case .all(let one): return Array(repeating: try one.curve(context: context), count: segments)
+        case .each(let each):
+            guard each.count == segments else { throw PlanError("timing: \(each.count) timing functions for \(segments) segments") }
+            return try each.map { try $0.curve(context: context) }
+        }
+    }
+}
+
+public struct KeyframesAnimation: MigratableAnimation {
+    public static let planType = "Keyframes"
+    public let count: Int
+    private var tween: Tween
+    private let plan: KeyframesPlan
+
+    public struct Snapshot: Codable, Sendable {
+        var plan: KeyframesPlan
+        var elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>
+    }
+
+    public var snapshot: Snapshot { Snapshot(plan: plan, elapsed: tween.elapsed, value: tween.value, velocity: tween.velocity) }
+
+    public init(snapshot: Snapshot, context: PerformerContext) throws {
+        try self.init(plan: snapshot.plan, current: nil, context: context)
+        tween.resume(elapsed: snapshot.elapsed, value: snapshot.value, velocity: snapshot.velocity)
+    }
+
+    public init(plan: KeyframesPlan, current: PropertyState?, context: PerformerContext) throws {
+        guard plan.values.count >= 2 else { throw PlanError("values: expected at least 2 values") }
+        count = plan.values[0].count
+        let values = try plan.values.enumerated().map { index, value in try vector(value, field: "values[\(index)]", count: plan.values[0].count) }
+        let keyTimes = plan.keyTimes ?? values.indices.map { Double($0) / Double(values.count - 1) }
+        guard keyTimes.count == values.count else { throw PlanError("keyTimes: expected \(values.count) times, one per value") }
+        guard keyTimes.first == 0, keyTimes.last == 1, zip(keyTimes, keyTimes.dropFirst()).allSatisfy({ $0 <= $1 }) else {
+            throw PlanError("keyTimes: expected times from 0 to 1 that never decrease")
+        }
+        let curves = try plan.timing?.curves(segments: values.count - 1, context: context)
+            ?? Array(repeating: .linear, count: values.count - 1)
+        let duration = try parameter(plan.duration, field: "duration", default: 0.25, in: 0...3600)
+        self.plan = plan
+        tween = Tween(from: values[0], to: values[values.count - 1], duration: duration, curve: .linear,
+                      repeatCount: plan.repeat?.cycles ?? 1, autoreverses: plan.autoreverse ?? false,
+                      keyframes: Keyframes(values: values, keyTimes: keyTimes, curves: curves))
+    }
+
+    public var value: SIMD4<Double> { tween.value }
+    public var velocity: SIMD4<Double> { tween.velocity }
+    public var isFinished: Bool { tween.isFinished }
+    public mutating func advance(by dt: Double) { tween.advance(by: dt) }
+}
+
+extension KeyframesPlan: Codable, Sendable {}
