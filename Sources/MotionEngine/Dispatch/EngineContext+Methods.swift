@@ -95,6 +95,8 @@ extension EngineContext {
                                       frame: 1 / settings.rate)
             perform(work, for: session, replyingTo: request.id)
             return nil
+        case "gesture.push": return try pushGesture(params, in: session)
+        case "gesture.velocity": return try gestureVelocity(params)
         case "router.configure": return try configureRouter(params, replyingTo: request.id, in: session)
         case "router.remove": return try removeRouter(params, replyingTo: request.id, in: session)
         case "route.go": return try go(params, replyingTo: request.id, in: session)
@@ -145,7 +147,10 @@ extension EngineContext {
                 "maxPlanBytes": .number(Double(Self.maximumPlanBytes)), "maxNameBytes": .number(Double(Params.maximumNameLength)),
                 "maxSubscriptionTargets": .number(Double(Self.maximumSubscriptionTargets)),
             ],
-            "capabilities": ["frames", "trace", "routes", "plan.sample", "curves", "hot-swap", "timeline"],
+            "capabilities": .array((["frames", "trace", "routes", "plan.sample", "curves", "hot-swap", "timeline", "gestures"]
+                + (journal == nil ? [] : ["journal"])).map(JSONValue.string)),
+            // Gesture samples are timed on this clock (SPEC §9): a client can check it reads the same one.
+            "clock": "monotonic", "now": .number(Double(MonotonicClock.now()) / 1e9),
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
             "role": .string(session.role.rawValue),
         ]

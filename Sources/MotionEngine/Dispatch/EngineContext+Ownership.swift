@@ -69,7 +69,7 @@ extension EngineContext {
                 "uid": .number(Double(uid)), "runtimes": .number(Double(usage.runtimes)),
                 "performers": .number(Double(usage.performers)), "routers": .number(Double(owned.count)),
                 "stateBytes": .number(Double(owned.reduce(0) { $0 + $1.stateBytes })),
-                "gestures": 0,
+                "gestures": .number(Double(engine.runtimes.values.reduce(0) { $0 + ($1.owner == uid ? $1.gestures.count : 0) })),
             ]
         }
         var quotas: [String: JSONValue] = [:]

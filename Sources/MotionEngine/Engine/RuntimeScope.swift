@@ -63,6 +63,8 @@ final class RuntimeScope {
     /// Performers created in it (they live as long as the runtime; a swap replaces one by one).
     var performerCount = 0
     var targets: [String: TargetScope] = [:]
+    /// Pointer streams clients push into this runtime (SPEC §9); they end with it.
+    var gestures: [String: Gesture] = [:]
     /// Targets in the order they were created (targets live as long as their runtime): `runtime.state`
     /// pages through them in O(page).
     var targetOrder: [TargetScope] = []

@@ -1,0 +1,108 @@
+import MotionWire
+
+/// Gestures (SPEC §9): a client streams pointer samples into a runtime; the host tracks each gesture's
+/// position, phase and release velocity.
+extension EngineContext {
+    static let maximumGestureSamples = 256
+
+    /// `gesture.push {runtime?, gesture, samples: [{t, position, phase?}]}`: every sample is checked before
+    /// any is applied.
+    func pushGesture(_ params: Params, in session: Session) throws(EngineError) -> JSONValue {
+        let name = try params.optionalName("runtime")
+        let runtime = try runtimeKey(name, for: session, .change)
+        let gestureName = try params.name("gesture")
+        guard let scope = engine.runtimes[runtime] else { throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name ?? "default")\"") }
+        let samples = try Self.gestureSamples(params)
+        let existing = scope.gestures[gestureName]
+        if let existing, let first = samples.first, first.sample.time < existing.lastTime {
+            throw EngineError(.invalidRequest, "samples[0].t: \(first.sample.time) is before the gesture's last sample (\(existing.lastTime))")
+        }
+        if existing == nil, let owner = scope.owner {
+            let held = engine.runtimes.values.reduce(0) { $0 + ($1.owner == owner ? $1.gestures.count : 0) }
+            if held >= settings.quotas.gestures { throw quotaExceeded("gestures", owner) }
+        }
+        var gesture = existing ?? Gesture()
+        for (sample, phase) in samples {
+            gesture.lastTime = sample.time
+            gesture.position = sample.position
+            switch phase ?? (gesture.isActive ? .moved : .began) {
+            case .began:
+                gesture.phase = .began
+                gesture.origin = sample.position
+                gesture.tracker.reset()
+                gesture.tracker.add(sample)
+                gesture.releaseVelocity = []
+                engine.trace(TraceEvent(kind: "gesture.began", runtime: runtime, fields: [
+                    "gesture": .string(gestureName), "position": JSONValue(sample.position), "t": .number(sample.time)]))
+            case .moved:
+                if !gesture.isActive { gesture.origin = sample.position }
+                gesture.phase = .moved
+                gesture.tracker.add(sample)
+            case .ended, .cancelled:
+                // The position of `ended` is not added to the tracker (SPEC §9).
+                let cancelled = phase == .cancelled
+                let velocity = cancelled ? Array(repeating: 0.0, count: sample.position.count) : gesture.tracker.velocity().velocity
+                gesture.phase = cancelled ? .cancelled : .ended
+                gesture.releaseVelocity = velocity
+                engine.trace(TraceEvent(kind: "gesture.ended", runtime: runtime, fields: [
+                    "gesture": .string(gestureName), "velocity": JSONValue(velocity), "cancelled": .bool(cancelled),
+                    "position": JSONValue(sample.position), "t": .number(sample.time)]))
+            }
+        }
+        scope.gestures[gestureName] = gesture
+        let velocity = gesture.isActive ? gesture.tracker.velocity().velocity : gesture.releaseVelocity
+        return ["runtime": .string(name ?? Engine.defaultRuntime), "gesture": .string(gestureName), "phase": .string(gesture.phase.rawValue),
+                "position": JSONValue(gesture.position), "velocity": JSONValue(velocity)]
+    }
+
+    /// `gesture.velocity {samples}`: the release-velocity estimator as a dry run.
+    func gestureVelocity(_ params: Params) throws(EngineError) -> JSONValue {
+        var tracker = VelocityTracker()
+        for (sample, phase) in try Self.gestureSamples(params) {
+            switch phase {
+            case .began?: tracker.reset(); tracker.add(sample)
+            case .ended?, .cancelled?: break
+            case .moved?, nil: tracker.add(sample)
+            }
+        }
+        let (velocity, used) = tracker.velocity()
+        return ["velocity": JSONValue(velocity), "samples_used": .number(Double(used))]
+    }
+
+    /// The `samples` of a request: 1 to 256, in time order, finite, with 1 or 2 coordinates.
+    static func gestureSamples(_ params: Params) throws(EngineError) -> [(sample: VelocityTracker.Sample, phase: Gesture.Phase?)] {
+        guard case .array(let elements)? = params["samples"], (1...maximumGestureSamples).contains(elements.count) else {
+            throw EngineError(.invalidRequest, "samples: expected an array of 1 to \(maximumGestureSamples) samples")
+        }
+        var samples: [(VelocityTracker.Sample, Gesture.Phase?)] = []
+        var previous = -Double.infinity
+        for (index, element) in elements.enumerated() {
+            guard case .object(let members) = element else { throw EngineError(.invalidRequest, "samples[\(index)]: expected an object") }
+            for key in members.keys where !["t", "position", "phase"].contains(key) {
+                throw EngineError(.invalidRequest, "samples[\(index)].\(key): unknown key (known: t, position, phase)")
+            }
+            guard let time = members["t"]?.doubleValue, time.isFinite, time >= 0 else {
+                throw EngineError(.invalidRequest, "samples[\(index)].t: expected seconds on CLOCK_MONOTONIC (a finite number ≥ 0)")
+            }
+            guard time >= previous else {
+                throw EngineError(.invalidRequest, "samples[\(index)].t: \(time) goes back in time (samples are in time order)")
+            }
+            previous = time
+            guard let coordinates = members["position"]?.arrayValue, (1...2).contains(coordinates.count),
+                  case let position = coordinates.compactMap(\.doubleValue), position.count == coordinates.count,
+                  position.allSatisfy({ $0.isFinite && abs($0) <= 1e15 })
+            else {
+                throw EngineError(.invalidRequest, "samples[\(index)].position: expected [x] or [x, y], finite numbers")
+            }
+            var phase: Gesture.Phase?
+            if let text = members["phase"] {
+                guard let name = text.stringValue, let parsed = Gesture.Phase(rawValue: name) else {
+                    throw EngineError(.invalidRequest, "samples[\(index)].phase: expected \"began\", \"moved\", \"ended\" or \"cancelled\"")
+                }
+                phase = parsed
+            }
+            samples.append((VelocityTracker.Sample(time: time, position: position), phase))
+        }
+        return samples
+    }
+}
