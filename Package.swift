@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SetPlugin", type: .dynamic, targets: ["SetPlugin"]),
         .library(name: "TweenPlugin", type: .dynamic, targets: ["TweenPlugin"]),
         .library(name: "DecayPlugin", type: .dynamic, targets: ["DecayPlugin"]),
+        .library(name: "InteractionsPlugin", type: .dynamic, targets: ["InteractionsPlugin"]),
         .library(name: "CurvesPlugin", type: .dynamic, targets: ["CurvesPlugin"]),
         // docs/plugins.md's Swift plugin, built as an author would build theirs (not shipped: no "Plugin"
         // at the end of its product name, so motiond does not load it by default).
@@ -125,6 +126,10 @@ let package = Package(
                 swiftSettings: hotPath),
         .target(name: "DecayPlugin", dependencies: ["MotionAnimation", .product(name: "MotionPluginKit", package: "PluginSDK")], path: "Plugins/DecayPlugin",
                 swiftSettings: hotPath),
+        .target(name: "InteractionsPlugin", dependencies: [.product(name: "MotionPluginKit", package: "PluginSDK"),
+                                                           .product(name: "MotionJSON", package: "PluginSDK"),
+                                                           .product(name: "MotionPluginAPI", package: "PluginSDK")],
+                path: "Plugins/InteractionsPlugin"),
         .target(name: "SetPlugin", dependencies: [.product(name: "MotionPluginAPI", package: "PluginSDK")], path: "Plugins/SetPlugin"),
         .target(name: "CurvesPlugin", dependencies: [.product(name: "MotionPluginAPI", package: "PluginSDK")], path: "Plugins/CurvesPlugin",
                 linkerSettings: [.linkedLibrary("m")]),

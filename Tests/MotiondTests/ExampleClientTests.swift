@@ -20,7 +20,7 @@ struct ExampleClientTests {
         if process.isRunning { process.terminate() }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0)
-        #expect(text.contains("plan types: Decay, Keyframes, Set, Spring, Tween"))
+        #expect(text.contains("plan types: Decay, Draggable, Keyframes, Set, Spring, Tossable, Tween"))
         #expect(text.contains("ball.position = [100, 50]"))
         #expect(text.hasSuffix("ended: finished\n"))
     }

@@ -73,9 +73,11 @@ struct HotSwapTests {
         }
         #expect(abs(rate(before.suffix(10)) - 10) < 1.5, "v1 moved at 10/s")
         #expect(abs(rate(after.suffix(10)) - 100) < 15, "the same performer now moves at 100/s")
-        // No jump: across the swap the value goes on from where it was, at most one v2 tick further.
+        // No jump: across the swap the value goes on from where it was, as far as v2 moves in the time between
+        // the two frames (at least a tick's; on a loaded machine a tick may come late).
         let step = after.first!.x - before.last!.x
-        #expect(step > 0 && step < 100 * 2.5 / 120, "value at the swap: \(before.last!.x) then \(after.first!.x)")
+        let elapsed = max(after.first!.t - before.last!.t, 1.0 / 120)
+        #expect(step > 0 && step < 100 * elapsed * 1.5 + 0.5, "value at the swap: \(before.last!.x) then \(after.first!.x)")
         #expect(Self.hasNoGap(all), "no event lost")
 
         let list = try await client.call("plugins.list")

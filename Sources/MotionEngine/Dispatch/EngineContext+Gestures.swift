@@ -32,10 +32,14 @@ extension EngineContext {
                 gesture.tracker.reset()
                 gesture.tracker.add(sample)
                 gesture.releaseVelocity = []
+                gesture.generation += 1
                 engine.trace(TraceEvent(kind: "gesture.began", runtime: runtime, fields: [
                     "gesture": .string(gestureName), "position": JSONValue(sample.position), "t": .number(sample.time)]))
             case .moved:
-                if !gesture.isActive { gesture.origin = sample.position }
+                if !gesture.isActive {
+                    gesture.origin = sample.position
+                    gesture.generation += 1
+                }
                 gesture.phase = .moved
                 gesture.tracker.add(sample)
             case .ended, .cancelled:
@@ -50,6 +54,7 @@ extension EngineContext {
             }
         }
         scope.gestures[gestureName] = gesture
+        engine.gestureChanged(gestureName, in: scope)
         let velocity = gesture.isActive ? gesture.tracker.velocity().velocity : gesture.releaseVelocity
         return ["runtime": .string(name ?? Engine.defaultRuntime), "gesture": .string(gestureName), "phase": .string(gesture.phase.rawValue),
                 "position": JSONValue(gesture.position), "velocity": JSONValue(velocity)]

@@ -41,6 +41,7 @@ extension Engine {
             for handle in target.properties.values where Int(handle) < animators.count { animators[Int(handle)] = nil }
         }
         store.removeAll(inRuntime: name)
+        forgetGestures(of: scope)
         trace(TraceEvent(kind: "runtime.destroyed", runtime: name))
     }
 

@@ -39,6 +39,9 @@ public final class Engine {
     /// Seconds advanced so far (the sum of every tick's dt): the engine's own clock.
     public internal(set) var time = 0.0
     public weak var observer: (any TraceObserver)?
+    /// Gestures performers interned ("motion.gesture/1"), by handle.
+    var gestureSlots: [UInt32: GestureSlot] = [:]
+    var nextGestureHandle: UInt32 = 0
     /// What each uid holds (SPEC §13 quotas), kept as runtimes and performers come and go.
     public internal(set) var usage: [UInt32: Usage] = [:]
 

@@ -66,6 +66,7 @@ public final class HostServices: PlanNodesOwner {
                 case MOTION_PROPERTIES_EXTENSION: return UnsafeRawPointer(services.properties)
                 case MOTION_CLAIM_EXTENSION: return UnsafeRawPointer(services.claims)
                 case MOTION_PLAN_EXTENSION: return UnsafeRawPointer(services.planReader)
+                case MOTION_GESTURE_EXTENSION: return UnsafeRawPointer(services.gestures)
                 default: return nil
                 }
             }))
@@ -122,7 +123,26 @@ public final class HostServices: PlanNodesOwner {
         return table
     }()
 
+    let gestures: UnsafeMutablePointer<motion_gesture> = {
+        let table = UnsafeMutablePointer<motion_gesture>.allocate(capacity: 1)
+        table.initialize(to: motion_gesture(
+            struct_size: UInt32(MemoryLayout<motion_gesture>.size), reserved: 0,
+            intern_gesture: { host, ref, name in
+                guard let engine = services(host)?.engine, let name else { return MOTION_INVALID_GESTURE }
+                return engine.internGesture(String(cString: name), for: ref)
+            },
+            read_gesture: { host, ref, gesture, state, size in
+                guard let engine = services(host)?.engine, let state, size >= MemoryLayout<motion_gesture_state>.size else {
+                    return MOTION_ERROR
+                }
+                return engine.readGesture(gesture, for: ref, into: state) ? MOTION_OK : MOTION_ERROR
+            }))
+        return table
+    }()
+
     deinit {
+        gestures.deinitialize(count: 1)
+        gestures.deallocate()
         planReader.deinitialize(count: 1)
         planReader.deallocate()
         claims.deinitialize(count: 1)

@@ -97,6 +97,8 @@ public struct Gesture: Sendable {
     /// The release velocity, set at `ended` (zeros at `cancelled`).
     public var releaseVelocity: [Double] = []
     public var lastTime = -Double.infinity
+    /// Counts `began`s: a new number is a new gesture.
+    public var generation: UInt64 = 0
 
     public var isActive: Bool { phase == .began || phase == .moved }
 }

@@ -26,7 +26,8 @@
  *
  * History. 1.0: the descriptor, factories, host services. 1.1: extensions motion.batch/1 and
  * motion.properties/1 (no struct grew). 1.2: `motion_factory.plan_schema` (plans validated by the host)
- * and the host extension motion.plan/1 (typed access to the validated plan).
+ * and the host extension motion.plan/1 (typed access to the validated plan). Since, negotiated by id
+ * without a version change: the host extension motion.gesture/1 (pointer gestures, SPEC §9).
  */
 #ifndef MOTION_PLUGIN_H
 #define MOTION_PLUGIN_H
@@ -300,5 +301,6 @@ typedef const motion_plugin *(*motion_plugin_entry_fn)(void);
 #include "motion/ext/claim.h"
 #include "motion/ext/yield.h"
 #include "motion/ext/plan.h"
+#include "motion/ext/gesture.h"
 
 #endif /* MOTION_PLUGIN_H */

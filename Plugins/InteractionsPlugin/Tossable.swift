@@ -1,0 +1,121 @@
+import Foundation  // log
+import MotionJSON
+import MotionPluginAPI
+import MotionPluginKit
+
+/// `Tossable {property, gesture, axis?, bounds?, rubberBand?, snap?: [[..], ..], decelerationRate?: 0.998,
+/// spring?: {Spring parameters}}` (SPEC §9): the property follows the gesture like a Draggable; at `ended`
+/// it takes the release velocity v, projects the rest point `value + v·r/(1000·(1 − r))` (r =
+/// decelerationRate per millisecond, as UIKit) and springs to the nearest snap point starting with v.
+/// Without snap points it decays with v (drag = −1000·ln r per second), or, given `bounds` and a rest
+/// point beyond one, springs to that bound starting with v. `cancelled` springs back to the value at
+/// `began`. The hand-over is a `Spring` or `Decay` plan emitted on the performer's own target, which
+/// starts from the value and velocity the drag left: no jump in either.
+final class Tossable: Performer {
+    struct Plan: Decodable, DescribedPlan {
+        var drag: DragPlan
+        var snap: [[Double]]?
+        var decelerationRate: Double?
+        var spring: SpringParameters?
+
+        struct SpringParameters: Decodable {
+            var tension, damping, stiffness, mass, dampingRatio, response, duration, bounce, threshold: Double?
+
+            var json: [String: JSONValue] {
+                var members: [String: JSONValue] = [:]
+                for (key, value) in [("tension", tension), ("damping", damping), ("stiffness", stiffness), ("mass", mass),
+                                     ("dampingRatio", dampingRatio), ("response", response), ("duration", duration),
+                                     ("bounce", bounce), ("threshold", threshold)] {
+                    if let value { members[key] = .number(value) }
+                }
+                return members
+            }
+        }
+
+        private enum Keys: String, CodingKey { case snap, decelerationRate, spring }
+
+        init(from decoder: any Decoder) throws {
+            drag = try DragPlan(from: decoder)
+            let container = try decoder.container(keyedBy: Keys.self)
+            snap = try container.decodeIfPresent([[Double]].self, forKey: .snap)
+            decelerationRate = try container.decodeIfPresent(Double.self, forKey: .decelerationRate)
+            spring = try container.decodeIfPresent(SpringParameters.self, forKey: .spring)
+        }
+
+        static var schema: PlanSchema {
+            var properties = DragPlan.schema
+            properties["snap"] = .array(of: .vector, minItems: 1, maxItems: 1000)
+            properties["decelerationRate"] = .number(minimum: 0.5, maximum: 0.99999)
+            let number = PlanSchema.number(minimum: 0, maximum: 1e9)
+            properties["spring"] = .object(["tension": number, "damping": number, "stiffness": number, "mass": number,
+                                            "dampingRatio": number, "response": number, "duration": number,
+                                            "bounce": .number(minimum: -1, maximum: 1), "threshold": number])
+            return PlanSchema.plan(properties, required: ["property", "gesture"])
+        }
+    }
+
+    static let planType = "Tossable"
+    static let isContinuous = true
+    private let follower: DragFollower
+    private var plan: Plan?
+
+    init(context: PerformerContext, target: String) {
+        follower = DragFollower(context: context)
+        follower.released = { [unowned self] state, value in handOver(state, value) }
+    }
+
+    func add(_ plan: Plan) throws {
+        if let snap = plan.snap, !snap.allSatisfy({ (1...4).contains($0.count) && $0.allSatisfy(\.isFinite) }) {
+            throw PlanError("snap: expected points of 1 to 4 finite numbers")
+        }
+        self.plan = plan
+        try follower.follow(plan.drag)
+    }
+
+    func advance(by dt: Double) { follower.update() }
+    func yield(_ property: PropertyHandle) { follower.yield(property) }
+
+    private func handOver(_ state: GestureState, _ value: SIMD4<Double>) {
+        guard let plan, let rule = follower.rule, let property = follower.property else { return }
+        let cancelled = state.phase == .cancelled
+        let velocity = cancelled ? SIMD4<Double>() : follower.mapped(state.velocity)
+        let rate = plan.decelerationRate ?? 0.998
+        let projected = value + velocity * (rate / (1000 * (1 - rate)))
+        var next: [String: JSONValue]
+        if cancelled {
+            next = spring(to: follower.start, plan)
+        } else if let snap = plan.snap, !snap.isEmpty {
+            let points = snap.map { point in SIMD4<Double>((0..<4).map { $0 < point.count ? point[$0] : 0 }) }
+            let nearest = points.min { distance($0, projected) < distance($1, projected) }!
+            next = spring(to: nearest, plan)
+        } else if rule.clamped(projected) != projected {
+            next = spring(to: rule.clamped(projected), plan)
+        } else {
+            next = ["type": "Decay", "drag": .number(-1000 * log(rate))]
+        }
+        next["property"] = .string(plan.drag.property)
+        next["from"] = .array(follower.json(value).map { .number($0) })
+        next["velocity"] = .array(follower.json(velocity).map { .number($0) })
+        follower.finish(reason: cancelled ? "interrupted" : "finished")
+        do {
+            try follower.context.emit(planJSON: JSONWriter.string(.object(next)))
+        } catch {
+            follower.context.write(property, value: value, velocity: SIMD4(), count: follower.components)
+            follower.context.log("Tossable could not hand over to a \(next["type"]?.stringValue ?? "plan"): \(error)",
+                                 level: Int32(MOTION_LOG_WARNING))
+        }
+    }
+
+    private func spring(to target: SIMD4<Double>, _ plan: Plan) -> [String: JSONValue] {
+        var members = plan.spring?.json ?? [:]
+        members["type"] = "Spring"
+        members["to"] = .array(follower.json(target).map { .number($0) })
+        return members
+    }
+
+    private func distance(_ a: SIMD4<Double>, _ b: SIMD4<Double>) -> Double {
+        var sum = 0.0
+        for index in 0..<follower.components { sum += (a[index] - b[index]) * (a[index] - b[index]) }
+        return sum
+    }
+}

@@ -1,0 +1,77 @@
+import MotionPluginAPI
+
+/// "motion.gesture/1": performers read the gestures clients push into their runtime by interned handle.
+extension Engine {
+    /// An interned gesture: the runtime and name it reads, and the performers that interned it (advanced
+    /// with dt = 0 when samples arrive).
+    final class GestureSlot {
+        let runtime: RuntimeScope
+        let name: String
+        var readers: Set<UInt64> = []
+
+        init(runtime: RuntimeScope, name: String) {
+            self.runtime = runtime
+            self.name = name
+        }
+    }
+
+    func internGesture(_ name: String, for performerID: UInt64) -> UInt32 {
+        guard !name.isEmpty, name.utf8.count <= 256, let performer = performers[performerID] else { return MOTION_INVALID_GESTURE }
+        let handle = gestureSlots.first { $0.value.runtime === performer.runtime && $0.value.name == name }?.key ?? {
+            nextGestureHandle += 1
+            gestureSlots[nextGestureHandle] = GestureSlot(runtime: performer.runtime, name: name)
+            return nextGestureHandle
+        }()
+        gestureSlots[handle]?.readers.insert(performerID)
+        return handle
+    }
+
+    func readGesture(_ handle: UInt32, for performerID: UInt64, into state: UnsafeMutablePointer<motion_gesture_state>) -> Bool {
+        guard let slot = gestureSlots[handle], let performer = performers[performerID],
+              slot.runtime === performer.runtime, slot.readers.contains(performerID) else { return false }
+        var result = motion_gesture_state()
+        if let gesture = performer.runtime.gestures[slot.name] {
+            result.phase = switch gesture.phase {
+            case .began: MOTION_GESTURE_BEGAN
+            case .moved: MOTION_GESTURE_MOVED
+            case .ended: MOTION_GESTURE_ENDED
+            case .cancelled: MOTION_GESTURE_CANCELLED
+            }
+            if gesture.position.isEmpty { result.phase = MOTION_GESTURE_NONE }
+            result.count = UInt32(min(gesture.position.count, 2))
+            result.generation = gesture.generation
+            result.time = gesture.lastTime.isFinite ? gesture.lastTime : 0
+            let velocity = gesture.isActive ? gesture.tracker.velocity().velocity : gesture.releaseVelocity
+            withUnsafeMutableBytes(of: &result.position) { copy(gesture.position, into: $0) }
+            withUnsafeMutableBytes(of: &result.origin) { copy(gesture.origin, into: $0) }
+            withUnsafeMutableBytes(of: &result.velocity) { copy(velocity, into: $0) }
+        }
+        state.pointee = result
+        return true
+    }
+
+    /// After samples for `name` arrived in `runtime`: every performer that reads that gesture is advanced
+    /// by 0 s at once (in [control]), so its effect goes out with this request's frame.
+    func gestureChanged(_ name: String, in runtime: RuntimeScope) {
+        for slot in gestureSlots.values where slot.runtime === runtime && slot.name == name {
+            for id in slot.readers.sorted() {
+                guard let performer = performers[id], let instance = performer.instance,
+                      let advance = performer.table.pointee.advance else {
+                    slot.readers.remove(id)
+                    continue
+                }
+                PluginCallMarker.calling(performer.label, "advance") { advance(instance, 0) }
+            }
+        }
+    }
+
+    /// Forgets the handles of a runtime that ended (its performers, the only holders, ended with it).
+    func forgetGestures(of runtime: RuntimeScope) {
+        gestureSlots = gestureSlots.filter { $0.value.runtime !== runtime }
+    }
+}
+
+private func copy(_ values: [Double], into buffer: UnsafeMutableRawBufferPointer) {
+    let doubles = buffer.bindMemory(to: Double.self)
+    for index in 0..<min(values.count, doubles.count) { doubles[index] = values[index] }
+}

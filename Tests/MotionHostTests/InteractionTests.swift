@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Testing
+
+/// SPEC §9's shipped interactions, loaded from their `.so` like any plugin and driven by `gesture.push`.
+@Suite("Interactions")
+struct InteractionTests {
+    let output = RecordingOutput()
+    let context: EngineContext
+    var nextID = 0
+
+    init() throws {
+        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["InteractionsPlugin", "SpringPlugin", "DecayPlugin", "TweenPlugin"]),
+                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+        context.openSession(1, output: output)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        _ = call("subscribe", ["streams": ["trace"]])
+    }
+
+    @discardableResult
+    mutating func call(_ method: String, _ params: JSONValue) -> JSONValue {
+        nextID += 1
+        context.receive(line: JSONWriter.bytes(["id": .number(Double(nextID)), "method": .string(method), "params": params]), from: 1)
+        let reply = output.lines.last { $0["id"] == .number(Double(nextID)) }
+        return reply?["result"] ?? reply?["error"] ?? .null
+    }
+
+    func value(_ property: String, _ target: String = "card") -> [Double] {
+        context.engine.value(of: property, target: target, runtime: "0/default") ?? []
+    }
+
+    func velocity(_ property: String, _ target: String = "card") -> [Double] {
+        context.engine.velocity(of: property, target: target, runtime: "0/default") ?? []
+    }
+
+    /// Samples 8 ms apart from `t0`, moving by `step` each.
+    static func moves(from start: [Double], step: [Double], count: Int, t0: Double, began: Bool = true) -> JSONValue {
+        .array((0..<count).map { index in
+            ["t": .number(t0 + Double(index) * 0.008),
+             "position": .array(zip(start, step).map { .number($0 + $1 * Double(index)) }),
+             "phase": .string(index == 0 && began ? "began" : "moved")]
+        })
+    }
+
+    @Test mutating func aDraggableFollowsThePointerAtOnceAndRubberBandsPastItsBounds() throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "position", "to": [50, 50], "duration": 0]])
+        #expect(call("plan.add", ["target": "card", "plan": ["type": "Draggable", "property": "position", "gesture": "finger",
+                                                               "bounds": ["min": [0, 0], "max": [100, 100]]]])["performer"] != nil)
+        _ = call("gesture.push", ["gesture": "finger", "samples": Self.moves(from: [10, 10], step: [3, -1], count: 11, t0: 1)])
+        // Applied when the samples arrived, no tick needed: 50 + 30, 50 − 10.
+        #expect(value("position") == [80, 40], "\(value("position"))")
+        #expect(abs(velocity("position")[0] - 375) < 1e-6, "the tracker's velocity: \(velocity("position"))")
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 1.09, "position": [110, 10]]]])
+        // 100 past the start in x: 50 past the bound, D = 100, c = 0.55: 100 + (1 − 1/(50·0.55/100 + 1))·100.
+        let expected = 100 + (1 - 1 / (50 * 0.55 / 100 + 1)) * 100
+        #expect(abs(value("position")[0] - expected) < 1e-9, "\(value("position"))")
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 1.1, "position": [110, 10], "phase": "ended"]]])
+        #expect(velocity("position") == [0, 0], "a Draggable rests where it was left")
+        #expect(output.lines.last { $0["kind"] == "animation.ended" }?["reason"] == "finished")
+        #expect(!context.engine.isActive(runtime: "0/default"))
+    }
+
+    @Test mutating func aTossableSpringsToTheNearestSnapPointWithTheReleaseVelocity() throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tossable", "property": "x", "gesture": "finger", "axis": "x",
+                                                           "snap": [[0], [300]], "spring": ["stiffness": 200, "damping": 20]]])
+        // 8 units per 8 ms: 1,000 units per second, from x = 0 to 80.
+        _ = call("gesture.push", ["gesture": "finger", "samples": Self.moves(from: [0, 0], step: [8, 0], count: 11, t0: 2)])
+        #expect(value("x") == [80])
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 2.088, "position": [88, 0], "phase": "ended"]]])
+        // Projected rest: 80 + 1000 · 0.998 / (1000 · 0.002) = 579: the nearest snap point is 300.
+        let ended = output.lines.last { $0["kind"] == "gesture.ended" }
+        #expect(abs((ended?["velocity"]?.arrayValue?.first?.doubleValue ?? 0) - 1000) < 1e-6)
+        // The pointer lifted at 88 (the `ended` sample moves the property, though the tracker leaves it out).
+        #expect(value("x") == [88] && abs(velocity("x")[0] - 1000) < 1e-6, "the spring starts where the drag left, with its velocity: \(value("x")) \(velocity("x"))")
+        let spring = output.lines.last { $0["kind"] == "plan.added" && $0["planType"] == "Spring" }
+        #expect(spring?["plan"]?["to"] == [300], "\(String(describing: spring))")
+        context.tick(dt: 1.0 / 120)
+        #expect(abs(value("x")[0] - (88 + 1000.0 / 120)) < 2, "no jump in value or velocity at the hand-over: \(value("x"))")
+        for _ in 0..<600 { context.tick(dt: 1.0 / 120) }
+        #expect(abs(value("x")[0] - 300) < 0.5, "it comes to rest at the snap point: \(value("x"))")
+    }
+
+    @Test mutating func withoutSnapPointsATossDecaysAndACancelSpringsBack() throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tossable", "property": "x", "gesture": "finger", "axis": "x"]])
+        _ = call("gesture.push", ["gesture": "finger", "samples": Self.moves(from: [0, 0], step: [4, 0], count: 11, t0: 3)])
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 3.09, "position": [44, 0], "phase": "ended"]]])
+        let decay = output.lines.last { $0["kind"] == "plan.added" && $0["planType"] == "Decay" }
+        #expect(abs((decay?["plan"]?["drag"]?.doubleValue ?? 0) - -1000 * log(0.998)) < 1e-9, "\(String(describing: decay))")
+        #expect(abs((decay?["plan"]?["velocity"]?.arrayValue?.first?.doubleValue ?? 0) - 500) < 1e-6)
+
+        _ = call("gesture.push", ["gesture": "finger", "samples": Self.moves(from: [0, 0], step: [5, 0], count: 5, t0: 10)])
+        let start = value("x")[0] - 20
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 10.05, "position": [20, 0], "phase": "cancelled"]]])
+        let back = output.lines.last { $0["kind"] == "plan.added" && $0["planType"] == "Spring" }
+        #expect(abs((back?["plan"]?["to"]?.arrayValue?.first?.doubleValue ?? .nan) - start) < 1e-9, "cancelled springs back to where it began")
+        #expect(back?["plan"]?["velocity"] == [0])
+    }
+
+    @Test mutating func aNewPlanInterruptsADrag() throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Draggable", "property": "x", "gesture": "finger"]])
+        _ = call("gesture.push", ["gesture": "finger", "samples": Self.moves(from: [0], step: [1], count: 3, t0: 1)])
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "to": [0], "duration": 0.1]])
+        #expect(output.lines.contains { $0["kind"] == "animation.ended" && $0["reason"] == "interrupted" && $0["property"] == "x" },
+                "\(output.lines.compactMap { $0["kind"]?.stringValue })")
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 1.1, "position": [50]]]])
+        #expect(value("x") != [52], "the drag no longer writes")
+        #expect(call("plan.add", ["target": "card", "plan": ["type": "Draggable", "property": "x", "gesture": "finger", "axis": "z"]])["code"] == "plan.invalid")
+    }
+}
+
