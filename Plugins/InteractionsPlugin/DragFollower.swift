@@ -18,6 +18,9 @@ final class DragFollower {
     private var token: ActiveToken?
     /// Called once when the followed gesture ends or is cancelled, with where the property was left.
     var released: (GestureState, SIMD4<Double>) -> Void = { _, _ in }
+    /// True while the plans taking over are added: their claim is the expected hand-over, not an
+    /// interruption (the drag keeps its token until they hold theirs: the runtime never looks idle).
+    var isHandingOver = false
 
     init(context: PerformerContext) {
         self.context = context
@@ -41,7 +44,7 @@ final class DragFollower {
 
     /// A newer plan of another type took the property.
     func yield(_ yielded: PropertyHandle) {
-        guard yielded == property, token != nil else { return }
+        guard yielded == property, token != nil, !isHandingOver else { return }
         finish(reason: "interrupted")
     }
 

@@ -7,10 +7,11 @@ import MotionPluginKit
 /// spring?: {Spring parameters}}` (SPEC §9): the property follows the gesture like a Draggable; at `ended`
 /// it takes the release velocity v, projects the rest point `value + v·r/(1000·(1 − r))` (r =
 /// decelerationRate per millisecond, as UIKit) and springs to the nearest snap point starting with v.
-/// Without snap points it decays with v (drag = −1000·ln r per second), or, given `bounds` and a rest
-/// point beyond one, springs to that bound starting with v. `cancelled` springs back to the value at
-/// `began`. The hand-over is a `Spring` or `Decay` plan emitted on the performer's own target, which
-/// starts from the value and velocity the drag left: no jump in either.
+/// Without snap points it decays with v (drag = −1000·ln r per second); given `bounds` that the decay
+/// would cross, a spring takes over where and when it crosses, with the decay's velocity there (Flutter's
+/// BouncingScrollSimulation): the crossing is solved exactly and the spring added with that `delay`.
+/// `cancelled` springs back to the value at `began`. The hand-overs are `Spring` and `Decay` plans emitted
+/// on the performer's own target, each starting from the value and velocity before it: no jump in either.
 final class Tossable: Performer {
     struct Plan: Decodable, DescribedPlan {
         var drag: DragPlan
@@ -81,36 +82,71 @@ final class Tossable: Performer {
         let velocity = cancelled ? SIMD4<Double>() : follower.mapped(state.velocity)
         let rate = plan.decelerationRate ?? 0.998
         let projected = value + velocity * (rate / (1000 * (1 - rate)))
-        var next: [String: JSONValue]
+        var plans: [[String: JSONValue]] = []
         if cancelled {
-            next = spring(to: follower.start, plan)
+            plans = [spring(to: follower.start, plan, from: value, velocity: velocity)]
         } else if let snap = plan.snap, !snap.isEmpty {
             let points = snap.map { point in SIMD4<Double>((0..<4).map { $0 < point.count ? point[$0] : 0 }) }
             let nearest = points.min { distance($0, projected) < distance($1, projected) }!
-            next = spring(to: nearest, plan)
-        } else if rule.clamped(projected) != projected {
-            next = spring(to: rule.clamped(projected), plan)
+            plans = [spring(to: nearest, plan, from: value, velocity: velocity)]
+        } else if rule.clamped(value) != value {
+            // Released past a bound (rubber-banded): back to it at once, with the release velocity.
+            plans = [spring(to: rule.clamped(value), plan, from: value, velocity: velocity)]
         } else {
-            next = ["type": "Decay", "drag": .number(-1000 * log(rate))]
+            let drag = -1000 * log(rate)
+            var decay: [String: JSONValue] = ["type": "Decay", "drag": .number(drag)]
+            decay["from"] = .array(follower.json(value).map { .number($0) })
+            decay["velocity"] = .array(follower.json(velocity).map { .number($0) })
+            plans = [decay]
+            if let crossing = crossing(from: value, velocity: velocity, drag: drag, rule: rule) {
+                // x(t) = x₀ + v/d·(1 − e^(−d·t)), v(t) = v·e^(−d·t): where and how fast it reaches the bound.
+                let fade = exp(-drag * crossing)
+                let at = value + velocity / drag * (1 - fade)
+                var handOver = spring(to: rule.clamped(value + velocity / drag), plan, from: at, velocity: velocity * fade)
+                handOver["delay"] = .number(crossing)
+                plans.append(handOver)
+            }
         }
-        next["property"] = .string(plan.drag.property)
-        next["from"] = .array(follower.json(value).map { .number($0) })
-        next["velocity"] = .array(follower.json(velocity).map { .number($0) })
-        follower.finish(reason: cancelled ? "interrupted" : "finished")
+        follower.isHandingOver = true
+        defer {
+            follower.isHandingOver = false
+            follower.finish(reason: cancelled ? "interrupted" : "finished")
+        }
         do {
-            try follower.context.emit(planJSON: JSONWriter.string(.object(next)))
+            for var next in plans {
+                next["property"] = .string(plan.drag.property)
+                try follower.context.emit(planJSON: JSONWriter.string(.object(next)))
+            }
         } catch {
             follower.context.write(property, value: value, velocity: SIMD4(), count: follower.components)
-            follower.context.log("Tossable could not hand over to a \(next["type"]?.stringValue ?? "plan"): \(error)",
+            follower.context.log("Tossable could not hand over: \(error)",
                                  level: Int32(MOTION_LOG_WARNING))
         }
     }
 
-    private func spring(to target: SIMD4<Double>, _ plan: Plan) -> [String: JSONValue] {
+    private func spring(to target: SIMD4<Double>, _ plan: Plan, from: SIMD4<Double>, velocity: SIMD4<Double>) -> [String: JSONValue] {
         var members = plan.spring?.json ?? [:]
         members["type"] = "Spring"
         members["to"] = .array(follower.json(target).map { .number($0) })
+        members["from"] = .array(follower.json(from).map { .number($0) })
+        members["velocity"] = .array(follower.json(velocity).map { .number($0) })
         return members
+    }
+
+    /// When a decay from `value` with `velocity` first reaches a bound it would pass (nil: it rests
+    /// within them): for each component heading past its bound, t = −ln(1 − (bound − x₀)·d/v)/d.
+    private func crossing(from value: SIMD4<Double>, velocity: SIMD4<Double>, drag: Double, rule: DragRule) -> Double? {
+        guard let minimum = rule.minimum, let maximum = rule.maximum else { return nil }
+        var earliest: Double?
+        for index in 0..<follower.components where velocity[index] != 0 {
+            let bound = velocity[index] > 0 ? maximum[index] : minimum[index]
+            guard bound.isFinite else { continue }
+            let fraction = (bound - value[index]) * drag / velocity[index]
+            guard fraction >= 0, fraction < 1 else { continue }
+            let time = -log(1 - fraction) / drag
+            earliest = min(earliest ?? time, time)
+        }
+        return earliest
     }
 
     private func distance(_ a: SIMD4<Double>, _ b: SIMD4<Double>) -> Double {

@@ -10,7 +10,7 @@ struct MotionBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motion-bench",
         abstract: "Measurements for BENCHMARKS.md.",
-        subcommands: [StreamBench.self, CurvesBench.self, SwapBench.self, EngineBench.self, LatencyBench.self, ClientsBench.self], defaultSubcommand: StreamBench.self)
+        subcommands: [StreamBench.self, CurvesBench.self, SwapBench.self, EngineBench.self, LatencyBench.self, ClientsBench.self, GestureBench.self], defaultSubcommand: StreamBench.self)
 }
 
 struct StreamBench: AsyncParsableCommand {

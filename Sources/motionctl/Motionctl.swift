@@ -48,7 +48,7 @@ struct Motionctl: AsyncParsableCommand {
             Exit status: 0 success, 1 error reply from motiond, 3 cannot reach motiond, 64 usage error.
             """,
         version: "motionctl \(WireProtocol.softwareVersion) (protocol \(WireProtocol.version))",
-        subcommands: [Status.self, Plan.self, RuntimeCommand.self, Sample.self, Route.self, RouterCommand.self, TimelineCommand.self, Plot.self, Watch.self,
+        subcommands: [Status.self, Plan.self, RuntimeCommand.self, Sample.self, Route.self, RouterCommand.self, TimelineCommand.self, Plot.self, Watch.self, GestureCommand.self,
                       Plugins.self, Call.self])
 }
 

@@ -109,5 +109,56 @@ struct InteractionTests {
         #expect(value("x") != [52], "the drag no longer writes")
         #expect(call("plan.add", ["target": "card", "plan": ["type": "Draggable", "property": "x", "gesture": "finger", "axis": "z"]])["code"] == "plan.invalid")
     }
+
+    /// Without snap points, a toss that would decay past a bound hands over to a spring where and when it
+    /// crosses, with the decay's velocity there: no jump in value or velocity, and it rests at the bound.
+    @Test mutating func aTossPastABoundHandsOverToASpringAtTheCrossing() throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "to": [50], "duration": 0]])
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tossable", "property": "x", "gesture": "finger", "axis": "x",
+                                                           "bounds": ["min": [0], "max": [100]], "spring": ["stiffness": 300, "damping": 30]]])
+        _ = call("gesture.push", ["gesture": "finger", "samples": Self.moves(from: [0], step: [8], count: 2, t0: 4)])
+        let afterDrag = value("x")[0]
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 4.016, "position": [8], "phase": "ended"]]])
+        // Two samples: fewer than 3, so the release velocity is 0 and it rests in place. Now a real throw:
+        #expect(abs(value("x")[0] - afterDrag) < 1e-9)
+        _ = call("gesture.push", ["gesture": "finger", "samples": Self.moves(from: [0], step: [8], count: 6, t0: 5)])
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 5.048, "position": [40], "phase": "ended"]]])
+        let released = value("x")[0]
+        let handOver = try #require(output.lines.last { $0["kind"] == "plan.added" && $0["planType"] == "Spring" }?["plan"])
+        let drag = -1000 * log(0.998), v = 1000.0
+        let crossing = -log(1 - (100 - released) * drag / v) / drag
+        #expect(abs((handOver["delay"]?.doubleValue ?? 0) - crossing) < 1e-9, "\(handOver)")
+        #expect(abs((handOver["from"]?.arrayValue?.first?.doubleValue ?? 0) - 100) < 1e-6, "it takes over at the bound")
+        #expect(abs((handOver["velocity"]?.arrayValue?.first?.doubleValue ?? 0) - v * exp(-drag * crossing)) < 1e-6)
+        var previous = released, largestStep = 0.0
+        for _ in 0..<240 {
+            context.tick(dt: 1.0 / 120)
+            let x = value("x")[0]
+            largestStep = max(largestStep, abs(x - previous))
+            previous = x
+        }
+        #expect(largestStep <= v / 120 * 1.05, "no jump: the largest step is \(largestStep)")
+        #expect(abs(previous - 100) < 1, "it comes back to rest at the bound: \(previous)")
+    }
+
+    /// Timeline scrubbing replays the gesture's samples at the times they came: the drag shows where it
+    /// was at the offset scrubbed to, the same every time.
+    @Test mutating func scrubbingReplaysAGesture() throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Draggable", "property": "x", "gesture": "finger", "axis": "x"]])
+        for step in 0..<10 {
+            _ = call("gesture.push", ["gesture": "finger", "samples": [["t": .number(7 + Double(step) * 0.1), "position": [.number(Double(step) * 10)],
+                                                                       "phase": step == 0 ? "began" : "moved"]]])
+            for _ in 0..<12 { context.tick(dt: 0.1 / 12) }
+        }
+        #expect(value("x") == [90])
+        let at = call("timeline.attach", ["offset": 0.45])
+        #expect(at["attached"] == true, "\(at)")
+        // Samples came at runtime times 0, 0.1, …: at 0.45 s the pointer had moved to 40.
+        #expect(value("x") == [40], "\(value("x"))")
+        _ = call("timeline.scrub", ["offset": 0.05])
+        #expect(value("x") == [0])
+        _ = call("timeline.detach", [:])
+        #expect(value("x") == [90])
+    }
 }
 

@@ -25,6 +25,25 @@ struct ExampleClientTests {
         #expect(text.hasSuffix("ended: finished\n"))
     }
 
+    /// examples/drag_and_toss.py: a scripted pointer drags a slider past its bound and tosses a card to a
+    /// snap point, as a client author would write it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func thePythonDragAndTossExampleLandsOnTheSnapPoint() async throws {
+        let daemon = try await DaemonProcess()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [CCompiler.repository.appendingPathComponent("examples/drag_and_toss.py").path, daemon.socket]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning { process.terminate() }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("card rests at 300.00"), "\(text)")
+    }
+
     /// README's "Protocol v1 in one minute": its socat command, run as written (socket path aside).
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/socat")))
     func theReadmeSocatExampleStreamsTheSpring() async throws {

@@ -130,4 +130,28 @@ struct MotionctlTests {
         #expect(run.status == 3, "\(run)")
         #expect(run.output.contains("error server.shutting_down: motiond is stopping"), "\(run)")
     }
+
+    /// `motionctl gesture`: a recorded throw replayed against a Tossable prints the drag's frames and the
+    /// spring that takes it to the snap point.
+    @Test func aRecordedGestureIsReplayedAgainstAPlan() async throws {
+        let daemon = try await DaemonProcess()
+        let file = try DaemonProcess.temporaryDirectory().appendingPathComponent("throw.json")
+        // 1,000 units/s for 80 ms, recorded at some other time (100 s): the replay shifts it to now.
+        var samples: [JSONValue] = []
+        for index in 0...10 {
+            let phase: JSONValue = index == 0 ? "began" : "moved"
+            let position: JSONValue = [.number(Double(index) * 8)]
+            samples.append(["t": .number(100 + Double(index) * 0.008), "position": position, "phase": phase])
+        }
+        samples.append(["t": 100.088, "position": [80], "phase": "ended"])
+        try Data(JSONWriter.bytes(.array(samples))).write(to: file)
+        let run = try await Self.motionctl(["--socket", daemon.socket, "gesture", file.path, "--plan",
+                                            #"{"type":"Tossable","property":"x","axis":"x","snap":[[0],[300]]}"#, "--json"], timeout: 30)
+        #expect(run.status == 0, "\(run)")
+        let events = run.output.split(separator: "\n").compactMap { try? JSONValue.parse(Array($0.utf8)) }
+        let xs = events.flatMap { $0["updates"]?.arrayValue ?? [] }.compactMap { $0["value"]?.arrayValue?.first?.doubleValue }
+        #expect(xs.contains(40), "the drag's frames: \(xs.prefix(12))")
+        #expect(abs((xs.last ?? 0) - 300) < 1, "the spring took it to the snap point: \(xs.suffix(3))")
+        #expect(events.contains { $0["kind"] == "gesture.ended" })
+    }
 }

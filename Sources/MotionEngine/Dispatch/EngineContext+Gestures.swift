@@ -21,40 +21,8 @@ extension EngineContext {
             let held = engine.runtimes.values.reduce(0) { $0 + ($1.owner == owner ? $1.gestures.count : 0) }
             if held >= settings.quotas.gestures { throw quotaExceeded("gestures", owner) }
         }
-        var gesture = existing ?? Gesture()
-        for (sample, phase) in samples {
-            gesture.lastTime = sample.time
-            gesture.position = sample.position
-            switch phase ?? (gesture.isActive ? .moved : .began) {
-            case .began:
-                gesture.phase = .began
-                gesture.origin = sample.position
-                gesture.tracker.reset()
-                gesture.tracker.add(sample)
-                gesture.releaseVelocity = []
-                gesture.generation += 1
-                engine.trace(TraceEvent(kind: "gesture.began", runtime: runtime, fields: [
-                    "gesture": .string(gestureName), "position": JSONValue(sample.position), "t": .number(sample.time)]))
-            case .moved:
-                if !gesture.isActive {
-                    gesture.origin = sample.position
-                    gesture.generation += 1
-                }
-                gesture.phase = .moved
-                gesture.tracker.add(sample)
-            case .ended, .cancelled:
-                // The position of `ended` is not added to the tracker (SPEC §9).
-                let cancelled = phase == .cancelled
-                let velocity = cancelled ? Array(repeating: 0.0, count: sample.position.count) : gesture.tracker.velocity().velocity
-                gesture.phase = cancelled ? .cancelled : .ended
-                gesture.releaseVelocity = velocity
-                engine.trace(TraceEvent(kind: "gesture.ended", runtime: runtime, fields: [
-                    "gesture": .string(gestureName), "velocity": JSONValue(velocity), "cancelled": .bool(cancelled),
-                    "position": JSONValue(sample.position), "t": .number(sample.time)]))
-            }
-        }
-        scope.gestures[gestureName] = gesture
-        engine.gestureChanged(gestureName, in: scope)
+        engine.apply(samples.map { GestureSample(sample: $0.sample, phase: $0.phase) }, toGesture: gestureName, in: scope)
+        let gesture = scope.gestures[gestureName] ?? Gesture()
         let velocity = gesture.isActive ? gesture.tracker.velocity().velocity : gesture.releaseVelocity
         return ["runtime": .string(name ?? Engine.defaultRuntime), "gesture": .string(gestureName), "phase": .string(gesture.phase.rawValue),
                 "position": JSONValue(gesture.position), "velocity": JSONValue(velocity)]

@@ -46,6 +46,8 @@ final class ReplayWork: SlicedWork {
             switch entry.change {
             case .add(let plan, let name): _ = try? engine.addPlan(plan, to: entry.target, in: runtime, named: name)
             case .remove(let name): _ = try? engine.removePlan(named: name, from: entry.target, in: runtime)
+            case .gesture(let samples):
+                if let scope = engine.runtimes[runtime] { engine.apply(samples, toGesture: entry.target, in: scope) }
             }
             position += 1
             if MonotonicClock.now() >= deadline { return false }

@@ -19,8 +19,13 @@ extension Engine {
     /// performer that animated it before lets go first ("motion.yield/1"), so one plan drives a property
     /// at a time and the newest wins, whatever plugins the two come from.
     func claimProperty(_ property: UInt32, for performerID: UInt64) {
-        // [control] only: a claim from inside a tick would stop another performer in the middle of it.
-        guard phase == .control, let claimant = performers[performerID],
+        // A claim from inside a tick (a plan whose delay ended) waits until the frame is over: yielding
+        // then does not stop another performer in the middle of its step.
+        if phase == .frame {
+            claimsAfterFrame.append((property, performerID))
+            return
+        }
+        guard let claimant = performers[performerID],
               claimant.target.properties.values.contains(property) else { return }
         let index = Int(property)
         if index >= animators.count { animators.append(contentsOf: repeatElement(nil, count: index + 1 - animators.count)) }

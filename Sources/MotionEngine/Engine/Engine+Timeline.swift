@@ -6,6 +6,8 @@ struct TimelineEntry {
     enum Change {
         case add(plan: JSONValue, name: String?)
         case remove(name: String)
+        /// Samples pushed to a gesture (`target` holds its name): a replay pushes them again.
+        case gesture([GestureSample])
     }
 
     /// Seconds on the runtime's clock.
@@ -45,6 +47,7 @@ struct Timeline {
             switch entry.change {
             case .add(let plan, let name): Self.size(of: plan) + (name?.utf8.count ?? 0)
             case .remove(let name): name.utf8.count
+            case .gesture(let samples): samples.count * 40
             }
         }()
         entries.append(entry)

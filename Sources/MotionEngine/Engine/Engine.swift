@@ -31,6 +31,8 @@ public final class Engine {
     var advancingCount = 0
     /// Performers that took their first token during a frame: advanced from the next tick on.
     var startsAfterFrame: [PerformerRecord] = []
+    /// Claims made during a frame ("motion.claim/1"), carried out when it is over.
+    var claimsAfterFrame: [(property: UInt32, performer: UInt64)] = []
     var stopsAfterFrame: [PerformerRecord] = []
     var phase = Phase.control
     var emitDepth = 0
@@ -155,6 +157,11 @@ public final class Engine {
             stopAdvancing(performer)
         }
         stopsAfterFrame.removeAll(keepingCapacity: true)
+        if !claimsAfterFrame.isEmpty {
+            let claims = claimsAfterFrame
+            claimsAfterFrame.removeAll()
+            for (property, performer) in claims { claimProperty(property, for: performer) }
+        }
     }
 
     /// Advances only the animating performers of a dry-run runtime (`plan.sample`, replays), which the

@@ -102,3 +102,15 @@ public struct Gesture: Sendable {
 
     public var isActive: Bool { phase == .began || phase == .moved }
 }
+
+/// One pointer sample as a client pushed it.
+public struct GestureSample: Sendable {
+    public var sample: VelocityTracker.Sample
+    /// Nil: continues the gesture (or begins it).
+    public var phase: Gesture.Phase?
+
+    public init(sample: VelocityTracker.Sample, phase: Gesture.Phase?) {
+        self.sample = sample
+        self.phase = phase
+    }
+}
