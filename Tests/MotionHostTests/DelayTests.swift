@@ -102,4 +102,18 @@ struct DelayTests {
             #expect(call("plan.sample", ["plan": bad, "times": [1]])["code"] == "plan.invalid", "\(bad)")
         }
     }
+
+    /// `plan.sample` reports when the plan's animation rests (to the frame), whatever times were asked.
+    @Test func aSampleReportsTheSettlingDuration() {
+        let tween: JSONValue = ["type": "Tween", "property": "x", "to": [1], "duration": 0.3, "delay": 0.2]
+        for times in [[0.1], [0.1, 5], [2]] as [[Double]] {
+            let reply = call("plan.sample", ["plan": tween, "times": .array(times.map { .number($0) })])
+            #expect(abs((reply["settlingDuration"]?.doubleValue ?? -1) - 0.5) < 1e-9, "\(times): \(reply["settlingDuration"] ?? .null)")
+        }
+        let spring = call("plan.sample", ["plan": ["type": "Spring", "property": "x", "from": [0], "to": [1], "dampingRatio": 1, "response": 0.5],
+                                          "times": [0.1]])["settlingDuration"]?.doubleValue ?? 0
+        #expect(spring > 0.5 && spring < 3, "\(spring)")
+        let forever = call("plan.sample", ["plan": ["type": "Tween", "property": "x", "to": [1], "repeat": "forever"], "times": [1]])
+        #expect(forever["settlingDuration"] == .null, "an animation that never rests within 600 s: null")
+    }
 }

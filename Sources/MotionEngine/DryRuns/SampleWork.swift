@@ -17,6 +17,9 @@ final class SampleWork: SlicedWork {
     private var samples: [[UInt8]]
     private var encoded: [UInt8] = []
     private var written = 0
+    /// When the plan's animation ended (its runtime went idle), sought after the last time asked; nil
+    /// while unknown, `.infinity` if it still ran at `maximumSampleTime`.
+    private var settlingDuration: Double?
 
     init(plan: JSONValue, times: [Double], runtime: String, frame: Double) throws(EngineError) {
         guard case .string(let property)? = plan["property"] else {
@@ -37,6 +40,7 @@ final class SampleWork: SlicedWork {
             started = true
             try engine.createRuntime(runtime, dryRun: true)
             try engine.addPlan(plan, to: "sample", in: runtime)
+            if !engine.isActive(runtime: runtime) { settlingDuration = 0 }
         }
         var steps = 0
         while position < order.count {
@@ -48,6 +52,7 @@ final class SampleWork: SlicedWork {
                 engine.advance(runtime: runtime, by: dt)
                 now += dt
                 steps += 1
+                if settlingDuration == nil, !engine.isActive(runtime: runtime) { settlingDuration = now }
                 if steps & 63 == 0, MonotonicClock.now() >= deadline { return false }
             }
             let value = engine.value(of: property, target: "sample", runtime: runtime) ?? []
@@ -55,10 +60,31 @@ final class SampleWork: SlicedWork {
             samples[index] = JSONWriter.bytes(["t": .number(times[index]), "value": JSONValue(value), "velocity": JSONValue(velocity)])
             position += 1
         }
+        // How long until it rests (SPEC §10 `settlingDuration`): stepped on past the last time asked.
+        while settlingDuration == nil {
+            guard engine.isActive(runtime: runtime) else {
+                settlingDuration = now
+                break
+            }
+            guard now < EngineContext.maximumSampleTime else {
+                settlingDuration = .infinity
+                break
+            }
+            engine.advance(runtime: runtime, by: frame)
+            now += frame
+            steps += 1
+            if steps & 63 == 0, MonotonicClock.now() >= deadline { return false }
+        }
         // The answer is assembled in slices too: 10,000 samples are about half a megabyte of text.
         if encoded.isEmpty {
             encoded = Array(#"{"property":"#.utf8)
             JSONWriter.writeString(property, into: &encoded)
+            encoded += #","settlingDuration":"#.utf8
+            if let settling = settlingDuration, settling.isFinite {
+                JSONWriter.writeNumber((settling * 1e6).rounded() / 1e6, into: &encoded)
+            } else {
+                encoded += "null".utf8
+            }
             encoded += #","samples":["#.utf8
         }
         while written < samples.count {
