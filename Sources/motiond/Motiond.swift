@@ -25,6 +25,9 @@ struct Motiond: AsyncParsableCommand {
     @Option(help: "Frame rate in Hz.")
     var rate: Double?
 
+    @Option(help: "Global animation speed, 0.01 to 100 (0.5: everything at half speed; default 1).")
+    var speed: Double?
+
     @Option(help: "Directory for durable state (router configuration and state); default $STATE_DIRECTORY.")
     var stateDir: String?
 
@@ -74,6 +77,9 @@ struct Motiond: AsyncParsableCommand {
         if let count = file.maximumConnections { configuration.maximumConnections = count }
         if let count = file.maximumConnectionsPerUser { configuration.maximumConnectionsPerUser = count }
         if let quotas = file.quotas { configuration.quotas = quotas }
+        let globalSpeed = speed ?? file.speed ?? 1
+        guard EngineSettings.speeds.contains(globalSpeed) else { throw ValidationError("--speed: expected 0.01 to 100") }
+        configuration.speed = globalSpeed
 
         let setting = LogLevelSetting(level)
         LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: setting, environment: environment) }

@@ -116,4 +116,24 @@ struct DelayTests {
         let forever = call("plan.sample", ["plan": ["type": "Tween", "property": "x", "to": [1], "repeat": "forever"], "times": [1]])
         #expect(forever["settlingDuration"] == .null, "an animation that never rests within 600 s: null")
     }
+
+    /// Global speed (SPEC §10): an admin sets it live; every animation then advances at that rate.
+    @Test func aGlobalSpeedSlowsEveryAnimation() throws {
+        #expect(call("settings.set", ["speed": 0.5])["code"] == "access.denied", "the in-process session is a client")
+        let admin = RecordingOutput()
+        context.openSession(2, output: admin, role: .admin)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 2)
+        _ = call("subscribe", ["streams": ["trace"]])
+        context.receive(line: Array(#"{"id":1,"method":"settings.set","params":{"speed":0.5}}"#.utf8), from: 2)
+        #expect(admin.lines.last?["result"]?["speed"] == 0.5)
+        #expect(output.lines.contains { $0["kind"] == "settings.changed" && $0["speed"] == 0.5 })
+        #expect(call("status", [:])["speed"] == 0.5)
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "linear"]])
+        for _ in 0..<60 { context.tick(dt: 1.0 / 120) }
+        #expect(abs((context.engine.value(of: "x", target: "a", runtime: "0/default")?[0] ?? 0) - 0.25) < 1e-9, "half a second at half speed")
+        context.receive(line: Array(#"{"id":2,"method":"settings.set","params":{"speed":0}}"#.utf8), from: 2)
+        #expect(admin.lines.last?["error"]?["code"] == "request.invalid")
+        context.receive(line: Array(#"{"id":3,"method":"settings.set","params":{"reduceMotion":true}}"#.utf8), from: 2)
+        #expect(admin.lines.last?["error"]?["code"] == "request.invalid")
+    }
 }

@@ -121,6 +121,23 @@ extension EngineContext {
             }
             return nil
         case "status": return status(session)
+        case "settings.set":
+            guard session.role == .admin else {
+                throw EngineError(.accessDenied, "settings.set is for root and the admin group (this connection is a client)")
+            }
+            for key in params.members.keys where key != "speed" {
+                throw EngineError(.invalidRequest, "\(key): unknown setting (known: speed; reduceMotion is not built yet)")
+            }
+            if let speed = try params.optionalNumber("speed") {
+                guard EngineSettings.speeds.contains(speed) else {
+                    throw EngineError(.invalidRequest, "speed: expected \(EngineSettings.speeds.lowerBound) to \(EngineSettings.speeds.upperBound) (0 is not built yet)")
+                }
+                if speed != settings.speed {
+                    settings.speed = speed
+                    engine.trace(TraceEvent(kind: "settings.changed", fields: ["speed": .number(speed), "reduceMotion": false]))
+                }
+            }
+            return ["speed": .number(settings.speed), "reduceMotion": false]
         case "sync": return [:]
         default:
             throw EngineError(.unknownMethod, "method: \"\(request.method)\" is not a protocol v1 method of this server")
@@ -153,6 +170,7 @@ extension EngineContext {
             "clock": "monotonic", "now": .number(Double(MonotonicClock.now()) / 1e9),
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
             "role": .string(session.role.rawValue),
+            "speed": .number(settings.speed), "reduceMotion": false,
         ]
     }
 
@@ -218,6 +236,7 @@ extension EngineContext {
             "animations": .number(Double(engine.activeTokenCount)),
             "performers": .number(Double(engine.performerCount)),
             "subscriptions": .number(Double(hub.subscriptions.count)),
+            "speed": .number(settings.speed), "reduceMotion": false,
             "tick": [
                 "p50_ms": .number(rounded(tick.p50Milliseconds)), "p99_ms": .number(rounded(tick.p99Milliseconds)),
                 "max_ms": .number(rounded(tick.maxMilliseconds)), "late_p99_ms": .number(rounded(tick.lateP99Milliseconds)),

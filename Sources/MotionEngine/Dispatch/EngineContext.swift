@@ -196,7 +196,7 @@ public final class EngineContext: TraceObserver {
     /// One frame: advance animations, send the changed properties, drop clients that stay too slow.
     public func tick(dt: Double) {
         isTicking = true
-        engine.advance(by: dt)
+        engine.advance(by: dt * settings.speed)
         isTicking = false
         let now = time
         let dirty = engine.dirtyProperties

@@ -8,6 +8,10 @@ public struct EngineSettings: Sendable, Equatable {
     public var maximumSubscriptionsPerConnection: Int
     /// What each uid may hold (SPEC §13).
     public var quotas = Quotas()
+    /// Global animation speed (SPEC §10): every tick advances animations by dt × speed (0.5: half speed).
+    public var speed = 1.0
+    /// The speeds this build accepts (0, every animation jumping to its end, is not built yet).
+    public static let speeds = 0.01...100.0
 
     public init(rate: Double = 120, maximumLineLength: Int = 1 << 20, maximumSubscriptionsPerConnection: Int = 64) {
         self.rate = rate

@@ -18,6 +18,8 @@ public struct DaemonConfiguration: Sendable {
     public var maximumConnectionsPerUser = 1024
     /// Per-uid quotas (SPEC §13); SIGHUP applies a changed `quotas` at once.
     public var quotas = Quotas()
+    /// Global animation speed (`--speed`, config `speed`; SPEC §10).
+    public var speed = 1.0
     public var logLevel: Logger.Level
     /// Members of this group (and root) get the admin role.
     public var adminGroup: String?
@@ -48,6 +50,7 @@ public struct DaemonConfiguration: Sendable {
         if !pluginDirectoriesFromCommandLine { next.pluginDirectories = file.plugins ?? [] }
         if let limit = file.maximumSubscriptions { next.maximumSubscriptionsPerConnection = limit }
         next.quotas = file.quotas ?? Quotas()
+        if let speed = file.speed { next.speed = speed }
         if let rate = file.rate, rate != self.rate { needRestart.append("rate") }
         if let socket = file.socket, socket != socketPath { needRestart.append("socket") }
         if let length = file.maximumLineLength, length != maximumLineLength { needRestart.append("maxLineLength") }
@@ -61,6 +64,7 @@ public struct DaemonConfiguration: Sendable {
         var settings = EngineSettings(rate: rate, maximumLineLength: maximumLineLength,
                                       maximumSubscriptionsPerConnection: maximumSubscriptionsPerConnection)
         settings.quotas = quotas
+        settings.speed = speed
         return settings
     }
 
