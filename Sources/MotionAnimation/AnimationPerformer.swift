@@ -99,7 +99,13 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     public static func advance(_ performers: PerformerBatch<AnimationPerformer>, by dt: Double) {
         guard let first = performers.first else { return }
         let lanes = first.lanes
-        if performers.count == lanes.ownerCount {
+        // Performers whose plans all wait for their delay own no lane: only lane owners count.
+        var owners = performers.count
+        if lanes.delayingOwners > 0 {
+            owners = 0
+            for performer in performers where !performer.running.isEmpty { owners += 1 }
+        }
+        if owners == lanes.ownerCount {
             lanes.advanceAll(by: dt, writer: first.writer)
         } else {
             // Some owners are not in this batch (a paused runtime): step only the lanes of those that are.

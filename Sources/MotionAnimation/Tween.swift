@@ -33,9 +33,22 @@ public struct Tween: Sendable {
     }
 
     /// Every cycle, back and forth.
-    public var totalDuration: Double { duration * repeatCount * (autoreverses ? 2 : 1) }
-    /// Where it rests at the end: `to`, or back at `from` when it autoreverses.
-    public var endValue: SIMD4<Double> { autoreverses ? from : to }
+    public var totalDuration: Double { duration > 0 ? duration * repeatCount * (autoreverses ? 2 : 1) : 0 }
+    /// Where it rests at the end: where its last (maybe partial) cycle stops — `to` after a forward one,
+    /// `from` after a reversed one.
+    public var endValue: SIMD4<Double> {
+        guard duration > 0, repeatCount.isFinite else { return autoreverses ? from : to }
+        let halves = repeatCount * (autoreverses ? 2 : 1)
+        var cycle = halves.rounded(.down), progress = halves - cycle
+        if progress == 0 {
+            cycle -= 1
+            progress = 1
+        }
+        if autoreverses, cycle.truncatingRemainder(dividingBy: 2) == 1 { progress = 1 - progress }
+        if progress == 1 { return autoreverses && cycle.truncatingRemainder(dividingBy: 2) == 1 ? from : to }
+        if let keyframes { return keyframes.value(at: progress) }
+        return from + (to - from) * curve.value(at: progress)
+    }
     public var isFinished: Bool { elapsed >= totalDuration }
 
     /// Continues a tween another build of the plugin started (hot swap): same place, same velocity.
@@ -64,7 +77,10 @@ public struct Tween: Sendable {
         let whole = elapsedNanos.rounded()
         if abs(elapsedNanos - whole) < 1e-3 { elapsedNanos = whole }
         let next = value(at: elapsed)
-        velocity = isFinished ? .zero : (next - value) / dt
+        // Across the wrap to a new cycle (without autoreverse) the value jumps back: that is no velocity.
+        let wrapped = !autoreverses && duration > 0
+            && ((elapsed - dt) / duration).rounded(.down) != (elapsed / duration).rounded(.down)
+        velocity = isFinished ? .zero : (wrapped ? velocity : (next - value) / dt)
         value = next
     }
 }

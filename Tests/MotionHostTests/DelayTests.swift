@@ -136,4 +136,17 @@ struct DelayTests {
         context.receive(line: Array(#"{"id":3,"method":"settings.set","params":{"reduceMotion":true}}"#.utf8), from: 2)
         #expect(admin.lines.last?["error"]?["code"] == "request.invalid")
     }
+
+    @Test func repeatedTweensEndWhereTheirLastCycleStops() {
+        func end(_ extra: JSONValue) -> JSONValue? {
+            var plan: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "linear"]
+            for (key, value) in extra.objectValue ?? [:] { plan[key] = value }
+            return samples(plan, [100]).first?["value"]
+        }
+        #expect(end(["repeat": 1.5, "autoreverse": true]) == [1], "forward, back, forward")
+        #expect(end(["repeat": 0.5, "autoreverse": true]) == [1], "half a back-and-forth: forward only")
+        #expect(end(["repeat": 1.25]) == [0.25])
+        let instant = call("plan.sample", ["plan": ["type": "Tween", "property": "x", "to": [1], "duration": 0, "repeat": "forever"], "times": [1]])
+        #expect(instant["settlingDuration"] == 0, "a tween of no duration ends at once, repeated or not")
+    }
 }

@@ -73,6 +73,10 @@ struct GestureTests {
         #expect(abs(vx - 500) < 1e-6, "4 units per 8 ms; the ended position is not added: \(ended)")
         #expect(output.lines.contains { $0["kind"] == "gesture.began" && $0["gesture"] == "drag" })
         #expect(output.lines.last { $0["kind"] == "gesture.ended" }?["velocity"] == ended["velocity"])
+        // A finger that stops, rests 100 ms, then lifts flings nothing.
+        _ = call("gesture.push", ["gesture": "rest", "samples": .array(moves)])
+        let rested = call("gesture.push", ["gesture": "rest", "samples": [["t": 5.18, "position": [50, 0], "phase": "ended"]]])
+        #expect(rested["velocity"] == [0, 0], "\(rested)")
         let dry = call("gesture.velocity", ["samples": .array(moves)])
         #expect(dry["velocity"] == ended["velocity"] && dry["samples_used"] == 11)
 

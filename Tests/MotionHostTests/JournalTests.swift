@@ -101,4 +101,38 @@ struct JournalTests {
         #expect(restarted.engine.value(of: "boolean", target: "a", runtime: "0/work") == [0])
         #expect(restarted.engine.value(of: "boolean", target: "d", runtime: "0/default") == [1])
     }
+
+    /// With the journal written on another thread: a runtime created and used at once, an error among
+    /// queued changes, and a request behind a sliced dry run are all answered, in order.
+    @Test func queuedRequestsAreAnsweredInOrderWhileTheJournalIsWritten() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        let pump = SlicedWorkTests.Pump()
+        context.offload = { work in work() }
+        context.onEngineThread = { body in pump.queue.withLock { $0.append(body) } }
+        func send(_ id: Int, _ method: String, _ params: JSONValue) {
+            context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
+        }
+        send(1, "runtime.create", ["name": "a"])
+        send(2, "plan.add", ["runtime": "a", "target": "t", "plan": ["type": "ChangeBoolean", "value": true]])
+        send(3, "plan.add", ["runtime": "a", "target": "t", "plan": ["type": "Nope"]])
+        send(4, "runtime.state", ["runtime": "a"])
+        let times: JSONValue = .array((0..<10_000).map { .number(Double($0) * 0.06) })
+        send(5, "plan.sample", ["plan": ["type": "Frames", "frames": 100_000, "property": "frames"], "times": times])
+        send(6, "plan.add", ["runtime": "a", "target": "u", "plan": ["type": "ChangeBoolean", "value": true]])
+        send(7, "runtime.state", ["runtime": "a"])
+        var rounds = 0
+        while let body = pump.next(), rounds < 10_000 {
+            context.tick(dt: 1.0 / 120)
+            body(context)
+            rounds += 1
+        }
+        let replies = output.lines.filter { ($0["id"]?.doubleValue ?? 0) > 0 }
+        #expect(replies.map { $0["id"]?.doubleValue ?? 0 } == [1, 2, 3, 4, 5, 6, 7], "\(replies.map { $0["id"] ?? .null })")
+        #expect(replies[1]["result"]?["performer"] != nil, "a runtime created by the request before is usable at once")
+        #expect(replies[2]["error"]?["code"] == "plan.unknown_type")
+        #expect(replies[3]["result"]?["targets"]?["t"] != nil)
+        #expect(replies[6]["result"]?["targets"]?["u"] != nil)
+        #expect(journal.records.count == 3, "the create and two adds (not the refused plan, nor the sample): \(journal.records.count)")
+    }
 }

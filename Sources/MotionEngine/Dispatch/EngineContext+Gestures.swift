@@ -34,7 +34,9 @@ extension EngineContext {
         for (sample, phase) in try Self.gestureSamples(params) {
             switch phase {
             case .began?: tracker.reset(); tracker.add(sample)
-            case .ended?, .cancelled?: break
+            case .ended?, .cancelled?:
+                // As gesture.push: a release more than 40 ms after the last movement flings nothing.
+                if let last = tracker.samples.last, sample.time - last.time > VelocityTracker.maximumGap { tracker.reset() }
             case .moved?, nil: tracker.add(sample)
             }
         }

@@ -11,6 +11,8 @@ extension EngineContext {
     struct JournalEntry {
         /// Empty when the change is not journaled (it only keeps its place in line).
         var records: [JournalRecord]
+        /// The runtime this entry creates, listed in `pendingCreates` until it is applied.
+        var creates: String? = nil
         var sessionID: UInt64
         var id: JSONValue
         var apply: (EngineContext) throws(EngineError) -> JSONValue
@@ -32,14 +34,30 @@ extension EngineContext {
 
     /// Applies a change now, or (journaled, or behind another of this connection's changes) queues it for
     /// the journal and returns nil: the reply comes once it is written and applied.
-    func journalOrApply(_ session: Session, id: JSONValue, journaled: Bool, record: () -> [JournalRecord],
+    func journalOrApply(_ session: Session, id: JSONValue, journaled: Bool, creates: String? = nil, record: () -> [JournalRecord],
                         apply: @escaping (EngineContext) throws(EngineError) -> JSONValue) throws(EngineError) -> JSONValue? {
         guard journal != nil, journaled || session.journalPending > 0 else { return try apply(self) }
         session.owedReplies += 1
         session.journalPending += 1
-        journalGroup.append(JournalEntry(records: journaled ? record() : [], sessionID: session.id, id: id, apply: apply))
+        if let creates { pendingCreates[creates] = journaled }
+        journalGroup.append(JournalEntry(records: journaled ? record() : [], creates: creates, sessionID: session.id, id: id,
+                                         apply: apply))
         flushJournal()
         return nil
+    }
+
+    /// A request refused while this connection's earlier changes wait for the journal: its error is
+    /// answered after theirs.
+    func queueJournalError(_ error: EngineError, id: JSONValue, in session: Session) {
+        session.owedReplies += 1
+        session.journalPending += 1
+        journalGroup.append(JournalEntry(records: [], sessionID: session.id, id: id, apply: { _ throws(EngineError) in throw error }))
+        flushJournal()
+    }
+
+    /// Whether changes to `key` will be journaled, counting a runtime whose creation is still being written.
+    func willBeJournaled(_ key: String) -> Bool {
+        engine.runtimes[key] == nil ? (pendingCreates[key] ?? false) : isJournaled(key)
     }
 
     private func flushJournal() {
@@ -66,10 +84,15 @@ extension EngineContext {
             logger.error("journal not written; the changes are refused", metadata: ["error": "\(error.message)"])
         }
         for entry in group {
+            if let creates = entry.creates { pendingCreates[creates] = nil }
+        }
+        for entry in group {
             let session = sessions[entry.sessionID]
             session?.journalPending -= 1
             let reply: JSONValue
-            if case .failure(let error) = written, !entry.records.isEmpty {
+            if session == nil, entry.records.isEmpty {
+                continue  // its connection closed: nothing durable depends on it (an ephemeral runtime would be orphaned)
+            } else if case .failure(let error) = written, !entry.records.isEmpty {
                 reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
             } else {
                 do throws(EngineError) {
@@ -85,7 +108,7 @@ extension EngineContext {
         for entry in group {
             guard let session = sessions[entry.sessionID] else { continue }
             while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
-                handle(next, from: session.id)
+                handle(next, from: session.id, draining: true)
             }
         }
         publishControlFrame()
@@ -173,7 +196,9 @@ extension EngineContext {
                     clock = time
                     return
                 }
-                let dt = min(frame, time - clock)
+                // At most 10,000 steps per stretch: something that animates for a month (a tween repeated
+                // forever) does not hold the start for hours; beyond that stretch steps are coarser.
+                let dt = min(max(frame, (time - clock) / 10_000), time - clock)
                 engine.advance(by: dt)
                 engine.clearFrame()
                 clock += dt

@@ -18,7 +18,7 @@ extension EngineContext {
             let plan = try params.object("plan")
             if request.lineLength > Self.maximumPlanBytes { try Self.checkSize(of: plan) }
             let planName = try params.optionalName("name")
-            let journaled = isJournaled(runtime)
+            let journaled = willBeJournaled(runtime)
             // A journaled plan is checked before it is written: the journal holds plans that were accepted.
             if journaled { try engine.check(plan) }
             let limit = performerLimit(of: runtime), shown = name ?? Engine.defaultRuntime
@@ -30,7 +30,7 @@ extension EngineContext {
         case "plan.remove":
             let runtime = try runtimeKey(try params.optionalName("runtime"), for: session, .change)
             let planName = try params.name("name"), target = try params.name("target")
-            return try journalOrApply(session, id: request.id, journaled: isJournaled(runtime),
+            return try journalOrApply(session, id: request.id, journaled: willBeJournaled(runtime),
                                       record: { [.remove(runtime: runtime, target: target, name: planName, t: WallClock.now())] }) { context throws(EngineError) in
                 ["removed": .bool(try context.engine.removePlan(named: planName, from: target, in: runtime))]
             }
@@ -39,9 +39,8 @@ extension EngineContext {
             let key = try newRuntimeKey(name, for: session)
             let ephemeral = try params.optionalBool("ephemeral") ?? false
             let shared = try params.optionalBool("shared") ?? false
-            guard engine.runtimes[key] == nil else { throw EngineError(.runtimeExists, "name: runtime \"\(name)\" exists") }
             let owner = ephemeral ? session.id : nil
-            return try journalOrApply(session, id: request.id, journaled: journal != nil && !ephemeral,
+            return try journalOrApply(session, id: request.id, journaled: journal != nil && !ephemeral, creates: key,
                                       record: { [.create(runtime: key, shared: shared, t: WallClock.now())] }) { context throws(EngineError) in
                 try context.engine.createRuntime(key, ephemeralOwner: owner, shared: shared)
                 if shared { context.hub.sharedRuntimes.insert(key) }
@@ -53,7 +52,7 @@ extension EngineContext {
             guard OwnedName.split(key).name != Engine.defaultRuntime else {
                 throw EngineError(.runtimeProtected, "name: the \"default\" runtime always exists")
             }
-            return try journalOrApply(session, id: request.id, journaled: isJournaled(key),
+            return try journalOrApply(session, id: request.id, journaled: willBeJournaled(key),
                                       record: { [.destroy(runtime: key, t: WallClock.now())] }) { context throws(EngineError) in
                 try context.destroyRuntime(key)
                 return ["runtime": .string(name)]

@@ -23,6 +23,13 @@ extension EngineContext {
             try engine.createRuntime(key)
         }
         if access == .subscribe, owner == session.uid { return key }
+        // Created by a request of this uid still being journaled: later changes queue behind it.
+        if owner == session.uid, engine.runtimes[key] == nil, pendingCreates[key] != nil {
+            if access == .change, plain.hasPrefix(Self.reservedRuntimePrefix) {
+                throw EngineError(.runtimeProtected, "runtime: \"\(name)\" belongs to the daemon")
+            }
+            return key
+        }
         guard let scope = engine.runtimes[key],
             owner == session.uid || session.role == .admin || (access != .change && scope.isShared)
         else {
@@ -43,7 +50,11 @@ extension EngineContext {
             throw EngineError(.invalidRequest, "name: \"<uid>/<name>\" names another uid's runtime; choose a name that does not start with digits and '/'")
         }
         let key = OwnedName.key(session.uid, name)
-        if engine.runtimes[key] == nil, (engine.usage[session.uid]?.runtimes ?? 0) >= settings.quotas.runtimes {
+        guard engine.runtimes[key] == nil, pendingCreates[key] == nil else {
+            throw EngineError(.runtimeExists, "name: runtime \"\(name)\" exists")
+        }
+        let pending = pendingCreates.keys.reduce(0) { $0 + (OwnedName.split($1).owner == session.uid ? 1 : 0) }
+        if (engine.usage[session.uid]?.runtimes ?? 0) + pending >= settings.quotas.runtimes {
             throw quotaExceeded("runtimes", session.uid)
         }
         return key

@@ -39,8 +39,8 @@ extension EngineContext {
                 session.sendOwedReply(WireMessage.error(id: id, code: error.code, message: error.message))
             }
             // The requests that waited behind it, in order, until one starts work of its own.
-            while session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
-                handle(next, from: sessionID)
+            while session.job == nil, session.journalPending == 0, !session.isClosed, let next = session.deferred.popFirst() {
+                handle(next, from: sessionID, draining: true)
             }
             return
         }

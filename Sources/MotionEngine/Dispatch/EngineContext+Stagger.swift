@@ -32,7 +32,7 @@ extension EngineContext {
             return staggered
         }
         for staggered in plans { try engine.check(staggered) }
-        let journaled = isJournaled(runtime), limit = performerLimit(of: runtime), shown = name ?? Engine.defaultRuntime
+        let journaled = willBeJournaled(runtime), limit = performerLimit(of: runtime), shown = name ?? Engine.defaultRuntime
         return try journalOrApply(session, id: request.id, journaled: journaled, record: {
             let now = WallClock.now()
             return zip(targets, plans).map { .add(runtime: runtime, target: $0, plan: $1, name: nil, t: now) }

@@ -42,6 +42,9 @@ public final class EngineContext: TraceObserver {
     var journalGroup: [JournalEntry] = []
     var journalWriting: [JournalEntry] = []
     var journalRecords: [String: [JournalRecord]] = [:]
+    /// Runtimes whose `runtime.create` waits for the journal, and whether they will be journaled: later
+    /// requests of the same connection may name them already.
+    var pendingCreates: [String: Bool] = [:]
     /// Monotonic time the journal replay brought the animations to; the clock's first tick counts from it.
     package var resumesAt: UInt64?
 
@@ -132,9 +135,12 @@ public final class EngineContext: TraceObserver {
     }
 
     /// Answers one parsed (or unparseable) line from a session, in arrival order.
-    package func handle(_ parsed: Result<Request, RequestFailure>, from sessionID: UInt64) {
+    /// `draining`: the request comes off the connection's own queue of waiting ones, its turn has come.
+    package func handle(_ parsed: Result<Request, RequestFailure>, from sessionID: UInt64, draining: Bool = false) {
         guard let session = sessions[sessionID], !session.isClosed else { return }
-        if session.job != nil || (session.journalPending > 0 && !parsed.joinsJournal) {
+        // Behind sliced work, or behind requests already waiting, or (unless it joins the journal group)
+        // behind changes being written: it waits its turn, so replies keep the order of requests.
+        if !draining, session.job != nil || !session.deferred.isEmpty || (session.journalPending > 0 && !parsed.joinsJournal) {
             session.deferred.append(parsed)
             return
         }
@@ -146,6 +152,10 @@ public final class EngineContext: TraceObserver {
             let reply: JSONValue?
             do throws(EngineError) {
                 reply = try respond(to: request, in: session).map { WireMessage.result(id: request.id, $0) }
+            } catch where session.journalPending > 0 {
+                // Behind changes still being written: the error keeps its place in line.
+                queueJournalError(error, id: request.id, in: session)
+                reply = nil
             } catch {
                 reply = WireMessage.error(id: request.id, code: error.code, message: error.message)
             }

@@ -63,8 +63,9 @@ final class JournalFile: JournalStorage, @unchecked Sendable {
         do {
             try RouterStore.writeDurably(lines, to: temporary)
             guard rename(temporary, path) == 0 else { throw RouterStore.Failure("rename to \(path)", errno) }
-            try RouterStore.syncDirectory(directory)
+            // Appends go to the new file from here on, even if syncing the directory fails below.
             try open()
+            try RouterStore.syncDirectory(directory)
         } catch {
             unlink(temporary)
             throw EngineError(.stateWriteFailed, "the runtime journal could not be compacted: \(error)")
