@@ -21,19 +21,20 @@ struct Plot: AsyncParsableCommand {
             throw ValidationError("--out: \(out) is not an .svg file; motionctl plot writes SVG only (convert it with rsvg-convert or a browser)")
         }
         try await connection.run { client in
-            // First a coarse look far ahead, to find where the motion settles.
-            let probeTimes = stride(from: 0.0, through: 20, by: 1.0 / 60).map { $0 }
-            let coarse = try await Self.sample(client, planJSON, probeTimes)
-            // A tween ends at its duration; a simulation settles by its threshold (SPEC §3).
-            let settle = planJSON["type"] == "Tween" ? (planJSON["duration"]?.doubleValue ?? 0.25)
-                : Self.settleTime(times: probeTimes, samples: coarse, threshold: planJSON["threshold"]?.doubleValue ?? 0.1)
+            // plan.sample says when the animation rests (`settlingDuration`, SPEC §10): delays, repeats
+            // and springs included.
+            let probe = try await client.call("plan.sample", ["plan": planJSON, "times": [0]])
+            let settle = probe["settlingDuration"]?.doubleValue
+            let probeTimes = [20.0]
             let end = duration ?? max(0.25, (settle ?? probeTimes.last!) * 1.15)
             let times = stride(from: 0.0, through: end, by: end / 400).map { $0 }
             let samples = try await Self.sample(client, planJSON, times)
+            // Before a `delay` ends the property has no value yet: those times are left out.
+            let drawn = zip(times, samples).filter { !$0.1.value.isEmpty }
             let chart = PlotChart(title: "\(planJSON["type"]?.stringValue ?? "plan") on \(property)", property: property,
-                                  times: times, values: samples.map(\.value), settleTime: settle)
+                                  times: drawn.map(\.0), values: drawn.map(\.1.value), settleTime: settle)
             try Data(chart.svg.utf8).write(to: URL(fileURLWithPath: out))
-            print("wrote \(out): \(samples.first?.value.count ?? 0) curve(s) over \(String(format: "%.3g", end)) s" +
+            print("wrote \(out): \(drawn.first?.1.value.count ?? 0) curve(s) over \(String(format: "%.3g", end)) s" +
                   (settle.map { ", settles at \(String(format: "%.3g", $0)) s" } ?? ", still moving at the end"))
         }
     }
