@@ -116,7 +116,7 @@ struct RouterTests {
         ])
         // Each update waited for its screen's fade: the push of b ends after b's opacity reached 1.
         let pushB = try #require(seen.firstIndex { $0["update"]?["key"] == "b" })
-        let bFrames = seen[..<pushB].flatMap { ($0["updates"]?.arrayValue ?? []).filter { $0["target"] == "screen:b" } }
+        let bFrames = seen[..<pushB].flatMap { ($0["updates"]?.arrayValue ?? []).filter { $0["target"] == "screen:a/b" } }
         #expect(bFrames.count >= 5)
         #expect(bFrames.last?["value"] == [1])
         await client.close()
@@ -137,7 +137,7 @@ struct RouterTests {
         let seen = try await events.waitFor { $0["event"] == "route.transition.end" && $0["url"] == "shop://list/detail" }
         let frames = seen.filter { $0["event"] == "frame" }.flatMap { $0["updates"]?.arrayValue ?? [] }
         let listFrames = frames.indices.filter { frames[$0]["target"] == "screen:list" }
-        let detailFrames = frames.indices.filter { frames[$0]["target"] == "screen:detail" }
+        let detailFrames = frames.indices.filter { frames[$0]["target"] == "screen:list/detail" }
         #expect(listFrames.count >= 3 && detailFrames.count >= 3, "both screens animate")
         #expect(frames[listFrames.last!]["value"] == [0], "the previous screen is removed (faded out)")
         #expect(listFrames.last! < detailFrames.first!, "remove previous, then appear")

@@ -1,15 +1,20 @@
 import MotionRoutes
 import MotionWire
 
-/// The plans that perform one update on the router's screens (targets `screen:<key>` and
-/// `overlay:<key>`).
+/// The plans that perform one update on the router's screens: one target per screen instance,
+/// `screen:` + the canonical path up to and including its component (`screen:home/show::2`,
+/// `screen:home/show::2!player`), so two instances of one route are two targets; overlays are
+/// `overlay:<key>`.
 ///
 /// When the top screen changes from `a` to `b` and the router declares a container animation for
 /// (a, b), that animation's phases run on the two screens. Otherwise the incoming component's route
 /// plan for the update (`push`, `present`, `select`; a `replace` uses the segue's) is added to the new
 /// screen, and each removed component gets its route's `pop` (or `dismiss` for a modal) plan.
 enum TransitionPlans {
-    static func screen(_ key: String) -> String { "screen:" + key }
+    /// The target of the component at `index` of `state`.
+    static func screen(in state: RouteState, at index: Int) -> String {
+        "screen:" + RouteState(components: Array(state.components.prefix(index + 1))).canonicalPath
+    }
     static func overlay(_ key: String) -> String { "overlay:" + key }
 
     static func phases(for update: RouteUpdate, before: RouteState, after: RouteState,
@@ -23,20 +28,22 @@ enum TransitionPlans {
         }
         if let outgoing = before.components.last, let incoming = after.components.last, outgoing != incoming,
             let pair = configuration.pair(from: outgoing.key, to: incoming.key) {
-            return container(pair, outgoing: outgoing.key, incoming: incoming.key)
+            return container(pair, outgoing: screen(in: before, at: before.components.count - 1),
+                             incoming: screen(in: after, at: after.components.count - 1))
         }
         var phase: RouteTransition.Phase = []
-        let removed = update.op == .replace ? before.components : Array(before.components.dropFirst(after.components.count))
+        let firstRemoved = update.op == .replace ? 0 : after.components.count
         if update.op == .pop || update.op == .replace {
-            for component in removed.reversed() {
+            for index in (firstRemoved..<before.components.count).reversed() {
+                let component = before.components[index]
                 if let plan = routes[component.key]?.plan(for: component.segue == .modal ? "dismiss" : "pop") {
-                    phase.append((screen(component.key), plan))
+                    phase.append((screen(in: before, at: index), plan))
                 }
             }
         }
         if update.op != .pop, let component = update.component {
             if let plan = routes[component.key]?.plan(for: addition(component.segue)) {
-                phase.append((screen(component.key), plan))
+                phase.append((screen(in: after, at: after.components.count - 1), plan))
             }
         }
         return phase.isEmpty ? [] : [phase]
@@ -50,10 +57,11 @@ enum TransitionPlans {
         }
     }
 
+    /// `outgoing` and `incoming` are the two screens' targets.
     private static func container(_ pair: RouterConfiguration.Pair, outgoing: String, incoming: String) -> [RouteTransition.Phase] {
         pair.animation.phases.map { steps in
             steps.map { step in
-                let target = screen(step.screen == .incoming ? incoming : outgoing)
+                let target = step.screen == .incoming ? incoming : outgoing
                 switch (step.action, step.animated) {
                 case (.appear, true): return (target, pair.appear)
                 case (.remove, true): return (target, pair.remove)

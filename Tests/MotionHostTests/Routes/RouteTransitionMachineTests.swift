@@ -39,7 +39,7 @@ struct RouteTransitionMachineTests {
         #expect(name(transition.next(now: 0, runtimeIsActive: false)) == "wait", "nothing happens before the save answers")
         transition.saved(.success(()))
         #expect(name(transition.next(now: 0, runtimeIsActive: false)) == "route.transition.start")
-        #expect(name(transition.next(now: 0, runtimeIsActive: false)) == "add screen:detail")
+        #expect(name(transition.next(now: 0, runtimeIsActive: false)) == "add screen:home/detail")
         #expect(name(transition.next(now: 0, runtimeIsActive: true)) == "wait")
         #expect(transition.isWaitingForRuntime)
         #expect(name(transition.next(now: 29.9, runtimeIsActive: true)) == "wait")
@@ -67,7 +67,7 @@ struct RouteTransitionMachineTests {
             names.append(name(action))
             now += 0.1
         }
-        #expect(names == ["route.transition.start", "add screen:detail", "wait", "route.update",
+        #expect(names == ["route.transition.start", "add screen:home/detail", "wait", "route.update",
                           "apply app://home/detail", "route.transition.end", "reply ok"])
     }
 

@@ -41,17 +41,23 @@ struct TransitionPlansTests {
     }
 
     @Test func arrivingAndLeavingScreensGetTheirRoutesPlans() throws {
-        #expect(try phases("x://", "x://home/show!player") == [["screen:home all"], ["screen:show in"], ["screen:player up"]])
-        #expect(try phases("x://home/show!player", "x://home") == [["screen:player down", "screen:show out"]],
+        #expect(try phases("x://", "x://home/show!player") == [["screen:home all"], ["screen:home/show in"], ["screen:home/show!player up"]])
+        #expect(try phases("x://home/show!player", "x://home") == [["screen:home/show!player down", "screen:home/show out"]],
                 "one pop removes every screen above, top first, together")
-        #expect(try phases("x://home/show", "x://show") == [["screen:show out", "screen:home all", "screen:show in"]],
+        #expect(try phases("x://home/show", "x://show") == [["screen:home/show out", "screen:home all", "screen:show in"]],
                 "replace: the old stack leaves as the new root arrives")
         #expect(try phases("x://home", "x://home?menu=v") == [["overlay:menu menu"]])
         #expect(try phases("x://home?menu=v", "x://home") == [], "no hide plan declared: nothing to wait for")
     }
 
+    /// Issue #20: two instances of one route are two targets; popping `show::3` animates `show::3` only.
+    @Test func eachScreenInstanceIsATargetOfItsOwn() throws {
+        #expect(try phases("x://home/show::2/show::3", "x://home/show::2") == [["screen:home/show::2/show::3 out"]])
+        #expect(try phases("x://home/show::2", "x://home/show::2/show::3") == [["screen:home/show::2/show::3 in"]])
+    }
+
     @Test func aDeclaredPairUsesItsContainerAnimation() throws {
-        #expect(try phases("x://list", "x://list/detail") == [["screen:detail opacity", "screen:list opacity"]])
+        #expect(try phases("x://list", "x://list/detail") == [["screen:list/detail opacity", "screen:list opacity"]])
         #expect(try phases("x://detail", "x://detail/list") == [], "pairs are directional")
     }
 
