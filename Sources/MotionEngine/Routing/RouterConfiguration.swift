@@ -24,7 +24,29 @@ struct RouterConfiguration: Sendable {
         var plan: JSONValue?
         var plans: [String: JSONValue] = [:]
 
-        func plan(for update: String) -> JSONValue? { plans[update] ?? plan }
+        /// The plan for `update`: its own, else the route's single `transition` — played reversed when the
+        /// screen leaves (`pop`, `dismiss`, `hide`), so popping back does not play the arrival again.
+        func plan(for update: String) -> JSONValue? {
+            if let own = plans[update] { return own }
+            guard let plan else { return nil }
+            return ["pop", "dismiss", "hide"].contains(update) ? Self.reversed(plan) : plan
+        }
+
+        /// A plan run backwards: `from` and `to` swapped (Tween, Spring), `values` reversed (Keyframes).
+        /// A plan with no `from` has no known start to return to and is kept as it is.
+        static func reversed(_ plan: JSONValue) -> JSONValue {
+            var reversed = plan
+            if let values = plan["values"]?.arrayValue {
+                reversed["values"] = .array(values.reversed())
+                if let times = plan["keyTimes"]?.arrayValue {
+                    reversed["keyTimes"] = .array(times.reversed().map { .number(1 - ($0.doubleValue ?? 0)) })
+                }
+            } else if let from = plan["from"], let to = plan["to"] {
+                reversed["from"] = to
+                reversed["to"] = from
+            }
+            return reversed
+        }
     }
 
     struct Pair {

@@ -56,6 +56,22 @@ struct TransitionPlansTests {
         #expect(try phases("x://home/show::2", "x://home/show::2/show::3") == [["screen:home/show::2/show::3 in"]])
     }
 
+    /// Issue #20: a route with a single `transition` plays it reversed when its screen leaves.
+    @Test func aSingleTransitionPlaysReversedWhenItsScreenLeaves() throws {
+        let fade: JSONValue = ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.2]
+        let configuration = try RouterConfiguration([
+            "routes": ["home": ["kind": "stack"], "detail": ["kind": "stack", "transition": fade]], "transitions": .null,
+        ], planTypes: Self.planTypes)
+        let pushed = try RouteURL(parsing: "x://home/detail").state, home = try RouteURL(parsing: "x://home").state
+        let pop = try #require(RouteDiff.updates(from: pushed, to: home).first)
+        let plans = TransitionPlans.phases(for: pop, before: pushed, after: home, configuration: configuration).flatMap { $0 }
+        #expect(plans.count == 1 && plans[0].target == "screen:home/detail")
+        #expect(plans[0].plan["from"] == [1] && plans[0].plan["to"] == [0], "\(plans)")
+        let push = try #require(RouteDiff.updates(from: home, to: pushed).first)
+        let arrival = TransitionPlans.phases(for: push, before: home, after: pushed, configuration: configuration).flatMap { $0 }
+        #expect(arrival.first?.plan == fade, "arriving, it plays forward")
+    }
+
     @Test func aDeclaredPairUsesItsContainerAnimation() throws {
         #expect(try phases("x://list", "x://list/detail") == [["screen:list/detail opacity", "screen:list opacity"]])
         #expect(try phases("x://detail", "x://detail/list") == [], "pairs are directional")
