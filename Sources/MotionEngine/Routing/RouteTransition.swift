@@ -46,6 +46,8 @@ final class RouteTransition {
     let animated: Bool
     /// False: the destination is recorded, no update is performed or announced.
     let performs: Bool
+    /// False while an unanimated update's plans run: they complete at once, not waited for.
+    private var phasesWait = true
     let configuration: RouterConfiguration
     let reply: Router.Reply
     /// The state after the updates performed so far.
@@ -100,13 +102,22 @@ final class RouteTransition {
                 ])
             }
         case .updates:
-            let completed = updateIndex >= 0 ? announceUpdate() : nil
+            // Recorded changes (`perform: false`) announce no updates: the UI made them already.
+            var completed: Action?
+            if updateIndex >= 0 {
+                if performs { completed = announceUpdate() } else { reached = reached.applying(updates[updateIndex]) }
+            }
             updateIndex += 1
-            if performs, updateIndex < updates.count {
+            if updateIndex < updates.count {
                 let update = updates[updateIndex]
-                let unanimated = !animated || update.options?.contains(.unanimated) == true
-                phases = unanimated ? [] : TransitionPlans.phases(
+                // Unanimated, or recorded without performing (the UI already moved there): the plans still
+                // run, at once, so the screens end with the values an animated arrival leaves (issue #20).
+                let unanimated = !animated || !performs || update.options?.contains(.unanimated) == true
+                let planned = TransitionPlans.phases(
                     for: update, before: reached, after: reached.applying(update), configuration: configuration)
+                phases = unanimated ? planned.map { $0.map { ($0.target, TransitionPlans.instant($0.plan)) } } : planned
+                // …and complete at once, as before: nothing to wait for.
+                phasesWait = !unanimated
                 phaseIndex = 0
                 stage = .phase
             } else {
@@ -121,7 +132,7 @@ final class RouteTransition {
             stage = .added
             return .addPlans(phases[phaseIndex])
         case .added:
-            if runtimeIsActive, updates[updateIndex].options?.contains(.async) != true {
+            if runtimeIsActive, phasesWait, updates[updateIndex].options?.contains(.async) != true {
                 waitingSince = now
                 stage = .waiting
                 return .wait

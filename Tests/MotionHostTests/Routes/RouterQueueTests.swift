@@ -121,8 +121,9 @@ struct RouterQueueTests {
         #expect(url == "demo://")
         #expect(context.routers["0/demo"]?.configuration.routes.count == 4)
         let events = output.lines[before...].compactMap { $0["event"]?.stringValue }
-        #expect(!events.contains("route.update"), "no update was performed")
-        #expect(context.engine.performerCount == 0, "no plan was added")
+        #expect(!events.contains("route.update"), "no update was announced")
+        // Issue #20: the screens still end with the values an animated arrival leaves (their plans run at once).
+        #expect(context.engine.performerCount > 0)
     }
 
     @Test mutating func unanimatedAndSameStateComplete() throws {

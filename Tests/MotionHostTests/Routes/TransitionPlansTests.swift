@@ -2,6 +2,7 @@
 @testable import MotionHost
 import MotionRoutes
 import MotionWire
+import Logging
 import Testing
 
 /// Which plans an update adds to which screens, without an engine.
@@ -70,6 +71,47 @@ struct TransitionPlansTests {
         let push = try #require(RouteDiff.updates(from: home, to: pushed).first)
         let arrival = TransitionPlans.phases(for: push, before: home, after: pushed, configuration: configuration).flatMap { $0 }
         #expect(arrival.first?.plan == fade, "arriving, it plays forward")
+    }
+
+    /// Issue #20: `animated: false` and `perform: false` leave the screens with the values an animated
+    /// arrival leaves (the plans run at once), so a client can draw the URL from them.
+    @Test func unanimatedArrivalsLeaveTheValuesAnAnimatedOneDoes() throws {
+        let output = RecordingOutput()
+        let context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin", "SetPlugin", "SpringPlugin"]),
+                                    configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+        context.openSession(1, output: output)
+        var id = 0
+        func call(_ method: String, _ params: JSONValue) {
+            id += 1
+            context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
+        }
+        call("hello", ["protocol": 1])
+        let routes: JSONValue = [
+            "home": ["kind": "stack", "transition": ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.2]],
+            "show": ["kind": "stack", "transition": ["push": ["type": "Spring", "property": "offset", "from": [400], "to": [0]],
+                                                     "pop": ["type": "Spring", "property": "offset", "to": [400]]]],
+            "player": ["kind": "modal", "transition": ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.3]],
+        ]
+        for scheme in ["a", "b", "c"] { call("router.configure", ["scheme": .string(scheme), "routes": routes]) }
+        call("route.go", ["scheme": "a", "to": "a://home/show::2!player"])
+        for _ in 0..<600 { context.tick(dt: 1.0 / 120) }
+        call("route.go", ["scheme": "b", "to": "b://home/show::2!player", "animated": false])
+        call("route.go", ["scheme": "c", "to": "c://home/show::2!player", "perform": false])
+        for _ in 0..<2 { context.tick(dt: 1.0 / 120) }
+        func values(_ scheme: String) -> [String: [Double]] {
+            var result: [String: [Double]] = [:]
+            for target in ["screen:home", "screen:home/show::2", "screen:home/show::2!player"] {
+                for property in ["opacity", "offset"] {
+                    if let value = context.engine.value(of: property, target: target, runtime: "0/motiond.route.\(scheme)") {
+                        result["\(target).\(property)"] = value.map { ($0 * 1000).rounded() / 1000 }
+                    }
+                }
+            }
+            return result
+        }
+        #expect(values("a").count == 3, "\(values("a"))")
+        #expect(values("b") == values("a"), "animated: false")
+        #expect(values("c") == values("a"), "perform: false")
     }
 
     @Test func aDeclaredPairUsesItsContainerAnimation() throws {
