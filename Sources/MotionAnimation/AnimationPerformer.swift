@@ -65,6 +65,12 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     }
 
     public func yield(_ property: PropertyHandle) {
+        // A plan waiting for its delay gives way too: a newer plan took the property first.
+        while let waiting = delayed.firstIndex(where: { $0.handle == property }) {
+            let dropped = delayed.remove(at: waiting)
+            context.animationEnded(property: dropped.plan.property, reason: "interrupted", name: dropped.name)
+            context.terminate(dropped.token)
+        }
         guard let index = running.firstIndex(where: { $0.handle == property }) else { return }
         end(removing: index, reason: "interrupted")
     }

@@ -160,5 +160,28 @@ struct InteractionTests {
         _ = call("timeline.detach", [:])
         #expect(value("x") == [90])
     }
+
+    /// Grabbing the card again before a toss reaches its bound: the spring waiting for the crossing is
+    /// dropped (the newer claim wins), and the new drag is not interrupted by it.
+    @Test mutating func aNewDragCancelsAWaitingHandOver() throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "to": [50], "duration": 0]])
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tossable", "property": "x", "gesture": "finger", "axis": "x",
+                                                           "bounds": ["min": [0], "max": [100]]]])
+        _ = call("gesture.push", ["gesture": "finger", "samples": Self.moves(from: [0], step: [8], count: 6, t0: 5)])
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 5.048, "position": [40], "phase": "ended"]]])
+        #expect(output.lines.contains { $0["kind"] == "plan.added" && $0["planType"] == "Spring" }, "a hand-over waits for the crossing")
+        context.tick(dt: 1.0 / 120)
+        // Pulled back left, inside the bounds (no rubber band in the way).
+        _ = call("gesture.push", ["gesture": "finger", "samples": Self.moves(from: [0], step: [-1], count: 3, t0: 6)])
+        let start = value("x")[0]
+        for _ in 0..<120 { context.tick(dt: 1.0 / 120) }
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 6.03, "position": [-5]]]])
+        let kinds = output.lines.compactMap { line -> String? in
+            guard let kind = line["kind"]?.stringValue else { return nil }
+            return kind + " " + (line["planType"]?.stringValue ?? line["reason"]?.stringValue ?? "")
+        }
+        #expect(abs(value("x")[0] - (start - 3)) < 1e-9, "the new drag still follows the pointer: \(value("x")) from \(start) \(kinds.suffix(25))")
+        #expect(kinds.contains("animation.ended Spring"), "the waiting spring was dropped")
+    }
 }
 

@@ -31,9 +31,20 @@ extension Engine {
         if index >= animators.count { animators.append(contentsOf: repeatElement(nil, count: index + 1 - animators.count)) }
         let previous = animators[index]
         animators[index] = claimant
-        guard let previous, previous !== claimant, let instance = previous.instance,
-              let yield = registry.factories[previous.factoryIndex].descriptor.yield else { return }
-        PluginCallMarker.calling(previous.label, "yield_property") { yield.pointee.yield_property(previous.factory, instance, property) }
+        // The performer that animated it lets go first; then every other performer of the target that
+        // can yield hears of it too, so one holding a plan for the property that waits for its delay
+        // drops it (the newest plan wins, whichever starts first).
+        var told: [PerformerRecord] = []
+        if let previous, previous !== claimant { told.append(previous) }
+        for other in claimant.target.performers.values.sorted(by: { $0.id < $1.id })
+        where other !== claimant && other !== previous {
+            told.append(other)
+        }
+        for performer in told {
+            guard let instance = performer.instance,
+                  let yield = registry.factories[performer.factoryIndex].descriptor.yield else { continue }
+            PluginCallMarker.calling(performer.label, "yield_property") { yield.pointee.yield_property(performer.factory, instance, property) }
+        }
     }
 
     func pluginTrace(kind: String, fieldsJSON: String?, from performerID: UInt64) {

@@ -28,9 +28,10 @@ typedef struct motion_claim {
     /**
      * [control] `performer` starts animating `property` (a handle of its own target). If another
      * performer of the target claimed it before and is still alive, the host first calls that
-     * performer's `yield_property` (so its "interrupted" trace comes before the claimant's own events).
-     * Claiming a property the performer already holds does nothing; a claim made during a frame (a plan whose delay ended) is carried out when the frame is over; it is
-     * ignored.
+     * performer's `yield_property` (so its "interrupted" trace comes before the claimant's own events);
+     * then every other performer of the target that has "motion.yield/1" is told as well, so one holding
+     * a plan for the property that still waits (a delay) drops it: the newest plan wins. A claim made
+     * during a frame (a plan whose delay ended) is carried out when the frame is over.
      */
     void (*claim_property)(const motion_host *host, motion_performer_ref performer, motion_property property);
 } motion_claim;

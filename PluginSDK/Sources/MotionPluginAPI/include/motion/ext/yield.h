@@ -26,7 +26,10 @@ typedef struct motion_yield {
      * [control] Another performer of the same target claimed `property`: stop animating it now and
      * write nothing more to it; end that animation as any other (an "animation.ended" trace with reason
      * "interrupted", its token released). `instance` was made by `factory`, a factory of this image.
-     * Called from inside the claimant's `add_plan` (possibly a performer of another plugin).
+     * Called from inside the claimant's `add_plan` (possibly a performer of another plugin), or after the
+     * frame in which a delayed plan of the claimant started. Also called on a performer that does not
+     * animate `property` (every performer of the target hears of a claim): then drop any plan for it that
+     * has not started yet, or do nothing.
      */
     void (*yield_property)(const motion_factory *factory, void *instance, motion_property property);
 } motion_yield;
