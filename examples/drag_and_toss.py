@@ -7,46 +7,13 @@ A `Draggable` slider is pulled past its bound (it rubber-bands), then a `Tossabl
 1,000 units/s and springs to the snap point nearest where it would have coasted to. Samples carry
 time.monotonic(), which on Linux is the daemon's CLOCK_MONOTONIC (hello reports clock and now).
 """
-import json
 import os
-import socket
 import sys
 import time
 
-
-def default_socket():
-    if os.environ.get("MOTIOND_SOCKET"):
-        return os.environ["MOTIOND_SOCKET"]
-    for variable in ("RUNTIME_DIRECTORY", "XDG_RUNTIME_DIR"):
-        if os.environ.get(variable):
-            return os.path.join(os.environ[variable], "motiond.sock")
-    return "/run/motiond/motiond.sock"
-
-
-class Client:
-    def __init__(self, path):
-        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.socket.connect(path)
-        self.file = self.socket.makefile("rw", encoding="utf-8", newline="\n")
-        self.next_id = 0
-        self.events = []
-
-    def call(self, method, **params):
-        self.next_id += 1
-        self.file.write(json.dumps({"id": self.next_id, "method": method, "params": params}) + "\n")
-        self.file.flush()
-        while True:
-            message = json.loads(self.file.readline())
-            if message.get("id") == self.next_id:
-                if "error" in message:
-                    raise RuntimeError("%(code)s: %(message)s" % message["error"])
-                return message["result"]
-            self.events.append(message)
-
-    def next_event(self):
-        if self.events:
-            return self.events.pop(0)
-        return json.loads(self.file.readline())
+# The client of examples/motion_client.py (standard library only), next to this file.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from motion_client import Client, default_socket  # noqa: E402
 
 
 def latest(client, target, prop):

@@ -10,6 +10,8 @@ import sys
 
 
 def default_socket():
+    if os.environ.get("MOTIOND_SOCKET"):
+        return os.environ["MOTIOND_SOCKET"]
     for variable in ("RUNTIME_DIRECTORY", "XDG_RUNTIME_DIR"):
         if os.environ.get(variable):
             return os.path.join(os.environ[variable], "motiond.sock")

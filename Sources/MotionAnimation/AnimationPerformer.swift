@@ -188,13 +188,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         // After the token: the animation this one interrupts releases its own without the runtime
         // flickering idle in between.
         context.claim(handle)
-        publish(animation, to: handle)
-        if animation.isFinished {
-            context.animationEnded(property: plan.property, reason: "finished", name: name)
-            context.terminate(token)
-            return
-        }
-        append(animation, handle: handle, property: plan.property, name: name, token: token)
+        launch(animation, plan: plan, handle: handle, name: name, token: token)
     }
 
     /// A delayed plan starts (inside a tick): as `start` would, with the token it held while it waited, then
@@ -202,21 +196,19 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     private func begin(_ plan: Plan, handle: PropertyHandle, name: String?, token: ActiveToken, rest: Double) throws {
         if let index = running.firstIndex(where: { $0.handle == handle }) {
             let replacement = try lanes.animation(running[index].lane).replaced(by: plan, context: context)
-            let previous = running.remove(at: index)
-            lanes.remove(previous.lane)
-            if running.isEmpty { lanes.ownerCount -= 1 }
-            context.animationEnded(property: previous.property, reason: "interrupted", name: previous.name)
-            context.terminate(previous.token)
-            try launch(replacement, plan: plan, handle: handle, name: name, token: token, rest: rest)
+            end(removing: index, reason: "interrupted")
+            launch(replacement, plan: plan, handle: handle, name: name, token: token, rest: rest)
             return
         }
         let animation = try Animation(plan: plan, current: context.read(handle), context: context)
         context.claim(handle)
-        try launch(animation, plan: plan, handle: handle, name: name, token: token, rest: rest)
+        launch(animation, plan: plan, handle: handle, name: name, token: token, rest: rest)
     }
 
+    /// A new animation takes its place: its first value is written, then it runs (stepped by `rest`, the
+    /// part of this tick after a delay ended), or ends at once if it is already finished.
     private func launch(_ animation: Animation, plan: Plan, handle: PropertyHandle, name: String?, token: ActiveToken,
-                        rest: Double) throws {
+                        rest: Double = 0) {
         publish(animation, to: handle)
         if animation.isFinished {
             context.animationEnded(property: plan.property, reason: "finished", name: name)

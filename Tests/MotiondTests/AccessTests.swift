@@ -6,6 +6,18 @@ import Testing
 
 @Suite("Access")
 struct AccessTests {
+    /// Runs a Python `script` (argv[1]: the socket) as `nobody` through setpriv; its output lines.
+    static func runAsNobody(_ script: String, _ socket: String) async throws -> [Substring] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, socket]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        _ = await process.exitStatus()
+        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+    }
+
     @Test func rootConnectsAsAdmin() async throws {
         let daemon = try await DaemonProcess()
         let client = try await MotionClient.connect(path: daemon.socket)
@@ -45,14 +57,7 @@ struct AccessTests {
                 r = json.loads(f.readline())
                 print(r.get("result", {}).get("role") or r.get("error", {}).get("code") or "ok")
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, daemon.socket]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        _ = await process.exitStatus()
-        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let lines = try await Self.runAsNobody(script, daemon.socket)
         #expect(lines == ["client", "access.denied", "ok"], "a client is refused, and its connection stays usable")
     }
 
@@ -147,14 +152,7 @@ struct AccessTests {
             print(code("runtime.create", {"name": "a"}), code("runtime.create", {"name": "b"}), code("runtime.create", {"name": "c"}))
             time.sleep(0.3); call("sync", {})
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, daemon.socket]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        _ = await process.exitStatus()
-        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let lines = try await Self.runAsNobody(script, daemon.socket)
         #expect(lines == ["ok", "runtime.not_found runtime.not_found", "runtime.not_found", "runtime.not_found runtime.not_found",
                           "runtime.not_found", "router.not_found router.not_found", "0", "ok ok quota.exceeded"],
                 "\(lines)")

@@ -6,20 +6,26 @@ import Testing
 /// examples/motion_client.py (standard library only) works against a real daemon, as docs/protocol.md says.
 @Suite("Example clients")
 struct ExampleClientTests {
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
-    func thePythonExampleSeesItsSpringSettle() async throws {
+    /// Runs `examples/NAME` against a fresh daemon for at most `seconds`: its exit status and output.
+    static func runExample(_ name: String, seconds: Double) async throws -> (status: Int32, text: String) {
         let daemon = try await DaemonProcess()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [CCompiler.repository.appendingPathComponent("examples/motion_client.py").path, daemon.socket]
+        process.arguments = [CCompiler.repository.appendingPathComponent("examples/\(name)").path, daemon.socket]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { process.terminate() }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0)
+        return (process.terminationStatus, text)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func thePythonExampleSeesItsSpringSettle() async throws {
+        let (status, text) = try await Self.runExample("motion_client.py", seconds: 20)
+        #expect(status == 0)
         #expect(text.contains("plan types: Decay, Draggable, Keyframes, Set, Spring, Tossable, Tween"))
         #expect(text.contains("ball.position = [100, 50]"))
         #expect(text.hasSuffix("ended: finished\n"))
@@ -29,18 +35,8 @@ struct ExampleClientTests {
     /// snap point, as a client author would write it.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
     func thePythonDragAndTossExampleLandsOnTheSnapPoint() async throws {
-        let daemon = try await DaemonProcess()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [CCompiler.repository.appendingPathComponent("examples/drag_and_toss.py").path, daemon.socket]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { process.terminate() }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(text)")
+        let (status, text) = try await Self.runExample("drag_and_toss.py", seconds: 30)
+        #expect(status == 0, "\(text)")
         #expect(text.contains("card rests at 300.00"), "\(text)")
     }
 

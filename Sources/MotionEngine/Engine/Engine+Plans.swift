@@ -13,23 +13,7 @@ extension Engine {
         guard let scope = runtimes[runtime] else {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(OwnedName.split(runtime).name)\"")
         }
-        guard case .object(let members) = plan else {
-            throw EngineError(.invalidRequest, "plan: expected an object")
-        }
-        guard case .string(let planType)? = members["type"] else {
-            throw EngineError(.invalidRequest, "plan.type: expected a string")
-        }
-        guard let factoryIndex = registry.factory(forPlanType: planType) else {
-            let known = registry.planTypes.joined(separator: ", ")
-            throw EngineError(.unknownPlanType, "plan.type: \"\(planType)\" is not registered; known types: \(known)")
-        }
-        if let schema = registry.factories[factoryIndex].descriptor.schema {
-            do throws(JSONSchema.Violation) {
-                try schema.validate(plan: plan)
-            } catch {
-                throw EngineError(.invalidPlan, error.message)
-            }
-        }
+        let (factoryIndex, planType) = try check(plan)
         if let name, name.isEmpty { throw EngineError(.invalidRequest, "name: must not be empty") }
         if let performerLimit, let uid = scope.owner, (usage[uid]?.performers ?? 0) >= performerLimit,
            scope.targets[target]?.performers[factoryIndex] == nil {
@@ -55,9 +39,13 @@ extension Engine {
         return performer.id
     }
 
-    /// Checks a plan as `addPlan` would before performing it (its type is known, it matches the schema),
-    /// without touching anything.
-    public func check(_ plan: JSONValue) throws(EngineError) {
+    /// Checks a plan as `addPlan` does before performing it (an object whose type is known and which
+    /// matches that type's schema), without touching anything; returns its factory and type.
+    @discardableResult
+    public func check(_ plan: JSONValue) throws(EngineError) -> (factoryIndex: Int, planType: String) {
+        guard case .object = plan else {
+            throw EngineError(.invalidRequest, "plan: expected an object")
+        }
         guard case .string(let planType)? = plan["type"] else {
             throw EngineError(.invalidRequest, "plan.type: expected a string")
         }
@@ -72,6 +60,7 @@ extension Engine {
                 throw EngineError(.invalidPlan, error.message)
             }
         }
+        return (factoryIndex, planType)
     }
 
     /// Removes the plan named `name` from a target. Unknown names do nothing and emit nothing.
