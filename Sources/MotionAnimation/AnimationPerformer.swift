@@ -152,7 +152,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
 
     func laneEnded(_ lane: Int, reason: String) {
         guard let index = running.firstIndex(where: { $0.lane == lane }) else { return }
-        end(removing: index, reason: reason)
+        end(removing: index, reason: reason, late: reason == "finished" ? lanes.animation(lane).overrun : 0)
     }
 
     // MARK: Plans
@@ -171,6 +171,8 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
             delayed.append(Delayed(plan: plan, handle: handle, name: name, token: context.generateToken(), remaining: delay))
             return
         }
+        // A negative delay (only the engine gives one): the animation starts that far along.
+        let along = max(0, -(plan.delay ?? 0))
         if let index = running.firstIndex(where: { $0.handle == handle }) {
             let lane = running[index].lane
             let replacement = try lanes.animation(lane).replaced(by: plan, context: context)
@@ -179,7 +181,12 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
             running[index].lane = lanes.replace(lane, with: replacement)
             running[index].name = name
             publish(replacement, to: handle)
-            if replacement.isFinished { end(removing: index, reason: "finished") }
+            if replacement.isFinished {
+                end(removing: index, reason: "finished")
+            } else if along > 0 {
+                lanes.advance([running[index].lane], by: along)
+                lanes.finishTick(writer: writer)
+            }
             return
         }
         let animation = try Animation(plan: plan, current: context.read(handle), context: context)
@@ -188,7 +195,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         // After the token: the animation this one interrupts releases its own without the runtime
         // flickering idle in between.
         context.claim(handle)
-        launch(animation, plan: plan, handle: handle, name: name, token: token)
+        launch(animation, plan: plan, handle: handle, name: name, token: token, rest: along)
     }
 
     /// A delayed plan starts (inside a tick): as `start` would, with the token it held while it waited, then
@@ -236,11 +243,11 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     }
 
     /// Ends the animation at `index`: its lane is freed, the end is traced and its token released.
-    private func end(removing index: Int, reason: String) {
+    private func end(removing index: Int, reason: String, late: Double = 0) {
         let ended = running.remove(at: index)
         lanes.remove(ended.lane)
         if running.isEmpty { lanes.ownerCount -= 1 }
-        context.animationEnded(property: ended.property, reason: reason, name: ended.name)
+        context.animationEnded(property: ended.property, reason: reason, name: ended.name, late: late)
         context.terminate(ended.token)
     }
 }

@@ -88,6 +88,7 @@ public struct KeyframesAnimation: MigratableAnimation {
     public var value: SIMD4<Double> { tween.value }
     public var velocity: SIMD4<Double> { tween.velocity }
     public var isFinished: Bool { tween.isFinished }
+    public var overrun: Double { tween.overrun }
     public mutating func advance(by dt: Double) { tween.advance(by: dt) }
 }
 

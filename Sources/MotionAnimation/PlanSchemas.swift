@@ -11,7 +11,7 @@ extension SpringPlan: DescribedPlan {
         "stiffness": .number(minimum: 1e-9, maximum: 1e9), "mass": .number(minimum: 1e-6, maximum: 1e6),
         "dampingRatio": .number(minimum: 0, maximum: 100), "response": .number(minimum: 0.001, maximum: 1000),
         "duration": .number(minimum: 0.001, maximum: 1000), "bounce": .number(minimum: -0.999999, maximum: 0.999999),
-        "delay": .number(minimum: 0, maximum: 3600),
+        "delay": .number(minimum: 0, maximum: 3600), "overshootClamping": .boolean,
     ], required: ["property", "to"])
 }
 

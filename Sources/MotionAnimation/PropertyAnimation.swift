@@ -3,7 +3,9 @@ import MotionPluginKit
 /// A plan that animates one property of its target.
 public protocol AnimationPlan: Decodable {
     var property: String { get }
-    /// Seconds before the animation starts; until then the property is left alone (SPEC §10).
+    /// Seconds before the animation starts; until then the property is left alone (SPEC §10). Clients
+    /// give 0 or more; the engine gives a negative delay to a `Sequence`'s next step, which then starts
+    /// that far along (the time its tick ran past the previous step's end).
     var delay: Double? { get }
 }
 
@@ -28,6 +30,9 @@ public protocol PropertyAnimation {
     var value: SIMD4<Double> { get }
     var velocity: SIMD4<Double> { get }
     var isFinished: Bool { get }
+    /// Seconds the last advance ran past the animation's end (what a `Sequence`'s next step makes up);
+    /// 0 by default (a simulation ends at the step it settles).
+    var overrun: Double { get }
     /// Value and velocity together, computed once per frame.
     var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { get }
     mutating func advance(by dt: Double)
@@ -39,6 +44,8 @@ public protocol PropertyAnimation {
 }
 
 extension PropertyAnimation {
+    public var overrun: Double { 0 }
+
     public var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { (value, velocity) }
 
     public mutating func advanceAndState(by dt: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>) {

@@ -16,6 +16,10 @@ public struct Simulation: Sendable, Equatable, Codable {
 
     public private(set) var force: Force
     public let threshold: Double
+    /// `overshootClamping` (SPEC §10): a spring that rests at its target the first time it reaches it.
+    /// Optional only so that states written before it existed still read.
+    private var clamps: Bool?
+    public var clampsAtTarget: Bool { clamps ?? false }
     private var value: SIMD4<Double>
     private var velocity: SIMD4<Double>
     private var previousValue: SIMD4<Double>
@@ -24,9 +28,10 @@ public struct Simulation: Sendable, Equatable, Codable {
     private var accumulator = 0.0
     public private(set) var isSettled = false
 
-    public init(value: SIMD4<Double>, velocity: SIMD4<Double>, force: Force, threshold: Double) {
+    public init(value: SIMD4<Double>, velocity: SIMD4<Double>, force: Force, threshold: Double, clampsAtTarget: Bool = false) {
         self.force = force
         self.threshold = threshold
+        clamps = clampsAtTarget ? true : nil
         self.value = value
         self.velocity = velocity
         previousValue = value
@@ -46,7 +51,8 @@ public struct Simulation: Sendable, Equatable, Codable {
     /// A new force from the published value and velocity: retargeting keeps the motion continuous.
     public func retargeted(to force: Force, threshold: Double) -> Simulation {
         let shown = published
-        return Simulation(value: shown.value, velocity: shown.velocity, force: force, threshold: threshold)
+        return Simulation(value: shown.value, velocity: shown.velocity, force: force, threshold: threshold,
+                          clampsAtTarget: clampsAtTarget)
     }
 
     /// Advances by `dt`. `components` (1–4) says how many components move: up to two, the steps run on
@@ -60,8 +66,27 @@ public struct Simulation: Sendable, Equatable, Codable {
             previousVelocity = velocity
             integrateOneStep(components: components)
             accumulator -= Self.step
+            if clamps == true, case .spring(let target, _, _) = force, Self.crosses(previousValue - target, value - target) {
+                rest(at: target)
+                return
+            }
         }
         settleIfAtRest()
+    }
+
+    /// A step from offset `before` to `after` reaches or passes the target.
+    @inline(__always)
+    static func crosses(_ before: SIMD4<Double>, _ after: SIMD4<Double>) -> Bool {
+        (before * before).sum() > 0 && (before * after).sum() <= 0
+    }
+
+    private mutating func rest(at target: SIMD4<Double>) {
+        value = target
+        velocity = .zero
+        previousValue = value
+        previousVelocity = .zero
+        accumulator = 0
+        isSettled = true
     }
 
     @inline(__always)
@@ -137,8 +162,9 @@ extension Simulation {
     }
 
     /// The simulation whose lane form this is (the newest step is taken again from the boundary).
-    init(boundary: SIMD4<Double>, velocity: SIMD4<Double>, accumulator: Double, force: Force, threshold: Double) {
-        self.init(value: boundary, velocity: velocity, force: force, threshold: threshold)
+    init(boundary: SIMD4<Double>, velocity: SIMD4<Double>, accumulator: Double, force: Force, threshold: Double,
+         clampsAtTarget: Bool = false) {
+        self.init(value: boundary, velocity: velocity, force: force, threshold: threshold, clampsAtTarget: clampsAtTarget)
         guard accumulator > -Self.step else { return }
         isSettled = false
         value = boundary
@@ -187,6 +213,7 @@ extension Simulation {
         writer.vector(previousVelocity)
         writer.raw(",\"accumulator\":")
         writer.number(accumulator)
+        if clampsAtTarget { writer.raw(",\"clamps\":true") }
         writer.raw(isSettled ? ",\"isSettled\":true}" : ",\"isSettled\":false}")
     }
 
@@ -212,5 +239,6 @@ extension Simulation {
         self.previousVelocity = previousVelocity
         self.accumulator = accumulator
         self.isSettled = isSettled
+        if case .bool(true)? = json["clamps"] { clamps = true }
     }
 }

@@ -6,6 +6,8 @@ import MotionPluginKit
 final class SimulationBlock {
     let width: Int
     let restsAtTarget: Bool
+    /// Springs with `overshootClamping` (kernel mode 2).
+    let clampsAtTarget: Bool
     private(set) var count = 0
     private var capacity = 0
 
@@ -32,9 +34,10 @@ final class SimulationBlock {
     private var writeHandles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
     private var pendingWrites = 0
 
-    init(width: Int, restsAtTarget: Bool) {
+    init(width: Int, restsAtTarget: Bool, clampsAtTarget: Bool = false) {
         self.width = width
         self.restsAtTarget = restsAtTarget
+        self.clampsAtTarget = clampsAtTarget
         for _ in 0..<width {
             offsets.append(.allocate(capacity: 0))
             velocities.append(.allocate(capacity: 0))
@@ -100,7 +103,7 @@ final class SimulationBlock {
             ? .spring(target: target, tension: tensions[index], damping: dampings[index])
             : .decay(drag: dampings[index])
         return Simulation(boundary: boundary, velocity: velocity, accumulator: accumulators[index], force: force,
-                          threshold: thresholds[index])
+                          threshold: thresholds[index], clampsAtTarget: clampsAtTarget)
     }
 
     func setRemoved(_ index: Int, _ isRemoved: Bool) {
@@ -216,7 +219,7 @@ final class SimulationBlock {
             component < columns.count ? columns[component] + start : nil
         }
         return motion_simulation_lanes(
-            count: n, width: UInt32(width), rests_at_target: restsAtTarget ? 1 : 0,
+            count: n, width: UInt32(width), rests_at_target: clampsAtTarget ? 2 : restsAtTarget ? 1 : 0,
             offset: (column(offsets, 0), column(offsets, 1), column(offsets, 2), column(offsets, 3)),
             velocity: (column(velocities, 0), column(velocities, 1), column(velocities, 2), column(velocities, 3)),
             target: (column(targets, 0), column(targets, 1), column(targets, 2), column(targets, 3)),

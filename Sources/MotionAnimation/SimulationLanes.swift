@@ -5,19 +5,22 @@ import MotionPluginKit
 /// that one vectorised C loop steps, `motion_simulation_advance` (SPEC §8; BENCHMARKS.md).
 ///
 /// Lanes are grouped in blocks by component count and kind (spring or decay), so that each block's loop
-/// has a fixed width. A lane's id is `index << 3 | block`; removing one moves its block's last lane into
+/// has a fixed width. A lane's id is `index << 4 | block`; removing one moves its block's last lane into
 /// its place and tells that lane's owner. Used on the host's engine thread only.
 public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLaneSet {
     typealias Owner = AnimationPerformer<Animation>
 
     public var ownerCount = 0
     public var delayingOwners = 0
-    /// Block `kind << 2 | (width − 1)`; kind 0 rests at its target (spring), 1 where it stops (decay).
-    private let blocks: [SimulationBlock] = (0..<8).map { SimulationBlock(width: $0 & 3 + 1, restsAtTarget: $0 & 4 == 0) }
+    /// Block `kind << 2 | (width − 1)`; kind 0 rests at its target (spring), 1 where it stops (decay),
+    /// 2 at its target or the first time it reaches it (a spring with `overshootClamping`).
+    private let blocks: [SimulationBlock] = (0..<12).map {
+        SimulationBlock(width: $0 & 3 + 1, restsAtTarget: $0 >> 2 != 1, clampsAtTarget: $0 >> 2 == 2)
+    }
     /// Lanes that end at this tick's `finishTick`.
     private var ended: [(lane: Int, interrupted: Bool)] = []
     /// Scratch for `advance(_:by:)`: the selected lanes of each block.
-    private var selection: [[UInt32]] = Array(repeating: [], count: 8)
+    private var selection: [[UInt32]] = Array(repeating: [], count: 12)
 
     static func shared(host: UInt) -> SimulationLanes {
         sharedLaneSet(SimulationLanes.self, host: host) { SimulationLanes() }
@@ -26,19 +29,19 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
     private static func block(for animation: Animation) -> Int {
         let kind: Int
         switch animation.simulation.force {
-        case .spring: kind = 0
+        case .spring: kind = animation.simulation.clampsAtTarget ? 2 : 0
         case .decay: kind = 1
         }
         return kind << 2 | (min(max(animation.count, 1), 4) - 1)
     }
 
-    private static func split(_ lane: Int) -> (block: Int, index: Int) { (lane & 7, lane >> 3) }
+    private static func split(_ lane: Int) -> (block: Int, index: Int) { (lane & 15, lane >> 4) }
 
     public func add(_ animation: Animation, handle: PropertyHandle, owner: AnimationPerformer<Animation>) -> Int {
         let block = Self.block(for: animation)
         let index = blocks[block].append(animation.simulation, handle: handle.rawValue,
                                          owner: Unmanaged.passUnretained(owner).toOpaque())
-        return index << 3 | block
+        return index << 4 | block
     }
 
     public func replace(_ lane: Int, with animation: Animation) -> Int {
@@ -51,7 +54,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         let handle = blocks[block].handles[index], owner = blocks[block].owners[index]
         remove(lane)
         let newBlock = Self.block(for: animation)
-        return blocks[newBlock].append(animation.simulation, handle: handle, owner: owner) << 3 | newBlock
+        return blocks[newBlock].append(animation.simulation, handle: handle, owner: owner) << 4 | newBlock
     }
 
     public func animation(_ lane: Int) -> Animation {
@@ -63,7 +66,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         let (block, index) = Self.split(lane)
         if let moved = blocks[block].remove(index) {
             Unmanaged<Owner>.fromOpaque(moved.owner).takeUnretainedValue()
-                .laneMoved(from: moved.from << 3 | block, to: index << 3 | block)
+                .laneMoved(from: moved.from << 4 | block, to: index << 4 | block)
         }
     }
 
@@ -82,7 +85,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
     public func advanceAll(by dt: Double, writer: PropertyBatchWriter?) {
         guard dt > 0 else { return }
         for (number, block) in blocks.enumerated() where block.count > 0 {
-            block.advanceAll(by: dt, writer: writer) { index, interrupted in ended.append((index << 3 | number, interrupted)) }
+            block.advanceAll(by: dt, writer: writer) { index, interrupted in ended.append((index << 4 | number, interrupted)) }
         }
     }
 
@@ -93,7 +96,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
             selection[block].append(UInt32(index))
         }
         for (number, block) in blocks.enumerated() where !selection[number].isEmpty {
-            block.advance(selection[number], by: dt) { index, interrupted in ended.append((index << 3 | number, interrupted)) }
+            block.advance(selection[number], by: dt) { index, interrupted in ended.append((index << 4 | number, interrupted)) }
             selection[number].removeAll(keepingCapacity: true)
         }
     }

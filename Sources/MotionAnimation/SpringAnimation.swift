@@ -19,6 +19,8 @@ public struct SpringPlan: AnimationPlan {
     public var response: Double?
     public var duration: Double?
     public var bounce: Double?
+    /// Ends the spring the first time it reaches its target (no overshoot).
+    public var overshootClamping: Bool?
 }
 
 /// A spring's parameters in any of its forms, as the acceleration `−tension·(x − target) − damping·v`
@@ -97,7 +99,8 @@ public struct SpringAnimation: SimulatedAnimation, MigratableAnimation {
         simulation = Simulation(
             value: from ?? current?.value ?? .zero,
             velocity: velocity ?? (from == nil ? current?.velocity ?? .zero : .zero),
-            force: .spring(target: target, tension: tension, damping: damping), threshold: threshold)
+            force: .spring(target: target, tension: tension, damping: damping), threshold: threshold,
+            clampsAtTarget: plan.overshootClamping ?? false)
     }
 
     public init(count: Int, simulation: Simulation) {

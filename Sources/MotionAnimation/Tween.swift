@@ -50,6 +50,8 @@ public struct Tween: Sendable {
         return from + (to - from) * curve.value(at: progress)
     }
     public var isFinished: Bool { elapsed >= totalDuration }
+    /// How far the last advance went past the end (0 until it ends).
+    public var overrun: Double { max(0, elapsed - totalDuration) }
 
     /// Continues a tween another build of the plugin started (hot swap): same place, same velocity.
     public mutating func resume(elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>) {

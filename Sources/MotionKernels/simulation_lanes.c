@@ -32,13 +32,20 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
         e[d] = lanes->offset[d][i];
         v[d] = lanes->velocity[d][i];
     }
+    const int clamps = lanes->rests_at_target == 2;
+    int crossed = 0;
     for (int s = 0; s < steps; s++) {
         const int moves = a > 0;
+        double along = 0, before = 0;
         for (int d = 0; d < width; d++) {
             const double ne = m11 * e[d] + m12 * v[d], nv = m21 * e[d] + m22 * v[d];
+            along += ne * e[d];
+            before += e[d] * e[d];
             e[d] = moves ? ne : e[d];
             v[d] = moves ? nv : v[d];
         }
+        /* A step that reaches or passes the target (the offset turns against where it was). */
+        crossed |= clamps & moves & (along <= 0) & (before > 0);
         a = moves ? a - h : a;
     }
     lanes->accumulator[i] = a;
@@ -46,6 +53,7 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
     const double threshold = lanes->threshold[i];
     int still = 1, finite = 1;
     double xe[4], xv[4];
+    double along = 0, before = 0;
     for (int d = 0; d < width; d++) {
         lanes->offset[d][i] = e[d];
         lanes->velocity[d][i] = v[d];
@@ -55,8 +63,12 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
         still &= fabs(xv[d]) <= threshold;
         if (lanes->rests_at_target) still &= fabs(xe[d]) <= threshold;
         finite &= (xe[d] - xe[d] == 0) & (xv[d] - xv[d] == 0);
+        along += xe[d] * e[d];
+        before += e[d] * e[d];
     }
-    const int rests = still | !finite;
+    /* The newest step too: what is shown lies between the boundary and it. */
+    crossed |= clamps & (along <= 0) & (before > 0);
+    const int rests = still | !finite | crossed;
     for (int d = 0; d < width; d++) {
         const double shown = t[d] + e[d] + (xe[d] - e[d]) * alpha, shownVelocity = v[d] + (xv[d] - v[d]) * alpha;
         /* At rest: a spring sits on its target; a decay where it stopped (where it was, if the numbers left

@@ -25,8 +25,11 @@ struct Motiond: AsyncParsableCommand {
     @Option(help: "Frame rate in Hz.")
     var rate: Double?
 
-    @Option(help: "Global animation speed, 0.01 to 100 (0.5: everything at half speed; default 1).")
+    @Option(help: "Global animation speed, 0.01 to 100 (0.5: everything at half speed; default 1); 0 makes every new animation jump to its end.")
     var speed: Double?
+
+    @Flag(help: "Reduce motion: every animation not marked \"essential\": true completes at once.")
+    var reduceMotion = false
 
     @Option(help: "Directory for durable state (router configuration and state); default $STATE_DIRECTORY.")
     var stateDir: String?
@@ -78,8 +81,9 @@ struct Motiond: AsyncParsableCommand {
         if let count = file.maximumConnectionsPerUser { configuration.maximumConnectionsPerUser = count }
         if let quotas = file.quotas { configuration.quotas = quotas }
         let globalSpeed = speed ?? file.speed ?? 1
-        guard EngineSettings.speeds.contains(globalSpeed) else { throw ValidationError("--speed: expected 0.01 to 100") }
+        guard EngineSettings.isValid(speed: globalSpeed) else { throw ValidationError("--speed: expected 0 or 0.01 to 100") }
         configuration.speed = globalSpeed
+        configuration.reduceMotion = reduceMotion || (file.reduceMotion ?? false)
 
         let setting = LogLevelSetting(level)
         LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: setting, environment: environment) }

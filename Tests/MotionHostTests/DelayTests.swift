@@ -131,9 +131,9 @@ struct DelayTests {
         _ = call("plan.add", ["target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "linear"]])
         for _ in 0..<60 { context.tick(dt: 1.0 / 120) }
         #expect(abs((context.engine.value(of: "x", target: "a", runtime: "0/default")?[0] ?? 0) - 0.25) < 1e-9, "half a second at half speed")
-        context.receive(line: Array(#"{"id":2,"method":"settings.set","params":{"speed":0}}"#.utf8), from: 2)
+        context.receive(line: Array(#"{"id":2,"method":"settings.set","params":{"speed":200}}"#.utf8), from: 2)
         #expect(admin.lines.last?["error"]?["code"] == "request.invalid")
-        context.receive(line: Array(#"{"id":3,"method":"settings.set","params":{"reduceMotion":true}}"#.utf8), from: 2)
+        context.receive(line: Array(#"{"id":3,"method":"settings.set","params":{"slowdown":2}}"#.utf8), from: 2)
         #expect(admin.lines.last?["error"]?["code"] == "request.invalid")
     }
 

@@ -81,4 +81,36 @@ struct SpringFormsTests {
         }
         #expect(engine.performerCount <= 1 && !engine.isAnimating, "nothing moves")
     }
+
+    /// `overshootClamping` ends an under-damped spring where the closed form first reaches its target
+    /// (within one 8 ms step and one frame), with velocity 0 and never past the target — in the
+    /// vectorised lanes of the running spring and in the Swift simulation a hot swap rebuilds alike.
+    @Test func overshootClampingEndsTheSpringTheFirstTimeItReachesItsTarget() throws {
+        let engine = try ShippedPlanSchemaTests.engine(["SpringPlugin"])
+        try engine.addPlan(plan(#"{"type":"Spring","property":"x","from":[0],"to":[100],"tension":200,"damping":10,"overshootClamping":true,"threshold":1e-6}"#),
+                           to: "card")
+        let k = 200.0, c = 10.0, w0 = k.squareRoot(), zeta = c / (2 * w0), wd = w0 * (1 - zeta * zeta).squareRoot()
+        let reaches = (Double.pi - atan(wd / (zeta * w0))) / wd
+        #expect(Self.closedForm(x0: 0, v0: 0, target: 100, k: k, c: c, t: reaches + 0.01) > 100, "it would overshoot")
+        var endedAt: Double?
+        for frame in 1...120 {
+            engine.advance(by: 1.0 / 120)
+            let value = engine.value(of: "x", target: "card")?.first ?? .nan
+            #expect(value <= 100, "never past the target: \(value)")
+            if endedAt == nil, !engine.isActive(runtime: Engine.defaultRuntime) {
+                endedAt = Double(frame) / 120
+                #expect(value == 100 && engine.velocity(of: "x", target: "card") == [0])
+            }
+        }
+        let ended = try #require(endedAt)
+        #expect(ended >= reaches - 0.008 - 1e-9 && ended <= reaches + 0.008 + 1.0 / 120, "ended at \(ended), reaches at \(reaches)")
+        var simulation = Simulation(value: [0, 0, 0, 0], velocity: .zero, force: .spring(target: [100, 0, 0, 0], tension: k, damping: c),
+                                    threshold: 1e-6, clampsAtTarget: true)
+        var time = 0.0
+        while !simulation.isSettled && time < 2 {
+            simulation.advance(by: 1.0 / 120, components: 1)
+            time += 1.0 / 120
+        }
+        #expect(abs(time - ended) < 1e-9, "the Swift simulation ends at the same frame: \(time) vs \(ended)")
+    }
 }

@@ -118,9 +118,11 @@ public struct PerformerContext {
     }
 
     /// Reports the end of an animation on `property` with `reason` "finished" or "interrupted".
-    public func animationEnded(property: String, reason: String, name: String? = nil) {
+    public func animationEnded(property: String, reason: String, name: String? = nil, late: Double = 0) {
         var fields = "{\"property\":\(jsonString(property)),\"reason\":\(jsonString(reason))"
         if let name { fields += ",\"name\":\(jsonString(name))" }
+        // How far the tick ran past the end: a `Sequence` starts its next step that far along.
+        if late > 0, late.isFinite { fields += ",\"late\":\(late)" }
         trace("animation.ended", fieldsJSON: fields + "}")
     }
 

@@ -90,7 +90,7 @@ extension EngineContext {
                 times.append(time)
             }
             nextDryRun += 1
-            let work = try SampleWork(plan: plan, times: times, runtime: Self.reservedRuntimePrefix + "sample.\(nextDryRun)",
+            let work = try SampleWork(plan: plan, property: try params.optionalName("property"), times: times, runtime: Self.reservedRuntimePrefix + "sample.\(nextDryRun)",
                                       frame: 1 / settings.rate)
             perform(work, for: session, replyingTo: request.id)
             return nil
@@ -124,19 +124,26 @@ extension EngineContext {
             guard session.role == .admin else {
                 throw EngineError(.accessDenied, "settings.set is for root and the admin group (this connection is a client)")
             }
-            for key in params.members.keys where key != "speed" {
-                throw EngineError(.invalidRequest, "\(key): unknown setting (known: speed; reduceMotion is not built yet)")
+            for key in params.members.keys.sorted() where key != "speed" && key != "reduceMotion" {
+                throw EngineError(.invalidRequest, "\(key): unknown setting (known: speed, reduceMotion)")
             }
+            var next = settings
             if let speed = try params.optionalNumber("speed") {
-                guard EngineSettings.speeds.contains(speed) else {
-                    throw EngineError(.invalidRequest, "speed: expected \(EngineSettings.speeds.lowerBound) to \(EngineSettings.speeds.upperBound) (0 is not built yet)")
+                guard EngineSettings.isValid(speed: speed) else {
+                    throw EngineError(.invalidRequest, "speed: expected 0 or \(EngineSettings.speeds.lowerBound) to \(EngineSettings.speeds.upperBound)")
                 }
-                if speed != settings.speed {
-                    settings.speed = speed
-                    engine.trace(TraceEvent(kind: "settings.changed", fields: ["speed": .number(speed), "reduceMotion": false]))
-                }
+                next.speed = speed
             }
-            return ["speed": .number(settings.speed), "reduceMotion": false]
+            if let reduceMotion = params["reduceMotion"] {
+                guard case .bool(let on) = reduceMotion else { throw EngineError(.invalidRequest, "reduceMotion: expected true or false") }
+                next.reduceMotion = on
+            }
+            let shown: JSONValue = ["speed": .number(next.speed), "reduceMotion": .bool(next.reduceMotion)]
+            if next != settings {
+                settings = next
+                engine.trace(TraceEvent(kind: "settings.changed", fields: shown.objectValue ?? [:]))
+            }
+            return shown
         case "sync": return [:]
         default:
             throw EngineError(.unknownMethod, "method: \"\(request.method)\" is not a protocol v1 method of this server")
@@ -168,8 +175,9 @@ extension EngineContext {
             // Gesture samples are timed on this clock (SPEC §9): a client can check it reads the same one.
             "clock": "monotonic", "now": .number(Double(MonotonicClock.now()) / 1e9),
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
+            "builtInPlanTypes": ["Sequence", "Group"],
             "role": .string(session.role.rawValue),
-            "speed": .number(settings.speed), "reduceMotion": false,
+            "speed": .number(settings.speed), "reduceMotion": .bool(settings.reduceMotion),
         ]
     }
 
@@ -235,7 +243,7 @@ extension EngineContext {
             "animations": .number(Double(engine.activeTokenCount)),
             "performers": .number(Double(engine.performerCount)),
             "subscriptions": .number(Double(hub.subscriptions.count)),
-            "speed": .number(settings.speed), "reduceMotion": false,
+            "speed": .number(settings.speed), "reduceMotion": .bool(settings.reduceMotion),
             "tick": [
                 "p50_ms": .number(rounded(tick.p50Milliseconds)), "p99_ms": .number(rounded(tick.p99Milliseconds)),
                 "max_ms": .number(rounded(tick.maxMilliseconds)), "late_p99_ms": .number(rounded(tick.lateP99Milliseconds)),

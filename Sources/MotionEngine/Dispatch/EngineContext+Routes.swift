@@ -13,7 +13,7 @@ extension EngineContext {
         let scheme = try self.scheme(params)
         let owner = session.uid, key = OwnedName.key(owner, scheme)
         let json: JSONValue = ["routes": params["routes"] ?? .null, "transitions": params["transitions"] ?? .null]
-        let configuration = try RouterConfiguration(json, planTypes: Set(engine.registry.planTypes))
+        let configuration = try RouterConfiguration(json, planTypes: Set(engine.planTypes))
         guard !configuringSchemes.contains(key) else {
             throw EngineError(.routerBusy, "\(scheme):// is being configured; try again when that is answered")
         }
@@ -346,7 +346,7 @@ extension EngineContext {
             var notes: [String] = []
             let configuration: RouterConfiguration
             do throws(EngineError) {
-                configuration = try RouterConfiguration(entry.configuration, planTypes: Set(engine.registry.planTypes))
+                configuration = try RouterConfiguration(entry.configuration, planTypes: Set(engine.planTypes))
             } catch {
                 do throws(EngineError) {
                     configuration = try RouterConfiguration(entry.configuration, planTypes: nil)

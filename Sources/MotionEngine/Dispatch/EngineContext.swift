@@ -7,7 +7,9 @@ import MotionWire
 public final class EngineContext: TraceObserver {
     package let engine: Engine
     let hub: SubscriptionHub
-    package var settings: EngineSettings
+    package var settings: EngineSettings {
+        didSet { engine.instantMotion = settings.instantMotion }
+    }
     package let logger: Logger
     let startTime = MonotonicClock.now()
     var sessions: [UInt64: Session] = [:]
@@ -68,6 +70,7 @@ public final class EngineContext: TraceObserver {
                 hubLimits: SubscriptionHub.Limits = .init()) {
         self.engine = engine
         self.settings = settings
+        engine.instantMotion = settings.instantMotion
         self.logger = logger
         self.hub = SubscriptionHub(limits: hubLimits)
         engine.observer = self
@@ -206,7 +209,7 @@ public final class EngineContext: TraceObserver {
     /// One frame: advance animations, send the changed properties, drop clients that stay too slow.
     public func tick(dt: Double) {
         isTicking = true
-        engine.advance(by: dt * settings.speed)
+        engine.advance(by: dt * settings.tickScale)
         isTicking = false
         let now = time
         let dirty = engine.dirtyProperties

@@ -8,10 +8,22 @@ public struct EngineSettings: Sendable, Equatable {
     public var maximumSubscriptionsPerConnection: Int
     /// What each uid may hold (SPEC §13).
     public var quotas = Quotas()
-    /// Global animation speed (SPEC §10): every tick advances animations by dt × speed (0.5: half speed).
+    /// Global animation speed (SPEC §10): every tick advances animations by dt × speed (0.5: half speed);
+    /// at 0 every plan added completes at once.
     public var speed = 1.0
-    /// The speeds this build accepts (0, every animation jumping to its end, is not built yet).
+    /// Reduce motion (SPEC §10): every plan added that is not `"essential": true` completes at once.
+    public var reduceMotion = false
+    /// The speeds this build accepts besides 0.
     public static let speeds = 0.01...100.0
+
+    public static func isValid(speed: Double) -> Bool { speed == 0 || speeds.contains(speed) }
+
+    /// Which plans complete at once under these settings.
+    public var instantMotion: InstantMotion { speed == 0 ? .all : reduceMotion ? .reduceMotion : .off }
+
+    /// What a tick advances animations by: at speed 0 the animations that were running when it was set
+    /// carry on at speed 1 (new plans complete at once), so nothing freezes half-way.
+    public var tickScale: Double { speed == 0 ? 1 : speed }
 
     public init(rate: Double = 120, maximumLineLength: Int = 1 << 20, maximumSubscriptionsPerConnection: Int = 64) {
         self.rate = rate

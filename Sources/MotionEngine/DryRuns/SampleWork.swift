@@ -21,9 +21,14 @@ final class SampleWork: SlicedWork {
     /// while unknown, `.infinity` if it still ran at `maximumSampleTime`.
     private var settlingDuration: Double?
 
-    init(plan: JSONValue, times: [Double], runtime: String, frame: Double) throws(EngineError) {
-        guard case .string(let property)? = plan["property"] else {
+    /// `property` chooses which of a composite's properties is read (default: its first leaf's).
+    init(plan: JSONValue, property: String? = nil, times: [Double], runtime: String, frame: Double) throws(EngineError) {
+        let driven = Composite.properties(of: plan)
+        guard let property = property ?? driven.first else {
             throw EngineError(.invalidRequest, "plan.property: expected a string (the property to sample)")
+        }
+        guard driven.contains(property) else {
+            throw EngineError(.invalidRequest, "property: the plan does not animate \"\(property)\" (it animates \(driven.joined(separator: ", ")))")
         }
         self.plan = plan
         self.property = property

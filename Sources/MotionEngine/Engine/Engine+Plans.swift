@@ -15,17 +15,22 @@ extension Engine {
         }
         let (factoryIndex, planType) = try check(plan)
         if let name, name.isEmpty { throw EngineError(.invalidRequest, "name: must not be empty") }
-        if let performerLimit, let uid = scope.owner, (usage[uid]?.performers ?? 0) >= performerLimit,
-           scope.targets[target]?.performers[factoryIndex] == nil {
-            throw EngineError(.quotaExceeded, "quota performers: uid \(uid) holds \(performerLimit) performers (its quota)")
+        if let kind = Composite.kind(of: plan) {
+            guard name == nil else {
+                throw EngineError(.invalidRequest, "name: a \(planType) is not named (name the plans it runs instead)")
+            }
+            let performer = try addComposite(plan, kind: kind, to: target, in: scope, performerLimit: performerLimit)
+            recordOnTimeline(.add(plan: plan, name: nil), target: target, in: scope)
+            trace(TraceEvent(kind: "plan.added", runtime: runtime, target: target, fields: [
+                "plan": plan, "performer": .number(Double(performer)), "planType": .string(planType),
+            ]))
+            drainCompositeEnds()
+            return performer
         }
-        let targetScope = scope.target(target)
-        if !swapJobs.isEmpty, targetScope.performers[factoryIndex] == nil {
-            moveWaitingPerformer(of: planType, on: targetScope)
-        }
+        let targetScope = try admit(factoryIndex, planType: planType, on: target, in: scope, performerLimit: performerLimit)
         if let name { removeNamedPlan(name, from: targetScope, in: scope) }
         let performer = try performer(for: factoryIndex, on: targetScope, in: scope)
-        try deliver(plan, named: name, to: performer)
+        try deliver(prepared(plan, on: target, in: scope), named: name, to: performer)
         recordOnTimeline(.add(plan: plan, name: name), target: target, in: scope)
         var fields: [String: JSONValue] = [
             "plan": plan, "performer": .number(Double(performer.id)), "planType": .string(planType),
@@ -36,7 +41,51 @@ extension Engine {
         }
         trace(TraceEvent(kind: name == nil ? "plan.added" : "plan.named.added", runtime: runtime, target: target,
                          fields: fields))
+        drainCompositeEnds()
         return performer.id
+    }
+
+    /// The target's scope, once the runtime's owner may hold one more performer of this type (quota).
+    private func admit(_ factoryIndex: Int, planType: String, on target: String, in scope: RuntimeScope,
+                       performerLimit: Int?) throws(EngineError) -> TargetScope {
+        if let performerLimit, let uid = scope.owner, (usage[uid]?.performers ?? 0) >= performerLimit,
+           scope.targets[target]?.performers[factoryIndex] == nil {
+            throw EngineError(.quotaExceeded, "quota performers: uid \(uid) holds \(performerLimit) performers (its quota)")
+        }
+        let targetScope = scope.target(target)
+        if !swapJobs.isEmpty, targetScope.performers[factoryIndex] == nil {
+            moveWaitingPerformer(of: planType, on: targetScope)
+        }
+        return targetScope
+    }
+
+    /// A composite's leaf (checked with its composite): handed to its performer, nothing recorded or
+    /// traced beyond what the performer does (the composite's `plan.added` stands for it).
+    func deliverLeaf(_ plan: JSONValue, to target: String, in scope: RuntimeScope,
+                     performerLimit: Int?) throws(EngineError) -> PerformerRecord {
+        let plan = prepared(plan, on: target, in: scope)
+        guard let type = plan["type"]?.stringValue, let factoryIndex = registry.factory(forPlanType: type) else {
+            throw EngineError(.unknownPlanType, "plan.type: not registered")
+        }
+        let targetScope = try admit(factoryIndex, planType: type, on: target, in: scope, performerLimit: performerLimit)
+        let performer = try performer(for: factoryIndex, on: targetScope, in: scope)
+        try deliver(plan, named: nil, to: performer)
+        return performer
+    }
+
+    /// The plan as its plugin gets it: without the engine's own key `essential`, and completing at once
+    /// under reduce motion (unless essential) or speed 0 (`InstantPlans`).
+    private func prepared(_ plan: JSONValue, on target: String, in scope: RuntimeScope) -> JSONValue {
+        var plan = plan
+        let essential = plan["essential"] == .bool(true)
+        if plan["essential"] != nil { plan["essential"] = nil }
+        switch instantMotion {
+        case .off: return plan
+        case .reduceMotion where essential: return plan
+        case .reduceMotion, .all:
+            let current = plan["property"]?.stringValue.flatMap { value(of: $0, target: target, runtime: scope.name) }
+            return InstantPlans.instant(plan, current: current)
+        }
     }
 
     /// Checks a plan as `addPlan` does before performing it (an object whose type is known and which
@@ -49,8 +98,25 @@ extension Engine {
         guard case .string(let planType)? = plan["type"] else {
             throw EngineError(.invalidRequest, "plan.type: expected a string")
         }
+        if let kind = Composite.Kind(rawValue: planType) {
+            var leaves = 0
+            try checkComposite(plan, kind: kind, depth: 0, leaves: &leaves)
+            return (-1, planType)
+        }
+        return try checkLeaf(plan)
+    }
+
+    /// `check` for a plan a plugin performs.
+    @discardableResult
+    func checkLeaf(_ plan: JSONValue) throws(EngineError) -> (factoryIndex: Int, planType: String) {
+        guard case .string(let planType)? = plan["type"] else {
+            throw EngineError(.invalidRequest, "plan.type: expected a string")
+        }
+        try Self.checkEssential(plan)
+        var plan = plan
+        if plan["essential"] != nil { plan["essential"] = nil }
         guard let factoryIndex = registry.factory(forPlanType: planType) else {
-            let known = registry.planTypes.joined(separator: ", ")
+            let known = planTypes.joined(separator: ", ")
             throw EngineError(.unknownPlanType, "plan.type: \"\(planType)\" is not registered; known types: \(known)")
         }
         if let schema = registry.factories[factoryIndex].descriptor.schema {
@@ -106,7 +172,7 @@ extension Engine {
         return true
     }
 
-    private func performer(for factoryIndex: Int, on target: TargetScope,
+    func performer(for factoryIndex: Int, on target: TargetScope,
                            in scope: RuntimeScope) throws(EngineError) -> PerformerRecord {
         if let existing = target.performers[factoryIndex] { return existing }
         let factory = registry.factories[factoryIndex]

@@ -31,6 +31,7 @@ extension Engine {
             performers[performer.id] = nil
         }
         scope.activeTokens = 0
+        if !composition.composites.isEmpty { dropComposites(of: name) }
         if let uid = scope.owner {
             usage[uid, default: Usage()].runtimes -= 1
             usage[uid, default: Usage()].performers -= scope.performerCount

@@ -35,7 +35,10 @@ extension Engine {
         }
         trace(TraceEvent(kind: "token.terminated", runtime: performer.runtime.name, target: performer.target.name,
                          fields: ["performer": .number(Double(performer.id)), "token": .number(Double(token))]))
-        if performer.tokens.isEmpty { stopAdvancing(performer) }
+        if performer.tokens.isEmpty {
+            stopAdvancing(performer)
+            if !composition.waits.isEmpty { leafPerformerIdle(performer.id) }
+        }
         if performer.runtime.activeTokens == 0 {
             trace(TraceEvent(kind: "runtime.idle", runtime: performer.runtime.name))
         }

@@ -46,6 +46,10 @@ public final class Engine {
     var nextGestureHandle: UInt32 = 0
     /// What each uid holds (SPEC §13 quotas), kept as runtimes and performers come and go.
     public internal(set) var usage: [UInt32: Usage] = [:]
+    /// Running `Sequence` and `Group` plans and the leaves they wait on.
+    var composition = CompositionState()
+    /// Reduce motion and speed 0 (SPEC §10): which plans complete at once when added.
+    public var instantMotion = InstantMotion.off
 
     public struct Usage: Equatable, Sendable {
         public var runtimes = 0
@@ -162,6 +166,7 @@ public final class Engine {
             claimsAfterFrame.removeAll()
             for (property, performer) in claims { claimProperty(property, for: performer) }
         }
+        drainCompositeEnds()
     }
 
     /// Advances only the animating performers of a dry-run runtime (`plan.sample`, replays), which the

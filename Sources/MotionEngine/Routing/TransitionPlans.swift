@@ -49,23 +49,6 @@ enum TransitionPlans {
         return phase.isEmpty ? [] : [phase]
     }
 
-    /// `plan` finishing at once with the values it would end with: a tween or keyframes of no duration
-    /// (no delay), a spring replaced by setting its `to`. Other plans are kept as they are.
-    static func instant(_ plan: JSONValue) -> JSONValue {
-        switch plan["type"]?.stringValue {
-        case "Tween", "Keyframes":
-            var instant = plan
-            instant["duration"] = 0
-            instant["delay"] = nil
-            return instant
-        case "Spring":
-            guard let property = plan["property"], let to = plan["to"] else { return plan }
-            return ["type": "Set", "property": property, "value": to]
-        default:
-            return plan
-        }
-    }
-
     private static func addition(_ segue: Segue) -> String {
         switch segue {
         case .push: "push"

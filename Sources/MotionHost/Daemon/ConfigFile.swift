@@ -25,6 +25,7 @@ public struct ConfigFile: Sendable {
     /// Per-uid quotas; members left out keep their defaults.
     public var quotas: Quotas?
     public var speed: Double?
+    public var reduceMotion: Bool?
 
     public struct Invalid: Error, CustomStringConvertible {
         public var description: String
@@ -33,7 +34,7 @@ public struct ConfigFile: Sendable {
     public init() {}
 
     static let keys: Set<String> = ["socket", "plugins", "rate", "stateDir", "logLevel", "maxLineLength", "maxSubscriptions",
-                                    "adminGroup", "maxConnections", "maxConnectionsPerUser", "quotas", "speed"]
+                                    "adminGroup", "maxConnections", "maxConnectionsPerUser", "quotas", "speed", "reduceMotion"]
 
     public static func load(path: String) throws -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -66,7 +67,8 @@ public struct ConfigFile: Sendable {
         file.adminGroup = try field("adminGroup") { $0.stringValue }
         file.maximumConnections = try field("maxConnections") { $0.intValue.flatMap { $0 > 0 ? $0 : nil } }
         file.maximumConnectionsPerUser = try field("maxConnectionsPerUser") { $0.intValue.flatMap { $0 > 0 ? $0 : nil } }
-        file.speed = try field("speed") { $0.doubleValue.flatMap { EngineSettings.speeds.contains($0) ? $0 : nil } }
+        file.speed = try field("speed") { $0.doubleValue.flatMap { EngineSettings.isValid(speed: $0) ? $0 : nil } }
+        file.reduceMotion = try field("reduceMotion") { if case .bool(let on) = $0 { on } else { nil } }
         if case .object(let members)? = members["quotas"] {
             var quotas = Quotas()
             for (name, value) in members.sorted(by: { $0.key < $1.key }) {

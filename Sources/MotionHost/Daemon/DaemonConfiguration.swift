@@ -20,6 +20,8 @@ public struct DaemonConfiguration: Sendable {
     public var quotas = Quotas()
     /// Global animation speed (`--speed`, config `speed`; SPEC §10).
     public var speed = 1.0
+    /// Reduce motion (`--reduce-motion`, config `reduceMotion`; SPEC §10).
+    public var reduceMotion = false
     public var logLevel: Logger.Level
     /// Members of this group (and root) get the admin role.
     public var adminGroup: String?
@@ -51,6 +53,7 @@ public struct DaemonConfiguration: Sendable {
         if let limit = file.maximumSubscriptions { next.maximumSubscriptionsPerConnection = limit }
         next.quotas = file.quotas ?? Quotas()
         if let speed = file.speed { next.speed = speed }
+        if let reduceMotion = file.reduceMotion { next.reduceMotion = reduceMotion }
         if let rate = file.rate, rate != self.rate { needRestart.append("rate") }
         if let socket = file.socket, socket != socketPath { needRestart.append("socket") }
         if let length = file.maximumLineLength, length != maximumLineLength { needRestart.append("maxLineLength") }
@@ -65,6 +68,7 @@ public struct DaemonConfiguration: Sendable {
                                       maximumSubscriptionsPerConnection: maximumSubscriptionsPerConnection)
         settings.quotas = quotas
         settings.speed = speed
+        settings.reduceMotion = reduceMotion
         return settings
     }
 

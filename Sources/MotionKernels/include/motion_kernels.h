@@ -27,7 +27,8 @@ typedef struct motion_simulation_lanes {
     size_t count;
     uint32_t width;
     /** 1: a spring (rests at its target once speed and distance are within threshold); 0: a decay (rests
-     *  where it is once speed is within threshold; `tension` and `target` are 0). */
+     *  where it is once speed is within threshold; `tension` and `target` are 0); 2: a spring with
+     *  `overshootClamping` (as 1, and also rests at its target at the first step that reaches or crosses it). */
     uint32_t rests_at_target;
     double *offset[4];
     double *velocity[4];

@@ -1,0 +1,214 @@
+import MotionWire
+
+/// What the engine keeps for running composites.
+struct CompositionState {
+    /// A property a composite's leaf animates.
+    struct Leaf: Hashable {
+        var runtime: String
+        var target: String
+        var property: String
+    }
+
+    struct Wait {
+        var composite: UInt64
+        var performer: UInt64
+    }
+
+    /// A leaf's end, waiting to be handed to its composite at a safe point (never inside a plugin call).
+    struct End {
+        var composite: UInt64
+        var reason: String
+        var late: Double
+    }
+
+    var composites: [UInt64: Composite] = [:]
+    var nextID: UInt64 = 1
+    /// Leaves that run, by the property they animate.
+    var waits: [Leaf: Wait] = [:]
+    var ends: [End] = []
+    var isDraining = false
+    /// The leaf being handed to its performer: an end `finished` traced meanwhile means it ended at once.
+    var delivering: Leaf?
+    var deliveredEnd: (reason: String, late: Double)?
+    /// The performer that took the last leaf (what `plan.add` of a composite answers).
+    var lastPerformer: UInt64 = 0
+}
+
+extension Engine {
+    /// Starts a `Sequence` or `Group` that `check` accepted; returns the performer of its first leaf.
+    func addComposite(_ plan: JSONValue, kind: Composite.Kind, to target: String, in scope: RuntimeScope,
+                      performerLimit: Int?) throws(EngineError) -> UInt64 {
+        composition.lastPerformer = 0
+        _ = try start(plan, kind: kind, target: target, in: scope, parent: nil, late: 0, performerLimit: performerLimit)
+        return composition.lastPerformer
+    }
+
+    /// Hands the ends traced so far to their composites (which may start their next steps).
+    func drainCompositeEnds() {
+        guard !composition.isDraining, !composition.ends.isEmpty, emitDepth == 0, phase == .control else { return }
+        composition.isDraining = true
+        defer { composition.isDraining = false }
+        var index = 0
+        while index < composition.ends.count {
+            let end = composition.ends[index]
+            index += 1
+            childEnded(end.composite, reason: end.reason, late: end.late)
+        }
+        composition.ends.removeAll(keepingCapacity: true)
+    }
+
+    /// An `animation.ended` a performer traced: the end of a composite's leaf, if one waits on it.
+    func leafTraced(ended fields: [String: JSONValue], by performer: PerformerRecord) {
+        guard case .string(let property)? = fields["property"], case .string(let reason)? = fields["reason"] else { return }
+        let leaf = CompositionState.Leaf(runtime: performer.runtime.name, target: performer.target.name, property: property)
+        let late = fields["late"]?.doubleValue ?? 0
+        if composition.delivering == leaf, reason == "finished" {
+            composition.deliveredEnd = (reason, late)
+            return
+        }
+        guard let wait = composition.waits.removeValue(forKey: leaf) else { return }
+        composition.ends.append(.init(composite: wait.composite, reason: reason, late: late))
+    }
+
+    /// A performer released its last token: leaves it ran that never traced their end (a plugin that
+    /// does not trace `animation.ended`) are taken as finished.
+    func leafPerformerIdle(_ performer: UInt64) {
+        for (leaf, wait) in composition.waits where wait.performer == performer {
+            composition.waits[leaf] = nil
+            composition.ends.append(.init(composite: wait.composite, reason: "finished", late: 0))
+        }
+    }
+
+    /// Forgets the composites of a runtime that is destroyed.
+    func dropComposites(of runtime: String) {
+        composition.composites = composition.composites.filter { $0.value.runtime != runtime }
+        composition.waits = composition.waits.filter { $0.key.runtime != runtime }
+        composition.ends.removeAll { composition.composites[$0.composite] == nil }
+    }
+
+    // MARK: Running
+
+    /// Starts a composite; returns how late it ended if it ended at once, nil while it runs.
+    private func start(_ plan: JSONValue, kind: Composite.Kind, target: String, in scope: RuntimeScope, parent: UInt64?,
+                       late: Double, performerLimit: Int?) throws(EngineError) -> Double? {
+        let composite = Composite(id: composition.nextID, kind: kind, children: Composite.inherited(plan),
+                                  runtime: scope.name, target: target, parent: parent)
+        composition.nextID += 1
+        composition.composites[composite.id] = composite
+        scope.activeTokens += 1
+        if scope.activeTokens == 1 { trace(TraceEvent(kind: "runtime.active", runtime: scope.name)) }
+        composite.isLaunching = true
+        defer { composite.isLaunching = false }
+        switch kind {
+        case .sequence:
+            try runSequence(composite, late: late, performerLimit: performerLimit, throwing: parent == nil)
+        case .group:
+            var lastLate = late
+            for child in composite.children {
+                do throws(EngineError) {
+                    if let ended = try launch(child, in: composite, late: late, performerLimit: performerLimit) {
+                        lastLate = ended
+                    } else {
+                        composite.running += 1
+                    }
+                } catch {
+                    composite.interrupted = true
+                    if parent == nil, composite.running == 0 {
+                        end(composite, late: late)
+                        throw error
+                    }
+                }
+            }
+            if composite.running == 0 { end(composite, late: lastLate) }
+        }
+        return composition.composites[composite.id] == nil ? composite.endedLate : nil
+    }
+
+    /// Starts the Sequence's next steps until one keeps running; ends it after its last.
+    private func runSequence(_ composite: Composite, late: Double, performerLimit: Int? = nil,
+                             throwing: Bool = false) throws(EngineError) {
+        var late = late
+        while composite.next < composite.children.count {
+            let child = composite.children[composite.next]
+            composite.next += 1
+            do throws(EngineError) {
+                guard let ended = try launch(child, in: composite, late: late, performerLimit: performerLimit) else {
+                    composite.running = 1
+                    return
+                }
+                late = ended
+            } catch {
+                composite.interrupted = true
+                end(composite, late: late)
+                if throwing && composite.next == 1 { throw error }
+                return
+            }
+        }
+        end(composite, late: late)
+    }
+
+    /// Starts one child `late` seconds along; returns how late it ended if it ended at once.
+    private func launch(_ child: JSONValue, in composite: Composite, late: Double,
+                        performerLimit: Int?) throws(EngineError) -> Double? {
+        guard let scope = runtimes[composite.runtime] else { throw EngineError(.runtimeNotFound, "runtime: gone") }
+        if let kind = Composite.kind(of: child) {
+            return try start(child, kind: kind, target: composite.target, in: scope, parent: composite.id, late: late,
+                             performerLimit: performerLimit)
+        }
+        let plan = Composite.delayed(child, by: -late)
+        let leaf = CompositionState.Leaf(runtime: scope.name, target: composite.target,
+                                         property: plan["property"]?.stringValue ?? "")
+        composition.delivering = leaf
+        composition.deliveredEnd = nil
+        defer {
+            composition.delivering = nil
+            composition.deliveredEnd = nil
+        }
+        let performer = try deliverLeaf(plan, to: composite.target, in: scope, performerLimit: performerLimit)
+        composition.lastPerformer = composition.lastPerformer == 0 ? performer.id : composition.lastPerformer
+        if let ended = composition.deliveredEnd { return ended.late }
+        // A plan that never animates (a `Set`) has ended once it is delivered.
+        guard performer.isContinuous, !performer.tokens.isEmpty else { return 0 }
+        if let previous = composition.waits[leaf] {
+            composition.ends.append(.init(composite: previous.composite, reason: "interrupted", late: 0))
+        }
+        composition.waits[leaf] = .init(composite: composite.id, performer: performer.id)
+        return nil
+    }
+
+    private func childEnded(_ id: UInt64, reason: String, late: Double) {
+        guard let composite = composition.composites[id] else { return }
+        composite.running -= 1
+        if reason != "finished" { composite.interrupted = true }
+        switch composite.kind {
+        case .sequence:
+            if composite.interrupted {
+                end(composite, late: late)
+            } else {
+                try? runSequence(composite, late: late)
+            }
+        case .group:
+            if composite.running <= 0 { end(composite, late: late) }
+        }
+    }
+
+    private func end(_ composite: Composite, late: Double) {
+        guard composition.composites.removeValue(forKey: composite.id) != nil else { return }
+        composite.endedLate = late
+        let reason = composite.interrupted ? "interrupted" : "finished"
+        var fields: [String: JSONValue] = [
+            "planType": .string(composite.kind.rawValue), "reason": .string(reason), "composite": .number(Double(composite.id)),
+        ]
+        if let property = composite.property { fields["property"] = .string(property) }
+        if late > 0 { fields["late"] = .number(late) }
+        trace(TraceEvent(kind: "animation.ended", runtime: composite.runtime, target: composite.target, fields: fields))
+        if let scope = runtimes[composite.runtime], scope.activeTokens > 0 {
+            scope.activeTokens -= 1
+            if scope.activeTokens == 0 { trace(TraceEvent(kind: "runtime.idle", runtime: scope.name)) }
+        }
+        // A composite that ends while its parent launches it is answered by `start`'s return value.
+        if let parent = composite.parent, !composite.isLaunching {
+            childEnded(parent, reason: reason, late: late)
+        }
+    }
+}

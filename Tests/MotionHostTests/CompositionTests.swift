@@ -1,0 +1,183 @@
+import Logging
+import MotionAnimation
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Testing
+
+/// SPEC §10: `Sequence` and `Group` compose plans of any type (nesting allowed, each reporting its own
+/// `animation.ended`), and global speed and reduce motion apply to every plan.
+@Suite("Sequence, Group, speed and reduce motion")
+struct CompositionTests {
+    let output = RecordingOutput()
+    let context: EngineContext
+    static let runtime = "0/default"
+
+    init() throws {
+        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin", "SpringPlugin", "SetPlugin", "DecayPlugin"]),
+                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+        context.openSession(1, output: output, role: .admin)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+    }
+
+    func call(_ method: String, _ params: JSONValue) -> JSONValue {
+        context.receive(line: JSONWriter.bytes(["id": 1, "method": .string(method), "params": params]), from: 1)
+        return output.lines.last?["result"] ?? output.lines.last?["error"] ?? .null
+    }
+
+    func values(_ plan: JSONValue, _ times: [Double], property: String? = nil) -> [Double] {
+        var params: JSONValue = ["plan": plan, "times": .array(times.map { .number($0) })]
+        if let property { params["property"] = .string(property) }
+        let reply = call("plan.sample", params)
+        return reply["samples"]?.arrayValue?.map { $0["value"]?.arrayValue?.first?.doubleValue ?? .nan } ?? [.nan]
+    }
+
+    func x(_ target: String = "a", _ property: String = "x") -> Double {
+        context.engine.value(of: property, target: target, runtime: Self.runtime)?.first ?? .nan
+    }
+
+    func ended() -> [JSONValue] { output.lines.filter { $0["kind"] == "animation.ended" } }
+
+    static func tween(_ to: Double, _ duration: Double, _ property: String = "x") -> JSONValue {
+        ["type": "Tween", "property": .string(property), "to": [.number(to)], "duration": .number(duration), "timing": "linear"]
+    }
+
+    static func near(_ a: [Double], _ b: [Double], _ tolerance: Double = 1e-9) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) <= tolerance }
+    }
+
+    @Test func aSequenceRunsItsStepsOneAfterAnother() {
+        let plan: JSONValue = ["type": "Sequence", "steps": [
+            ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "linear"], Self.tween(3, 0.5),
+        ]]
+        let sampled = values(plan, [0.5, 1.0, 1.25, 1.5, 2])
+        #expect(Self.near(sampled, [0.5, 1, 2, 3, 3]), "\(sampled)")
+        // A sample never depends on the other times asked for, even across a step boundary.
+        for time in [1.013, 1.25, 1.3] {
+            let alone = values(plan, [time]).first ?? .nan
+            let among = values(plan, [0.3333, 0.9999, 1.0071, time]).last ?? .nan
+            #expect(abs(alone - among) < 1e-9, "t=\(time): \(alone) vs \(among)")
+            #expect(abs(alone - (1 + 4 * (time - 1))) < 1e-9, "t=\(time): \(alone)")
+        }
+    }
+
+    @Test func aSequenceHandsOverAcrossPlanTypesAndReportsItsOwnEnd() {
+        _ = call("subscribe", ["streams": ["trace"]])
+        let reply = call("plan.add", ["target": "a", "plan": ["type": "Sequence", "steps": [
+            ["type": "Set", "property": "x", "value": [10]],
+            Self.tween(20, 0.25),
+            ["type": "Spring", "property": "x", "to": [0], "stiffness": 300, "damping": 30],
+        ]]])
+        #expect(reply["performer"]?.doubleValue != nil, "\(reply)")
+        #expect(x() == 10)
+        for _ in 0..<36 { context.tick(dt: 1.0 / 120) }  // the tween ends at 0.25 s
+        #expect(x() < 20 && x() > 15, "the spring took over from the tween's end: \(x())")
+        for _ in 0..<480 { context.tick(dt: 1.0 / 120) }
+        #expect(x() == 0)
+        let sequenceEnds = ended().filter { $0["planType"] == "Sequence" }
+        #expect(sequenceEnds.count == 1 && sequenceEnds.first?["reason"] == "finished", "\(sequenceEnds)")
+        #expect(sequenceEnds.first?["property"] == "x")
+        #expect(!context.engine.isActive(runtime: Self.runtime))
+        // The runtime stays active between steps: one active, one idle.
+        #expect(output.lines.filter { $0["kind"] == "runtime.active" }.count == 1)
+        #expect(output.lines.filter { $0["kind"] == "runtime.idle" }.count == 1)
+    }
+
+    @Test func aGroupStartsItsPlansTogetherAndEndsWhenAllHaveEnded() {
+        _ = call("subscribe", ["streams": ["trace"]])
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Group", "plans": [Self.tween(1, 0.25, "x"), Self.tween(1, 0.5, "y")]]])
+        for _ in 0..<31 { context.tick(dt: 1.0 / 120) }
+        #expect(x("a", "x") == 1 && x("a", "y") < 1)
+        #expect(ended().filter { $0["planType"] == "Group" }.isEmpty, "not before the longer plan ends")
+        for _ in 0..<31 { context.tick(dt: 1.0 / 120) }
+        let groupEnds = ended().filter { $0["planType"] == "Group" }
+        #expect(groupEnds.count == 1 && groupEnds.first?["reason"] == "finished" && groupEnds.first?["property"] == nil, "\(groupEnds)")
+        // plan.sample of a Group reads its first plan's property, or the one asked for.
+        let group: JSONValue = ["type": "Group", "plans": [Self.tween(1, 1, "x"), Self.tween(2, 1, "y")]]
+        #expect(Self.near(values(group, [0.5]), [0.5]))
+        #expect(Self.near(values(group, [0.5], property: "y"), [1]))
+        #expect(call("plan.sample", ["plan": group, "times": [1], "property": "z"])["code"] == "request.invalid")
+    }
+
+    @Test func compositesNestAndTakeADelay() {
+        let plan: JSONValue = ["type": "Sequence", "delay": 0.5, "steps": [
+            ["type": "Group", "plans": [Self.tween(1, 0.5, "x"), Self.tween(1, 1, "y")]],
+            ["type": "Sequence", "steps": [Self.tween(0, 0.5, "x"), Self.tween(5, 0.5, "x")]],
+        ]]
+        // 0–0.5 s waits; the group runs 0.5–1.5 s (its longer plan); then x goes 1 → 0 → 5.
+        let sampled = values(plan, [0.25, 0.75, 1.25, 1.75, 2.25, 2.5, 3])
+        #expect(Self.near(sampled, [.nan, 0.5, 1, 0.5, 2.5, 5, 5].map { $0.isNaN ? 0 : $0 }) || sampled.first?.isNaN == true, "\(sampled)")
+        #expect(Self.near(Array(sampled.dropFirst()), [0.5, 1, 0.5, 2.5, 5, 5]), "\(sampled)")
+    }
+
+    @Test func anInterruptedStepEndsTheSequenceAndItsLaterStepsNeverRun() {
+        _ = call("subscribe", ["streams": ["trace"]])
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Sequence", "steps": [Self.tween(1, 1), Self.tween(9, 1)]]])
+        for _ in 0..<12 { context.tick(dt: 1.0 / 120) }
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Set", "property": "x", "value": [-1]]])
+        for _ in 0..<300 { context.tick(dt: 1.0 / 120) }
+        #expect(x() == -1, "the second step never ran")
+        let sequenceEnds = ended().filter { $0["planType"] == "Sequence" }
+        #expect(sequenceEnds.count == 1 && sequenceEnds.first?["reason"] == "interrupted", "\(sequenceEnds)")
+        #expect(!context.engine.isActive(runtime: Self.runtime))
+    }
+
+    @Test func compositesAreCheckedWholeBeforeAnythingStarts() {
+        func code(_ plan: JSONValue) -> (String?, String?) {
+            let reply = call("plan.add", ["target": "a", "plan": plan])
+            return (reply["code"]?.stringValue, reply["message"]?.stringValue)
+        }
+        let (misspelt, hint) = code(["type": "Sequence", "plans": [Self.tween(1, 1)]])
+        #expect(misspelt == "plan.invalid" && hint?.contains("did you mean `steps`") == true, "\(hint ?? "")")
+        #expect(code(["type": "Group", "plans": []]).0 == "plan.invalid")
+        let (inner, path) = code(["type": "Sequence", "steps": [Self.tween(1, 1), ["type": "Tween", "property": "x", "to": [1], "dampng": 2]]])
+        #expect(inner == "plan.invalid" && path?.hasPrefix("steps[1].") == true, "\(path ?? "")")
+        #expect(code(["type": "Sequence", "steps": [["type": "Nope", "property": "x"]]]).0 == "plan.unknown_type")
+        #expect(x() .isNaN, "nothing started")
+        var deep: JSONValue = Self.tween(1, 1)
+        for _ in 0..<9 { deep = ["type": "Sequence", "steps": [deep]] }
+        #expect(code(deep).0 == "plan.invalid")
+        #expect(call("plan.add", ["target": "a", "name": "n", "plan": ["type": "Group", "plans": [Self.tween(1, 1)]]])["code"] == "request.invalid")
+    }
+
+    /// SPEC §10 acceptance: at speed 0.5 a 0.2 s tween ends after 0.4 s.
+    @Test func atHalfSpeedATweenTakesTwiceAsLong() {
+        #expect(call("settings.set", ["speed": 0.5])["speed"] == 0.5)
+        _ = call("plan.add", ["target": "a", "plan": Self.tween(1, 0.2)])
+        for _ in 0..<47 { context.tick(dt: 1.0 / 120) }
+        #expect(x() < 1 && x() > 0.95, "\(x())")
+        for _ in 0..<2 { context.tick(dt: 1.0 / 120) }
+        #expect(x() == 1)
+    }
+
+    @Test func reduceMotionCompletesEveryPlanButEssentialOnesAtOnce() {
+        _ = call("subscribe", ["streams": ["trace"]])
+        #expect(call("settings.set", ["reduceMotion": true]) == ["speed": 1, "reduceMotion": true])
+        #expect(output.lines.contains { $0["kind"] == "settings.changed" && $0["reduceMotion"] == true })
+        let added = call("plan.add", ["target": "a", "plan": ["type": "Spring", "property": "x", "to": [100]]])
+        #expect(x() == 100, "\(added)")
+        #expect(x() == 100, "a spring ends at once")
+        #expect(ended().last?["reason"] == "finished")
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Decay", "property": "y", "from": [0], "velocity": [300], "drag": 3]])
+        #expect(abs(x("a", "y") - 100) < 1e-9, "a decay rests where it would have")
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Sequence", "steps": [Self.tween(5, 1), Self.tween(7, 1)]]])
+        #expect(x() == 7 && ended().last?["planType"] == "Sequence")
+        _ = call("plan.add", ["target": "b", "plan": ["type": "Spring", "property": "x", "to": [100], "essential": true]])
+        #expect(x("b") == 0 || x("b").isNaN, "an essential spring still moves")
+        context.tick(dt: 1.0 / 120)
+        #expect(x("b") > 0 && x("b") < 100)
+        #expect(call("status", [:])["reduceMotion"] == true)
+        #expect(call("settings.set", ["reduceMotion": "yes"])["code"] == "request.invalid")
+    }
+
+    @Test func speedZeroMakesNewAnimationsJumpToTheirEnd() {
+        _ = call("plan.add", ["target": "a", "plan": Self.tween(1, 1)])
+        context.tick(dt: 0.25)
+        #expect(call("settings.set", ["speed": 0])["speed"] == 0)
+        context.tick(dt: 0.25)
+        #expect(abs(x() - 0.5) < 1e-9, "what was running carries on rather than freezing: \(x())")
+        _ = call("plan.add", ["target": "b", "plan": ["type": "Spring", "property": "x", "to": [3], "essential": true]])
+        #expect(x("b") == 3, "speed 0 is every plan, essential ones too")
+        #expect(call("settings.set", ["speed": -1])["code"] == "request.invalid")
+    }
+}
