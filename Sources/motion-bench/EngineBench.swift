@@ -12,7 +12,9 @@ struct EngineBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "engine", abstract: "Measure ticks of N springs in-process (no socket): advance, and advance + frame encoding.")
 
-    @Option(help: "Number of springs.") var springs = 10_000
+    @Option(help: "Number of targets, each with one plan (a spring unless --plan says otherwise).") var springs = 10_000
+    @Option(help: "The plan on each target: spring, clamped (a spring with overshootClamping), tween, keyframes, sequence (of two tweens), group (two tweens on two properties: two animations per target).")
+    var plan = "spring"
     @Option(help: "Components per spring (1-4).") var dimensions = 2
     @Option(help: "Ticks to measure.") var ticks = 100
     @Flag(help: "Print one JSON object instead of text.") var json = false
@@ -30,10 +32,8 @@ struct EngineBench: AsyncParsableCommand {
         context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
         let target = JSONValue(Array(repeating: 1000.0, count: dimensions))
         let started = Date()
-        for index in 0..<springs {
-            try engine.addPlan(["type": "Spring", "property": "position", "to": target, "tension": 120, "damping": 0.05,
-                                "threshold": 1e-9], to: "s\(index)")
-        }
+        let (perTarget, animations) = try Self.plan(plan, target: target)
+        for index in 0..<springs { try engine.addPlan(perTarget, to: "s\(index)") }
         let setup = Date().timeIntervalSince(started)
         let dt = 1.0 / 120
         let counter = AllocationCounter()
@@ -61,7 +61,9 @@ struct EngineBench: AsyncParsableCommand {
         let (full, fullAllocations) = measure { context.tick(dt: dt) }
         let bytesPerTick = Double(output.bytes - before) / Double(ticks)
         let result: JSONValue = [
-            "springs": .number(Double(springs)), "dimensions": .number(Double(dimensions)), "ticks": .number(Double(ticks)),
+            "springs": .number(Double(springs)), "plan": .string(plan),
+            "advanceNsPerAnimation": .number((advance[ticks / 2] / Double(springs * animations) * 10).rounded() / 10),
+            "dimensions": .number(Double(dimensions)), "ticks": .number(Double(ticks)),
             "advanceMedianMs": .number((advance[ticks / 2] / 1e4).rounded() / 100),
             "advanceNsPerSpring": .number((advance[ticks / 2] / Double(springs) * 10).rounded() / 10),
             "tickWithFramesMedianMs": .number((full[ticks / 2] / 1e4).rounded() / 100),
@@ -76,7 +78,29 @@ struct EngineBench: AsyncParsableCommand {
         if let advanceAllocations, let fullAllocations {
             print("allocations per tick: advance \(advanceAllocations), with frame encoding \(fullAllocations)")
         }
-        print("\(springs) springs × \(dimensions)-D, \(ticks) ticks: advance \(result["advanceMedianMs"]!.doubleValue!) ms (\(result["advanceNsPerSpring"]!.doubleValue!) ns/spring); with frame encoding \(result["tickWithFramesMedianMs"]!.doubleValue!) ms (\(result["tickWithFramesNsPerSpring"]!.doubleValue!) ns/spring), \(Int(bytesPerTick)) bytes/tick")
+        print("\(plan): \(result["advanceNsPerAnimation"]!.doubleValue!) ns per animation per tick")
+        print("\(springs) \(plan) × \(dimensions)-D, \(ticks) ticks: advance \(result["advanceMedianMs"]!.doubleValue!) ms (\(result["advanceNsPerSpring"]!.doubleValue!) ns/spring); with frame encoding \(result["tickWithFramesMedianMs"]!.doubleValue!) ms (\(result["tickWithFramesNsPerSpring"]!.doubleValue!) ns/spring), \(Int(bytesPerTick)) bytes/tick")
+    }
+}
+
+extension EngineBench {
+    /// Each kind's plan, moving for the whole measurement (hours long), and its animations per target.
+    static func plan(_ kind: String, target: JSONValue) throws -> (JSONValue, Int) {
+        let zero = JSONValue((target.arrayValue ?? []).map { _ in 0.0 })
+        let tween: (String) -> JSONValue = { ["type": "Tween", "property": .string($0), "to": target, "duration": 3600, "timing": "ease-in-out"] }
+        switch kind {
+        case "spring": return (["type": "Spring", "property": "position", "to": target, "tension": 120, "damping": 0.05, "threshold": 1e-9], 1)
+        case "clamped":
+            return (["type": "Spring", "property": "position", "to": target, "tension": 1e-4, "damping": 0, "threshold": 1e-9,
+                     "overshootClamping": true], 1)
+        case "tween": return (tween("position"), 1)
+        case "keyframes":
+            return (["type": "Keyframes", "property": "position", "values": [zero, target, zero], "duration": 3600,
+                     "timing": ["ease-in", "ease-out"]], 1)
+        case "sequence": return (["type": "Sequence", "steps": [tween("position"), tween("position")]], 1)
+        case "group": return (["type": "Group", "plans": [tween("position"), tween("scale")]], 2)
+        default: throw ValidationError("--plan: expected spring, clamped, tween, keyframes, sequence or group")
+        }
     }
 }
 
