@@ -289,7 +289,9 @@ extension EngineContext {
             case .apply(let state): router.state = state
             case .reply(let result): transition.reply(result)
             case .wait: return
-            case .finished: router.running = nil
+            case .finished:
+                router.running = nil
+                endLeftScreens(of: router)
             }
         }
     }

@@ -46,6 +46,32 @@ extension Engine {
         trace(TraceEvent(kind: "runtime.destroyed", runtime: name))
     }
 
+    /// Ends a target of a runtime: its performers are destroyed (their animations stop where they are,
+    /// their tokens are released), its properties forgotten, and `runtime.state` no longer lists it.
+    /// Routers end the targets of screens that left their URL (SPEC §4).
+    public func removeTarget(_ name: String, in runtime: String) {
+        guard let scope = runtimes[runtime], let target = scope.targets.removeValue(forKey: name) else { return }
+        let wasActive = scope.activeTokens > 0
+        for performer in target.performers.values.sorted(by: { $0.id < $1.id }) {
+            stopAdvancing(performer)
+            destroyInstance(performer)
+            scope.activeTokens -= performer.tokens.count
+            performer.tokens.removeAll()
+            performers[performer.id] = nil
+            scope.performerCount -= 1
+            if let uid = scope.owner { usage[uid, default: Usage()].performers -= 1 }
+        }
+        target.performers.removeAll()
+        target.named.removeAll()
+        scope.targetOrder.remove(at: target.ordinal)
+        for (ordinal, remaining) in scope.targetOrder.enumerated().dropFirst(target.ordinal) { remaining.ordinal = ordinal }
+        for handle in target.properties.values where Int(handle) < animators.count { animators[Int(handle)] = nil }
+        store.remove(Array(target.properties.values))
+        composition.waits = composition.waits.filter { $0.key.runtime != runtime || $0.key.target != name }
+        trace(TraceEvent(kind: "target.removed", runtime: runtime, target: name))
+        if wasActive, scope.activeTokens == 0 { trace(TraceEvent(kind: "runtime.idle", runtime: runtime)) }
+    }
+
     /// Ephemeral runtimes created by `owner`, for clean-up when its connection closes.
     public func ephemeralRuntimes(ownedBy owner: UInt64) -> [String] {
         runtimes.values.filter { $0.ephemeralOwner == owner }.map(\.name).sorted()

@@ -170,7 +170,13 @@ final class PropertyStore {
 
     /// Forgets every property of `runtime`; their handles may be reused.
     func removeAll(inRuntime runtime: String) {
-        for (key, handle) in index where key.runtime == runtime {
+        remove(index.filter { $0.key.runtime == runtime }.map(\.value))
+    }
+
+    /// Forgets these properties; their handles may be reused.
+    func remove(_ handles: [UInt32]) {
+        for handle in handles {
+            guard let key = keys[Int(handle)] else { continue }
             index[key] = nil
             keys[Int(handle)] = nil
             isLiveFlags[Int(handle)] = false

@@ -1,0 +1,40 @@
+import MotionWire
+
+/// A router's screens once a transition is over (SPEC §4): only live screens keep targets, and their
+/// values are those going straight to the URL leaves.
+extension EngineContext {
+    /// Ends the targets of screens and overlays no longer in the router's URL, once their leaving
+    /// animations are over: `runtime.state` of a router's runtime shows its live screens only.
+    func endLeftScreens(of router: Router) {
+        let state = router.state
+        var live = Set(state.components.indices.map { TransitionPlans.screen(in: state, at: $0) })
+        live.formUnion(state.overlays.keys.map(TransitionPlans.overlay))
+        guard let scope = engine.runtimes[router.runtime] else { return }
+        for target in scope.targetOrder.map(\.name) where !live.contains(target)
+            && (target.hasPrefix("screen:") || target.hasPrefix("overlay:")) {
+            engine.removeTarget(target, in: router.runtime)
+        }
+        undoContainers(of: router)
+    }
+
+    /// A container animation's stacking and hiding hold only while its pair of screens is adjacent in
+    /// the URL: every other live screen gets `zIndex` 0, and one it hid (opacity 0) is shown again, as
+    /// going straight to the URL leaves them (SPEC §4 path independence).
+    private func undoContainers(of router: Router) {
+        let state = router.state, components = state.components
+        for index in components.indices {
+            let covered = index + 1 < components.count
+                && router.configuration.pair(from: components[index].key, to: components[index + 1].key) != nil
+            let over = index > 0 && router.configuration.pair(from: components[index - 1].key, to: components[index].key) != nil
+            let target = TransitionPlans.screen(in: state, at: index)
+            var plans: [JSONValue] = []
+            if !over, let z = engine.value(of: "zIndex", target: target, runtime: router.runtime), z != [0] {
+                plans.append(["type": "Set", "property": "zIndex", "value": [0]])
+            }
+            if !covered, engine.value(of: "opacity", target: target, runtime: router.runtime) == [0] {
+                plans.append(["type": "Set", "property": "opacity", "value": [1]])
+            }
+            for plan in plans { try? engine.addPlan(plan, to: target, in: router.runtime) }
+        }
+    }
+}
