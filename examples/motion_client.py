@@ -22,17 +22,20 @@ class Client:
     def __init__(self, path):
         self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.socket.connect(path)
-        self.file = self.socket.makefile("rw", encoding="utf-8", newline="\n")
+        # One file to read and one to write: a text file opened "rw" drops what it has read ahead
+        # whenever it is written to (an event that came with a reply would be lost).
+        self.reader = self.socket.makefile("r", encoding="utf-8", newline="\n")
+        self.writer = self.socket.makefile("w", encoding="utf-8", newline="\n")
         self.next_id = 0
         self.events = []
 
     def call(self, method, **params):
         """Sends a request and returns its result; events that arrive first are kept in self.events."""
         self.next_id += 1
-        self.file.write(json.dumps({"id": self.next_id, "method": method, "params": params}) + "\n")
-        self.file.flush()
+        self.writer.write(json.dumps({"id": self.next_id, "method": method, "params": params}) + "\n")
+        self.writer.flush()
         while True:
-            message = json.loads(self.file.readline())
+            message = json.loads(self.reader.readline())
             if message.get("id") == self.next_id:
                 if "error" in message:
                     raise RuntimeError("%(code)s: %(message)s" % message["error"])
@@ -42,7 +45,7 @@ class Client:
     def next_event(self):
         if self.events:
             return self.events.pop(0)
-        line = self.file.readline()
+        line = self.reader.readline()
         if not line:
             raise EOFError("motiond closed the connection")
         return json.loads(line)

@@ -63,6 +63,33 @@ struct InteractionTests {
         #expect(!context.engine.isActive(runtime: "0/default"))
     }
 
+    /// SPEC §9: `plan.sample` replays a recorded gesture against the plan, deterministically: its samples
+    /// apply at their own times (seconds from the plan's start), whatever times are asked.
+    @Test mutating func planSampleReplaysARecordedGesture() throws {
+        let plan: JSONValue = ["type": "Tossable", "property": "x", "gesture": "finger", "axis": "x",
+                               "snap": [[0], [300]], "spring": ["stiffness": 200, "damping": 20]]
+        guard case .array(var recorded) = Self.moves(from: [0, 0], step: [8, 0], count: 11, t0: 0) else { return }
+        recorded.append(["t": 0.088, "position": [88, 0], "phase": "ended"])
+        func sample(_ times: [Double]) -> (values: [Double], settling: Double?) {
+            let reply = call("plan.sample", ["plan": plan, "times": .array(times.map(JSONValue.number)),
+                                             "gestures": ["finger": .array(recorded)]])
+            let values = reply["samples"]?.arrayValue?.map { $0["value"]?.arrayValue?.first?.doubleValue ?? .nan } ?? []
+            return (values, reply["settlingDuration"]?.doubleValue)
+        }
+        let (values, settling) = sample([0.04, 0.08, 0.088, 3])
+        #expect(values.count == 4 && values[0] == 40 && values[1] == 80 && values[2] == 88, "the drag follows the pointer: \(values)")
+        #expect(abs(values[3] - 300) < 0.5, "the toss springs to the snap point nearest its projection: \(values)")
+        #expect(settling.map { $0 > 0.088 && $0 < 3 } == true, "\(String(describing: settling))")
+        for time in [0.05, 0.3] {
+            let alone = sample([time]).values.first ?? .nan
+            let among = sample([0.0131, 0.0437, 0.0901, time]).values.last ?? .nan
+            #expect(abs(alone - among) < 1e-9, "t=\(time): \(alone) vs \(among)")
+        }
+        #expect(value("x").isEmpty, "a dry run touches nothing")
+        let bad = call("plan.sample", ["plan": plan, "times": [1], "gestures": ["finger": [["t": 1, "position": "x"]]]])
+        #expect(bad["code"] == "request.invalid" && bad["message"]?.stringValue?.contains("position") == true, "\(bad)")
+    }
+
     @Test mutating func aTossableSpringsToTheNearestSnapPointWithTheReleaseVelocity() throws {
         _ = call("plan.add", ["target": "card", "plan": ["type": "Tossable", "property": "x", "gesture": "finger", "axis": "x",
                                                            "snap": [[0], [300]], "spring": ["stiffness": 200, "damping": 20]]])

@@ -14,6 +14,8 @@ struct ExampleClientTests {
         process.arguments = [CCompiler.repository.appendingPathComponent("examples/\(name)").path, daemon.socket]
         let output = Pipe()
         process.standardOutput = output
+        // A traceback is part of what the test reports.
+        process.standardError = output
         try process.run()
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }

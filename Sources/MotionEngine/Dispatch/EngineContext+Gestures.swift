@@ -28,6 +28,25 @@ extension EngineContext {
                 "position": JSONValue(gesture.position), "velocity": JSONValue(velocity)]
     }
 
+    /// Samples one recorded gesture may hold in `plan.sample {gestures}`.
+    static let maximumRecordedSamples = 10_000
+
+    /// `plan.sample {…, gestures: {name: [samples]}}`: recorded gestures replayed against the plan, their
+    /// samples timed in seconds from its start (SPEC §9).
+    static func recordedGestures(_ params: Params) throws(EngineError) -> [String: [GestureSample]] {
+        guard let value = params["gestures"] else { return [:] }
+        guard case .object(let members) = value, members.count <= 16 else {
+            throw EngineError(.invalidRequest, "gestures: expected an object of at most 16 gestures, {name: [samples…]}")
+        }
+        var gestures: [String: [GestureSample]] = [:]
+        for (name, samples) in members {
+            try Params.check(name: name, "gestures", maximumLength: Params.maximumNameLength)
+            let parsed = try gestureSamples(Params(["samples": samples]), field: "gestures.\(name)", limit: maximumRecordedSamples)
+            gestures[name] = parsed.map { GestureSample(sample: $0.sample, phase: $0.phase) }
+        }
+        return gestures
+    }
+
     /// `gesture.velocity {samples}`: the release-velocity estimator as a dry run.
     func gestureVelocity(_ params: Params) throws(EngineError) -> JSONValue {
         var tracker = VelocityTracker()
@@ -44,10 +63,11 @@ extension EngineContext {
         return ["velocity": JSONValue(velocity), "samples_used": .number(Double(used))]
     }
 
-    /// The `samples` of a request: 1 to 256, in time order, finite, with 1 or 2 coordinates.
-    static func gestureSamples(_ params: Params) throws(EngineError) -> [(sample: VelocityTracker.Sample, phase: Gesture.Phase?)] {
-        guard case .array(let elements)? = params["samples"], (1...maximumGestureSamples).contains(elements.count) else {
-            throw EngineError(.invalidRequest, "samples: expected an array of 1 to \(maximumGestureSamples) samples")
+    /// The `samples` of a request: 1 to `limit`, in time order, finite, with 1 or 2 coordinates.
+    static func gestureSamples(_ params: Params, field: String = "samples",
+                               limit: Int = maximumGestureSamples) throws(EngineError) -> [(sample: VelocityTracker.Sample, phase: Gesture.Phase?)] {
+        guard case .array(let elements)? = params["samples"], (1...limit).contains(elements.count) else {
+            throw EngineError(.invalidRequest, "\(field): expected an array of 1 to \(limit) samples")
         }
         var samples: [(VelocityTracker.Sample, Gesture.Phase?)] = []
         var previous = -Double.infinity

@@ -91,9 +91,10 @@ extension EngineContext {
             }
             nextDryRun += 1
             let work = try SampleWork(plan: plan, property: try params.optionalName("property"), times: times, runtime: Self.reservedRuntimePrefix + "sample.\(nextDryRun)",
-                                      frame: 1 / settings.rate)
+                                      frame: 1 / settings.rate, gestures: try Self.recordedGestures(params))
             perform(work, for: session, replyingTo: request.id)
             return nil
+        case "display.sync": return try syncDisplay(params, in: session)
         case "gesture.push": return try pushGesture(params, in: session)
         case "gesture.velocity": return try gestureVelocity(params)
         case "router.configure": return try configureRouter(params, replyingTo: request.id, in: session)
@@ -194,6 +195,13 @@ extension EngineContext {
             throw EngineError(.subscriptionLimit,
                               "at most \(settings.maximumSubscriptionsPerConnection) subscriptions per connection")
         }
+        let display = try params["display"].map { value throws(EngineError) in try displayTiming(value, in: session) }
+        if display != nil, !streams.contains("frames") {
+            throw EngineError(.invalidRequest, "display: only a subscription to the \"frames\" stream follows a display")
+        }
+        if display != nil, maximumRate != nil {
+            throw EngineError(.invalidRequest, "maxRate: a display-timed subscription gets one frame per vblank; give one or the other")
+        }
         let targets = try params.optionalStrings("targets")
         if let targets, targets.count > Self.maximumSubscriptionTargets {
             throw EngineError(.limitExceeded, "targets: \(targets.count) names; a subscription filters on at most \(Self.maximumSubscriptionTargets) targets (subscribe to a runtime instead)")
@@ -203,6 +211,7 @@ extension EngineContext {
             trace: streams.contains("trace"), routes: streams.contains("routes"),
             runtime: try params.optionalName("runtime").map { name throws(EngineError) in try runtimeKey(name, for: session, .subscribe) },
             targets: targets.map(Set.init), maximumRate: maximumRate)
+        subscription.display = display
         session.nextSubscription += 1
         session.subscriptions[subscription.id] = subscription
         hub.add(subscription)

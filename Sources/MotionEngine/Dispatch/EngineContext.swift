@@ -18,8 +18,11 @@ public final class EngineContext: TraceObserver {
     package var statistics = TickStatistics(window: 600)
     /// Trace events raised while a tick advances wait here, so each tick's frame goes out before the
     /// events that describe it (a client that sees `runtime.idle` has already seen the final values).
-    private var tickEvents: [TraceEvent] = []
-    private var isTicking = false
+    var tickEvents: [TraceEvent] = []
+    var isTicking = false
+    /// The CLOCK_MONOTONIC time the engine's state is at while some subscription follows a display
+    /// (it runs ahead of the wall clock then; SPEC §11); nil on the `--rate` clock alone.
+    package var stateTime: UInt64?
     /// Routers by scheme, and where they are saved (nil without `--state-dir`: in memory only).
     var routers: [String: Router] = [:]
     var routerStore: (any RouterStorage)?
@@ -206,6 +209,20 @@ public final class EngineContext: TraceObserver {
         engine.clearFrame()
     }
 
+    /// One frame at CLOCK_MONOTONIC time `now`, `dt` seconds after the previous one: on the `--rate`
+    /// clock alone as `tick(dt:)`; with display-timed subscribers, every present time they need up to
+    /// the horizon (`displayTick`).
+    package func tick(dt: Double, now: UInt64) {
+        guard !hub.displaySubscriptions.isEmpty else {
+            stateTime = nil
+            return tick(dt: dt)
+        }
+        // After a pause (nothing moved), the state starts again from now.
+        if let state = stateTime, state &+ UInt64(dt * 1e9) < now { stateTime = now &- UInt64(dt * 1e9) }
+        displayTick(dt: dt, now: now)
+        finishTick()
+    }
+
     /// One frame: advance animations, send the changed properties, drop clients that stay too slow.
     public func tick(dt: Double) {
         isTicking = true
@@ -217,6 +234,12 @@ public final class EngineContext: TraceObserver {
         engine.clearFrame()
         for event in tickEvents { hub.publish(event, time: now) }
         tickEvents.removeAll(keepingCapacity: true)
+        finishTick()
+    }
+
+    /// What every tick ends with: routers waiting for their runtime, clients that stopped reading.
+    private func finishTick() {
+        let now = time
         driveWaitingRouters()
         for session in hub.checkBacklogs(time: now) {
             logger.warning("disconnecting a client that stopped reading", metadata: [

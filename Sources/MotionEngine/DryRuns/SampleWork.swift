@@ -17,12 +17,17 @@ final class SampleWork: SlicedWork {
     private var samples: [[UInt8]]
     private var encoded: [UInt8] = []
     private var written = 0
+    /// Recorded gestures to replay (SPEC §9): samples timed from the plan's start, applied at their exact
+    /// times in time order (samples of one gesture with one time together).
+    private let gestureEvents: [(time: Double, gesture: String, samples: [GestureSample])]
+    private var nextGestureEvent = 0
     /// When the plan's animation ended (its runtime went idle), sought after the last time asked; nil
     /// while unknown, `.infinity` if it still ran at `maximumSampleTime`.
     private var settlingDuration: Double?
 
     /// `property` chooses which of a composite's properties is read (default: its first leaf's).
-    init(plan: JSONValue, property: String? = nil, times: [Double], runtime: String, frame: Double) throws(EngineError) {
+    init(plan: JSONValue, property: String? = nil, times: [Double], runtime: String, frame: Double,
+         gestures: [String: [GestureSample]] = [:]) throws(EngineError) {
         let driven = Composite.properties(of: plan)
         guard let property = property ?? driven.first else {
             throw EngineError(.invalidRequest, "plan.property: expected a string (the property to sample)")
@@ -37,6 +42,36 @@ final class SampleWork: SlicedWork {
         self.runtime = runtime
         self.frame = frame
         self.samples = Array(repeating: [], count: times.count)
+        var events: [(time: Double, gesture: String, samples: [GestureSample])] = []
+        for (name, recorded) in gestures.sorted(by: { $0.key < $1.key }) {
+            for sample in recorded {
+                if let last = events.last, last.gesture == name, last.time == sample.sample.time {
+                    events[events.count - 1].samples.append(sample)
+                } else {
+                    events.append((sample.sample.time, name, [sample]))
+                }
+            }
+        }
+        // Stable: one gesture's samples keep their order; gestures sorted by name at equal times.
+        gestureEvents = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    }
+
+    /// Advances the dry run by `dt`, applying the recorded gesture samples due on the way at their
+    /// exact times (so a sample never depends on the times asked for).
+    private func advance(_ engine: Engine, by dt: Double) {
+        var target = now + dt
+        while nextGestureEvent < gestureEvents.count, gestureEvents[nextGestureEvent].time <= target + 1e-12 {
+            let event = gestureEvents[nextGestureEvent]
+            if event.time - now > 1e-12 {
+                engine.advance(runtime: runtime, by: event.time - now)
+                now = event.time
+            }
+            if let scope = engine.runtimes[runtime] { engine.apply(event.samples, toGesture: event.gesture, in: scope) }
+            nextGestureEvent += 1
+            target = max(target, now)
+        }
+        if target - now > 1e-12 { engine.advance(runtime: runtime, by: target - now) }
+        now = target
     }
 
     func work(in context: EngineContext, until deadline: UInt64) throws(EngineError) -> Bool {
@@ -45,7 +80,9 @@ final class SampleWork: SlicedWork {
             started = true
             try engine.createRuntime(runtime, dryRun: true)
             try engine.addPlan(plan, to: "sample", in: runtime)
-            if !engine.isActive(runtime: runtime) { settlingDuration = 0 }
+            // A gesture sample at 0 applies before the first value is read.
+            advance(engine, by: 0)
+            if !engine.isActive(runtime: runtime), gestureEvents.isEmpty { settlingDuration = 0 }
         }
         var steps = 0
         while position < order.count {
@@ -54,10 +91,11 @@ final class SampleWork: SlicedWork {
             // difference, and simulations are step-size independent anyway.
             while times[index] - now > 1e-12 {
                 let dt = min(frame, times[index] - now)
-                engine.advance(runtime: runtime, by: dt)
-                now += dt
+                advance(engine, by: dt)
                 steps += 1
-                if settlingDuration == nil, !engine.isActive(runtime: runtime) { settlingDuration = now }
+                if settlingDuration == nil, !engine.isActive(runtime: runtime), nextGestureEvent == gestureEvents.count {
+                    settlingDuration = now
+                }
                 if steps & 63 == 0, MonotonicClock.now() >= deadline { return false }
             }
             let value = engine.value(of: property, target: "sample", runtime: runtime) ?? []
@@ -67,7 +105,7 @@ final class SampleWork: SlicedWork {
         }
         // How long until it rests (SPEC §10 `settlingDuration`): stepped on past the last time asked.
         while settlingDuration == nil {
-            guard engine.isActive(runtime: runtime) else {
+            guard engine.isActive(runtime: runtime) || nextGestureEvent < gestureEvents.count else {
                 settlingDuration = now
                 break
             }
@@ -75,8 +113,7 @@ final class SampleWork: SlicedWork {
                 settlingDuration = .infinity
                 break
             }
-            engine.advance(runtime: runtime, by: frame)
-            now += frame
+            advance(engine, by: frame)
             steps += 1
             if steps & 63 == 0, MonotonicClock.now() >= deadline { return false }
         }

@@ -118,8 +118,18 @@ final class PropertyStore {
     }
 
     /// One write: `count` components of `value` and `velocity` (nil: zero velocity).
+    /// A write that changes nothing (the same components, value and velocity) does not make the property
+    /// dirty: a plan that starts where its property is sends no frame repeating it (issue #22).
     func write(_ handle: UInt32, value: UnsafePointer<Double>, velocity: UnsafePointer<Double>?, count: Int) {
         guard (1...Self.width).contains(count) else { return }
+        if Int(handle) < keys.count, isLive(handle), Int(counts[Int(handle)]) == count {
+            let stored = slot(handle)
+            var same = true
+            for component in 0..<count {
+                same = same && stored[component] == value[component] && stored[Self.width + component] == (velocity?[component] ?? 0)
+            }
+            if same { return }
+        }
         var handle = handle, count = UInt8(count)
         write(1, handles: &handle, counts: &count, values: value, velocities: velocity)
     }

@@ -59,7 +59,7 @@ final class FrameEncoder {
         count += bytes.count
     }
 
-    func begin(subscription: Int, seq: UInt64, time: Double, dropped: Int) {
+    func begin(subscription: Int, seq: UInt64, time: Double, dropped: Int, present: Double? = nil) {
         count = 0
         append(Self.frameStart)
         appendInteger(UInt64(max(subscription, 0)))
@@ -70,8 +70,16 @@ final class FrameEncoder {
         count = Self.writeFixed((time * 1e6).rounded() / 1e6, at: storage + count, pairs: pairs) - storage
         append(Self.droppedKey)
         appendInteger(UInt64(max(dropped, 0)))
+        if let present {
+            // A display-timed frame: the CLOCK_MONOTONIC time its values are for (SPEC §11).
+            append(Self.presentKey)
+            reserve(Self.maximumNumberLength)
+            count = Self.writeFixed((present * 1e9).rounded() / 1e9, at: storage + count, pairs: pairs) - storage
+        }
         append(Self.updatesKey)
     }
+
+    private static let presentKey = Array(#","present":"#.utf8)
 
     private static let frameStart = Array(#"{"event":"frame","sub":"#.utf8)
     private static let seqKey = Array(#","seq":"#.utf8)

@@ -82,6 +82,14 @@ final class Subscription {
     var wasUpToDate = true
     var lastFrameTime = -Double.infinity
     var traceLost = 0
+    /// Display-timed (SPEC §11): the display it follows; nil on the `--rate` clock.
+    var display: DisplayTiming?
+    /// The vblank its next frame is for (0: not chosen yet), and the last present time it was sent.
+    var nextVblank: UInt64 = 0
+    var lastPresent: UInt64 = 0
+    /// Lines computed ahead (a frame at its present time) waiting for their send time, in order; trace
+    /// events that come meanwhile queue behind them, so frames and events keep their order.
+    var held: [(sendAt: UInt64, line: [UInt8])] = []
 
     init(id: Int, session: Session, frames: Bool, trace: Bool, routes: Bool = false, runtime: String?,
          targets: Set<String>?, maximumRate: Double?) {
@@ -133,11 +141,12 @@ final class Subscription {
         if isPending.count < count { isPending.append(contentsOf: repeatElement(false, count: count - isPending.count)) }
     }
 
-    /// `handle` was written this frame: pending once (latest value wins), a second write counts as dropped.
+    /// `handle` was written this frame: pending once (latest value wins), a second write counts as dropped
+    /// (not for a display-timed subscriber: the values between its presents are never its to see).
     @inline(__always)
     func mark(_ handle: UInt32, _ isPending: inout UnsafeMutableBufferPointer<Bool>) {
         if isPending[Int(handle)] {
-            dropped += 1
+            if display == nil { dropped += 1 }
         } else {
             isPending[Int(handle)] = true
             pending.append(handle)
@@ -147,7 +156,7 @@ final class Subscription {
     func mark(_ handle: UInt32, count: Int) {
         growPending(to: count)
         if isPending[Int(handle)] {
-            dropped += 1
+            if display == nil { dropped += 1 }
         } else {
             isPending[Int(handle)] = true
             pending.append(handle)

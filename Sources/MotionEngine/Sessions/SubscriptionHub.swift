@@ -40,6 +40,7 @@ public final class SubscriptionHub {
     func add(_ subscription: Subscription) {
         subscriptions.append(subscription)
         guard subscription.frames else { return }
+        if subscription.display != nil { displaySubscriptions.append(subscription) }
         if let runtime = subscription.runtime {
             byRuntime[runtime, default: []].append(subscription)
         } else if let targets = subscription.targets {
@@ -52,6 +53,7 @@ public final class SubscriptionHub {
     func remove(_ subscription: Subscription) {
         subscriptions.removeAll { $0 === subscription }
         guard subscription.frames else { return }
+        if subscription.display != nil { displaySubscriptions.removeAll { $0 === subscription } }
         if let runtime = subscription.runtime {
             byRuntime[runtime]?.removeAll { $0 === subscription }
             if byRuntime[runtime]?.isEmpty == true { byRuntime[runtime] = nil }
@@ -70,11 +72,22 @@ public final class SubscriptionHub {
         behindSince[session.id] = nil
     }
 
+    /// What a frame step is for: the `--rate` clock (subscribers without a display), or one present time
+    /// of some displays (their subscribers get a frame, held until its send time).
+    enum FrameStep {
+        case rate
+        case present(UInt64, [Subscription])
+    }
+
+    /// Display-timed frame subscribers.
+    private(set) var displaySubscriptions: [Subscription] = []
+
     /// Sends every frame subscriber the properties written this tick that match its filter.
     ///
     /// Subscribers that were up to date get exactly this tick's matching properties, so those with the
     /// same filter share one encoding of the updates; only the header (`sub`, `seq`, `dropped`) is theirs.
-    func publishFrame(dirty: UnsafeBufferPointer<UInt32>, store: PropertyStore, time: Double) {
+    /// Subscribers the step is not for keep what changed pending for their next frame.
+    func publishFrame(dirty: UnsafeBufferPointer<UInt32>, store: PropertyStore, time: Double, step: FrameStep = .rate) {
         let shares = subscriptions.count > 1
         if shares {
             bodies.reset()
@@ -114,6 +127,11 @@ public final class SubscriptionHub {
         }
         for subscription in subscriptions where subscription.frames && !subscription.session.isClosed {
             let wasUpToDate = subscription.wasUpToDate
+            switch step {
+            case .rate where subscription.display != nil: continue
+            case .present(_, let presenting) where !presenting.contains(where: { $0 === subscription }): continue
+            default: break
+            }
             guard !subscription.pending.isEmpty,
                 subscription.session.output.backlog <= limits.frameHighWater,
                 time - subscription.lastFrameTime >= subscription.minimumInterval
@@ -132,7 +150,7 @@ public final class SubscriptionHub {
                     sharedBodies[filter] = body
                 }
             }
-            sendFrame(to: subscription, store: store, time: time, sharedBody: body)
+            sendFrame(to: subscription, store: store, time: time, sharedBody: body, step: step)
         }
     }
 
@@ -158,9 +176,13 @@ public final class SubscriptionHub {
                 continue
             }
             flushGap(subscription, time: time)
-            subscription.session.output.send(
-                EventLines.trace(event, subscription: subscription.id, seq: subscription.nextSeq(), time: time,
-                                 viewer: subscription.viewer))
+            let line = EventLines.trace(event, subscription: subscription.id, seq: subscription.nextSeq(), time: time,
+                                        viewer: subscription.viewer)
+            if let last = subscription.held.last {
+                subscription.held.append((last.sendAt, line))
+            } else {
+                subscription.session.output.send(line)
+            }
         }
     }
 
@@ -209,11 +231,14 @@ public final class SubscriptionHub {
 
     /// Sends `subscription` its pending updates: `sharedBody`, a range of `bodies` written this tick for
     /// subscriptions of the same filter, or encoded for it alone.
-    private func sendFrame(to subscription: Subscription, store: PropertyStore, time: Double, sharedBody: Range<Int>?) {
+    private func sendFrame(to subscription: Subscription, store: PropertyStore, time: Double, sharedBody: Range<Int>?,
+                           step: FrameStep) {
         // The sequence number is taken only if the frame goes out: a frame whose properties all went
         // away in the meantime is not sent and leaves no gap.
+        var present: Double?
+        if case .present(let at, _) = step { present = Double(at) / 1e9 }
         encoder.begin(subscription: subscription.id, seq: subscription.seq + 1, time: time,
-                      dropped: subscription.dropped)
+                      dropped: subscription.dropped, present: present)
         let hasUpdates: Bool
         if let sharedBody {
             hasUpdates = !sharedBody.isEmpty
@@ -232,7 +257,30 @@ public final class SubscriptionHub {
         subscription.lastFrameTime = time
         guard hasUpdates else { return }
         _ = subscription.nextSeq()
+        if case .present(let at, _) = step, let display = subscription.display {
+            subscription.lastPresent = at
+            let sendAt = display.sendTime(of: at &- display.latency)
+            encoder.withBytes { subscription.held.append((sendAt, Array($0))) }
+            return
+        }
         encoder.withBytes { subscription.session.output.send(bytes: $0) }
+    }
+
+    /// Sends the held lines whose time has come; returns when the next one is due (nil: none held).
+    @discardableResult
+    func releaseHeld(now: UInt64) -> UInt64? {
+        var next: UInt64?
+        for subscription in displaySubscriptions where !subscription.held.isEmpty {
+            var sent = 0
+            for (sendAt, line) in subscription.held {
+                guard sendAt <= now else { break }
+                if !subscription.session.isClosed { subscription.session.output.send(line) }
+                sent += 1
+            }
+            subscription.held.removeFirst(sent)
+            if let first = subscription.held.first { next = min(next ?? .max, first.sendAt) }
+        }
+        return next
     }
 
     /// Appends the updates of `handles` (skipping properties no longer there, and those the subscriber

@@ -82,7 +82,7 @@ public final class EngineLoop: Sendable {
                 }
                 if schedule!.isDue(at: now) {
                     let (dt, lateness) = schedule!.begin(at: now)
-                    context.tick(dt: dt)
+                    context.tick(dt: dt, now: now)
                     let end = MonotonicClock.now()
                     let overrun = schedule!.finish(at: end)
                     context.statistics.record(workNanos: end - now, latenessNanos: lateness, overrun: overrun)
@@ -92,7 +92,11 @@ public final class EngineLoop: Sendable {
             if next == batch.count {
                 batch.removeAll(keepingCapacity: true)
                 next = 0
-                queue.take(until: schedule?.nextDeadline, limit: 64, into: &batch)
+                // Display-timed frames computed ahead go out at their send times (SPEC §11).
+                let held = context.nextHeldFrame
+                let deadline = [schedule?.nextDeadline, held].compactMap { $0 }.min()
+                queue.take(until: deadline, limit: 64, into: &batch)
+                if held != nil { context.releaseHeldFrames(now: MonotonicClock.now()) }
             }
             let first = next
             // A tick that falls due between two commands runs before the next one: a burst of requests

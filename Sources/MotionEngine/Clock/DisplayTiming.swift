@@ -1,0 +1,39 @@
+/// A display a subscription follows (SPEC §11): a vertical blank every `period`, in phase with `vblank`;
+/// values are shown `latency` after a vblank, and the frame for a vblank is sent `lead` before it.
+/// Times in nanoseconds on CLOCK_MONOTONIC.
+public struct DisplayTiming: Hashable, Sendable {
+    public var period: UInt64
+    /// Any one vblank of the display (its phase).
+    public var vblank: UInt64
+    public var latency: UInt64
+    public var lead: UInt64
+
+    public static let minimumPeriod: UInt64 = 2_000_000  // 500 Hz
+    public static let maximumPeriod: UInt64 = 1_000_000_000  // 1 Hz
+    public static let defaultLead: UInt64 = 2_000_000
+
+    public init(period: UInt64, vblank: UInt64, latency: UInt64? = nil, lead: UInt64 = Self.defaultLead) {
+        self.period = period
+        self.vblank = vblank
+        self.latency = latency ?? period
+        self.lead = lead
+    }
+
+    /// How far ahead of its send time a frame's values are for: `latency + lead`.
+    public var lookahead: UInt64 { latency &+ lead }
+
+    /// The first vblank of this display strictly after `time`.
+    public func vblank(after time: UInt64) -> UInt64 {
+        if time < vblank {
+            let back = (vblank - time - 1) / period
+            return vblank - back * period
+        }
+        return vblank + ((time - vblank) / period + 1) * period
+    }
+
+    /// The time the frame for `vblank` shows its values at.
+    public func present(of vblank: UInt64) -> UInt64 { vblank &+ latency }
+
+    /// When the frame for `vblank` is sent.
+    public func sendTime(of vblank: UInt64) -> UInt64 { vblank &- min(lead, vblank) }
+}

@@ -1,0 +1,136 @@
+import Logging
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Testing
+
+/// SPEC §11 with a manual clock: the engine loop's ticks and wake-ups are simulated with chosen
+/// CLOCK_MONOTONIC times, so the schedule maths is checked to the nanosecond.
+@Suite("Display-timed frames")
+struct DisplayFramesTests {
+    let output = RecordingOutput()
+    let context: EngineContext
+    var nextID = 0
+    /// When each line appeared (the simulated clock), by line index.
+    var appeared: [UInt64] = []
+
+    init() throws {
+        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin"]),
+                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+        context.openSession(1, output: output)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+    }
+
+    @discardableResult
+    mutating func call(_ method: String, _ params: JSONValue) -> JSONValue {
+        nextID += 1
+        context.receive(line: JSONWriter.bytes(["id": .number(Double(nextID)), "method": .string(method), "params": params]), from: 1)
+        let reply = output.lines.last { $0["id"] == .number(Double(nextID)) }
+        return reply?["result"] ?? reply?["error"] ?? .null
+    }
+
+    /// Runs the clock from `start` for `seconds` as the engine loop would: a tick every 1/120 s, and in
+    /// between a wake-up at each held frame's send time.
+    mutating func run(from start: UInt64, seconds: Double) {
+        let tick: UInt64 = 8_333_333
+        var now = start
+        let end = start + UInt64(seconds * 1e9)
+        var nextTick = start
+        while now < end {
+            if now >= nextTick {
+                context.tick(dt: 1.0 / 120, now: now)
+                nextTick += tick
+            }
+            record(until: now)
+            let held = context.nextHeldFrame ?? .max
+            now = min(nextTick, held)
+            if held <= now { context.releaseHeldFrames(now: now) }
+            record(until: now)
+        }
+    }
+
+    mutating func record(until now: UInt64) {
+        while appeared.count < output.lines.count { appeared.append(now) }
+    }
+
+    func frames(_ sub: Int) -> [(present: Double, value: Double, at: UInt64)] {
+        output.lines.indices.compactMap { index in
+            let line = output.lines[index]
+            guard line["event"] == "frame", line["sub"]?.intValue == sub, let present = line["present"]?.doubleValue,
+                  let value = line["updates"]?.arrayValue?.first?["value"]?.arrayValue?.first?.doubleValue else { return nil }
+            return (present, value, appeared[index])
+        }
+    }
+
+    @Test mutating func eachDisplayGetsOneFramePerVblankWithValuesExactAtPresent() throws {
+        let start: UInt64 = 1_000_000_000
+        let sixty = call("subscribe", ["streams": ["frames"], "display": ["period": .number(1.0 / 60), "vblank": 1.0]])
+        let fast = call("subscribe", ["streams": ["frames"], "display": ["period": .number(1.0 / 144), "vblank": 1.001, "latency": 0.004, "lead": 0.001]])
+        let rate = call("subscribe", ["streams": ["frames"]])
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [10], "duration": 10, "timing": "linear"]])
+        record(until: start)
+        run(from: start, seconds: 2)
+        for (sub, period, latency, lead, phase) in [(sixty, 1.0 / 60, 1.0 / 60, 0.002, 1.0), (fast, 1.0 / 144, 0.004, 0.001, 1.001)] {
+            let received = frames(sub["sub"]?.intValue ?? -1)
+            #expect(Double(received.count) >= 2 * (1 / period) - 3, "\(received.count) frames in 2 s at \(1 / period) Hz")
+            for (previous, frame) in zip(received, received.dropFirst()) {
+                #expect(abs(frame.present - previous.present - period) < 1e-8, "one frame per vblank: \(previous.present) → \(frame.present)")
+                #expect(frame.value > previous.value, "never a repeated value")
+            }
+            for frame in received {
+                // The tween started at the first tick (the engine's state time then): value = present − start.
+                #expect(abs(frame.value - (frame.present - 1.0)) < 1e-9, "exact at present: \(frame.value) at \(frame.present)")
+                let vblank = frame.present - latency
+                // Periods are whole nanoseconds: 1/60 s drifts 0.33 ns per frame from the exact fraction.
+                #expect(abs((vblank - phase) / period - ((vblank - phase) / period).rounded()) < 1e-4, "in phase with its vblanks")
+                let sendAt = vblank - lead
+                #expect(Double(frame.at) / 1e9 >= sendAt - 1e-9, "not before its send time")
+                #expect(Double(frame.at) / 1e9 <= sendAt + 1e-6, "not after it: sent at \(Double(frame.at) / 1e9), due \(sendAt)")
+            }
+        }
+        let rateFrames = output.lines.filter { $0["event"] == "frame" && $0["sub"] == rate["sub"] }
+        #expect(rateFrames.count >= 238 && rateFrames.allSatisfy { $0["present"] == nil }, "the --rate subscriber is unchanged: \(rateFrames.count)")
+    }
+
+    @Test mutating func displaySyncRephasesAndBadDisplaysAreRefused() throws {
+        let sub = call("subscribe", ["streams": ["frames"], "display": ["period": 0.02, "vblank": 1.0]])["sub"]?.intValue ?? -1
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [10], "duration": 10, "timing": "linear"]])
+        run(from: 1_000_000_000, seconds: 0.5)
+        #expect(call("display.sync", ["sub": .number(Double(sub)), "vblank": 1.505])["sub"] != nil)
+        let before = frames(sub).count
+        run(from: 1_500_000_000, seconds: 0.5)
+        let after = frames(sub).dropFirst(before + 2)
+        #expect(!after.isEmpty && after.allSatisfy { abs(($0.present - 0.02 - 1.505) / 0.02 - (($0.present - 0.02 - 1.505) / 0.02).rounded()) < 1e-4 },
+                "frames follow the new phase: \(after.map(\.present))")
+        #expect(call("subscribe", ["streams": ["frames"], "display": ["period": 0]])["code"] == "request.invalid")
+        #expect(call("subscribe", ["streams": ["trace"], "display": ["period": 0.01]])["code"] == "request.invalid")
+        #expect(call("subscribe", ["streams": ["frames"], "display": ["period": 0.01, "phase": 1]])["code"] == "request.invalid")
+        #expect(call("display.sync", ["sub": 99, "vblank": 1])["code"] == "subscription.not_found")
+        for index in 0..<3 { _ = call("subscribe", ["streams": ["frames"], "display": ["period": .number(0.01 + Double(index) * 0.001)]]) }
+        #expect(call("subscribe", ["streams": ["frames"], "display": ["period": 0.05]])["code"] == "request.limit", "four distinct displays per uid")
+    }
+
+    /// Issue #22: a control frame carries only what changed: a plan that starts where its property is
+    /// sends no frame repeating the value.
+    @Test mutating func aPlanThatStartsWhereItsPropertyIsRepeatsNothing() throws {
+        _ = call("subscribe", ["streams": ["frames"]])
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [10], "duration": 1, "timing": "linear"]])
+        context.publishControlFrame()
+        for _ in 0..<12 { context.tick(dt: 1.0 / 120) }
+        let before = output.lines.filter { $0["event"] == "frame" }.count
+        let x = context.engine.value(of: "x", target: "a", runtime: "0/default") ?? []
+        _ = call("plan.add", ["target": "c", "plan": ["type": "Tween", "property": "z", "from": [5], "to": [5], "duration": 0]])
+        context.publishControlFrame()
+        _ = call("plan.add", ["target": "c", "plan": ["type": "Tween", "property": "z", "from": [5], "to": [5], "duration": 0]])
+        _ = call("plan.add", ["target": "b", "plan": ["type": "Tween", "property": "y", "from": [0], "to": [1], "duration": 1]])
+        context.publishControlFrame()
+        let control = output.lines.filter { $0["event"] == "frame" }.dropFirst(before)
+        #expect(control.count == 2 && control.last?["updates"]?.arrayValue?.count == 1, "the same value again sends nothing: \(Array(control))")
+        #expect(control.last?["updates"]?.arrayValue?.first?["target"] == "b" && !x.isEmpty)
+        for _ in 0..<3 { context.tick(dt: 1.0 / 120) }
+        let values = output.lines.filter { $0["event"] == "frame" }.compactMap { line in
+            line["updates"]?.arrayValue?.first { $0["target"] == "a" }?["value"]?.arrayValue?.first?.doubleValue
+        }
+        for (previous, value) in zip(values, values.dropFirst()) { #expect(value != previous, "no repeated value: \(values)") }
+    }
+}

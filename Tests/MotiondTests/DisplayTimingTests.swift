@@ -1,0 +1,41 @@
+import Foundation
+import MotionClient
+import MotionTestSupport
+import MotionWire
+import Testing
+
+/// SPEC §11 live: a 60 Hz and a 144 Hz display-timed subscriber on one connection to a running daemon.
+@Suite("Display-timed frames over the socket")
+struct DisplayTimingTests {
+    @Test func a60HzAndA144HzSubscriberEachGetOneFramePerVblankExactAtPresent() async throws {
+        let daemon = try await DaemonProcess()
+        let client = try await daemon.client()
+        let hello = try await client.hello()
+        let now = try #require(hello["now"]?.doubleValue)
+        let sixty = try await client.call("subscribe", ["streams": ["frames"], "display": ["period": .number(1.0 / 60), "vblank": .number(now)]])
+        let fast = try await client.call("subscribe", ["streams": ["frames"], "display": ["period": .number(1.0 / 144), "vblank": .number(now + 0.003)]])
+        // 10 units per second, for longer than the test: value − 10·present is the same in every frame.
+        _ = try await client.call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [100],
+                                                                          "duration": 10, "timing": "linear"]])
+        var presents: [Int: [(present: Double, value: Double)]] = [:]
+        let deadline = Date().addingTimeInterval(2.6)
+        for await event in client.events {
+            if Date() > deadline { break }
+            guard event["event"] == "frame", let sub = event["sub"]?.intValue, let present = event["present"]?.doubleValue,
+                  let value = event["updates"]?.arrayValue?.first?["value"]?.arrayValue?.first?.doubleValue else { continue }
+            presents[sub, default: []].append((present, value))
+        }
+        for (reply, rate) in [(sixty, 60.0), (fast, 144.0)] {
+            let frames = presents[reply["sub"]?.intValue ?? -1] ?? []
+            let first = try #require(frames.first?.present)
+            let window = frames.filter { $0.present >= first + 0.25 && $0.present < first + 2.25 }
+            #expect(abs(Double(window.count) / 2 - rate) <= rate * 0.02, "\(window.count) frames in 2 s at \(rate) Hz")
+            let offsets = frames.map { $0.value - 10 * $0.present }
+            #expect(offsets.allSatisfy { abs($0 - offsets[0]) < 1e-6 }, "values exact at present: \(offsets.prefix(5))")
+            for (previous, frame) in zip(frames, frames.dropFirst()) {
+                #expect(frame.present > previous.present && frame.value > previous.value, "one frame per vblank, never a repeat")
+            }
+        }
+        await client.close()
+    }
+}
