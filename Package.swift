@@ -17,6 +17,10 @@ let package = Package(
         .executable(name: "motiond", targets: ["motiond"]),
         .executable(name: "motionctl", targets: ["motionctl"]),
         .library(name: "MotionClient", targets: ["MotionClient"]),
+        // libmotion-client (SPEC §12): C with no Swift, for C, C++, Rust and Go programs; scripts/install
+        // installs both with motion_client.h and motion-client.pc.
+        .library(name: "motion-client", type: .dynamic, targets: ["MotionClientC"]),
+        .library(name: "motion-client-static", type: .static, targets: ["MotionClientC"]),
         .library(name: "SpringPlugin", type: .dynamic, targets: ["SpringPlugin"]),
         .library(name: "SetPlugin", type: .dynamic, targets: ["SetPlugin"]),
         .library(name: "TweenPlugin", type: .dynamic, targets: ["TweenPlugin"]),
@@ -48,6 +52,7 @@ let package = Package(
         // The frame path's inner loops: MotionAnimation's springs and decays, the host's property writes
         // (C: compiled for several instruction sets, the best chosen at load).
         .target(name: "MotionKernels"),
+        .target(name: "MotionClientC", path: "Clients/c"),
         // Routes as values: both seed URL syntaxes, DeepTransition paths, the diff, Reinstate's stack rule.
         // Pure Swift with no dependencies, so it is tested (and fuzzed) without a daemon.
         .target(name: "MotionRoutes"),

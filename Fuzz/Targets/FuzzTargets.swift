@@ -32,6 +32,18 @@ public enum FuzzTargets {
         precondition(zip(reached.components, to.components).allSatisfy { $0.isSameScreen(as: $1) }, "diff does not reach \(canonical)")
     }
 
+    /// Route path independence (issue #20). Input: up to 8 bytes, each a move of `RouteWalk.moves`
+    /// (the high bit: enqueued). Invariant: after every completed move the walked router's live screens
+    /// hold the values a fresh router sent straight to the same URL holds.
+    public static func routeWalk(_ bytes: [UInt8]) {
+        let walk = RouteWalk(context: Harness.makeContext())
+        for byte in bytes.prefix(8) {
+            let move = RouteWalk.moves[Int(byte & 0x7f) % RouteWalk.moves.count]
+            guard let (walked, straight) = walk.step(move, enqueue: byte & 0x80 != 0) else { continue }
+            precondition(walked == straight, "path dependence after \(walk.walked): walked \(walked), straight \(straight)")
+        }
+    }
+
     /// Plan decoding and performing. Input: a plan JSON object, added to a target and advanced.
     public static func plan(_ bytes: [UInt8]) {
         let harness = Harness.shared
@@ -86,7 +98,7 @@ final class Harness: @unchecked Sendable {
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: session)
     }
 
-    private static func makeContext() -> EngineContext {
+    static func makeContext() -> EngineContext {
         let logger = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
         let host = HostServices(logger: logger)
         var builder = PluginRegistryBuilder()
@@ -102,8 +114,31 @@ enum FuzzAnimations: MotionPlugin {
     static let id = "fuzz.animations"
     static let version = "1"
     static var performers: [any Performer.Type] {
-        [AnimationPerformer<SpringAnimation>.self, AnimationPerformer<TweenAnimation>.self, AnimationPerformer<DecayAnimation>.self]
+        [AnimationPerformer<SpringAnimation>.self, AnimationPerformer<TweenAnimation>.self, AnimationPerformer<DecayAnimation>.self,
+         AnimationPerformer<SetAnimation>.self]
     }
+}
+
+/// `{"type":"Set","property":…,"value":[…]}` in-process (the shipped Set is a C plugin): routers' container
+/// animations need it.
+struct SetAnimation: PropertyAnimation {
+    struct Plan: AnimationPlan {
+        var property: String
+        var value: [Double]
+    }
+
+    static let planType = "Set"
+    let count: Int
+    let value: SIMD4<Double>
+    var velocity: SIMD4<Double> { .zero }
+    var isFinished: Bool { true }
+
+    init(plan: Plan, current: PropertyState?, context: PerformerContext) throws {
+        value = try vector(plan.value, field: "value")
+        count = plan.value.count
+    }
+
+    mutating func advance(by dt: Double) {}
 }
 
 final class DiscardingOutput: ClientOutput {

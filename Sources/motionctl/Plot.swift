@@ -12,10 +12,11 @@ struct Plot: AsyncParsableCommand {
     @Argument(help: "The plan as JSON, with a \"type\" and a \"property\".") var plan: String
     @Option(help: "The SVG file to write (.svg; other formats are refused).") var out: String
     @Option(help: "Seconds to draw (default: until the animation settles, plus a margin).") var duration: Double?
+    @Option(help: "Which property of a Sequence or Group to draw (default: its first plan's).") var property: String?
 
     func run() async throws {
         let planJSON = try parseJSONArgument(plan, name: "PLAN_JSON")
-        guard let property = planJSON["property"]?.stringValue else { throw ValidationError("PLAN_JSON: needs a \"property\"") }
+        guard planJSON["type"] != nil else { throw ValidationError("PLAN_JSON: needs a \"type\"") }
         // Only SVG is written: a .png name would otherwise get SVG bytes under a PNG name.
         guard out.lowercased().hasSuffix(".svg") else {
             throw ValidationError("--out: \(out) is not an .svg file; motionctl plot writes SVG only (convert it with rsvg-convert or a browser)")
@@ -23,12 +24,16 @@ struct Plot: AsyncParsableCommand {
         try await connection.run { client in
             // plan.sample says when the animation rests (`settlingDuration`, SPEC §10): delays, repeats
             // and springs included.
-            let probe = try await client.call("plan.sample", ["plan": planJSON, "times": [0]])
+            var probeParams: JSONValue = ["plan": planJSON, "times": [0]]
+            if let property { probeParams["property"] = .string(property) }
+            let probe = try await client.call("plan.sample", probeParams)
+            // The daemon names the property it samples (a composite's first plan's, unless one is asked).
+            guard let property = probe["property"]?.stringValue else { throw ValidationError("PLAN_JSON: nothing to sample") }
             let settle = probe["settlingDuration"]?.doubleValue
             let probeTimes = [20.0]
             let end = duration ?? max(0.25, (settle ?? probeTimes.last!) * 1.15)
             let times = stride(from: 0.0, through: end, by: end / 400).map { $0 }
-            let samples = try await Self.sample(client, planJSON, times)
+            let samples = try await Self.sample(client, planJSON, times, property: property)
             // Before a `delay` ends the property has no value yet: those times are left out.
             let drawn = zip(times, samples).filter { !$0.1.value.isEmpty }
             let chart = PlotChart(title: "\(planJSON["type"]?.stringValue ?? "plan") on \(property)", property: property,
@@ -39,8 +44,11 @@ struct Plot: AsyncParsableCommand {
         }
     }
 
-    static func sample(_ client: MotionClient, _ plan: JSONValue, _ times: [Double]) async throws -> [(value: [Double], velocity: [Double])] {
-        let result = try await client.call("plan.sample", ["plan": plan, "times": .array(times.map { .number($0) })])
+    static func sample(_ client: MotionClient, _ plan: JSONValue, _ times: [Double],
+                       property: String? = nil) async throws -> [(value: [Double], velocity: [Double])] {
+        var params: JSONValue = ["plan": plan, "times": .array(times.map { .number($0) })]
+        if let property { params["property"] = .string(property) }
+        let result = try await client.call("plan.sample", params)
         return (result["samples"]?.arrayValue ?? []).map { sample in
             ((sample["value"]?.arrayValue ?? []).compactMap(\.doubleValue), (sample["velocity"]?.arrayValue ?? []).compactMap(\.doubleValue))
         }

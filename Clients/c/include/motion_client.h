@@ -1,0 +1,100 @@
+/*
+ * libmotion-client: talk to motiond from C (SPEC §12). pkg-config name `motion-client`.
+ *
+ *   char error[256];
+ *   motion_client *client = motion_client_connect(NULL, error, sizeof error);   // says hello
+ *   char *result = NULL;
+ *   if (motion_client_call(client, "plan.add",
+ *           "{\"target\":\"card\",\"plan\":{\"type\":\"Spring\",\"property\":\"x\",\"to\":[100]}}", &result) == 0)
+ *       puts(result);
+ *   free(result);
+ *   int sub;
+ *   motion_client_subscribe(client, "{\"streams\":[\"frames\"]}", &sub);
+ *   motion_event event;
+ *   while (motion_client_next_event(client, -1, &event) == 1)
+ *       for (size_t i = 0; i < event.update_count; i++)
+ *           printf("%s.%s = %g\n", event.updates[i].target, event.updates[i].property, event.updates[i].value[0]);
+ *   motion_client_close(client);
+ *
+ * Threads: a motion_client is used by one thread at a time (no internal locking); different clients are
+ * independent. Ownership: strings a call returns through `result_json` are malloc'd and yours to free();
+ * an event's pointers (json, updates and their strings) belong to the client and stay valid until the next
+ * call on it (motion_client_next_event, motion_client_call, motion_client_subscribe or close).
+ * Events that arrive while a call waits for its reply are queued, in order, for motion_client_next_event.
+ */
+#ifndef MOTION_CLIENT_H
+#define MOTION_CLIENT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MOTION_CLIENT_VERSION_MAJOR 1
+#define MOTION_CLIENT_VERSION_MINOR 0
+
+typedef struct motion_client motion_client;
+
+/*
+ * Connects to motiond and says hello (protocol 1). `socket_path` NULL follows the default rules of SPEC
+ * §5: $MOTIOND_SOCKET, else $XDG_RUNTIME_DIR/motiond.sock, else /run/motiond/motiond.sock. Returns NULL on
+ * failure with a message in `error` (NUL-terminated, truncated to `error_capacity`; `error` may be NULL).
+ */
+motion_client *motion_client_connect(const char *socket_path, char *error, size_t error_capacity);
+
+/*
+ * Sends a request and waits for its reply. `params_json` is a JSON object or NULL (none). Returns 0 on
+ * success with the result object in *result_json; -1 when motiond answered an error (*result_json is the
+ * error object: {"code":…,"message":…}); -2 when the connection failed (*result_json is NULL).
+ * `result_json` may be NULL when the caller does not want the text.
+ */
+int motion_client_call(motion_client *client, const char *method, const char *params_json, char **result_json);
+
+/* `subscribe` with `params_json` (e.g. {"streams":["frames"],"runtime":"ui"}); *sub_id gets the id. 0 on success. */
+int motion_client_subscribe(motion_client *client, const char *params_json, int *sub_id);
+
+/* The socket's file descriptor, to poll for reading with other work; then call motion_client_next_event
+ * with timeout 0 until it returns 0. */
+int motion_client_fd(const motion_client *client);
+
+enum motion_event_kind {
+    MOTION_EVENT_FRAME = 1, /* frame: updates filled */
+    MOTION_EVENT_TRACE = 2, /* trace: see json (kind, fields) */
+    MOTION_EVENT_OTHER = 3, /* route events, gaps, closing notices: see json */
+};
+
+/* One property's new value in a frame. */
+typedef struct motion_update {
+    const char *runtime;
+    const char *target;
+    const char *property;
+    int count; /* components, 1–4 */
+    double value[4];
+    double velocity[4];
+} motion_update;
+
+typedef struct motion_event {
+    int kind;       /* enum motion_event_kind */
+    int sub;        /* the subscription it is for */
+    double t;       /* daemon uptime, seconds */
+    double present; /* display-timed frames: CLOCK_MONOTONIC seconds its values are for; else 0 */
+    size_t update_count;
+    const motion_update *updates;
+    const char *json; /* the whole event line, NUL-terminated */
+} motion_event;
+
+/*
+ * The next event. `timeout_ms` < 0 waits for one, 0 only takes what has arrived, > 0 waits up to that.
+ * Returns 1 with *event filled, 0 if none came in time, -1 if the connection closed or failed.
+ */
+int motion_client_next_event(motion_client *client, int timeout_ms, motion_event *event);
+
+/* Closes the connection and frees everything the client owns. NULL is allowed. */
+void motion_client_close(motion_client *client);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,317 @@
+/* libmotion-client: see include/motion_client.h. JSON lines over a Unix socket, C99 + POSIX only. */
+#define _GNU_SOURCE
+#include "motion_client.h"
+
+#include "json_scan.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+struct motion_client {
+    int fd;
+    long next_id;
+    /* Bytes read and not yet split into lines. */
+    char *input;
+    size_t input_length, input_capacity;
+    /* Event lines that came while a call waited, oldest first. */
+    char **queued;
+    size_t queued_head, queued_count, queued_capacity;
+    /* What the last event handed out points into. */
+    char *event_line;
+    motion_update *updates;
+    size_t update_capacity;
+    char *strings;
+    size_t strings_capacity;
+};
+
+static void set_error(char *error, size_t capacity, const char *format, ...) {
+    if (!error || capacity == 0) return;
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(error, capacity, format, arguments);
+    va_end(arguments);
+}
+
+static const char *default_socket(char *buffer, size_t capacity) {
+    const char *socket = getenv("MOTIOND_SOCKET");
+    if (socket && *socket) return socket;
+    const char *directory = getenv("RUNTIME_DIRECTORY");
+    if (directory && *directory) {
+        size_t length = strcspn(directory, ":");
+        snprintf(buffer, capacity, "%.*s/motiond.sock", (int)length, directory);
+        return buffer;
+    }
+    directory = getenv("XDG_RUNTIME_DIR");
+    if (directory && *directory) {
+        snprintf(buffer, capacity, "%s/motiond.sock", directory);
+        return buffer;
+    }
+    return "/run/motiond/motiond.sock";
+}
+
+static int write_all(int fd, const char *bytes, size_t length) {
+    while (length > 0) {
+        ssize_t written = send(fd, bytes, length, MSG_NOSIGNAL);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        bytes += written;
+        length -= (size_t)written;
+    }
+    return 0;
+}
+
+/* The next complete line (without its newline, malloc'd), or NULL if none is buffered. */
+static char *take_line(motion_client *client) {
+    if (client->input_length == 0) return NULL;
+    char *newline = memchr(client->input, '\n', client->input_length);
+    if (!newline) return NULL;
+    size_t length = (size_t)(newline - client->input);
+    char *line = malloc(length + 1);
+    if (!line) return NULL;
+    memcpy(line, client->input, length);
+    line[length] = 0;
+    client->input_length -= length + 1;
+    memmove(client->input, newline + 1, client->input_length);
+    return line;
+}
+
+/* Reads what the socket has, waiting up to `timeout_ms` (< 0: until something comes). 1 read, 0 timed
+ * out, -1 closed or failed. */
+static int fill(motion_client *client, int timeout_ms) {
+    struct pollfd descriptor = {.fd = client->fd, .events = POLLIN};
+    int ready;
+    do ready = poll(&descriptor, 1, timeout_ms);
+    while (ready < 0 && errno == EINTR);
+    if (ready < 0) return -1;
+    if (ready == 0) return 0;
+    if (client->input_capacity - client->input_length < 65536) {
+        size_t capacity = client->input_capacity * 2 + 65536;
+        char *grown = realloc(client->input, capacity);
+        if (!grown) return -1;
+        client->input = grown;
+        client->input_capacity = capacity;
+    }
+    ssize_t count;
+    do count = recv(client->fd, client->input + client->input_length, client->input_capacity - client->input_length, 0);
+    while (count < 0 && errno == EINTR);
+    if (count <= 0) return -1;
+    client->input_length += (size_t)count;
+    return 1;
+}
+
+static int queue_line(motion_client *client, char *line) {
+    if (client->queued_head + client->queued_count == client->queued_capacity) {
+        if (client->queued_head > 0) {
+            memmove(client->queued, client->queued + client->queued_head, client->queued_count * sizeof(char *));
+            client->queued_head = 0;
+        } else {
+            size_t capacity = client->queued_capacity * 2 + 16;
+            char **grown = realloc(client->queued, capacity * sizeof(char *));
+            if (!grown) return -1;
+            client->queued = grown;
+            client->queued_capacity = capacity;
+        }
+    }
+    client->queued[client->queued_head + client->queued_count++] = line;
+    return 0;
+}
+
+motion_client *motion_client_connect(const char *socket_path, char *error, size_t error_capacity) {
+    char buffer[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
+    const char *path = socket_path ? socket_path : default_socket(buffer, sizeof buffer);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof address.sun_path) {
+        set_error(error, error_capacity, "socket path too long: %s", path);
+        return NULL;
+    }
+    strcpy(address.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+        set_error(error, error_capacity, "cannot connect to %s: %s (is motiond running? set MOTIOND_SOCKET)", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
+    motion_client *client = calloc(1, sizeof *client);
+    if (!client) {
+        close(fd);
+        set_error(error, error_capacity, "out of memory");
+        return NULL;
+    }
+    client->fd = fd;
+    char *result = NULL;
+    int status = motion_client_call(client, "hello", "{\"protocol\":1,\"client\":\"libmotion-client\"}", &result);
+    if (status != 0) {
+        set_error(error, error_capacity, "hello refused: %s", result ? result : "the connection closed");
+        free(result);
+        motion_client_close(client);
+        return NULL;
+    }
+    free(result);
+    return client;
+}
+
+int motion_client_call(motion_client *client, const char *method, const char *params_json, char **result_json) {
+    if (result_json) *result_json = NULL;
+    if (!client || !method) return -2;
+    long id = ++client->next_id;
+    size_t length = strlen(method) * 6 + (params_json ? strlen(params_json) : 2) + 64;
+    char *request = malloc(length);
+    if (!request) return -2;
+    int used = snprintf(request, length, "{\"id\":%ld,\"method\":", id);
+    used += json_write_string(request + used, method);
+    used += snprintf(request + used, length - (size_t)used, ",\"params\":%s}\n", params_json ? params_json : "{}");
+    int failed = write_all(client->fd, request, (size_t)used);
+    free(request);
+    if (failed) return -2;
+    for (;;) {
+        char *line;
+        while ((line = take_line(client))) {
+            json_span reply_id, result, reply_error;
+            const char *end = line + strlen(line);
+            if (json_member(line, end, "id", &reply_id) && json_number(reply_id) == (double)id) {
+                int status = json_member(line, end, "result", &result) ? 0 : -1;
+                if (status == -1 && !json_member(line, end, "error", &reply_error)) status = -2;
+                if (result_json && status != -2) *result_json = json_copy(status == 0 ? result : reply_error);
+                free(line);
+                return status;
+            }
+            if (queue_line(client, line) != 0) {
+                free(line);
+                return -2;
+            }
+        }
+        if (fill(client, -1) != 1) return -2;
+    }
+}
+
+int motion_client_subscribe(motion_client *client, const char *params_json, int *sub_id) {
+    char *result = NULL;
+    int status = motion_client_call(client, "subscribe", params_json, &result);
+    if (status == 0 && sub_id) {
+        json_span sub;
+        *sub_id = json_member(result, result + strlen(result), "sub", &sub) ? (int)json_number(sub) : -1;
+    }
+    free(result);
+    return status;
+}
+
+int motion_client_fd(const motion_client *client) { return client ? client->fd : -1; }
+
+static int read_vector(json_span array, double out[4]) {
+    int count = 0;
+    const char *cursor = array.start + 1;
+    json_span element;
+    while (count < 4 && json_next_element(&cursor, array.end, &element)) out[count++] = json_number(element);
+    return count;
+}
+
+static const char *const update_names[3] = {"runtime", "target", "property"};
+
+/* Frame updates: one pass sizes the string storage (a decoded string is never longer than its JSON),
+ * the next decodes into it. */
+static int read_updates(motion_client *client, json_span updates) {
+    size_t count = 0, bytes = 0;
+    const char *cursor = updates.start + 1;
+    json_span update, field;
+    while (json_next_element(&cursor, updates.end, &update)) {
+        count++;
+        for (int name = 0; name < 3; name++) {
+            if (json_member(update.start, update.end, update_names[name], &field)) bytes += (size_t)(field.end - field.start);
+            bytes += 1;
+        }
+    }
+    if (count > client->update_capacity) {
+        motion_update *grown = realloc(client->updates, count * sizeof *grown);
+        if (!grown) return -1;
+        client->updates = grown;
+        client->update_capacity = count;
+    }
+    if (bytes > client->strings_capacity) {
+        char *grown = realloc(client->strings, bytes);
+        if (!grown) return -1;
+        client->strings = grown;
+        client->strings_capacity = bytes;
+    }
+    char *strings = client->strings;
+    cursor = updates.start + 1;
+    for (size_t index = 0; index < count && json_next_element(&cursor, updates.end, &update); index++) {
+        motion_update *out = &client->updates[index];
+        memset(out, 0, sizeof *out);
+        const char **names[3] = {&out->runtime, &out->target, &out->property};
+        for (int name = 0; name < 3; name++) {
+            *names[name] = strings;
+            if (json_member(update.start, update.end, update_names[name], &field) && field.start[0] == '"') {
+                strings += json_decode_string(field, strings);
+            }
+            *strings++ = 0;
+        }
+        if (json_member(update.start, update.end, "value", &field)) out->count = read_vector(field, out->value);
+        if (json_member(update.start, update.end, "velocity", &field)) read_vector(field, out->velocity);
+    }
+    return (int)count;
+}
+
+static int fill_event(motion_client *client, motion_event *event) {
+    const char *line = client->event_line, *end = line + strlen(line);
+    memset(event, 0, sizeof *event);
+    event->json = line;
+    event->kind = MOTION_EVENT_OTHER;
+    json_span field;
+    if (json_member(line, end, "event", &field)) {
+        if (json_string_is(field, "frame")) event->kind = MOTION_EVENT_FRAME;
+        else if (json_string_is(field, "trace")) event->kind = MOTION_EVENT_TRACE;
+    }
+    if (json_member(line, end, "sub", &field)) event->sub = (int)json_number(field);
+    if (json_member(line, end, "t", &field)) event->t = json_number(field);
+    if (json_member(line, end, "present", &field)) event->present = json_number(field);
+    if (event->kind != MOTION_EVENT_FRAME || !json_member(line, end, "updates", &field) || field.start[0] != '[') return 0;
+    int count = read_updates(client, field);
+    if (count < 0) return -1;
+    event->updates = client->updates;
+    event->update_count = (size_t)count;
+    return 0;
+}
+
+int motion_client_next_event(motion_client *client, int timeout_ms, motion_event *event) {
+    if (!client || !event) return -1;
+    free(client->event_line);
+    client->event_line = NULL;
+    for (;;) {
+        if (client->queued_count > 0) {
+            client->event_line = client->queued[client->queued_head++];
+            client->queued_count--;
+            if (client->queued_count == 0) client->queued_head = 0;
+        } else {
+            client->event_line = take_line(client);
+        }
+        if (client->event_line) return fill_event(client, event) == 0 ? 1 : -1;
+        int status = fill(client, timeout_ms);
+        if (status != 1) return status;
+        /* Something came: take what is complete without waiting again. */
+        if (timeout_ms > 0) timeout_ms = 0;
+        if (!memchr(client->input, '\n', client->input_length)) {
+            if (timeout_ms == 0) return 0;
+        }
+    }
+}
+
+void motion_client_close(motion_client *client) {
+    if (!client) return;
+    if (client->fd >= 0) close(client->fd);
+    for (size_t index = 0; index < client->queued_count; index++) free(client->queued[client->queued_head + index]);
+    free(client->queued);
+    free(client->input);
+    free(client->event_line);
+    free(client->updates);
+    free(client->strings);
+    free(client);
+}

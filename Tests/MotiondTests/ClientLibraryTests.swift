@@ -1,0 +1,82 @@
+import Foundation
+import MotionTestSupport
+import Testing
+
+/// libmotion-client (SPEC §12) as a C programmer meets it: examples/c_client.c built against the
+/// library the package builds, then installed GNU-style into a DESTDIR and built with pkg-config.
+@Suite("libmotion-client")
+struct ClientLibraryTests {
+    struct Run {
+        var status: Int32
+        var output: String
+    }
+
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) async throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { process.terminate() }
+        _ = await process.exitStatus()
+        return Run(status: process.terminationStatus, output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    static var example: String { CCompiler.repository.appendingPathComponent("examples/c_client.c").path }
+
+    @Test func theCExampleDrivesASpringAndReadsTypedFrames() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let bin = DaemonProcess.buildDirectory.path
+        let program = directory.appendingPathComponent("c_client").path
+        let include = CCompiler.repository.appendingPathComponent("Clients/c/include").path
+        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Wextra", "-Werror", "-I", include, Self.example,
+                                                       "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
+        #expect(build.status == 0, "\(build.output)")
+        let daemon = try await DaemonProcess()
+        let ran = try await Self.run(program, [daemon.socket])
+        #expect(ran.status == 0, "\(ran.output)")
+        #expect(ran.output.contains("card.position = [100, 50]"), "\(ran.output)")
+        #expect(ran.output.contains("a bad plan: -1 {\"code\":\"plan.invalid\""), "an error is the error object: \(ran.output)")
+        // Without a daemon: a clear message, no crash.
+        let missing = try await Self.run(program, [directory.appendingPathComponent("none.sock").path])
+        #expect(missing.status == 1 && missing.output.contains("cannot connect to") && missing.output.contains("MOTIOND_SOCKET"), "\(missing.output)")
+        // The default socket rules: MOTIOND_SOCKET.
+        let fromEnvironment = try await Self.run(program, [], environment: ["MOTIOND_SOCKET": daemon.socket])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.output)")
+    }
+
+    @Test func installStagesIntoDESTDIRAndPkgConfigBuildsTheExample() async throws {
+        let stage = try CCompiler.temporaryDirectory()
+        let install = try await Self.run(CCompiler.repository.appendingPathComponent("scripts/install").path,
+                                         ["--prefix", "/usr", "--bin", DaemonProcess.buildDirectory.path],
+                                         environment: ["DESTDIR": stage.path])
+        #expect(install.status == 0, "\(install.output)")
+        for file in ["usr/bin/motiond", "usr/bin/motionctl", "usr/lib/libmotion-client.so", "usr/lib/libmotion-client.a",
+                     "usr/include/motion_client.h", "usr/include/motion_plugin.h", "usr/include/motion/ext/gesture.h",
+                     "usr/lib/pkgconfig/motion-client.pc", "usr/lib/motiond/plugins/libSpringPlugin.so",
+                     "etc/motiond/motiond.json", "etc/systemd/system/motiond.service"] {
+            #expect(FileManager.default.fileExists(atPath: stage.appendingPathComponent(file).path), "\(file) installed")
+        }
+        let unit = try String(contentsOf: stage.appendingPathComponent("etc/systemd/system/motiond.service"), encoding: .utf8)
+        #expect(unit.contains("ExecStart=/usr/bin/motiond"), "the unit runs the installed daemon")
+        let config = try String(contentsOf: stage.appendingPathComponent("etc/motiond/motiond.json"), encoding: .utf8)
+        #expect(config.contains("/usr/lib/motiond/plugins"))
+        // pkg-config as a packager's build would use it: the staged tree as the sysroot.
+        let environment = ["PKG_CONFIG_PATH": stage.appendingPathComponent("usr/lib/pkgconfig").path, "PKG_CONFIG_SYSROOT_DIR": stage.path]
+        let flags = try await Self.run("/usr/bin/pkg-config", ["--cflags", "--libs", "motion-client"], environment: environment)
+        #expect(flags.status == 0 && flags.output.contains("-lmotion-client"), "\(flags.output)")
+        let program = stage.appendingPathComponent("c_client").path
+        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Werror", Self.example, "-o", program,
+                                                       "-Wl,-rpath,\(stage.appendingPathComponent("usr/lib").path)"]
+                                       + flags.output.split(whereSeparator: \.isWhitespace).map(String.init))
+        #expect(build.status == 0, "\(build.output)")
+        let daemon = try await DaemonProcess()
+        let ran = try await Self.run(program, [daemon.socket])
+        #expect(ran.status == 0 && ran.output.contains("card.position = [100, 50]"), "\(ran.output)")
+    }
+}
