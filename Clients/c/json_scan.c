@@ -11,8 +11,12 @@ static const char *skip_space(const char *p, const char *end) {
 
 static const char *skip_string(const char *p, const char *end) {
     for (p++; p < end; p++) {
-        if (*p == '\\') p++;
-        else if (*p == '"') return p + 1;
+        if (*p == '\\') {
+            if (p + 1 >= end) return NULL;
+            p++;
+        } else if (*p == '"') {
+            return p + 1;
+        }
     }
     return NULL;
 }
@@ -86,6 +90,14 @@ double json_number(json_span span) {
     memcpy(buffer, span.start, length);
     buffer[length] = 0;
     return strtod(buffer, NULL);
+}
+
+int json_int(json_span span) {
+    double value = json_number(span);
+    if (!(value == value)) return 0;
+    if (value > 2147483647.0) return 2147483647;
+    if (value < -2147483648.0) return -2147483647 - 1;
+    return (int)value;
 }
 
 int json_string_is(json_span span, const char *literal) {

@@ -15,6 +15,8 @@ int json_member(const char *object, const char *end, const char *key, json_span 
 /* The next element of an array: `*cursor` starts just after '[' and moves past each element. */
 int json_next_element(const char **cursor, const char *end, json_span *element);
 double json_number(json_span span);
+/* The number as an int, clamped to the int range (0 for NaN). */
+int json_int(json_span span);
 /* 1 if the span is the JSON string `literal` (no escapes in it). */
 int json_string_is(json_span span, const char *literal);
 /* Decodes the string span (with its quotes) into `out` (room for its length); returns the bytes written. */

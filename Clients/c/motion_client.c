@@ -14,12 +14,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* A line longer than this (the daemon's own limit is 1 MiB of request; frames of 40,000 springs are
+ * about 3 MiB) is a broken peer: the connection fails rather than grow without bound. */
+#define MAXIMUM_LINE (64u << 20)
+
 struct motion_client {
     int fd;
     long next_id;
-    /* Bytes read and not yet split into lines. */
+    /* Bytes read: lines start at input_start; input_length counts from the buffer's start. */
     char *input;
-    size_t input_length, input_capacity;
+    size_t input_start, input_length, input_capacity;
     /* Event lines that came while a call waited, oldest first. */
     char **queued;
     size_t queued_head, queued_count, queued_capacity;
@@ -70,17 +74,22 @@ static int write_all(int fd, const char *bytes, size_t length) {
 }
 
 /* The next complete line (without its newline, malloc'd), or NULL if none is buffered. */
+static int has_line(const motion_client *client) {
+    return client->input_length > client->input_start &&
+           memchr(client->input + client->input_start, '\n', client->input_length - client->input_start) != NULL;
+}
+
 static char *take_line(motion_client *client) {
-    if (client->input_length == 0) return NULL;
-    char *newline = memchr(client->input, '\n', client->input_length);
+    if (client->input_length <= client->input_start) return NULL;
+    char *start = client->input + client->input_start;
+    char *newline = memchr(start, '\n', client->input_length - client->input_start);
     if (!newline) return NULL;
-    size_t length = (size_t)(newline - client->input);
+    size_t length = (size_t)(newline - start);
     char *line = malloc(length + 1);
     if (!line) return NULL;
-    memcpy(line, client->input, length);
+    memcpy(line, start, length);
     line[length] = 0;
-    client->input_length -= length + 1;
-    memmove(client->input, newline + 1, client->input_length);
+    client->input_start += length + 1;
     return line;
 }
 
@@ -93,6 +102,13 @@ static int fill(motion_client *client, int timeout_ms) {
     while (ready < 0 && errno == EINTR);
     if (ready < 0) return -1;
     if (ready == 0) return 0;
+    /* Lines already taken leave the buffer in one move, not one per line. */
+    if (client->input_start > 0) {
+        client->input_length -= client->input_start;
+        memmove(client->input, client->input + client->input_start, client->input_length);
+        client->input_start = 0;
+    }
+    if (client->input_length > MAXIMUM_LINE) return -1;
     if (client->input_capacity - client->input_length < 65536) {
         size_t capacity = client->input_capacity * 2 + 65536;
         char *grown = realloc(client->input, capacity);
@@ -169,6 +185,11 @@ int motion_client_call(motion_client *client, const char *method, const char *pa
     int used = snprintf(request, length, "{\"id\":%ld,\"method\":", id);
     used += json_write_string(request + used, method);
     used += snprintf(request + used, length - (size_t)used, ",\"params\":%s}\n", params_json ? params_json : "{}");
+    /* Pretty-printed params would split the request line; outside strings a newline is only a space
+     * (and JSON strings cannot hold a raw one). */
+    for (int index = 0; index < used - 1; index++) {
+        if (request[index] == '\n' || request[index] == '\r') request[index] = ' ';
+    }
     int failed = write_all(client->fd, request, (size_t)used);
     free(request);
     if (failed) return -2;
@@ -198,13 +219,17 @@ int motion_client_subscribe(motion_client *client, const char *params_json, int 
     int status = motion_client_call(client, "subscribe", params_json, &result);
     if (status == 0 && sub_id) {
         json_span sub;
-        *sub_id = json_member(result, result + strlen(result), "sub", &sub) ? (int)json_number(sub) : -1;
+        *sub_id = result && json_member(result, result + strlen(result), "sub", &sub) ? json_int(sub) : -1;
     }
     free(result);
     return status;
 }
 
 int motion_client_fd(const motion_client *client) { return client ? client->fd : -1; }
+
+int motion_client_pending(const motion_client *client) {
+    return client && (client->queued_count > 0 || has_line(client));
+}
 
 static int read_vector(json_span array, double out[4]) {
     int count = 0;
@@ -270,7 +295,7 @@ static int fill_event(motion_client *client, motion_event *event) {
         if (json_string_is(field, "frame")) event->kind = MOTION_EVENT_FRAME;
         else if (json_string_is(field, "trace")) event->kind = MOTION_EVENT_TRACE;
     }
-    if (json_member(line, end, "sub", &field)) event->sub = (int)json_number(field);
+    if (json_member(line, end, "sub", &field)) event->sub = json_int(field);
     if (json_member(line, end, "t", &field)) event->t = json_number(field);
     if (json_member(line, end, "present", &field)) event->present = json_number(field);
     if (event->kind != MOTION_EVENT_FRAME || !json_member(line, end, "updates", &field) || field.start[0] != '[') return 0;
@@ -298,9 +323,7 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
         if (status != 1) return status;
         /* Something came: take what is complete without waiting again. */
         if (timeout_ms > 0) timeout_ms = 0;
-        if (!memchr(client->input, '\n', client->input_length)) {
-            if (timeout_ms == 0) return 0;
-        }
+        if (!has_line(client) && timeout_ms == 0) return 0;
     }
 }
 

@@ -25,17 +25,46 @@ struct Watch: AsyncParsableCommand {
         if let runtime { params["runtime"] = .string(runtime) }
         if !target.isEmpty { params["targets"] = .array(target.map { .string($0) }) }
         let colour = isatty(STDOUT_FILENO) == 1
-        try await connection.run { client in
-            _ = try await client.call("subscribe", .object(params))
-            var seen = 0
-            for await event in client.events {
-                print(json ? JSONWriter.string(event) : EventLine.describe(event, colour: colour))
-                fflush(nil)
-                seen += 1
-                if let count, seen >= count { break }
-                if let until, event["event"] == "trace", event["kind"]?.stringValue == until { break }
-                if event["event"]?.stringValue == "error" { throw MotionClientError.connectionClosed }
+        var seen = 0
+        var done = false
+        var first = true
+        // When motiond goes away (a restart, an upgrade) watch connects again with backoff and
+        // subscribes again (SPEC §12); only the first connection's failure is an error.
+        while !done {
+            if !first {
+                guard reconnect else { throw ExitCode(ExitCodes.connection) }
+                try await Self.waitForDaemon(at: connection.path)
             }
+            first = false
+            try await connection.run { client in
+                _ = try await client.call("subscribe", .object(params))
+                for await event in client.events {
+                    print(json ? JSONWriter.string(event) : EventLine.describe(event, colour: colour))
+                    fflush(nil)
+                    // A closing notice (server.shutting_down, …) says why; the connection ends after it.
+                    if event["event"]?.stringValue == "error" { break }
+                    seen += 1
+                    if let count, seen >= count { done = true; break }
+                    if let until, event["event"] == "trace", event["kind"]?.stringValue == until { done = true; break }
+                }
+            }
+            if !done { printError("motiond closed the connection; \(reconnect ? "reconnecting" : "stopping")") }
+        }
+    }
+
+    @Flag(inversion: .prefixedNo, help: "Connect again (with backoff) and resubscribe when motiond goes away.")
+    var reconnect = true
+
+    /// Waits for the socket to accept a connection again: 0.1 s, doubling to 2 s between tries.
+    static func waitForDaemon(at path: String) async throws {
+        var delay = 0.1
+        while true {
+            try await Task.sleep(for: .seconds(delay))
+            if let client = try? await MotionClient.connect(path: path) {
+                await client.close()
+                return
+            }
+            delay = min(delay * 2, 2)
         }
     }
 }

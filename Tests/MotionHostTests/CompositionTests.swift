@@ -122,6 +122,31 @@ struct CompositionTests {
         #expect(!context.engine.isActive(runtime: Self.runtime))
     }
 
+    /// Another animation of the same property ending is never taken for a step's end: a step waiting for
+    /// its delay is not ended by the plain tween it will interrupt.
+    @Test func aStepIsKnownByItsOwnEndNotByItsProperty() {
+        _ = call("subscribe", ["streams": ["trace"]])
+        _ = call("plan.add", ["target": "a", "plan": Self.tween(5, 0.5)])
+        var delayed = Self.tween(10, 0.5)
+        delayed["delay"] = 1
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Sequence", "steps": [delayed, Self.tween(1, 0.5, "y")]]])
+        for _ in 0..<90 { context.tick(dt: 1.0 / 120) }  // 0.75 s: the plain tween has ended, the step waits
+        #expect(x() == 5 && x("a", "y").isNaN, "the second step has not started: y \(x("a", "y"))")
+        for _ in 0..<120 { context.tick(dt: 1.0 / 120) }  // 1.75 s: the step ran 1–1.5 s, then y started
+        #expect(x() == 10 && x("a", "y") > 0, "\(x()) \(x("a", "y"))")
+    }
+
+    /// A target that ends (a router's screen that left its URL) ends the composites on it.
+    @Test func removingATargetEndsItsComposites() {
+        _ = call("subscribe", ["streams": ["trace"]])
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Sequence", "steps": [Self.tween(1, 1), Self.tween(2, 1)]]])
+        context.tick(dt: 1.0 / 120)
+        context.engine.removeTarget("a", in: Self.runtime)
+        #expect(!context.engine.isActive(runtime: Self.runtime), "nothing holds the runtime")
+        #expect(ended().last?["planType"] == "Sequence" && ended().last?["reason"] == "interrupted")
+        #expect(context.engine.composition.composites.isEmpty)
+    }
+
     @Test func compositesAreCheckedWholeBeforeAnythingStarts() {
         func code(_ plan: JSONValue) -> (String?, String?) {
             let reply = call("plan.add", ["target": "a", "plan": plan])

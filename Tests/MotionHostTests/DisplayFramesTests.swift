@@ -78,8 +78,10 @@ struct DisplayFramesTests {
                 #expect(frame.value > previous.value, "never a repeated value")
             }
             for frame in received {
-                // The tween started at the first tick (the engine's state time then): value = present − start.
-                #expect(abs(frame.value - (frame.present - 1.0)) < 1e-9, "exact at present: \(frame.value) at \(frame.present)")
+                // The tween started at the engine state's time at the first tick (one horizon ahead of the
+                // wall clock: 1 s + 18.7 ms lookahead + one 8.3 ms tick): value = present − that, exactly.
+                let origin = 1.0 + (1.0 / 60 + 0.002) + 0.008333333
+                #expect(abs(frame.value - (frame.present - origin)) < 1e-8, "exact at present: \(frame.value) at \(frame.present)")
                 let vblank = frame.present - latency
                 // Periods are whole nanoseconds: 1/60 s drifts 0.33 ns per frame from the exact fraction.
                 #expect(abs((vblank - phase) / period - ((vblank - phase) / period).rounded()) < 1e-4, "in phase with its vblanks")

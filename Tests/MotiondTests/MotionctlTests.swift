@@ -32,6 +32,29 @@ struct MotionctlTests {
                    errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 
+    /// SPEC §12: `motionctl watch` survives a daemon restart: it connects again and resubscribes.
+    @Test func watchReconnectsWhenMotiondRestarts() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let path = directory.appendingPathComponent("m.sock").path
+        let first = try await DaemonProcess(socket: path)
+        async let watched = Self.motionctl(["watch", "--socket", path, "--frames", "--count", "2"], timeout: 30)
+        try await Task.sleep(for: .milliseconds(700))
+        _ = await first.stop()
+        try await Task.sleep(for: .milliseconds(300))
+        let second = try await DaemonProcess(socket: path)
+        try await Task.sleep(for: .milliseconds(1500))
+        let added = try await Self.motionctl(["--socket", path, "plan", "add", "box", #"{"type":"Spring","property":"x","to":[100]}"#])
+        #expect(added.status == 0, "\(added)")
+        let run = try await watched
+        #expect(run.status == 0, "\(run)")
+        #expect(run.errors.contains("reconnecting"), "\(run.errors)")
+        #expect(run.output.contains("server.shutting_down"), "the first daemon's closing notice is shown: \(run.output)")
+        #expect(run.output.split(separator: "\n").filter { $0.contains("box.x") }.count == 2, "\(run.output)")
+        _ = await second.stop()
+        let alone = try await Self.motionctl(["watch", "--socket", path, "--no-reconnect"], timeout: 5)
+        #expect(alone.status != 0, "with no daemon and no reconnecting, watch fails at once")
+    }
+
     @Test func aNewUsersFirstSession() async throws {
         let daemon = try await DaemonProcess()
         let socket = ["--socket", daemon.socket]
@@ -116,7 +139,7 @@ struct MotionctlTests {
 
     @Test func watchSaysWhyTheDaemonClosedTheConnection() async throws {
         let daemon = try await DaemonProcess()
-        async let watch = Self.motionctl(["--socket", daemon.socket, "watch", "--trace"])
+        async let watch = Self.motionctl(["--socket", daemon.socket, "watch", "--trace", "--no-reconnect"])
         let observer = try await daemon.client()
         var subscribed = false
         for _ in 0..<200 where !subscribed {

@@ -38,7 +38,8 @@ typedef struct motion_client motion_client;
 
 /*
  * Connects to motiond and says hello (protocol 1). `socket_path` NULL follows the default rules of SPEC
- * §5: $MOTIOND_SOCKET, else $XDG_RUNTIME_DIR/motiond.sock, else /run/motiond/motiond.sock. Returns NULL on
+ * §5: $MOTIOND_SOCKET, else $RUNTIME_DIRECTORY/motiond.sock (its first entry), else
+ * $XDG_RUNTIME_DIR/motiond.sock, else /run/motiond/motiond.sock. Lines over 64 MiB fail the connection. Returns NULL on
  * failure with a message in `error` (NUL-terminated, truncated to `error_capacity`; `error` may be NULL).
  */
 motion_client *motion_client_connect(const char *socket_path, char *error, size_t error_capacity);
@@ -55,8 +56,12 @@ int motion_client_call(motion_client *client, const char *method, const char *pa
 int motion_client_subscribe(motion_client *client, const char *params_json, int *sub_id);
 
 /* The socket's file descriptor, to poll for reading with other work; then call motion_client_next_event
- * with timeout 0 until it returns 0. */
+ * with timeout 0 until it returns 0. Events a call queued (or lines already read) do not make the fd
+ * readable: drain them after every call, or check motion_client_pending before polling. */
 int motion_client_fd(const motion_client *client);
+
+/* 1 if an event can be taken without reading the socket (queued during a call, or already read). */
+int motion_client_pending(const motion_client *client);
 
 enum motion_event_kind {
     MOTION_EVENT_FRAME = 1, /* frame: updates filled */
@@ -85,7 +90,8 @@ typedef struct motion_event {
 } motion_event;
 
 /*
- * The next event. `timeout_ms` < 0 waits for one, 0 only takes what has arrived, > 0 waits up to that.
+ * The next event. `timeout_ms` < 0 waits for one, 0 only takes what has arrived, > 0 waits up to that
+ * for the first bytes (then takes what is complete).
  * Returns 1 with *event filled, 0 if none came in time, -1 if the connection closed or failed.
  */
 int motion_client_next_event(motion_client *client, int timeout_ms, motion_event *event);

@@ -12,6 +12,9 @@ struct CompositionState {
     struct Wait {
         var composite: UInt64
         var performer: UInt64
+        /// The name the leaf was handed to its performer with (echoed in its `animation.ended`), when the
+        /// performer takes named plans: another animation of the same property is then never taken for it.
+        var name: String?
     }
 
     /// A leaf's end, waiting to be handed to its composite at a safe point (never inside a plugin call).
@@ -29,7 +32,9 @@ struct CompositionState {
     var isDraining = false
     /// The leaf being handed to its performer: an end `finished` traced meanwhile means it ended at once.
     var delivering: Leaf?
+    var deliveringName: String?
     var deliveredEnd: (reason: String, late: Double)?
+    var nextLeaf: UInt64 = 1
     /// The performer that took the last leaf (what `plan.add` of a composite answers).
     var lastPerformer: UInt64 = 0
 }
@@ -61,12 +66,13 @@ extension Engine {
     func leafTraced(ended fields: [String: JSONValue], by performer: PerformerRecord) {
         guard case .string(let property)? = fields["property"], case .string(let reason)? = fields["reason"] else { return }
         let leaf = CompositionState.Leaf(runtime: performer.runtime.name, target: performer.target.name, property: property)
-        let late = fields["late"]?.doubleValue ?? 0
-        if composition.delivering == leaf, reason == "finished" {
+        let late = fields["late"]?.doubleValue ?? 0, name = fields["name"]?.stringValue
+        if composition.delivering == leaf, reason == "finished", composition.deliveringName == nil || name == composition.deliveringName {
             composition.deliveredEnd = (reason, late)
             return
         }
-        guard let wait = composition.waits.removeValue(forKey: leaf) else { return }
+        guard let wait = composition.waits[leaf], wait.name == nil || wait.name == name else { return }
+        composition.waits[leaf] = nil
         composition.ends.append(.init(composite: wait.composite, reason: reason, late: late))
     }
 
@@ -79,10 +85,18 @@ extension Engine {
         }
     }
 
-    /// Forgets the composites of a runtime that is destroyed.
-    func dropComposites(of runtime: String) {
-        composition.composites = composition.composites.filter { $0.value.runtime != runtime }
-        composition.waits = composition.waits.filter { $0.key.runtime != runtime }
+    /// Forgets the composites of a runtime that is destroyed, or of one of its targets that ends (they
+    /// end `interrupted`, releasing their hold on the runtime).
+    func dropComposites(of runtime: String, target: String? = nil) {
+        let dropped = composition.composites.values.filter { $0.runtime == runtime && (target == nil || $0.target == target) }
+        for composite in dropped.sorted(by: { $0.id < $1.id }) {
+            composition.composites[composite.id] = nil
+            guard target != nil, let scope = runtimes[runtime] else { continue }
+            scope.activeTokens = max(scope.activeTokens - 1, 0)
+            trace(TraceEvent(kind: "animation.ended", runtime: runtime, target: composite.target, fields: [
+                "planType": .string(composite.kind.rawValue), "reason": "interrupted", "composite": .number(Double(composite.id))]))
+        }
+        composition.waits = composition.waits.filter { $0.key.runtime != runtime || (target != nil && $0.key.target != target) }
         composition.ends.removeAll { composition.composites[$0.composite] == nil }
     }
 
@@ -92,7 +106,7 @@ extension Engine {
     private func start(_ plan: JSONValue, kind: Composite.Kind, target: String, in scope: RuntimeScope, parent: UInt64?,
                        late: Double, performerLimit: Int?) throws(EngineError) -> Double? {
         let composite = Composite(id: composition.nextID, kind: kind, children: Composite.inherited(plan),
-                                  runtime: scope.name, target: target, parent: parent)
+                                  runtime: scope.name, target: target, parent: parent, performerLimit: performerLimit)
         composition.nextID += 1
         composition.composites[composite.id] = composite
         scope.activeTokens += 1
@@ -158,21 +172,26 @@ extension Engine {
         let plan = Composite.delayed(child, by: -late)
         let leaf = CompositionState.Leaf(runtime: scope.name, target: composite.target,
                                          property: plan["property"]?.stringValue ?? "")
+        // A performer may add a composite while it handles a leaf (emit_plan): the outer leaf's capture
+        // is kept aside meanwhile.
+        let outer = (composition.delivering, composition.deliveringName, composition.deliveredEnd)
+        let name = "motiond.leaf.\(composition.nextLeaf)"
+        composition.nextLeaf += 1
         composition.delivering = leaf
         composition.deliveredEnd = nil
-        defer {
-            composition.delivering = nil
-            composition.deliveredEnd = nil
+        defer { (composition.delivering, composition.deliveringName, composition.deliveredEnd) = outer }
+        let performer = try deliverLeaf(plan, to: composite.target, in: scope, performerLimit: performerLimit) { performer in
+            composition.deliveringName = performer.table.pointee.add_named_plan == nil ? nil : name
+            return composition.deliveringName
         }
-        let performer = try deliverLeaf(plan, to: composite.target, in: scope, performerLimit: performerLimit)
         composition.lastPerformer = composition.lastPerformer == 0 ? performer.id : composition.lastPerformer
         if let ended = composition.deliveredEnd { return ended.late }
         // A plan that never animates (a `Set`) has ended once it is delivered.
-        guard performer.isContinuous, !performer.tokens.isEmpty else { return 0 }
+        guard performer.isContinuous, !performer.tokens.isEmpty else { return late }
         if let previous = composition.waits[leaf] {
             composition.ends.append(.init(composite: previous.composite, reason: "interrupted", late: 0))
         }
-        composition.waits[leaf] = .init(composite: composite.id, performer: performer.id)
+        composition.waits[leaf] = .init(composite: composite.id, performer: performer.id, name: composition.deliveringName)
         return nil
     }
 
@@ -185,7 +204,7 @@ extension Engine {
             if composite.interrupted {
                 end(composite, late: late)
             } else {
-                try? runSequence(composite, late: late)
+                try? runSequence(composite, late: late, performerLimit: composite.performerLimit)
             }
         case .group:
             if composite.running <= 0 { end(composite, late: late) }

@@ -34,14 +34,19 @@ extension EngineContext {
         }
         let timing = DisplayTiming(period: period, vblank: try seconds("vblank", in: 0...1e9) ?? MonotonicClock.now(),
                                    latency: try seconds("latency", in: 0...1), lead: try seconds("lead", in: 0...0.1) ?? DisplayTiming.defaultLead)
-        let displays = Set(hub.displaySubscriptions.compactMap(\.display).map(DisplayKey.init))
-        if !displays.contains(DisplayKey(timing)) {
-            let own = hub.displaySubscriptions.filter { $0.viewer == session.uid }.compactMap(\.display).map(DisplayKey.init)
-            guard Set(own).count < Self.maximumDisplaysPerUID, displays.count < Self.maximumDisplays else {
-                throw EngineError(.limitExceeded, "display: at most \(Self.maximumDisplaysPerUID) distinct displays per uid and \(Self.maximumDisplays) in all (each costs a step per vblank); subscribe with the same display timing to share one")
-            }
-        }
+        try checkDisplayLimits(timing, in: session)
         return timing
+    }
+
+    /// A display not yet followed must fit the limits (`replacing`: a subscription that moves to it).
+    func checkDisplayLimits(_ timing: DisplayTiming, in session: Session, replacing: Subscription? = nil) throws(EngineError) {
+        let others = hub.displaySubscriptions.filter { $0 !== replacing }
+        let displays = Set(others.compactMap(\.display).map(DisplayKey.init))
+        guard !displays.contains(DisplayKey(timing)) else { return }
+        let own = Set(others.filter { $0.viewer == session.uid }.compactMap(\.display).map(DisplayKey.init))
+        guard own.count < Self.maximumDisplaysPerUID, displays.count < Self.maximumDisplays else {
+            throw EngineError(.limitExceeded, "display: at most \(Self.maximumDisplaysPerUID) distinct displays per uid and \(Self.maximumDisplays) in all (each costs a step per vblank); subscribe with the same display timing to share one")
+        }
     }
 
     /// `display.sync {sub, vblank, period?}`: the client learned a vblank time (presentation feedback, a
@@ -53,6 +58,7 @@ extension EngineContext {
         guard var timing = subscription.display else {
             throw EngineError(.invalidRequest, "sub: subscription \(id) follows no display (subscribe with display: {period})")
         }
+        let previous = timing
         guard let vblank = params["vblank"]?.doubleValue, vblank >= 0, vblank <= 1e9 else {
             throw EngineError(.invalidRequest, "vblank: expected a CLOCK_MONOTONIC time in seconds")
         }
@@ -62,7 +68,11 @@ extension EngineContext {
                 throw EngineError(.invalidRequest, "period: expected 0.002 to 1 seconds")
             }
             timing.period = UInt64((seconds * 1e9).rounded())
+            // A latency that defaulted to one period follows the new period.
+            if previous.latency == previous.period { timing.latency = timing.period }
         }
+        // A new phase or period is a new display: the same limits as at subscribe.
+        if DisplayKey(timing) != DisplayKey(previous) { try checkDisplayLimits(timing, in: session, replacing: subscription) }
         subscription.display = timing
         subscription.nextVblank = 0
         return ["sub": .number(Double(id))]
@@ -71,9 +81,15 @@ extension EngineContext {
     /// One tick of the clock at wall time `now` (`dt` seconds after the previous one) while some
     /// subscription follows a display; see the type's comment.
     func displayTick(dt: Double, now: UInt64) {
-        let rateStep = UInt64(1e9 / settings.rate)
-        let horizon = now &+ (hub.displaySubscriptions.compactMap(\.display).map(\.lookahead).max() ?? 0) &+ rateStep
-        var state = stateTime ?? now
+        let rateStep = UInt64(1e9 / settings.rate), dtNanos = UInt64(max(dt, 0) * 1e9)
+        var horizon = now &+ (hub.displaySubscriptions.compactMap(\.display).map(\.lookahead).max() ?? 0) &+ rateStep
+        // The state moves by at most this tick's dt: when the horizon leaps (a display with a longer
+        // lookahead joined, the clock stalled, the first display tick), the state is shifted, not
+        // advanced, so no client can fast-forward anyone's animations. When it shrinks, the state runs
+        // on from where it is.
+        var state = stateTime ?? horizon
+        if horizon > state &+ dtNanos &+ rateStep { state = horizon &- dtNanos &- rateStep }
+        horizon = max(horizon, state &+ dtNanos)
         // The presents each display needs up to the horizon, in order; one step per distinct time.
         var points: [UInt64: [Subscription]] = [:]
         for subscription in hub.displaySubscriptions where !subscription.session.isClosed {
@@ -83,12 +99,18 @@ extension EngineContext {
                 let earliest = max(state, subscription.lastPresent) &- min(display.latency, max(state, subscription.lastPresent))
                 subscription.nextVblank = display.vblank(after: max(earliest, now &+ display.lead))
             }
+            // After a stall, vblanks whose frame could no longer go out before them are skipped, not
+            // sent late in a burst.
+            if display.sendTime(of: subscription.nextVblank) &+ rateStep < now {
+                subscription.nextVblank = display.vblank(after: max(now &+ display.lead, state &- min(display.latency, state)))
+            }
             while display.present(of: subscription.nextVblank) <= horizon {
                 points[display.present(of: subscription.nextVblank), default: []].append(subscription)
                 subscription.nextVblank &+= display.period
             }
         }
         for present in points.keys.sorted() where present > state {
+            for subscription in points[present]! { subscription.presentingAt = present }
             step(by: Double(present - state) / 1e9, frame: .present(present, points[present]!))
             state = present
         }

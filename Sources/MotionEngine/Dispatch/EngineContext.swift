@@ -217,8 +217,6 @@ public final class EngineContext: TraceObserver {
             stateTime = nil
             return tick(dt: dt)
         }
-        // After a pause (nothing moved), the state starts again from now.
-        if let state = stateTime, state &+ UInt64(dt * 1e9) < now { stateTime = now &- UInt64(dt * 1e9) }
         displayTick(dt: dt, now: now)
         finishTick()
     }

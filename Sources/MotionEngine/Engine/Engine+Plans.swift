@@ -61,15 +61,16 @@ extension Engine {
 
     /// A composite's leaf (checked with its composite): handed to its performer, nothing recorded or
     /// traced beyond what the performer does (the composite's `plan.added` stands for it).
-    func deliverLeaf(_ plan: JSONValue, to target: String, in scope: RuntimeScope,
-                     performerLimit: Int?) throws(EngineError) -> PerformerRecord {
+    /// `naming` picks the name the leaf is handed over with (nil: unnamed), once its performer is known.
+    func deliverLeaf(_ plan: JSONValue, to target: String, in scope: RuntimeScope, performerLimit: Int?,
+                     naming: (PerformerRecord) -> String?) throws(EngineError) -> PerformerRecord {
         let plan = prepared(plan, on: target, in: scope)
         guard let type = plan["type"]?.stringValue, let factoryIndex = registry.factory(forPlanType: type) else {
             throw EngineError(.unknownPlanType, "plan.type: not registered")
         }
         let targetScope = try admit(factoryIndex, planType: type, on: target, in: scope, performerLimit: performerLimit)
         let performer = try performer(for: factoryIndex, on: targetScope, in: scope)
-        try deliver(plan, named: nil, to: performer)
+        try deliver(plan, named: naming(performer), to: performer)
         return performer
     }
 

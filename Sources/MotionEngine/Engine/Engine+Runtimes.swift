@@ -68,6 +68,7 @@ extension Engine {
         for handle in target.properties.values where Int(handle) < animators.count { animators[Int(handle)] = nil }
         store.remove(Array(target.properties.values))
         composition.waits = composition.waits.filter { $0.key.runtime != runtime || $0.key.target != name }
+        if !composition.composites.isEmpty { dropComposites(of: runtime, target: name) }
         trace(TraceEvent(kind: "target.removed", runtime: runtime, target: name))
         if wasActive, scope.activeTokens == 0 { trace(TraceEvent(kind: "runtime.idle", runtime: runtime)) }
     }

@@ -87,6 +87,8 @@ final class Subscription {
     /// The vblank its next frame is for (0: not chosen yet), and the last present time it was sent.
     var nextVblank: UInt64 = 0
     var lastPresent: UInt64 = 0
+    /// The present time of the step it gets a frame at (set by the clock before that step).
+    var presentingAt: UInt64 = 0
     /// Lines computed ahead (a frame at its present time) waiting for their send time, in order; trace
     /// events that come meanwhile queue behind them, so frames and events keep their order.
     var held: [(sendAt: UInt64, line: [UInt8])] = []

@@ -129,7 +129,7 @@ public final class SubscriptionHub {
             let wasUpToDate = subscription.wasUpToDate
             switch step {
             case .rate where subscription.display != nil: continue
-            case .present(_, let presenting) where !presenting.contains(where: { $0 === subscription }): continue
+            case .present(let at, _) where subscription.presentingAt != at: continue
             default: break
             }
             guard !subscription.pending.isEmpty,
