@@ -52,7 +52,7 @@ let package = Package(
         // The frame path's inner loops: MotionAnimation's springs and decays, the host's property writes
         // (C: compiled for several instruction sets, the best chosen at load).
         .target(name: "MotionKernels"),
-        .target(name: "MotionClientC", path: "Clients/c"),
+        .target(name: "MotionClientC", path: "clients/c"),
         // Routes as values: both seed URL syntaxes, DeepTransition paths, the diff, Reinstate's stack rule.
         // Pure Swift with no dependencies, so it is tested (and fuzzed) without a daemon.
         .target(name: "MotionRoutes"),

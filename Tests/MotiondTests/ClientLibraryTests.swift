@@ -33,7 +33,7 @@ struct ClientLibraryTests {
         let directory = try CCompiler.temporaryDirectory()
         let bin = DaemonProcess.buildDirectory.path
         let program = directory.appendingPathComponent("c_client").path
-        let include = CCompiler.repository.appendingPathComponent("Clients/c/include").path
+        let include = CCompiler.repository.appendingPathComponent("clients/c/include").path
         let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Wextra", "-Werror", "-I", include, Self.example,
                                                        "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
         #expect(build.status == 0, "\(build.output)")
@@ -78,5 +78,33 @@ struct ClientLibraryTests {
         let daemon = try await DaemonProcess()
         let ran = try await Self.run(program, [daemon.socket])
         #expect(ran.status == 0 && ran.output.contains("card.position = [100, 50]"), "\(ran.output)")
+    }
+
+    /// SPEC §12: a daemon restart is survived: the library connects again, resubscribes (same id) and
+    /// says so with a `reconnected` event; frames of the new daemon follow.
+    @Test func aRestartIsSurvivedWithTheSameSubscription() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let bin = DaemonProcess.buildDirectory.path
+        let program = directory.appendingPathComponent("reconnecting_client").path
+        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Werror", "-I", CCompiler.repository.appendingPathComponent("clients/c/include").path,
+                                                       CCompiler.repository.appendingPathComponent("Tests/MotiondTests/Fixtures/reconnecting_client.c").path,
+                                                       "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
+        #expect(build.status == 0, "\(build.output)")
+        let path = directory.appendingPathComponent("m.sock").path
+        let first = try await DaemonProcess(socket: path)
+        async let ran = Self.run(program, [path], timeout: 30)
+        try await Task.sleep(for: .milliseconds(500))
+        _ = await first.stop()
+        try await Task.sleep(for: .milliseconds(300))
+        let second = try await DaemonProcess(socket: path)
+        try await Task.sleep(for: .milliseconds(2500))
+        let client = try await second.client()
+        _ = try await client.call("plan.add", ["target": "after", "plan": ["type": "Spring", "property": "x", "to": [100]]])
+        let output = try await ran
+        #expect(output.status == 0, "\(output.output)")
+        #expect(output.output.contains("subscribed 1") && output.output.contains("reconnected") && output.output.contains("frame after.x"),
+                "\(output.output)")
+        await client.close()
+        _ = await second.stop()
     }
 }

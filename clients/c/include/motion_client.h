@@ -96,6 +96,16 @@ typedef struct motion_event {
  */
 int motion_client_next_event(motion_client *client, int timeout_ms, motion_event *event);
 
+/*
+ * Reconnecting (on by default; SPEC §12): when motiond goes away (a restart, an upgrade),
+ * motion_client_next_event connects again with backoff (0.1 s doubling to 2 s; with a timeout ≥ 0 one
+ * attempt per call), says hello, makes every subscription again (they keep their ids) and returns an
+ * event {"event":"reconnected"} (kind MOTION_EVENT_OTHER): re-add what lived only in the old daemon. A
+ * call on a lost connection returns -2 and is never replayed; the next call connects first.
+ * `enabled` 0: a lost connection makes motion_client_next_event return -1.
+ */
+void motion_client_set_reconnect(motion_client *client, int enabled);
+
 /* Closes the connection and frees everything the client owns. NULL is allowed. */
 void motion_client_close(motion_client *client);
 

@@ -19,8 +19,14 @@
 #define MAXIMUM_LINE (64u << 20)
 
 struct motion_client {
-    int fd;
+    int fd; /* -1 while disconnected */
     long next_id;
+    /* Reconnecting: the socket's path, whether to, and the subscriptions to make again, in order (the
+     * daemon numbers a connection's subscriptions from 1, so they get their old ids back). */
+    char *path;
+    int reconnects;
+    char **subscriptions;
+    size_t subscription_count;
     /* Bytes read: lines start at input_start; input_length counts from the buffer's start. */
     char *input;
     size_t input_start, input_length, input_capacity;
@@ -141,43 +147,90 @@ static int queue_line(motion_client *client, char *line) {
     return 0;
 }
 
-motion_client *motion_client_connect(const char *socket_path, char *error, size_t error_capacity) {
-    char buffer[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
-    const char *path = socket_path ? socket_path : default_socket(buffer, sizeof buffer);
+static int open_socket(const char *path, char *error, size_t error_capacity) {
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     if (strlen(path) >= sizeof address.sun_path) {
         set_error(error, error_capacity, "socket path too long: %s", path);
-        return NULL;
+        return -1;
     }
     strcpy(address.sun_path, path);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
         set_error(error, error_capacity, "cannot connect to %s: %s (is motiond running? set MOTIOND_SOCKET)", path, strerror(errno));
         if (fd >= 0) close(fd);
-        return NULL;
+        return -1;
     }
+    return fd;
+}
+
+static int greet(motion_client *client, char *error, size_t error_capacity) {
+    char *result = NULL;
+    int status = motion_client_call(client, "hello", "{\"protocol\":1,\"client\":\"libmotion-client\"}", &result);
+    if (status != 0) set_error(error, error_capacity, "hello refused: %s", result ? result : "the connection closed");
+    free(result);
+    return status;
+}
+
+/* The connection is gone: what was read of it is dropped (events already queued stay). */
+static void drop_connection(motion_client *client) {
+    if (client->fd >= 0) close(client->fd);
+    client->fd = -1;
+    client->input_start = client->input_length = 0;
+}
+
+/* One attempt: connect, hello, subscribe again. 0 on success. */
+static int reconnect_once(motion_client *client) {
+    int fd = open_socket(client->path, NULL, 0);
+    if (fd < 0) return -1;
+    client->fd = fd;
+    client->next_id = 0;
+    if (greet(client, NULL, 0) != 0) {
+        drop_connection(client);
+        return -1;
+    }
+    for (size_t index = 0; index < client->subscription_count; index++) {
+        char *result = NULL;
+        int status = motion_client_call(client, "subscribe", client->subscriptions[index], &result);
+        free(result);
+        if (status == -2) {
+            drop_connection(client);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+motion_client *motion_client_connect(const char *socket_path, char *error, size_t error_capacity) {
+    char buffer[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
+    const char *path = socket_path ? socket_path : default_socket(buffer, sizeof buffer);
+    int fd = open_socket(path, error, error_capacity);
+    if (fd < 0) return NULL;
     motion_client *client = calloc(1, sizeof *client);
-    if (!client) {
+    if (!client || !(client->path = strdup(path))) {
         close(fd);
+        free(client);
         set_error(error, error_capacity, "out of memory");
         return NULL;
     }
     client->fd = fd;
-    char *result = NULL;
-    int status = motion_client_call(client, "hello", "{\"protocol\":1,\"client\":\"libmotion-client\"}", &result);
-    if (status != 0) {
-        set_error(error, error_capacity, "hello refused: %s", result ? result : "the connection closed");
-        free(result);
+    client->reconnects = 1;
+    if (greet(client, error, error_capacity) != 0) {
         motion_client_close(client);
         return NULL;
     }
-    free(result);
     return client;
+}
+
+void motion_client_set_reconnect(motion_client *client, int enabled) {
+    if (client) client->reconnects = enabled != 0;
 }
 
 int motion_client_call(motion_client *client, const char *method, const char *params_json, char **result_json) {
     if (result_json) *result_json = NULL;
     if (!client || !method) return -2;
+    /* Disconnected: one attempt to connect again (a call is never replayed on a new connection: it
+     * might have been applied before the old one failed). */
+    if (client->fd < 0 && (!client->reconnects || reconnect_once(client) != 0)) return -2;
     long id = ++client->next_id;
     size_t length = strlen(method) * 6 + (params_json ? strlen(params_json) : 2) + 64;
     char *request = malloc(length);
@@ -192,7 +245,10 @@ int motion_client_call(motion_client *client, const char *method, const char *pa
     }
     int failed = write_all(client->fd, request, (size_t)used);
     free(request);
-    if (failed) return -2;
+    if (failed) {
+        drop_connection(client);
+        return -2;
+    }
     for (;;) {
         char *line;
         while ((line = take_line(client))) {
@@ -210,13 +266,23 @@ int motion_client_call(motion_client *client, const char *method, const char *pa
                 return -2;
             }
         }
-        if (fill(client, -1) != 1) return -2;
+        if (fill(client, -1) != 1) {
+            drop_connection(client);
+            return -2;
+        }
     }
 }
 
 int motion_client_subscribe(motion_client *client, const char *params_json, int *sub_id) {
     char *result = NULL;
     int status = motion_client_call(client, "subscribe", params_json, &result);
+    if (status == 0) {
+        char **grown = realloc(client->subscriptions, (client->subscription_count + 1) * sizeof(char *));
+        char *kept = strdup(params_json ? params_json : "{}");
+        if (grown) client->subscriptions = grown;
+        if (grown && kept) client->subscriptions[client->subscription_count++] = kept;
+        else free(kept);
+    }
     if (status == 0 && sub_id) {
         json_span sub;
         *sub_id = result && json_member(result, result + strlen(result), "sub", &sub) ? json_int(sub) : -1;
@@ -310,7 +376,20 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
     if (!client || !event) return -1;
     free(client->event_line);
     client->event_line = NULL;
+    int delay_ms = 100;
     for (;;) {
+        if (client->fd < 0 && client->queued_count == 0) {
+            if (!client->reconnects) return -1;
+            if (reconnect_once(client) == 0) {
+                /* Told as an event of its own: the application re-adds what lived only in the old daemon. */
+                client->event_line = strdup("{\"event\":\"reconnected\"}");
+                return client->event_line && fill_event(client, event) == 0 ? 1 : -1;
+            }
+            if (timeout_ms >= 0) return 0;
+            usleep((useconds_t)delay_ms * 1000);
+            delay_ms = delay_ms < 1000 ? delay_ms * 2 : 2000;
+            continue;
+        }
         if (client->queued_count > 0) {
             client->event_line = client->queued[client->queued_head++];
             client->queued_count--;
@@ -319,7 +398,12 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
             client->event_line = take_line(client);
         }
         if (client->event_line) return fill_event(client, event) == 0 ? 1 : -1;
-        int status = fill(client, timeout_ms);
+        int status = client->fd < 0 ? -1 : fill(client, timeout_ms);
+        if (status == -1) {
+            drop_connection(client);
+            if (!client->reconnects) return -1;
+            continue;
+        }
         if (status != 1) return status;
         /* Something came: take what is complete without waiting again. */
         if (timeout_ms > 0) timeout_ms = 0;
@@ -330,6 +414,9 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
 void motion_client_close(motion_client *client) {
     if (!client) return;
     if (client->fd >= 0) close(client->fd);
+    for (size_t index = 0; index < client->subscription_count; index++) free(client->subscriptions[index]);
+    free(client->subscriptions);
+    free(client->path);
     for (size_t index = 0; index < client->queued_count; index++) free(client->queued[client->queued_head + index]);
     free(client->queued);
     free(client->input);

@@ -1,0 +1,34 @@
+/* ClientLibraryTests: subscribes, then waits (reconnecting) until a frame of target "after" arrives on a
+ * later connection; prints what happened. */
+#include <motion_client.h>
+
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+    char error[256];
+    motion_client *client = motion_client_connect(argv[1], error, sizeof error);
+    if (!client) {
+        printf("connect: %s\n", error);
+        return 1;
+    }
+    int sub = -1;
+    if (motion_client_subscribe(client, "{\"streams\":[\"frames\"],\"targets\":[\"after\"]}", &sub) != 0) return 1;
+    printf("subscribed %d\n", sub);
+    fflush(stdout);
+    int reconnected = 0;
+    motion_event event;
+    while (motion_client_next_event(client, -1, &event) == 1) {
+        if (event.kind == MOTION_EVENT_OTHER && strstr(event.json, "\"reconnected\"")) {
+            reconnected = 1;
+            printf("reconnected\n");
+            fflush(stdout);
+        } else if (event.kind == MOTION_EVENT_FRAME && event.sub == sub && event.update_count > 0 && reconnected) {
+            printf("frame %s.%s = %g\n", event.updates[0].target, event.updates[0].property, event.updates[0].value[0]);
+            motion_client_close(client);
+            return 0;
+        }
+    }
+    printf("the connection ended\n");
+    return 1;
+}

@@ -1,0 +1,46 @@
+import Foundation
+import MotionTestSupport
+import Testing
+
+/// clients/python (SPEC §12) as a Python programmer gets it: `pip install ./clients/python` into a fresh
+/// virtual environment (offline: the package builds with its own standard-library backend), then its
+/// blocking and asyncio clients against a daemon, through a restart.
+@Suite("Python package")
+struct PythonPackageTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/env")))
+    func pipInstallsItAndBothClientsWorkThroughARestart() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let venv = directory.appendingPathComponent("venv").path
+        let created = try await ClientLibraryTests.run("/usr/bin/env", ["python3", "-m", "venv", venv])
+        #expect(created.status == 0, "\(created.output)")
+        let pip = try await ClientLibraryTests.run("\(venv)/bin/python", ["-m", "pip", "install", "--no-index", "--quiet",
+                                                                          CCompiler.repository.appendingPathComponent("clients/python").path], timeout: 120)
+        #expect(pip.status == 0, "\(pip.output)")
+        let path = directory.appendingPathComponent("m.sock").path
+        let first = try await DaemonProcess(socket: path)
+        let script = CCompiler.repository.appendingPathComponent("Tests/MotiondTests/Fixtures/python_package_check.py").path
+        async let ran = ClientLibraryTests.run("\(venv)/bin/python", [script, path, "restart"], timeout: 40)
+        // Wait for the script to reach its restart check (its output is read at the end: poll the daemon).
+        let watcher = try await first.client()
+        var waiting = false
+        for _ in 0..<400 where !waiting {
+            waiting = (try? await watcher.call("runtime.state", ["runtime": "waiting"])) != nil
+            if !waiting { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(waiting, "the script reached its restart check")
+        await watcher.close()
+        _ = await first.stop()
+        try await Task.sleep(for: .milliseconds(300))
+        let second = try await DaemonProcess(socket: path)
+        try await Task.sleep(for: .milliseconds(2500))
+        let client = try await second.client()
+        _ = try await client.call("plan.add", ["target": "after", "plan": ["type": "Spring", "property": "x", "to": [100]]])
+        let output = try await ran
+        #expect(output.status == 0, "\(output.output)")
+        for line in ["error plan.invalid", "blocking 1 [100]", "asyncio 1 [50]", "waiting", "reconnected", "frame after restart"] {
+            #expect(output.output.contains(line), "\(line): \(output.output)")
+        }
+        await client.close()
+        _ = await second.stop()
+    }
+}

@@ -1,0 +1,16 @@
+"""Clients for motiond, the motion daemon: JSON lines over its Unix socket (docs/protocol.md).
+
+    from motiond_client import Client
+    with Client() as client:                       # default socket rules; says hello
+        client.subscribe(streams=["frames"], targets=["card"])
+        client.call("plan.add", target="card", plan={"type": "Spring", "property": "x", "to": [100]})
+        for event in client.events():              # reconnects and resubscribes if motiond restarts
+            ...
+
+`AsyncClient` (motiond_client.aio) is the same for asyncio. Standard library only.
+"""
+from .client import Client, MotiondError, default_socket
+from .aio import AsyncClient
+
+__all__ = ["Client", "AsyncClient", "MotiondError", "default_socket"]
+__version__ = "1.0.0"

@@ -1,0 +1,115 @@
+"""The asyncio client."""
+import asyncio
+import json
+
+from .client import PROTOCOL, MotiondError, backoff, default_socket
+
+
+class AsyncClient:
+    """asyncio twin of Client: `await AsyncClient.connect()`, `await call(...)`, `async for event in
+    client.events()`. A reader task routes replies to their calls and queues events; with `reconnect`
+    (the default) a daemon restart is survived: connect again with backoff, hello, subscribe again, and
+    an event {"event": "reconnected"}. Calls in flight when the connection drops raise ConnectionError."""
+
+    def __init__(self, path=None, reconnect=True, name="motiond_client.aio"):
+        self.path = path or default_socket()
+        self.reconnect = reconnect
+        self.name = name
+        self.subscriptions = []
+        self.queue = asyncio.Queue()
+        self.replies = {}
+        self.next_id = 0
+        self.writer = None
+        self.reader_task = None
+        self.closed = False
+        self.hello = None
+
+    @classmethod
+    async def connect(cls, path=None, reconnect=True):
+        client = cls(path, reconnect)
+        await client._open()
+        return client
+
+    async def _open(self):
+        try:
+            reader, self.writer = await asyncio.open_unix_connection(self.path, limit=64 << 20)
+        except OSError as error:
+            raise ConnectionError(f"cannot connect to motiond at {self.path}: {error.strerror} "
+                                  "(is it running? set MOTIOND_SOCKET)") from None
+        self.next_id = 0
+        self.reader_task = asyncio.ensure_future(self._read(reader))
+        self.hello = await self.call("hello", protocol=PROTOCOL, client=self.name)
+
+    async def _read(self, reader):
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    break
+                message = json.loads(line)
+                future = self.replies.pop(message.get("id"), None) if "id" in message else None
+                if future is not None:
+                    if not future.done():
+                        future.set_result(message)
+                else:
+                    await self.queue.put(message)
+        finally:
+            for future in self.replies.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("motiond closed the connection"))
+            self.replies.clear()
+            self.writer = None
+            if not self.closed:
+                await self.queue.put(None)  # the connection ended
+
+    async def call(self, method, **params):
+        if self.writer is None:
+            raise ConnectionError("not connected to motiond")
+        self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.replies[self.next_id] = future
+        self.writer.write((json.dumps({"id": self.next_id, "method": method, "params": params}, separators=(",", ":")) + "\n").encode())
+        await self.writer.drain()
+        message = await future
+        if "error" in message:
+            raise MotiondError(message["error"].get("code"), message["error"].get("message"))
+        return message["result"]
+
+    async def subscribe(self, **params):
+        result = await self.call("subscribe", **params)
+        self.subscriptions.append(params)
+        return result["sub"]
+
+    async def next_event(self):
+        while True:
+            event = await self.queue.get()
+            if event is not None:
+                return event
+            if not self.reconnect or self.closed:
+                raise ConnectionError("motiond closed the connection")
+            for delay in backoff():
+                await asyncio.sleep(delay)
+                try:
+                    await self._open()
+                except (ConnectionError, OSError):
+                    continue
+                for params in self.subscriptions:
+                    await self.call("subscribe", **params)
+                return {"event": "reconnected"}
+
+    async def events(self):
+        while True:
+            yield await self.next_event()
+
+    async def close(self):
+        self.closed = True
+        if self.writer is not None:
+            self.writer.close()
+        if self.reader_task is not None:
+            self.reader_task.cancel()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exception):
+        await self.close()
