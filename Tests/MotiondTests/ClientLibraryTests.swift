@@ -1,4 +1,5 @@
 import Foundation
+import MotionClient
 import MotionTestSupport
 import Testing
 
@@ -25,6 +26,18 @@ struct ClientLibraryTests {
         if process.isRunning { process.terminate() }
         _ = await process.exitStatus()
         return Run(status: process.terminationStatus, output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    /// Stops `first`, starts a daemon on the same socket, gives reconnecting clients time to come back
+    /// (their backoff reaches 1.6 s), then moves target "after" there: what a reconnected client must see.
+    static func restart(_ first: DaemonProcess, at path: String) async throws -> (DaemonProcess, MotionClient) {
+        _ = await first.stop()
+        try await Task.sleep(for: .milliseconds(300))
+        let second = try await DaemonProcess(socket: path)
+        try await Task.sleep(for: .milliseconds(2500))
+        let client = try await second.client()
+        _ = try await client.call("plan.add", ["target": "after", "plan": ["type": "Spring", "property": "x", "to": [100]]])
+        return (second, client)
     }
 
     static var example: String { CCompiler.repository.appendingPathComponent("examples/c_client.c").path }
@@ -94,12 +107,7 @@ struct ClientLibraryTests {
         let first = try await DaemonProcess(socket: path)
         async let ran = Self.run(program, [path], timeout: 30)
         try await Task.sleep(for: .milliseconds(500))
-        _ = await first.stop()
-        try await Task.sleep(for: .milliseconds(300))
-        let second = try await DaemonProcess(socket: path)
-        try await Task.sleep(for: .milliseconds(2500))
-        let client = try await second.client()
-        _ = try await client.call("plan.add", ["target": "after", "plan": ["type": "Spring", "property": "x", "to": [100]]])
+        let (second, client) = try await Self.restart(first, at: path)
         let output = try await ran
         #expect(output.status == 0, "\(output.output)")
         #expect(output.output.contains("subscribed 1") && output.output.contains("reconnected") && output.output.contains("frame after.x"),

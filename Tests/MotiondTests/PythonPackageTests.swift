@@ -29,12 +29,7 @@ struct PythonPackageTests {
         }
         #expect(waiting, "the script reached its restart check")
         await watcher.close()
-        _ = await first.stop()
-        try await Task.sleep(for: .milliseconds(300))
-        let second = try await DaemonProcess(socket: path)
-        try await Task.sleep(for: .milliseconds(2500))
-        let client = try await second.client()
-        _ = try await client.call("plan.add", ["target": "after", "plan": ["type": "Spring", "property": "x", "to": [100]]])
+        let (second, client) = try await ClientLibraryTests.restart(first, at: path)
         let output = try await ran
         #expect(output.status == 0, "\(output.output)")
         for line in ["error plan.invalid", "blocking 1 [100]", "asyncio 1 [50]", "waiting", "reconnected", "frame after restart"] {
