@@ -115,4 +115,32 @@ struct ClientLibraryTests {
         await client.close()
         _ = await second.stop()
     }
+
+    /// The Swift client's reconnecting wrapper, through the same restart.
+    @Test func theSwiftReconnectingClientSurvivesARestart() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let path = directory.appendingPathComponent("m.sock").path
+        let first = try await DaemonProcess(socket: path)
+        let client = try await ReconnectingClient.connect(path: path)
+        let sub = try await client.subscribe(["streams": ["frames"], "targets": ["after"]])
+        #expect(sub["sub"] == 1)
+        async let seen: [String] = {
+            var seen: [String] = []
+            for await event in client.events {
+                if event["event"] == "reconnected" { seen.append("reconnected") }
+                if event["event"] == "frame", event["sub"] == 1, seen.contains("reconnected") {
+                    seen.append("frame")
+                    break
+                }
+            }
+            return seen
+        }()
+        let (second, other) = try await Self.restart(first, at: path)
+        let events = await seen
+        #expect(events == ["reconnected", "frame"], "\(events)")
+        #expect(try await client.call("status")["clients"] != nil, "calls go to the new daemon")
+        await client.close()
+        await other.close()
+        _ = await second.stop()
+    }
 }

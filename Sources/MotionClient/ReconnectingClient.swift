@@ -1,0 +1,98 @@
+import MotionWire
+import Synchronization
+
+/// A `MotionClient` that survives daemon restarts (SPEC §12): when motiond goes away it connects again
+/// with backoff (0.1 s doubling to 2 s), says hello, makes every subscription again (they keep their ids)
+/// and yields `{"event":"reconnected"}` on `events`, so the application re-adds what lived only in the old
+/// daemon. A call on a lost connection throws `connectionClosed` and is never replayed.
+///
+/// ```swift
+/// let client = try await ReconnectingClient.connect(path: socket)
+/// _ = try await client.subscribe(["streams": ["frames"]])
+/// for await event in client.events { … }
+/// ```
+public final class ReconnectingClient: Sendable {
+    public let path: String
+    public let name: String
+    /// Events of every connection in turn, with `{"event":"reconnected"}` between two.
+    public let events: AsyncStream<JSONValue>
+    private let continuation: AsyncStream<JSONValue>.Continuation
+    private let state = Mutex<(current: MotionClient?, subscriptions: [JSONValue], closed: Bool)>((nil, [], false))
+    private let pump = Mutex<Task<Void, Never>?>(nil)
+
+    private init(path: String, name: String) {
+        self.path = path
+        self.name = name
+        (events, continuation) = AsyncStream.makeStream(of: JSONValue.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Connects and says hello; the first connection's failure is thrown.
+    public static func connect(path: String, client name: String = "MotionClient") async throws -> ReconnectingClient {
+        let client = ReconnectingClient(path: path, name: name)
+        let first = try await MotionClient.connect(path: path)
+        try await first.hello(client: name)
+        client.state.withLock { $0.current = first }
+        client.pump.withLock { $0 = Task { await client.forward(from: first) } }
+        return client
+    }
+
+    public func call(_ method: String, _ params: JSONValue = [:]) async throws -> JSONValue {
+        guard let current = state.withLock({ $0.current }) else { throw MotionClientError.connectionClosed }
+        return try await current.call(method, params)
+    }
+
+    /// `subscribe`, remembered so that it is made again after a reconnect.
+    public func subscribe(_ params: JSONValue) async throws -> JSONValue {
+        let result = try await call("subscribe", params)
+        state.withLock { $0.subscriptions.append(params) }
+        return result
+    }
+
+    public func close() async {
+        let current = state.withLock { state -> MotionClient? in
+            state.closed = true
+            defer { state.current = nil }
+            return state.current
+        }
+        pump.withLock { $0?.cancel() }
+        await current?.close()
+        continuation.finish()
+    }
+
+    /// Passes one connection's events on; when it ends, connects again.
+    private func forward(from client: MotionClient) async {
+        var client = client
+        while true {
+            for await event in client.events { continuation.yield(event) }
+            state.withLock { $0.current = nil }
+            guard let next = await reconnect() else { return }
+            client = next
+            continuation.yield(["event": "reconnected"])
+        }
+    }
+
+    private func reconnect() async -> MotionClient? {
+        var delay = 0.1
+        while !Task.isCancelled && !state.withLock({ $0.closed }) {
+            try? await Task.sleep(for: .seconds(delay))
+            delay = min(delay * 2, 2)
+            guard let client = try? await MotionClient.connect(path: path) else { continue }
+            do {
+                try await client.hello(client: name)
+                for params in state.withLock({ $0.subscriptions }) { _ = try await client.call("subscribe", params) }
+            } catch {
+                await client.close()
+                continue
+            }
+            let kept = state.withLock { state -> Bool in
+                guard !state.closed else { return false }
+                state.current = client
+                return true
+            }
+            if kept { return client }
+            await client.close()
+            return nil
+        }
+        return nil
+    }
+}
