@@ -12,7 +12,8 @@
  * value (pointers copied out of the caller's struct once), so that stores cannot be taken to move them. */
 static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_simulation_lanes lanes_, size_t i,
                                                                   const int width, int steps, double dt, double h,
-                                                                  double *restrict value, double *restrict velocity) {
+                                                                  double *restrict value, double *restrict velocity,
+                                                                  const int clamps) {
     const motion_simulation_lanes *lanes = &lanes_;
     const double k = lanes->tension[i], c = lanes->damping[i];
     /* M = I + hA(I + hA/2(I + hA/3(I + hA/4))) for A = [[0, 1], [−k, −c]]: RK4's step matrix. */
@@ -32,20 +33,22 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
         e[d] = lanes->offset[d][i];
         v[d] = lanes->velocity[d][i];
     }
-    const int clamps = lanes->rests_at_target == 2;
+    /* `clamps` is a constant at every call site: springs without overshootClamping pay nothing for it. */
     int crossed = 0;
     for (int s = 0; s < steps; s++) {
         const int moves = a > 0;
         double along = 0, before = 0;
         for (int d = 0; d < width; d++) {
             const double ne = m11 * e[d] + m12 * v[d], nv = m21 * e[d] + m22 * v[d];
-            along += ne * e[d];
-            before += e[d] * e[d];
+            if (clamps) {
+                along += ne * e[d];
+                before += e[d] * e[d];
+            }
             e[d] = moves ? ne : e[d];
             v[d] = moves ? nv : v[d];
         }
         /* A step that reaches or passes the target (the offset turns against where it was). */
-        crossed |= clamps & moves & (along <= 0) & (before > 0);
+        if (clamps) crossed |= moves & (along <= 0) & (before > 0);
         a = moves ? a - h : a;
     }
     lanes->accumulator[i] = a;
@@ -63,11 +66,13 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
         still &= fabs(xv[d]) <= threshold;
         if (lanes->rests_at_target) still &= fabs(xe[d]) <= threshold;
         finite &= (xe[d] - xe[d] == 0) & (xv[d] - xv[d] == 0);
-        along += xe[d] * e[d];
-        before += e[d] * e[d];
+        if (clamps) {
+            along += xe[d] * e[d];
+            before += e[d] * e[d];
+        }
     }
     /* The newest step too: what is shown lies between the boundary and it. */
-    crossed |= clamps & (along <= 0) & (before > 0);
+    if (clamps) crossed |= (along <= 0) & (before > 0);
     const int rests = still | !finite | crossed;
     for (int d = 0; d < width; d++) {
         const double shown = t[d] + e[d] + (xe[d] - e[d]) * alpha, shownVelocity = v[d] + (xv[d] - v[d]) * alpha;
@@ -84,23 +89,36 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
 /* The loop over lanes, for a width and a step count known at compile time (so that it vectorises). Columns
  * never overlap each other or the output (the caller owns them all), hence `assume_safety`; the output is
  * lane-indexed (a scatter to property slots would not vectorise). */
-#define LANE_LOOP(W, STEPS)                                                                                    \
+#define LANE_LOOP(W, STEPS, CLAMPS)                                                                            \
     const motion_simulation_lanes columns = *lanes;                                                            \
     uint8_t *const endedFlags = lanes->ended;                                                                  \
     _Pragma("clang loop vectorize(assume_safety)")                                                             \
     for (size_t i = 0; i < n; i++) {                                                                           \
-        const uint8_t rests = advance_lane(columns, i, W, STEPS, dt, h, values + i * 4, velocities + i * 4);   \
+        const uint8_t rests = advance_lane(columns, i, W, STEPS, dt, h, values + i * 4, velocities + i * 4, CLAMPS); \
         endedFlags[i] = rests;                                                                                 \
         ended += rests;                                                                                        \
     }
 
-#define WIDTH_SWITCH(STEPS)                      \
-    switch (lanes->width) {                      \
-    case 1: { LANE_LOOP(1, STEPS) } break;           \
-    case 2: { LANE_LOOP(2, STEPS) } break;           \
-    case 3: { LANE_LOOP(3, STEPS) } break;           \
-    case 4: { LANE_LOOP(4, STEPS) } break;           \
-    default: break;                              \
+/* Springs with overshootClamping (mode 2, rare) take a scalar loop of their own: their crossing test
+ * does not vectorise, and the other lanes' loops keep none of its work. */
+#define CLAMPED_LANE_LOOP(W, STEPS)                                                                            \
+    for (size_t i = 0; i < n; i++) {                                                                           \
+        const uint8_t rests = advance_lane(*lanes, i, W, STEPS, dt, h, values + i * 4, velocities + i * 4, 1); \
+        lanes->ended[i] = rests;                                                                               \
+        ended += rests;                                                                                        \
+    }
+
+#define WIDTH_SWITCH(STEPS)                                                                                    \
+    if (lanes->rests_at_target == 2) {                                                                         \
+        if (lanes->width >= 1 && lanes->width <= 4) { CLAMPED_LANE_LOOP((int)lanes->width, STEPS) }            \
+    } else {                                                                                                   \
+        switch (lanes->width) {                                                                                \
+        case 1: { LANE_LOOP(1, STEPS, 0) } break;                                                              \
+        case 2: { LANE_LOOP(2, STEPS, 0) } break;                                                              \
+        case 3: { LANE_LOOP(3, STEPS, 0) } break;                                                              \
+        case 4: { LANE_LOOP(4, STEPS, 0) } break;                                                              \
+        default: break;                                                                                        \
+        }                                                                                                      \
     }
 
 /* Every accumulator is in [−h, 0] before a tick, so no lane needs more than ceil(dt / h) steps. */
@@ -126,7 +144,8 @@ size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt
         /* Rare (a stalled clock): lane by lane. */
         const int many = steps < 1e6 ? (int)steps : 1000000;
         for (size_t i = 0; i < n; i++) {
-            const uint8_t rests = advance_lane(*lanes, i, (int)lanes->width, many, dt, h, values + i * 4, velocities + i * 4);
+            const uint8_t rests = advance_lane(*lanes, i, (int)lanes->width, many, dt, h, values + i * 4, velocities + i * 4,
+                                               lanes->rests_at_target == 2);
             lanes->ended[i] = rests;
             ended += rests;
         }
@@ -142,7 +161,8 @@ size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, cons
     if (width < 1 || width > 4) return 0;
     for (size_t j = 0; j < n; j++) {
         const size_t i = indices[j];
-        const uint8_t rests = advance_lane(*lanes, i, width, steps, dt, h, values + j * 4, velocities + j * 4);
+        const uint8_t rests = advance_lane(*lanes, i, width, steps, dt, h, values + j * 4, velocities + j * 4,
+                                           lanes->rests_at_target == 2);
         lanes->ended[i] = rests;
         ended += rests;
     }
