@@ -1,8 +1,9 @@
 /* Display-timed frames as a client sees them (BENCHMARKS.md): a 60 Hz display subscription and a 10 s
  * linear tween for 3 s; prints frames, skipped vblanks and how late frames came after their send time.
- *   cc -O2 -Iclients/c/include Benchmarks/display/display_lateness.c -L.build/debug -lmotion-client \
+ *   cc -std=c99 -O2 -Iclients/c/include Benchmarks/display/display_lateness.c -L.build/debug -lmotion-client \
  *      -Wl,-rpath,$PWD/.build/debug -o /tmp/display_lateness && /tmp/display_lateness SOCKET
  * (add load with: for i in 1 2 3; do timeout 30 yes >/dev/null & done) */
+#define _POSIX_C_SOURCE 200809L
 #include <motion_client.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 static double mono(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 int main(int argc, char **argv) {
     char error[256];
-    motion_client *c = motion_client_connect(argv[1], error, sizeof error);
+    motion_client *c = motion_client_connect(argc > 1 ? argv[1] : NULL, error, sizeof error);
     if (!c) { puts(error); return 1; }
     char params[256]; int sub;
     snprintf(params, sizeof params, "{\"streams\":[\"frames\"],\"display\":{\"period\":%.9f,\"vblank\":%.6f}}", 1.0/60, mono());
