@@ -7,25 +7,9 @@ import Testing
 /// library the package builds, then installed GNU-style into a DESTDIR and built with pkg-config.
 @Suite("libmotion-client")
 struct ClientLibraryTests {
-    struct Run {
-        var status: Int32
-        var output: String
-    }
-
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) async throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { process.terminate() }
-        _ = await process.exitStatus()
-        return Run(status: process.terminationStatus, output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                    timeout: Double = 60) async throws -> TestProcess.Run {
+        try await TestProcess.run(executable, arguments, environment: environment, timeout: timeout)
     }
 
     /// Stops `first`, starts a daemon on the same socket, gives reconnecting clients time to come back

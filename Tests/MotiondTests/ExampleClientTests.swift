@@ -9,19 +9,9 @@ struct ExampleClientTests {
     /// Runs `examples/NAME` against a fresh daemon for at most `seconds`: its exit status and output.
     static func runExample(_ name: String, seconds: Double) async throws -> (status: Int32, text: String) {
         let daemon = try await DaemonProcess()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [CCompiler.repository.appendingPathComponent("examples/\(name)").path, daemon.socket]
-        let output = Pipe()
-        process.standardOutput = output
-        // A traceback is part of what the test reports.
-        process.standardError = output
-        try process.run()
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { process.terminate() }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, text)
+        let run = try await TestProcess.run("/usr/bin/python3", [CCompiler.repository.appendingPathComponent("examples/\(name)").path, daemon.socket],
+                                            timeout: seconds)
+        return (run.status, run.output)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
