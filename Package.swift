@@ -52,7 +52,10 @@ let package = Package(
         // The frame path's inner loops: MotionAnimation's springs and decays, the host's property writes
         // (C: compiled for several instruction sets, the best chosen at load).
         .target(name: "MotionKernels"),
-        .target(name: "MotionClientC", path: "clients/c"),
+        // The shared-memory frame channel's layout (motion_frames.h, installed for clients) and the
+        // daemon's writer of it (SPEC §12).
+        .target(name: "MotionFrames"),
+        .target(name: "MotionClientC", dependencies: ["MotionFrames"], path: "clients/c"),
         // Routes as values: both seed URL syntaxes, DeepTransition paths, the diff, Reinstate's stack rule.
         // Pure Swift with no dependencies, so it is tested (and fuzzed) without a daemon.
         .target(name: "MotionRoutes"),
@@ -64,7 +67,7 @@ let package = Package(
         .target(
             name: "MotionEngine",
             dependencies: [
-                .product(name: "MotionPluginAPI", package: "PluginSDK"), "MotionWire", "MotionRoutes", "CFFI", "MotionKernels",
+                .product(name: "MotionPluginAPI", package: "PluginSDK"), "MotionWire", "MotionRoutes", "CFFI", "MotionKernels", "MotionFrames",
                 .product(name: "MotionSchema", package: "PluginSDK"), .product(name: "MotionHostABI", package: "PluginSDK"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),

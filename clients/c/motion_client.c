@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "motion_client.h"
 
+#include "frames_reader.h"
 #include "json_scan.h"
 
 #include <errno.h>
@@ -39,7 +40,19 @@ struct motion_client {
     size_t update_capacity;
     char *strings;
     size_t strings_capacity;
+    /* Descriptors that came with lines (SCM_RIGHTS), oldest first: a shm subscribe reply takes one. */
+    int received_fds[8];
+    size_t received_count;
+    /* Shared-memory readers, by subscription index (NULL for JSON ones), parallel to `subscriptions`. */
+    motion_frames_reader **readers;
 };
+
+static int take_descriptor(motion_client *client) {
+    if (client->received_count == 0) return -1;
+    int fd = client->received_fds[0];
+    memmove(client->received_fds, client->received_fds + 1, --client->received_count * sizeof(int));
+    return fd;
+}
 
 static void set_error(char *error, size_t capacity, const char *format, ...) {
     if (!error || capacity == 0) return;
@@ -123,9 +136,33 @@ static int fill(motion_client *client, int timeout_ms) {
         client->input_capacity = capacity;
     }
     ssize_t count;
-    do count = recv(client->fd, client->input + client->input_length, client->input_capacity - client->input_length, 0);
-    while (count < 0 && errno == EINTR);
+    union {
+        char buffer[CMSG_SPACE(sizeof(int) * 4)];
+        struct cmsghdr align;
+    } control;
+    struct iovec vector = {.iov_base = client->input + client->input_length,
+                           .iov_len = client->input_capacity - client->input_length};
+    struct msghdr message;
+    do {
+        memset(&message, 0, sizeof message);
+        message.msg_iov = &vector;
+        message.msg_iovlen = 1;
+        message.msg_control = control.buffer;
+        message.msg_controllen = sizeof control.buffer;
+        count = recvmsg(client->fd, &message, MSG_CMSG_CLOEXEC);
+    } while (count < 0 && errno == EINTR);
     if (count <= 0) return -1;
+    /* A descriptor comes with the first byte of the line it belongs to (a shm subscribe reply). */
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        size_t fds = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t index = 0; index < fds; index++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(header) + index * sizeof(int), sizeof fd);
+            if (client->received_count < sizeof client->received_fds / sizeof(int)) client->received_fds[client->received_count++] = fd;
+            else close(fd);
+        }
+    }
     client->input_length += (size_t)count;
     return 1;
 }
@@ -173,6 +210,7 @@ static int greet(motion_client *client, char *error, size_t error_capacity) {
 
 /* The connection is gone: what was read of it is dropped (events already queued stay). */
 static void drop_connection(motion_client *client) {
+    while (client->received_count > 0) close(take_descriptor(client));
     if (client->fd >= 0) close(client->fd);
     client->fd = -1;
     client->input_start = client->input_length = 0;
@@ -192,6 +230,11 @@ static int reconnect_once(motion_client *client) {
         char *result = NULL;
         int status = motion_client_call(client, "subscribe", client->subscriptions[index], &result);
         free(result);
+        if (status == 0 && client->readers[index]) {
+            /* The new daemon's region replaces the old one (slot names come again with it). */
+            int fd = take_descriptor(client);
+            if (fd < 0 || frames_reader_map(client->readers[index], fd, NULL, 0) != 0) status = -2;
+        }
         if (status == -2) {
             drop_connection(client);
             return -1;
@@ -273,21 +316,61 @@ int motion_client_call(motion_client *client, const char *method, const char *pa
     }
 }
 
-int motion_client_subscribe(motion_client *client, const char *params_json, int *sub_id) {
+/* Subscribes; with `reader` (a shm subscription) maps the region that came with the reply. */
+static int subscribe(motion_client *client, const char *params_json, int *sub_id, motion_frames_reader **reader) {
     char *result = NULL;
     int status = motion_client_call(client, "subscribe", params_json, &result);
+    int sub = -1;
+    json_span field;
+    if (status == 0 && result && json_member(result, result + strlen(result), "sub", &field)) sub = json_int(field);
+    motion_frames_reader *mapped = NULL;
+    if (status == 0 && reader) {
+        int fd = take_descriptor(client);
+        mapped = fd < 0 ? NULL : motion_frames_reader_open(fd, NULL, 0);
+        if (!mapped) status = -2;
+        else {
+            mapped->client = client;
+            mapped->sub = sub;
+        }
+    }
     if (status == 0) {
         char **grown = realloc(client->subscriptions, (client->subscription_count + 1) * sizeof(char *));
-        char *kept = strdup(params_json ? params_json : "{}");
         if (grown) client->subscriptions = grown;
-        if (grown && kept) client->subscriptions[client->subscription_count++] = kept;
-        else free(kept);
+        motion_frames_reader **readers = realloc(client->readers, (client->subscription_count + 1) * sizeof *readers);
+        if (readers) client->readers = readers;
+        char *kept = strdup(params_json ? params_json : "{}");
+        if (grown && readers && kept) {
+            client->readers[client->subscription_count] = mapped;
+            client->subscriptions[client->subscription_count++] = kept;
+        } else {
+            free(kept);
+        }
     }
-    if (status == 0 && sub_id) {
-        json_span sub;
-        *sub_id = result && json_member(result, result + strlen(result), "sub", &sub) ? json_int(sub) : -1;
-    }
+    if (reader) *reader = mapped;
+    if (status == 0 && sub_id) *sub_id = sub;
     free(result);
+    return status;
+}
+
+int motion_client_subscribe(motion_client *client, const char *params_json, int *sub_id) {
+    return subscribe(client, params_json, sub_id, NULL);
+}
+
+int motion_client_subscribe_shm(motion_client *client, const char *params_json, int *sub_id,
+                                motion_frames_reader **reader) {
+    if (reader) *reader = NULL;
+    if (!client || !params_json || !reader) return -2;
+    /* The params with "transport":"shm" added (after the opening brace). */
+    const char *brace = strchr(params_json, '{');
+    if (!brace) return -2;
+    size_t length = strlen(params_json) + 32;
+    char *params = malloc(length);
+    if (!params) return -2;
+    const char *rest = brace + 1;
+    while (*rest == ' ' || *rest == '\n' || *rest == '\t' || *rest == '\r') rest++;
+    snprintf(params, length, "{\"transport\":\"shm\"%s%s", *rest == '}' ? "" : ",", rest);
+    int status = subscribe(client, params, sub_id, reader);
+    free(params);
     return status;
 }
 
@@ -364,6 +447,15 @@ static int fill_event(motion_client *client, motion_event *event) {
     if (json_member(line, end, "sub", &field)) event->sub = json_int(field);
     if (json_member(line, end, "t", &field)) event->t = json_number(field);
     if (json_member(line, end, "present", &field)) event->present = json_number(field);
+    int names = json_member(line, end, "event", &field) && json_string_is(field, "slots");
+    json_span shm;
+    int announces = event->kind == MOTION_EVENT_FRAME && json_member(line, end, "shm", &shm);
+    for (size_t index = 0; (names || announces) && index < client->subscription_count; index++) {
+        motion_frames_reader *reader = client->readers[index];
+        if (!reader || reader->sub != event->sub) continue;
+        if (names) frames_reader_apply_names(reader, line, end);
+        if (announces) reader->announced = (uint64_t)json_number(shm);
+    }
     if (event->kind != MOTION_EVENT_FRAME || !json_member(line, end, "updates", &field) || field.start[0] != '[') return 0;
     int count = read_updates(client, field);
     if (count < 0) return -1;
@@ -414,8 +506,13 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
 void motion_client_close(motion_client *client) {
     if (!client) return;
     if (client->fd >= 0) close(client->fd);
-    for (size_t index = 0; index < client->subscription_count; index++) free(client->subscriptions[index]);
+    for (size_t index = 0; index < client->subscription_count; index++) {
+        free(client->subscriptions[index]);
+        frames_reader_free(client->readers[index]);
+    }
     free(client->subscriptions);
+    free(client->readers);
+    while (client->received_count > 0) close(take_descriptor(client));
     free(client->path);
     for (size_t index = 0; index < client->queued_count; index++) free(client->queued[client->queued_head + index]);
     free(client->queued);

@@ -21,4 +21,19 @@ int motion_crash_handler_install(int fd, const void *const *marker);
  */
 int motion_memory_file(const char *name);
 
+/** The socket's SO_COOKIE (a number unique to it while the system runs), or 0. */
+unsigned long long motion_socket_cookie(int fd);
+
+/**
+ * This process's descriptor of the socket whose SO_COOKIE is `cookie` (a scan of /proc/self/fd), or -1.
+ * The caller makes sure that socket cannot be closed meanwhile (it runs on the socket's event loop).
+ */
+int motion_socket_with_cookie(unsigned long long cookie);
+
+/**
+ * sendmsg of `length` bytes with `descriptor` attached (SCM_RIGHTS), without blocking or SIGPIPE.
+ * Returns the bytes sent (the descriptor went with the first), or -1 with errno (EAGAIN: nothing sent).
+ */
+long motion_send_with_descriptor(int socket, const void *bytes, size_t length, int descriptor);
+
 #endif

@@ -68,7 +68,7 @@ extension EngineContext {
                                          after: try params.optionalString("after"), limit: limit)
             state["runtime"] = .string(name ?? Engine.defaultRuntime)
             return state
-        case "subscribe": return try subscribe(params, session)
+        case "subscribe": return try subscribe(params, session, id: request.id)
         case "unsubscribe":
             guard let id = params["sub"]?.intValue else { throw EngineError(.invalidRequest, "sub: expected an integer") }
             guard let subscription = session.subscriptions.removeValue(forKey: id) else {
@@ -182,7 +182,7 @@ extension EngineContext {
         ]
     }
 
-    private func subscribe(_ params: Params, _ session: Session) throws(EngineError) -> JSONValue {
+    private func subscribe(_ params: Params, _ session: Session, id requestID: JSONValue) throws(EngineError) -> JSONValue? {
         guard let streams = try params.optionalStrings("streams"), !streams.isEmpty else {
             throw EngineError(.invalidRequest, "streams: expected a non-empty array of \"frames\", \"trace\", \"routes\"")
         }
@@ -202,6 +202,7 @@ extension EngineContext {
         if display != nil, maximumRate != nil {
             throw EngineError(.invalidRequest, "maxRate: a display-timed subscription gets one frame per vblank; give one or the other")
         }
+        let sharedFrames = try sharedFrameChannel(params, streams: streams, display: display, session: session)
         let targets = try params.optionalStrings("targets")
         if let targets, targets.count > Self.maximumSubscriptionTargets {
             throw EngineError(.limitExceeded, "targets: \(targets.count) names; a subscription filters on at most \(Self.maximumSubscriptionTargets) targets (subscribe to a runtime instead)")
@@ -212,9 +213,18 @@ extension EngineContext {
             runtime: try params.optionalName("runtime").map { name throws(EngineError) in try runtimeKey(name, for: session, .subscribe) },
             targets: targets.map(Set.init), maximumRate: maximumRate)
         subscription.display = display
+        subscription.sharedFrames = sharedFrames
         session.nextSubscription += 1
         session.subscriptions[subscription.id] = subscription
         hub.add(subscription)
+        if let sharedFrames {
+            // The reply carries the region's descriptor (SCM_RIGHTS on its first byte).
+            let reply: JSONValue = ["sub": .number(Double(subscription.id)), "transport": "shm",
+                                    "size": .number(Double(sharedFrames.size)), "slots": .number(Double(sharedFrames.capacity))]
+            session.output.send(WireMessage.line(WireMessage.result(id: requestID, reply)),
+                                passing: sharedFrames.takeReaderDescriptor())
+            return nil
+        }
         return ["sub": .number(Double(subscription.id))]
     }
 

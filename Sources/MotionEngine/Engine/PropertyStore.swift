@@ -46,6 +46,9 @@ final class PropertyStore {
     /// read it: subscribers see what their uid may see, in O(1) per update.
     private(set) var owners: [UInt32] = []
     private(set) var isShared: [Bool] = []
+    /// Bumped each time a handle is given to a property: a handle seen with another generation names
+    /// another property now (shared-memory subscribers name their slots again).
+    private(set) var generations: [UInt32] = []
     static let daemon = UInt32.max
     /// Properties of dry runs: never in a frame (`dropHiddenFromDirty`).
     private var isHidden: [Bool] = []
@@ -81,7 +84,9 @@ final class PropertyStore {
             owners.append(Self.daemon)
             isShared.append(false)
             isHidden.append(false)
+            generations.append(0)
         }
+        generations[Int(handle)] &+= 1
         let slot = Int(handle)
         keys[slot] = key
         isLiveFlags[slot] = true

@@ -86,6 +86,7 @@ final class FrameEncoder {
     private static let timeKey = Array(#","t":"#.utf8)
     private static let droppedKey = Array(#","dropped":"#.utf8)
     private static let updatesKey = Array(#","updates":["#.utf8)
+    private static let sharedKey = Array(#","shm":"#.utf8)
 
     private func appendInteger(_ value: UInt64) {
         reserve(20)
@@ -131,6 +132,17 @@ final class FrameEncoder {
         cursor += keyLength
         cursor = Self.writeVector(velocities, at: cursor, pairs: pairs)
         cursor = put(UInt8(ascii: "}"), at: cursor)
+        count = cursor - storage
+    }
+
+    /// Ends a frame whose values are in shared memory: `"shm":<frame>` instead of the updates list.
+    func endShared(frame: UInt64) {
+        count -= Self.updatesKey.count
+        append(Self.sharedKey)
+        appendInteger(frame)
+        reserve(2)
+        var cursor = put(UInt8(ascii: "}"), at: storage + count)
+        cursor = put(UInt8(ascii: "\n"), at: cursor)
         count = cursor - storage
     }
 

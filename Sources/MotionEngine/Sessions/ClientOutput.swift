@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where a session's lines go. The engine thread writes; the backlog says how far the reader is behind.
 public protocol ClientOutput: AnyObject, Sendable {
     /// Bytes handed over but not yet written to the socket.
@@ -8,9 +12,19 @@ public protocol ClientOutput: AnyObject, Sendable {
     func close()
     /// The session's `hello` was accepted: the connection's own deadline for it no longer applies.
     func markGreeted()
+    /// Whether `send(_:passing:)` can hand a file descriptor over (a Unix socket can, SCM_RIGHTS).
+    var canPassDescriptors: Bool { get }
+    /// Sends `line` with `descriptor` attached to its first byte, after every line sent before it; the
+    /// output owns the descriptor from then on and closes it once sent (or when the connection closes).
+    func send(_ line: [UInt8], passing descriptor: Int32)
 }
 
 extension ClientOutput {
     public func send(bytes: UnsafeRawBufferPointer) { send(Array(bytes)) }
     public func markGreeted() {}
+    public var canPassDescriptors: Bool { false }
+    public func send(_ line: [UInt8], passing descriptor: Int32) {
+        Glibc.close(descriptor)
+        send(line)
+    }
 }

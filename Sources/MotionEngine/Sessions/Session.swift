@@ -92,6 +92,8 @@ final class Subscription {
     /// Lines computed ahead (a frame at its present time) waiting for their send time, in order; trace
     /// events that come meanwhile queue behind them, so frames and events keep their order.
     var held: [(sendAt: UInt64, line: [UInt8])] = []
+    /// `transport: "shm"` (SPEC §12): frames go to this region, the socket only announces them.
+    var sharedFrames: SharedFrameChannel?
 
     init(id: Int, session: Session, frames: Bool, trace: Bool, routes: Bool = false, runtime: String?,
          targets: Set<String>?, maximumRate: Double?) {

@@ -136,6 +136,10 @@ public final class SubscriptionHub {
                 subscription.session.output.backlog <= limits.frameHighWater,
                 time - subscription.lastFrameTime >= subscription.minimumInterval
             else { continue }
+            if let channel = subscription.sharedFrames {
+                sendSharedFrame(to: subscription, through: channel, store: store, time: time)
+                continue
+            }
             var body: Range<Int>?
             if shares, wasUpToDate {
                 let filter = FilterKey(runtime: subscription.runtime, targets: subscription.targets,
@@ -263,6 +267,31 @@ public final class SubscriptionHub {
             encoder.withBytes { subscription.held.append((sendAt, Array($0))) }
             return
         }
+        encoder.withBytes { subscription.session.output.send(bytes: $0) }
+    }
+
+    /// Writes a shared-memory subscriber's pending properties into its region and announces the frame
+    /// on the socket (SPEC §12): `{"event":"frame","sub":…,"seq":…,"t":…,"dropped":…,"shm":<frame>}`.
+    private func sendSharedFrame(to subscription: Subscription, through channel: SharedFrameChannel,
+                                 store: PropertyStore, time: Double) {
+        var written = 0
+        let counts = store.counts
+        for handle in subscription.pending where counts[Int(handle)] != 0 {
+            if subscription.isFiltered, !subscription.matches(handle, in: store) { continue }
+            if channel.put(handle, store: store, owner: subscription.foreignOwner(of: handle, in: store)) { written += 1 }
+        }
+        subscription.isPending.withUnsafeMutableBufferPointer { isPending in
+            for handle in subscription.pending { isPending[Int(handle)] = false }
+        }
+        subscription.pending.removeAll(keepingCapacity: true)
+        let dropped = subscription.dropped
+        subscription.dropped = 0
+        subscription.lastFrameTime = time
+        guard written > 0 else { return }
+        let frame = channel.publish(subscription: subscription.id, output: subscription.session.output, time: time,
+                                    present: 0, dropped: dropped)
+        encoder.begin(subscription: subscription.id, seq: subscription.nextSeq(), time: time, dropped: dropped)
+        encoder.endShared(frame: frame)
         encoder.withBytes { subscription.session.output.send(bytes: $0) }
     }
 

@@ -1,3 +1,5 @@
+import CHostSupport
+import Glibc
 import MotionEngine
 import NIOCore
 import Synchronization
@@ -11,10 +13,27 @@ final class ChannelOutput: ClientOutput {
     var isGreeted: Bool { greeted.load(ordering: .relaxed) }
     func markGreeted() { greeted.store(true, ordering: .relaxed) }
     private let batcher: WriteBatcher
+    /// The socket's SO_COOKIE: how its descriptor is found to pass another one over it (NIO does not
+    /// lend a channel's descriptor). 0 when unknown: no descriptors are passed.
+    private let socketCookie: UInt64
+    /// On the event loop: writes handed to the channel and not completed, and what waits behind a line
+    /// that carries a descriptor (sent with sendmsg once nothing is in flight before it).
+    nonisolated(unsafe) private var inFlight = 0
+    nonisolated(unsafe) private var waiting: [(buffer: ByteBuffer, descriptor: Int32?)] = []
 
-    init(channel: any Channel) {
+    init(channel: any Channel, socketCookie: UInt64 = 0) {
         self.channel = channel
+        self.socketCookie = socketCookie
         batcher = WriteBatcher.shared(for: channel.eventLoop)
+    }
+
+    var canPassDescriptors: Bool { socketCookie != 0 }
+
+    func send(_ line: [UInt8], passing descriptor: Int32) {
+        var buffer = channel.allocator.buffer(capacity: line.count)
+        buffer.writeBytes(line)
+        pending.add(line.count, ordering: .relaxed)
+        batcher.enqueue(self, buffer, passing: descriptor)
     }
 
     var backlog: Int { pending.load(ordering: .relaxed) }
@@ -36,11 +55,75 @@ final class ChannelOutput: ClientOutput {
     }
 
     /// On the event loop.
-    fileprivate func write(_ buffer: ByteBuffer) {
+    fileprivate func write(_ buffer: ByteBuffer, passing descriptor: Int32? = nil) {
+        waiting.append((buffer, descriptor))
+        releaseWaiting()
+    }
+
+    /// Hands waiting lines to the channel in order; a line with a descriptor goes only once nothing is
+    /// in flight before it (then straight to the socket with sendmsg).
+    private func releaseWaiting() {
+        while let item = waiting.first, item.descriptor == nil || inFlight == 0 {
+            waiting.removeFirst()
+            if let descriptor = item.descriptor {
+                guard sendNow(item.buffer, passing: descriptor) else {
+                    // The socket is full: try again shortly, everything after it waiting too.
+                    waiting.insert(item, at: 0)
+                    channel.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(2)) {
+                        self.releaseWaiting()
+                        self.channel.flush()
+                    }
+                    return
+                }
+            } else {
+                writeToChannel(item.buffer)
+            }
+        }
+    }
+
+    private func writeToChannel(_ buffer: ByteBuffer) {
         let count = buffer.readableBytes
+        inFlight += 1
         channel.write(buffer).whenComplete { _ in
             self.pending.subtract(count, ordering: .relaxed)
+            self.inFlight -= 1
+            if self.inFlight == 0, !self.waiting.isEmpty {
+                self.releaseWaiting()
+                self.channel.flush()
+            }
         }
+    }
+
+    /// Sends the line with the descriptor attached to its first byte; what the socket did not take
+    /// follows through the channel. False when the socket took nothing (full).
+    private func sendNow(_ buffer: ByteBuffer, passing descriptor: Int32) -> Bool {
+        guard channel.isActive else {
+            Glibc.close(descriptor)
+            pending.subtract(buffer.readableBytes, ordering: .relaxed)
+            return true
+        }
+        let socket = motion_socket_with_cookie(socketCookie)
+        let sent = socket < 0 ? -1 : buffer.withUnsafeReadableBytes {
+            motion_send_with_descriptor(socket, $0.baseAddress, $0.count, descriptor)
+        }
+        if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK { return false }
+        Glibc.close(descriptor)
+        guard sent >= 0 else {
+            pending.subtract(buffer.readableBytes, ordering: .relaxed)
+            channel.close(promise: nil)
+            return true
+        }
+        pending.subtract(sent, ordering: .relaxed)
+        var rest = buffer
+        rest.moveReaderIndex(forwardBy: sent)
+        if rest.readableBytes > 0 { writeToChannel(rest) }
+        return true
+    }
+
+    /// The connection closed: descriptors never sent are closed.
+    func discardWaiting() {
+        for item in waiting { if let descriptor = item.descriptor { Glibc.close(descriptor) } }
+        waiting.removeAll()
     }
 }
 
@@ -48,7 +131,7 @@ final class ChannelOutput: ClientOutput {
 /// loop once, not a thousand times. Order per connection is kept (one queue per loop, drained in order).
 final class WriteBatcher: Sendable {
     private struct Queue {
-        var items: [(output: ChannelOutput, buffer: ByteBuffer)] = []
+        var items: [(output: ChannelOutput, buffer: ByteBuffer, descriptor: Int32?)] = []
         var isScheduled = false
     }
 
@@ -71,9 +154,9 @@ final class WriteBatcher: Sendable {
         }
     }
 
-    func enqueue(_ output: ChannelOutput, _ buffer: ByteBuffer) {
+    func enqueue(_ output: ChannelOutput, _ buffer: ByteBuffer, passing descriptor: Int32? = nil) {
         let schedules = queue.withLock { queue in
-            queue.items.append((output, buffer))
+            queue.items.append((output, buffer, descriptor))
             defer { queue.isScheduled = true }
             return !queue.isScheduled
         }
@@ -81,14 +164,14 @@ final class WriteBatcher: Sendable {
     }
 
     private func drain() {
-        var items: [(output: ChannelOutput, buffer: ByteBuffer)] = []
+        var items: [(output: ChannelOutput, buffer: ByteBuffer, descriptor: Int32?)] = []
         queue.withLock { queue in
             swap(&items, &queue.items)
             queue.isScheduled = false
         }
         var written: [ObjectIdentifier: any Channel] = [:]
         for item in items {
-            item.output.write(item.buffer)
+            item.output.write(item.buffer, passing: item.descriptor)
             written[ObjectIdentifier(item.output)] = item.output.channel
         }
         for channel in written.values { channel.flush() }

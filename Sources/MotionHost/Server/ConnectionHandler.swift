@@ -56,7 +56,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         admittedUID = .some(peer?.uid)
         sessionID = Self.sessionIDs.wrappingAdd(1, ordering: .relaxed).newValue
         let id = sessionID
-        let output = ChannelOutput(channel: context.channel)
+        let output = ChannelOutput(channel: context.channel, socketCookie: Self.socketCookie(of: context.channel))
         self.output = output
         loop.submit { $0.openSession(id, output: output, peer: peer, role: role) }
         // A connection that has not been greeted (a hello the engine accepted) holds a slot for nothing:
@@ -101,6 +101,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        output?.discardWaiting()
         helloDeadline?.cancel()
         helloDeadline = nil
         if let uid = admittedUID {
@@ -156,6 +157,17 @@ final class ConnectionHandler: ChannelInboundHandler {
         var credentials: PeerCredentials?
         future.assumeIsolated().whenSuccess { credentials = PeerCredentials(uid: $0.1, gid: $0.2, pid: $0.0) }
         return credentials
+    }
+
+    /// SO_COOKIE (Linux 4.12+), read like SO_PEERCRED: the number that finds this socket's descriptor
+    /// when a descriptor is passed over it (shared-memory frames).
+    static func socketCookie(of channel: any Channel) -> UInt64 {
+        guard let provider = channel as? any SocketOptionProvider else { return 0 }
+        let future: EventLoopFuture<UInt64> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(57 /* SO_COOKIE */))
+        var cookie: UInt64 = 0
+        future.assumeIsolated().whenSuccess { cookie = $0 }
+        return cookie
     }
 
     /// SPEC §5: a line over the limit gets `protocol.too_large` and only this connection closes.

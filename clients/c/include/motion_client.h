@@ -26,6 +26,9 @@
 #define MOTION_CLIENT_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "motion_frames.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,6 +108,60 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
  * `enabled` 0: a lost connection makes motion_client_next_event return -1.
  */
 void motion_client_set_reconnect(motion_client *client, int enabled);
+
+/*
+ * Shared-memory frames (SPEC §12, layout in motion_frames.h). motion_client_subscribe_shm subscribes with
+ * `params_json` plus "transport":"shm" (e.g. {"streams":["frames"],"runtime":"ui","slots":65536}) and maps
+ * the region the daemon passes with the reply. The reader belongs to the client (valid until
+ * motion_client_close; after a reconnect it maps the new daemon's region by itself).
+ *
+ *   motion_frames_reader *frames;
+ *   motion_client_subscribe_shm(client, "{\"streams\":[\"frames\"]}", &sub, &frames);
+ *   motion_frames_value values[1024];
+ *   for (;;) {
+ *       motion_client_next_event(client, -1, &event);     // a frame announcement (or slot names)
+ *       size_t count;
+ *       while ((count = motion_frames_reader_read(frames, values, 1024)) > 0)
+ *           for (size_t i = 0; i < count; i++) {
+ *               const char *target, *property;
+ *               if (motion_frames_reader_name(frames, values[i].slot, values[i].tag, NULL, &target, &property))
+ *                   printf("%s.%s = %g\n", target, property, values[i].value[0]);
+ *           }
+ *   }
+ *
+ * motion_client_next_event applies the `slots` events (slot names) to the reader before returning them,
+ * and returns each frame announcement as a MOTION_EVENT_FRAME with no updates. Reading the region never
+ * blocks the daemon and always gives each changed slot's latest value; a reader that was away longer
+ * than the rings hold gets every slot once.
+ */
+typedef struct motion_frames_reader motion_frames_reader;
+
+typedef struct motion_frames_value {
+    uint32_t slot;
+    uint32_t tag;        /* pass to motion_frames_reader_name with the slot */
+    uint32_t components; /* 1–4 */
+    uint32_t reserved;
+    double value[MOTION_FRAMES_COMPONENTS];
+    double velocity[MOTION_FRAMES_COMPONENTS];
+} motion_frames_value;
+
+int motion_client_subscribe_shm(motion_client *client, const char *params_json, int *sub_id,
+                                motion_frames_reader **reader);
+
+/* Maps a region from a descriptor you received yourself (taking the descriptor); NULL with `error`. */
+motion_frames_reader *motion_frames_reader_open(int fd, char *error, size_t error_capacity);
+/* Unmaps a reader from motion_frames_reader_open (one of a client is freed with the client). */
+void motion_frames_reader_close(motion_frames_reader *reader);
+
+/* Up to `capacity` slots that changed since the frames already read, each once with its latest value.
+ * Returns how many were filled; 0 when nothing changed since. Call until it returns less than asked. */
+size_t motion_frames_reader_read(motion_frames_reader *reader, motion_frames_value *values, size_t capacity);
+/* The newest frame read so far (0: none). */
+uint64_t motion_frames_reader_frame(const motion_frames_reader *reader);
+const motion_frames_header *motion_frames_reader_header(const motion_frames_reader *reader);
+/* The slot's (runtime, target, property) for `tag`: 1, or 0 if not named yet (names come by events). */
+int motion_frames_reader_name(const motion_frames_reader *reader, uint32_t slot, uint32_t tag, const char **runtime,
+                              const char **target, const char **property);
 
 /* Closes the connection and frees everything the client owns. NULL is allowed. */
 void motion_client_close(motion_client *client);

@@ -1,0 +1,37 @@
+import MotionWire
+
+extension EngineContext {
+    /// Reads `transport` (`"json"`, the default, or `"shm"`) and `slots` of `subscribe`; for `"shm"`
+    /// creates the subscription's region (SPEC §12).
+    func sharedFrameChannel(_ params: Params, streams: [String], display: DisplayTiming?,
+                            session: Session) throws(EngineError) -> SharedFrameChannel? {
+        let transport = try params.optionalString("transport") ?? "json"
+        let slots = try params.optionalNumber("slots")
+        guard transport == "shm" else {
+            guard transport == "json" else {
+                throw EngineError(.invalidRequest, "transport: expected \"json\" or \"shm\", got \"\(transport)\"")
+            }
+            if slots != nil { throw EngineError(.invalidRequest, "slots: only a transport \"shm\" subscription has slots") }
+            return nil
+        }
+        guard streams == ["frames"] else {
+            throw EngineError(.invalidRequest, "transport: \"shm\" carries the \"frames\" stream alone; subscribe to trace and routes separately")
+        }
+        guard display == nil else {
+            throw EngineError(.invalidRequest, "transport: \"shm\" holds the latest values, not frames timed for a display; use display with transport \"json\"")
+        }
+        guard session.output.canPassDescriptors else {
+            throw EngineError(.invalidRequest, "transport: \"shm\" needs a Unix socket connection (the region is passed as a file descriptor)")
+        }
+        let capacity = try slots.map { slots throws(EngineError) -> Int in
+            guard let count = Int(exactly: slots), count >= 1 else {
+                throw EngineError(.invalidRequest, "slots: expected a positive integer")
+            }
+            guard count <= SharedFrameChannel.maximumSlots else {
+                throw EngineError(.limitExceeded, "slots: \(count); a shared-memory subscription holds at most \(SharedFrameChannel.maximumSlots) slots")
+            }
+            return count
+        } ?? SharedFrameChannel.defaultSlots
+        return try SharedFrameChannel(capacity: capacity)
+    }
+}

@@ -1,0 +1,128 @@
+import MotionFrames
+import MotionWire
+
+/// A `transport: "shm"` subscription's memory (SPEC §12, `motion_frames.h`): a slot per property it has
+/// seen, written under a seqlock, and per frame the list of slots that changed.
+///
+/// Slots are the subscriber's own, numbered from 0 in the order its properties first changed, and named
+/// on the socket (`slots` event) before the frame that first uses them. A property handle the store gave
+/// to another property keeps its slot under a new `tag`, named again. The writer never reads what the
+/// shared region holds (the client could write its own copy of the descriptor's memory only through a
+/// writable descriptor, which it never gets).
+final class SharedFrameChannel {
+    static let defaultSlots = 1 << 18
+    static let maximumSlots = 1 << 21
+    /// Names per `slots` line: a client reads lines of bounded length.
+    static let namesPerLine = 4096
+
+    private var writer = motion_frames_writer()
+    let capacity: Int
+    var size: Int { Int(writer.size) }
+    /// By property handle: its slot + 1 (0: none yet) and the store generation it was named for.
+    private var slotOfHandle: [UInt32] = []
+    private var generationOfHandle: [UInt32] = []
+    private var tags: [UInt32] = []
+    private var used = 0
+    private(set) var isFull = false
+    /// Names of slots first used by the frame being built: `{"slot":…,"tag":…,"runtime":…,…}` entries.
+    private var names: [UInt8] = []
+    /// Where each entry of `names` ends (entries are separated by one comma).
+    private var entryEnds: [Int] = []
+
+    /// Creates the region; returns the descriptor to pass to the client (which owns it from then on).
+    init(capacity: Int) throws(EngineError) {
+        self.capacity = capacity
+        guard motion_frames_writer_create(&writer, UInt32(capacity)) == 0 else {
+            throw EngineError(.internalError, "transport: cannot create the shared-memory region (\(capacity) slots)")
+        }
+    }
+
+    deinit { motion_frames_writer_destroy(&writer) }
+
+    /// The read-only descriptor for the client, handed over once (the caller closes it after sending).
+    func takeReaderDescriptor() -> Int32 {
+        defer { writer.reader_fd = -1 }
+        return writer.reader_fd
+    }
+
+    /// Writes one property's value and velocity; names its slot first if new. False when the table is
+    /// full (the property is not delivered; the header's `flags` say so).
+    @inline(__always)
+    func put(_ handle: UInt32, store: PropertyStore, owner: UInt32?) -> Bool {
+        let index = Int(handle)
+        if slotOfHandle.count <= index {
+            let grown = max(index + 1, slotOfHandle.count * 2)
+            slotOfHandle.append(contentsOf: repeatElement(0, count: grown - slotOfHandle.count))
+            generationOfHandle.append(contentsOf: repeatElement(0, count: grown - generationOfHandle.count))
+        }
+        var slot = slotOfHandle[index]
+        let generation = store.generations[index]
+        if slot == 0 || generationOfHandle[index] != generation {
+            if slot == 0 {
+                guard used < capacity else {
+                    if !isFull { isFull = true; motion_frames_writer_set_full(&writer) }
+                    return false
+                }
+                used += 1
+                tags.append(0)
+                slot = UInt32(used)
+                slotOfHandle[index] = slot
+            }
+            generationOfHandle[index] = generation
+            tags[Int(slot) - 1] &+= 1
+            name(slot: Int(slot) - 1, handle: handle, store: store, owner: owner)
+        }
+        let stored = store.slot(handle)
+        motion_frames_writer_put(&writer, slot - 1, tags[Int(slot) - 1], stored, stored + PropertyStore.width,
+                                 UInt32(store.counts[index]))
+        return true
+    }
+
+    private func name(slot: Int, handle: UInt32, store: PropertyStore, owner: UInt32?) {
+        if !entryEnds.isEmpty { names.append(UInt8(ascii: ",")) }
+        names.append(contentsOf: #"{"slot":"#.utf8)
+        names.append(contentsOf: String(slot).utf8)
+        names.append(contentsOf: #","tag":"#.utf8)
+        names.append(contentsOf: String(tags[slot]).utf8)
+        names.append(UInt8(ascii: ","))
+        // The update prefix `{"runtime":"…","target":…,"property":…,"value":` without its brace and value.
+        let start = store.prefixStarts[Int(handle)], length = store.prefixLengths[Int(handle)]
+        let opening = PropertyStore.runtimeOpening.count, valueKey = #","value":"#.utf8.count
+        store.prefixBytes.withUnsafeBufferPointer { prefix in
+            names.append(contentsOf: prefix[start + 1 ..< start + opening])
+            if let owner {
+                names.append(contentsOf: String(owner).utf8)
+                names.append(UInt8(ascii: "/"))
+            }
+            names.append(contentsOf: prefix[start + opening ..< start + length - valueKey])
+        }
+        names.append(UInt8(ascii: "}"))
+        entryEnds.append(names.count)
+    }
+
+    /// Sends the names of slots used for the first time (before the frame that uses them), in lines of
+    /// at most `namesPerLine`, then publishes the frame. Returns its number.
+    func publish(subscription: Int, output: any ClientOutput, time: Double, present: Double, dropped: Int) -> UInt64 {
+        if !entryEnds.isEmpty {
+            sendNames(subscription: subscription, output: output)
+        }
+        motion_frames_writer_set_used(&writer, UInt32(used))
+        return motion_frames_writer_publish(&writer, time, present, UInt32(clamping: dropped))
+    }
+
+    private func sendNames(subscription: Int, output: any ClientOutput) {
+        let header = Array(#"{"event":"slots","sub":"#.utf8) + Array(String(subscription).utf8) + Array(#","slots":["#.utf8)
+        var first = 0
+        while first < entryEnds.count {
+            let last = min(first + Self.namesPerLine, entryEnds.count) - 1
+            let from = first == 0 ? 0 : entryEnds[first - 1] + 1  // after the comma between entries
+            var line = header
+            line.append(contentsOf: names[from ..< entryEnds[last]])
+            line.append(contentsOf: "]}\n".utf8)
+            output.send(line)
+            first = last + 1
+        }
+        names.removeAll(keepingCapacity: true)
+        entryEnds.removeAll(keepingCapacity: true)
+    }
+}
