@@ -1,6 +1,7 @@
 import Foundation
 import MotionClient
 import MotionTestSupport
+import MotionWire
 import Testing
 
 /// libmotion-client (SPEC §12) as a C programmer meets it: examples/c_client.c built against the
@@ -25,13 +26,18 @@ struct ClientLibraryTests {
     }
 
     static var example: String { CCompiler.repository.appendingPathComponent("examples/c_client.c").path }
+    static var shmExample: String { CCompiler.repository.appendingPathComponent("examples/c_shm_reader.c").path }
+    /// The in-tree headers: the client's and the frame layout's (installed side by side).
+    static var includes: [String] {
+        ["-I", CCompiler.repository.appendingPathComponent("clients/c/include").path,
+         "-I", CCompiler.repository.appendingPathComponent("Sources/MotionFrames/include").path]
+    }
 
     @Test func theCExampleDrivesASpringAndReadsTypedFrames() async throws {
         let directory = try CCompiler.temporaryDirectory()
         let bin = DaemonProcess.buildDirectory.path
         let program = directory.appendingPathComponent("c_client").path
-        let include = CCompiler.repository.appendingPathComponent("clients/c/include").path
-        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Wextra", "-Werror", "-I", include, Self.example,
+        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Wextra", "-Werror"] + Self.includes + [Self.example,
                                                        "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
         #expect(build.status == 0, "\(build.output)")
         let daemon = try await DaemonProcess()
@@ -54,7 +60,7 @@ struct ClientLibraryTests {
                                          environment: ["DESTDIR": stage.path])
         #expect(install.status == 0, "\(install.output)")
         for file in ["usr/bin/motiond", "usr/bin/motionctl", "usr/lib/libmotion-client.so", "usr/lib/libmotion-client.a",
-                     "usr/include/motion_client.h", "usr/include/motion_plugin.h", "usr/include/motion/ext/gesture.h",
+                     "usr/include/motion_client.h", "usr/include/motion_frames.h", "usr/include/motion_plugin.h", "usr/include/motion/ext/gesture.h",
                      "usr/lib/pkgconfig/motion-client.pc", "usr/lib/motiond/plugins/libSpringPlugin.so",
                      "etc/motiond/motiond.json", "etc/systemd/system/motiond.service"] {
             #expect(FileManager.default.fileExists(atPath: stage.appendingPathComponent(file).path), "\(file) installed")
@@ -75,6 +81,44 @@ struct ClientLibraryTests {
         let daemon = try await DaemonProcess()
         let ran = try await Self.run(program, [daemon.socket])
         #expect(ran.status == 0 && ran.output.contains("card.position = [100, 50]"), "\(ran.output)")
+        // The shared-memory reader from the installed headers (motion_frames.h beside motion_client.h).
+        let reader = stage.appendingPathComponent("c_shm_reader").path
+        let shmBuild = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Werror", Self.shmExample, "-o", reader,
+                                                          "-Wl,-rpath,\(stage.appendingPathComponent("usr/lib").path)"]
+                                          + flags.output.split(whereSeparator: \.isWhitespace).map(String.init))
+        #expect(shmBuild.status == 0, "\(shmBuild.output)")
+        let read = try await Self.run(reader, [daemon.socket])
+        #expect(read.status == 0 && read.output.contains("card3.x = 300"), "\(read.output)")
+    }
+
+    /// SPEC §12 shared-memory frames: the reply hands over a memfd that starts with MOTF; the reader gets
+    /// every card's final value, named by the slot events; a JSON subscriber is refused nothing.
+    @Test func aSharedMemorySubscriptionHandsOverTheRegionAndItsValues() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let bin = DaemonProcess.buildDirectory.path
+        let program = directory.appendingPathComponent("c_shm_reader").path
+        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Wextra", "-Werror"] + Self.includes + [Self.shmExample,
+                                                       "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
+        #expect(build.status == 0, "\(build.output)")
+        let daemon = try await DaemonProcess()
+        let ran = try await Self.run(program, [daemon.socket])
+        #expect(ran.status == 0, "\(ran.output)")
+        #expect(ran.output.contains("region: MOTF 1.0, 262144 slots"), "\(ran.output)")
+        #expect(ran.output.contains("card1.x = 100, card2.x = 200, card3.x = 300"), "\(ran.output)")
+        // Refusals name what is wrong.
+        let client = try await daemon.client()
+        for (params, words) in [(["streams": ["frames", "trace"], "transport": "shm"] as JSONValue, "the \"frames\" stream alone"),
+                                (["streams": ["frames"], "transport": "udp"], "expected \"json\" or \"shm\""),
+                                (["streams": ["frames"], "transport": "shm", "slots": 1e9], "at most"),
+                                (["streams": ["frames"], "slots": 4], "only a transport \"shm\"")] {
+            do {
+                _ = try await client.call("subscribe", params)
+                Issue.record("subscribe \(params) was accepted")
+            } catch let error as MotionClientError {
+                #expect("\(error)".contains(words), "\(error)")
+            }
+        }
+        await client.close()
     }
 
     /// SPEC §12: a daemon restart is survived: the library connects again, resubscribes (same id) and
@@ -83,7 +127,7 @@ struct ClientLibraryTests {
         let directory = try CCompiler.temporaryDirectory()
         let bin = DaemonProcess.buildDirectory.path
         let program = directory.appendingPathComponent("reconnecting_client").path
-        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Werror", "-I", CCompiler.repository.appendingPathComponent("clients/c/include").path,
+        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Werror"] + Self.includes + [
                                                        CCompiler.repository.appendingPathComponent("Tests/MotiondTests/Fixtures/reconnecting_client.c").path,
                                                        "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
         #expect(build.status == 0, "\(build.output)")

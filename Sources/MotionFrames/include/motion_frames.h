@@ -59,7 +59,7 @@ typedef struct motion_frames_header {
                                  whose first_change + change_capacity < this after you copied it was lapped */
     uint32_t slots_used;      /* [atomic] slots 0 ..< slots_used have been named */
     uint32_t flags;           /* [atomic] MOTION_FRAMES_FULL once a property found no free slot */
-    uint8_t reserved[48];     /* zero; later minor versions may use them */
+    uint8_t reserved[40];     /* zero; later minor versions may use them */
 } motion_frames_header;       /* 128 bytes */
 
 #define MOTION_FRAMES_FULL 1u
@@ -81,6 +81,12 @@ typedef struct motion_frames_slot {
     double value[MOTION_FRAMES_COMPONENTS];
     double velocity[MOTION_FRAMES_COMPONENTS];
 } motion_frames_slot;         /* 80 bytes */
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(motion_frames_header) == 128, "motion_frames_header is 128 bytes");
+_Static_assert(sizeof(motion_frames_record) == 40, "motion_frames_record is 40 bytes");
+_Static_assert(sizeof(motion_frames_slot) == 80, "motion_frames_slot is 80 bytes");
+#endif
 
 /*
  * A consistent copy of one slot (C11 atomics or GCC builtins; any language with acquire loads can do the

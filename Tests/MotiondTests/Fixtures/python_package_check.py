@@ -23,6 +23,21 @@ with Client(path) as client:
             break
     print("blocking", sub, last)
 
+    # Shared-memory frames (SPEC §12): the region via mmap, its slots named by events.
+    shm_sub, reader = client.subscribe_shm(targets=["s1", "s2"])
+    print("shm region", bytes(reader.region[:4]).decode(), reader.slot_capacity)
+    for target, to in (("s1", 10), ("s2", 20)):
+        client.call("plan.add", target=target, plan={"type": "Tween", "property": "x", "from": [0], "to": [to], "duration": 0.2})
+    latest = {}
+    for event in client.events(timeout=5):
+        if event.get("event") == "frame" and event.get("sub") == shm_sub:
+            assert "updates" not in event, event
+            for runtime, target, prop, value, velocity in reader.updates():
+                latest[target] = value
+        if latest.get("s1") == [10] and latest.get("s2") == [20]:
+            break
+    print("shm values", latest.get("s1"), latest.get("s2"))
+
 
 async def main():
     async with await AsyncClient.connect(path) as client:
@@ -39,6 +54,7 @@ asyncio.run(main())
 if len(sys.argv) > 2 and sys.argv[2] == "restart":
     with Client(path) as client:
         client.subscribe(streams=["frames"], targets=["after"])
+        shm_sub, reader = client.subscribe_shm(targets=["after"])
         client.call("runtime.create", name="waiting", ephemeral=True)  # tells the test to restart the daemon
         print("waiting", flush=True)
         reconnected = False
@@ -46,6 +62,10 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
             if event.get("event") == "reconnected":
                 reconnected = True
                 print("reconnected", flush=True)
+            elif event.get("event") == "frame" and reconnected and event.get("sub") == shm_sub:
+                # The new daemon's region, mapped again by the client.
+                if any(target == "after" for _, target, _, _, _ in reader.updates()):
+                    print("shm after restart", flush=True)
+                    break
             elif event.get("event") == "frame" and reconnected:
                 print("frame after restart", flush=True)
-                break

@@ -1,8 +1,11 @@
 """The blocking client."""
+import array
 import json
 import os
 import socket
 import time
+
+from .shm import FrameReader
 
 PROTOCOL = 1
 
@@ -50,6 +53,7 @@ class Client:
         self.reconnect = reconnect
         self.name = name
         self.subscriptions = []
+        self.readers = {}        # sub id -> FrameReader (transport "shm")
         self.pending = []
         self.hello = None
         self._connect()
@@ -65,20 +69,43 @@ class Client:
             self.sock = None
             raise ConnectionError(f"cannot connect to motiond at {self.path}: {error.strerror} "
                                   "(is it running? set MOTIOND_SOCKET)") from None
-        # One file to read and one to write: a text file opened "rw" drops its read-ahead on write.
-        self.reader = self.sock.makefile("r", encoding="utf-8", newline="\n")
-        self.writer = self.sock.makefile("w", encoding="utf-8", newline="\n")
+        # Lines are read with recvmsg: a shm subscription's reply brings a descriptor (SCM_RIGHTS).
+        self.input = bytearray()
+        self.descriptors = []
         self.next_id = 0
         self.hello = self.call("hello", protocol=PROTOCOL, client=self.name)
 
     def _drop(self):
-        for closing in (getattr(self, "reader", None), getattr(self, "writer", None), self.sock):
-            try:
-                if closing:
-                    closing.close()
-            except OSError:
-                pass
+        try:
+            if self.sock:
+                self.sock.close()
+        except OSError:
+            pass
+        for fd in getattr(self, "descriptors", []):
+            os.close(fd)
+        self.descriptors = []
         self.sock = None
+
+    def _readline(self):
+        """The next line (str), "" when the connection closed; honours the socket's timeout."""
+        while True:
+            newline = self.input.find(b"\n")
+            if newline >= 0:
+                line = bytes(self.input[:newline + 1])
+                del self.input[:newline + 1]
+                return line.decode("utf-8")
+            fds = array.array("i")
+            data, ancillary, _, _ = self.sock.recvmsg(1 << 16, socket.CMSG_SPACE(4 * fds.itemsize))
+            for level, kind, payload in ancillary:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
+            self.descriptors.extend(fds)
+            if not data:
+                return ""
+            self.input += data
+
+    def _write(self, text):
+        self.sock.sendall(text.encode("utf-8"))
 
     def _reconnect(self):
         for delay in backoff():
@@ -87,9 +114,15 @@ class Client:
                 self._connect()
             except (ConnectionError, OSError):
                 continue
-            for params in self.subscriptions:
-                self.call("subscribe", **params)
+            self._resubscribe()
             return
+
+    def _resubscribe(self):
+        for params in self.subscriptions:
+            result = self.call("subscribe", **params)
+            reader = self.readers.get(result["sub"])
+            if reader is not None and self.descriptors:
+                reader.remap(self.descriptors.pop(0))
 
     def fileno(self):
         """The socket, to select/poll on with other work (then read with events(timeout=0))."""
@@ -97,6 +130,9 @@ class Client:
 
     def close(self):
         self._drop()
+        for reader in self.readers.values():
+            reader.close()
+        self.readers = {}
 
     def __enter__(self):
         return self
@@ -112,15 +148,13 @@ class Client:
             if not self.reconnect:
                 raise ConnectionError("not connected to motiond")
             self._connect()
-            for kept in self.subscriptions:
-                self.call("subscribe", **kept)
+            self._resubscribe()
         self.next_id += 1
         request = {"id": self.next_id, "method": method, "params": params}
         try:
-            self.writer.write(json.dumps(request, separators=(",", ":")) + "\n")
-            self.writer.flush()
+            self._write(json.dumps(request, separators=(",", ":")) + "\n")
             while True:
-                line = self.reader.readline()
+                line = self._readline()
                 if not line:
                     raise ConnectionError("motiond closed the connection")
                 message = json.loads(line)
@@ -140,13 +174,28 @@ class Client:
         self.subscriptions.append(params)
         return result["sub"]
 
+    def subscribe_shm(self, **params):
+        """A `transport: "shm"` frames subscription (SPEC §12): returns (sub id, FrameReader). Events
+        taken with next_event()/events() name its slots and announce its frames; then
+        `reader.updates()` gives what changed, each property once with its latest value."""
+        params = dict(params, transport="shm")
+        params.setdefault("streams", ["frames"])
+        result = self.call("subscribe", **params)
+        if not self.descriptors:
+            raise ConnectionError("the shm subscription's reply came without its descriptor")
+        reader = FrameReader(self.descriptors.pop(0), sub=result["sub"])
+        reader.announced = 0
+        self.readers[result["sub"]] = reader
+        self.subscriptions.append(params)
+        return result["sub"], reader
+
     # Events
 
     def next_event(self, timeout=None):
         """The next event; None if `timeout` seconds pass without one (None: wait)."""
         while True:
             if self.pending:
-                return self.pending.pop(0)
+                return self._applied(self.pending.pop(0))
             if self.sock is None:
                 if not self.reconnect:
                     raise ConnectionError("motiond closed the connection")
@@ -154,7 +203,7 @@ class Client:
                 return {"event": "reconnected"}
             try:
                 self.sock.settimeout(timeout)
-                line = self.reader.readline()
+                line = self._readline()
             except socket.timeout:
                 return None
             except OSError:
@@ -163,10 +212,16 @@ class Client:
                 if self.sock is not None:
                     self.sock.settimeout(None)
             if line:
-                return json.loads(line)
+                return self._applied(json.loads(line))
             self._drop()
             if not self.reconnect:
                 raise ConnectionError("motiond closed the connection")
+
+    def _applied(self, event):
+        reader = self.readers.get(event.get("sub")) if event.get("event") in ("slots", "frame") else None
+        if reader is not None:
+            reader.apply(event)
+        return event
 
     def events(self, timeout=None):
         """Yields events as they come (reconnecting as the class says); stops after `timeout` seconds
