@@ -123,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "motion-bench",
             dependencies: [
-                "MotionClient", "MotionWire", "MotionHost", "MotionEngine",
+                "MotionClient", "MotionWire", "MotionHost", "MotionEngine", "MotionClientC",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -26,6 +26,8 @@ struct StreamBench: AsyncParsableCommand {
     @Option(help: "Frame rate passed to the daemon this tool starts.") var rate = 120.0
     @Flag(help: "Print one JSON object instead of text.") var json = false
     @Flag(help: "Subscribe nobody: measure the daemon's tick (status.tick) with the springs alone.") var noSubscriber = false
+    @Option(help: "The subscriber's transport: json (a reader that scans lines) or shm (libmotion-client reading every changed value from shared memory).")
+    var transport = "json"
 
     func run() async throws {
         let daemon = try BenchDaemon(socket: socket, name: "stream", rate: rate)
@@ -66,6 +68,20 @@ struct StreamBench: AsyncParsableCommand {
             return print(json ? JSONWriter.string(result)
                 : "springs \(springs) × \(dimensions)-D, no subscriber: status.animations \(status["animations"] ?? .null), tick \(JSONWriter.string(status["tick"] ?? .null))")
         }
+        if transport == "shm" {
+            let now = try await client.call("status")["uptime"]?.doubleValue ?? 0
+            let measured = try SharedFrameReader.run(path: path, slots: springs + 16, from: now + 0.5, to: now + 0.5 + seconds)
+            let status = try await client.call("status")
+            await client.close()
+            var raw = RawFrameReader.Result()
+            raw.frames = measured.frames
+            raw.updates = measured.updates
+            raw.times = measured.times
+            return report(raw, status: status, extra: [
+                "transport": "shm", "regionBytes": .number(Double(measured.regionBytes)),
+                "readerNanosecondsPerUpdate": .number((measured.readNanoseconds / Double(max(measured.updates, 1)) * 100).rounded() / 100),
+            ])
+        }
         // A separate subscriber that scans lines instead of parsing them. The window is in server time
         // (each frame's `t`), after a warm-up, so nothing queued while the plans were added is counted.
         let reader = try RawFrameReader(path: path)
@@ -79,13 +95,13 @@ struct StreamBench: AsyncParsableCommand {
         report(measured, status: status)
     }
 
-    private func report(_ measured: RawFrameReader.Result, status: JSONValue) {
+    private func report(_ measured: RawFrameReader.Result, status: JSONValue, extra: [String: JSONValue] = ["transport": "json"]) {
         let intervals = zip(measured.times.dropFirst(), measured.times).map { ($0 - $1) * 1000 }.sorted()
         func percentile(_ p: Double) -> Double {
             intervals.isEmpty ? 0 : intervals[min(intervals.count - 1, Int(Double(intervals.count) * p))]
         }
         func round3(_ value: Double) -> JSONValue { .number((value * 1000).rounded() / 1000) }
-        let result: JSONValue = [
+        var result: JSONValue = [
             "springs": .number(Double(springs)), "dimensions": .number(Double(dimensions)),
             "seconds": .number(seconds), "framesPerSecond": round3(Double(measured.frames) / seconds),
             "updatesPerSecond": .number((Double(measured.updates) / seconds).rounded()),
@@ -95,10 +111,12 @@ struct StreamBench: AsyncParsableCommand {
             "frameIntervalMaxMs": round3(intervals.last ?? 0),
             "daemonTick": status["tick"] ?? .null, "daemonRate": status["rate"] ?? .null,
         ]
+        for (key, value) in extra { result[key] = value }
         if json { return print(JSONWriter.string(result)) }
         print("springs \(springs) × \(dimensions)-D, measured \(seconds) s, daemon rate \(status["rate"]?.doubleValue ?? 0) Hz")
         print("frames/s \(result["framesPerSecond"]!.doubleValue!)  updates/s \(Int(result["updatesPerSecond"]!.doubleValue!))  MB/s \(result["megabytesPerSecond"]!.doubleValue!)  dropped \(measured.dropped)")
         print("frame interval p50 \(result["frameIntervalP50Ms"]!.doubleValue!) ms  p99 \(result["frameIntervalP99Ms"]!.doubleValue!) ms  max \(result["frameIntervalMaxMs"]!.doubleValue!) ms")
+        if let cost = extra["readerNanosecondsPerUpdate"] { print("shm reader \(JSONWriter.string(cost)) ns per update") }
         print("daemon tick \(JSONWriter.string(status["tick"] ?? .null))")
     }
 
@@ -134,7 +152,11 @@ func startBenchDaemon(socket: String, rate: Double, extra: [String] = []) throws
     process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("motiond")
     // MOTION_BENCH_LOG_LEVEL=debug shows the daemon's own timings (plugin installs, swaps) on stderr.
     let level = ProcessInfo.processInfo.environment["MOTION_BENCH_LOG_LEVEL"] ?? "warning"
-    process.arguments = ["--socket", socket, "--rate", String(rate), "--log-level", level] + extra
+    // One uid drives every spring here: its performer quota (100,000 by default) is raised to the
+    // largest measurement's, as an operator would in motiond.json.
+    let config = socket + ".json"
+    try Data(#"{"quotas":{"performers":2000000}}"#.utf8).write(to: URL(fileURLWithPath: config))
+    process.arguments = ["--socket", socket, "--rate", String(rate), "--log-level", level, "--config", config] + extra
     try process.run()
     return process
 }

@@ -148,7 +148,24 @@ static void collect(motion_frames_reader *reader) {
     uint64_t newest = __atomic_load_n(&reader->header->frame, __ATOMIC_ACQUIRE);
     if (reader->client && newest > reader->announced) newest = reader->announced;
     reader->changed_count = reader->changed_next = 0;
+    reader->direct_count = reader->direct_next = 0;
     if (newest == reader->last_frame) return;
+    if (newest == reader->last_frame + 1) {
+        /* One frame: its list names each slot once; read it in place. */
+        const motion_frames_record *record = &reader->records[newest & (reader->record_capacity - 1)];
+        if (__atomic_load_n(&record->frame, __ATOMIC_ACQUIRE) == newest) {
+            uint64_t first = record->first_change;
+            uint32_t count = record->change_count;
+            __atomic_thread_fence(__ATOMIC_ACQUIRE);
+            if (__atomic_load_n(&record->frame, __ATOMIC_RELAXED) == newest && count != MOTION_FRAMES_ALL_CHANGED &&
+                count <= reader->change_capacity) {
+                reader->direct_first = first;
+                reader->direct_count = count;
+                reader->last_frame = newest;
+                return;
+            }
+        }
+    }
     if (++reader->epoch == 0) {
         memset(reader->seen, 0, (size_t)reader->slot_capacity * sizeof *reader->seen);
         reader->epoch = 1;
@@ -176,22 +193,62 @@ static void collect(motion_frames_reader *reader) {
     reader->last_frame = newest;
 }
 
+/* A consistent copy of a slot straight into `out` (one copy, no intermediate). */
+static inline void read_slot(const motion_frames_slot *source, uint32_t slot, motion_frames_value *out) {
+    for (;;) {
+        uint32_t before = __atomic_load_n(&source->sequence, __ATOMIC_ACQUIRE);
+        if (before & 1u) continue;
+        out->slot = slot;
+        out->tag = source->tag;
+        uint32_t components = source->components;
+        out->components = components;
+        /* Only the components in use (entries past them are left as they were). */
+        switch (components) {
+        case 1: out->value[0] = source->value[0]; out->velocity[0] = source->velocity[0]; break;
+        case 2: memcpy(out->value, source->value, 16); memcpy(out->velocity, source->velocity, 16); break;
+        case 3: memcpy(out->value, source->value, 24); memcpy(out->velocity, source->velocity, 24); break;
+        default: memcpy(out->value, source->value, sizeof out->value + sizeof out->velocity); break;
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&source->sequence, __ATOMIC_RELAXED) == before) break;
+    }
+    if (out->components > MOTION_FRAMES_COMPONENTS) out->components = MOTION_FRAMES_COMPONENTS;
+}
+
 size_t motion_frames_reader_read(motion_frames_reader *reader, motion_frames_value *values, size_t capacity) {
     if (!reader || !reader->base) return 0;
-    if (reader->changed_next == reader->changed_count) collect(reader);
+    if (reader->changed_next == reader->changed_count && reader->direct_next == reader->direct_count) collect(reader);
     size_t count = 0;
+    if (reader->direct_next < reader->direct_count) {
+        uint64_t mask = reader->change_capacity - 1, first = reader->direct_first;
+        uint32_t end = reader->direct_count, next = reader->direct_next;
+        if (end - next > capacity) end = next + (uint32_t)capacity;
+        const uint32_t *changes = reader->changes;
+        for (; next < end; next++) {
+            uint32_t slot = changes[(first + next) & mask];
+            if (slot >= reader->slot_capacity) continue;
+            /* The slot a few updates ahead is on its way from the writer's core meanwhile. */
+            uint32_t ahead = changes[(first + next + 8) & mask];
+            if (ahead < reader->slot_capacity) {
+                __builtin_prefetch(&reader->slots[ahead]);
+                __builtin_prefetch((const char *)&reader->slots[ahead] + 64);
+            }
+            read_slot(&reader->slots[slot], slot, &values[count++]);
+        }
+        reader->direct_next = next;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&reader->header->changes_written, __ATOMIC_RELAXED) > first + reader->change_capacity) {
+            /* Lapped while read: the slots are given again from a scan (some twice, all with their latest). */
+            reader->direct_count = reader->direct_next = 0;
+            reader->changed_count = reader->changed_next = 0;
+            if (++reader->epoch == 0) { memset(reader->seen, 0, (size_t)reader->slot_capacity * sizeof *reader->seen); reader->epoch = 1; }
+            note_all(reader);
+        }
+        return count;
+    }
     while (count < capacity && reader->changed_next < reader->changed_count) {
         uint32_t slot = reader->changed[reader->changed_next++];
-        const motion_frames_slot *source = &reader->slots[slot];
-        motion_frames_slot copy;
-        while (!motion_frames_slot_read(source, &copy)) {
-        }
-        motion_frames_value *out = &values[count++];
-        out->slot = slot;
-        out->tag = copy.tag;
-        out->components = copy.components <= MOTION_FRAMES_COMPONENTS ? copy.components : MOTION_FRAMES_COMPONENTS;
-        memcpy(out->value, copy.value, sizeof out->value);
-        memcpy(out->velocity, copy.velocity, sizeof out->velocity);
+        read_slot(&reader->slots[slot], slot, &values[count++]);
     }
     return count;
 }

@@ -28,6 +28,9 @@ struct motion_frames_reader {
     uint32_t *seen, epoch;
     uint32_t *changed;
     size_t changed_count, changed_next;
+    /* One frame behind (the usual case): its list is read straight from the change ring. */
+    uint64_t direct_first;
+    uint32_t direct_count, direct_next;
     struct frames_slot_name *names;
     uint32_t name_capacity;
     /* A client's reader reads no further than the frames announced on its socket, and scans no further

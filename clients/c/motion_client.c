@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A line longer than this (the daemon's own limit is 1 MiB of request; frames of 40,000 springs are
@@ -464,8 +465,15 @@ static int fill_event(motion_client *client, motion_event *event) {
     return 0;
 }
 
+static long now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
 int motion_client_next_event(motion_client *client, int timeout_ms, motion_event *event) {
     if (!client || !event) return -1;
+    long deadline_ms = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
     free(client->event_line);
     client->event_line = NULL;
     int delay_ms = 100;
@@ -497,9 +505,16 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
             continue;
         }
         if (status != 1) return status;
-        /* Something came: take what is complete without waiting again. */
-        if (timeout_ms > 0) timeout_ms = 0;
-        if (!has_line(client) && timeout_ms == 0) return 0;
+        /* Something came. A line longer than one read (a frame of thousands of updates) is waited for
+         * until the deadline; with timeout 0 only what has arrived is taken. */
+        if (!has_line(client)) {
+            if (timeout_ms == 0) return 0;
+            if (timeout_ms > 0) {
+                long left = deadline_ms - now_ms();
+                if (left <= 0) return 0;
+                timeout_ms = (int)left;
+            }
+        }
     }
 }
 

@@ -47,8 +47,8 @@ final class PropertyStore {
     private(set) var owners: [UInt32] = []
     private(set) var isShared: [Bool] = []
     /// Bumped each time a handle is given to a property: a handle seen with another generation names
-    /// another property now (shared-memory subscribers name their slots again).
-    private(set) var generations: [UInt32] = []
+    /// another property now (shared-memory subscribers name their slots again). A column like `counts`.
+    private(set) var generations = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
     static let daemon = UInt32.max
     /// Properties of dry runs: never in a frame (`dropHiddenFromDirty`).
     private var isHidden: [Bool] = []
@@ -61,6 +61,7 @@ final class PropertyStore {
         dirtyFrame.deallocate()
         isLiveFlags.deallocate()
         dirtyList.deallocate()
+        generations.deallocate()
     }
 
     var liveCount: Int { index.count }
@@ -84,7 +85,6 @@ final class PropertyStore {
             owners.append(Self.daemon)
             isShared.append(false)
             isHidden.append(false)
-            generations.append(0)
         }
         generations[Int(handle)] &+= 1
         let slot = Int(handle)
@@ -265,6 +265,7 @@ final class PropertyStore {
         dirtyFrame = moved(dirtyFrame, 1, 0)
         isLiveFlags = moved(isLiveFlags, 1, false)
         dirtyList = moved(dirtyList, 1, 0)
+        generations = moved(generations, 1, 0)
         capacity = newCapacity
     }
 

@@ -18,10 +18,12 @@ final class SharedFrameChannel {
     private var writer = motion_frames_writer()
     let capacity: Int
     var size: Int { Int(writer.size) }
-    /// By property handle: its slot + 1 (0: none yet) and the store generation it was named for.
-    private var slotOfHandle: [UInt32] = []
-    private var generationOfHandle: [UInt32] = []
-    private var tags: [UInt32] = []
+    /// By property handle: its slot + 1 (0: none yet) and the store generation it was named for; by
+    /// slot: its tag. Columns of their own (no bounds checks or reference counting on the frame path).
+    private var slotOfHandle = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    private var generationOfHandle = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    private var handleCapacity = 0
+    private let tags: UnsafeMutablePointer<UInt32>
     private var used = 0
     private(set) var isFull = false
     /// Names of slots first used by the frame being built: `{"slot":…,"tag":…,"runtime":…,…}` entries.
@@ -32,12 +34,31 @@ final class SharedFrameChannel {
     /// Creates the region; returns the descriptor to pass to the client (which owns it from then on).
     init(capacity: Int) throws(EngineError) {
         self.capacity = capacity
+        tags = .allocate(capacity: capacity)
+        tags.initialize(repeating: 0, count: capacity)
         guard motion_frames_writer_create(&writer, UInt32(capacity)) == 0 else {
             throw EngineError(.internalError, "transport: cannot create the shared-memory region (\(capacity) slots)")
         }
     }
 
-    deinit { motion_frames_writer_destroy(&writer) }
+    deinit {
+        motion_frames_writer_destroy(&writer)
+        slotOfHandle.deallocate()
+        generationOfHandle.deallocate()
+        tags.deallocate()
+    }
+
+    private func growHandles(to count: Int) {
+        let grown = max(count, handleCapacity * 2, 1024)
+        for column in [\SharedFrameChannel.slotOfHandle, \SharedFrameChannel.generationOfHandle] {
+            let larger = UnsafeMutablePointer<UInt32>.allocate(capacity: grown)
+            larger.update(from: self[keyPath: column], count: handleCapacity)
+            (larger + handleCapacity).initialize(repeating: 0, count: grown - handleCapacity)
+            self[keyPath: column].deallocate()
+            self[keyPath: column] = larger
+        }
+        handleCapacity = grown
+    }
 
     /// The read-only descriptor for the client, handed over once (the caller closes it after sending).
     func takeReaderDescriptor() -> Int32 {
@@ -45,37 +66,53 @@ final class SharedFrameChannel {
         return writer.reader_fd
     }
 
-    /// Writes one property's value and velocity; names its slot first if new. False when the table is
-    /// full (the property is not delivered; the header's `flags` say so).
-    @inline(__always)
-    func put(_ handle: UInt32, store: PropertyStore, owner: UInt32?) -> Bool {
-        let index = Int(handle)
-        if slotOfHandle.count <= index {
-            let grown = max(index + 1, slotOfHandle.count * 2)
-            slotOfHandle.append(contentsOf: repeatElement(0, count: grown - slotOfHandle.count))
-            generationOfHandle.append(contentsOf: repeatElement(0, count: grown - generationOfHandle.count))
-        }
-        var slot = slotOfHandle[index]
-        let generation = store.generations[index]
-        if slot == 0 || generationOfHandle[index] != generation {
-            if slot == 0 {
-                guard used < capacity else {
-                    if !isFull { isFull = true; motion_frames_writer_set_full(&writer) }
-                    return false
+    /// Writes the properties of `handles` (each once) that `subscription` may see: value and velocity
+    /// under each slot's seqlock, the slot listed as changed; slots used for the first time are named.
+    /// Returns how many were written (a full table leaves the rest out; the header's `flags` say so).
+    func write(_ handles: [UInt32], store: PropertyStore, for subscription: Subscription) -> Int {
+        if handleCapacity < store.keys.count { growHandles(to: store.keys.count) }
+        let counts = store.counts, generations = store.generations
+        let slotOfHandle = self.slotOfHandle, generationOfHandle = self.generationOfHandle, tags = self.tags
+        let filtered = subscription.isFiltered
+        var written = 0
+        handles.withUnsafeBufferPointer { handles in
+            for handle in handles {
+                let index = Int(handle)
+                let components = counts[index]
+                guard components != 0 else { continue }
+                if filtered, !subscription.matches(handle, in: store) { continue }
+                var slot = slotOfHandle[index]
+                if slot == 0 || generationOfHandle[index] != generations[index] {
+                    guard let named = assignSlot(handle, store: store, owner: subscription.foreignOwner(of: handle, in: store)) else { continue }
+                    slot = named
                 }
-                used += 1
-                tags.append(0)
-                slot = UInt32(used)
-                slotOfHandle[index] = slot
+                let stored = store.slot(handle)
+                motion_frames_writer_put(&writer, slot - 1, tags[Int(slot) - 1], stored, stored + PropertyStore.width,
+                                         UInt32(components))
+                written += 1
             }
-            generationOfHandle[index] = generation
-            tags[Int(slot) - 1] &+= 1
-            name(slot: Int(slot) - 1, handle: handle, store: store, owner: owner)
         }
-        let stored = store.slot(handle)
-        motion_frames_writer_put(&writer, slot - 1, tags[Int(slot) - 1], stored, stored + PropertyStore.width,
-                                 UInt32(store.counts[index]))
-        return true
+        return written
+    }
+
+    /// The slot (+ 1) of a handle first seen, or seen naming another property: named on the socket with
+    /// the frame. Nil when the table is full.
+    private func assignSlot(_ handle: UInt32, store: PropertyStore, owner: UInt32?) -> UInt32? {
+        let index = Int(handle)
+        var slot = slotOfHandle[index]
+        if slot == 0 {
+            guard used < capacity else {
+                if !isFull { isFull = true; motion_frames_writer_set_full(&writer) }
+                return nil
+            }
+            used += 1
+            slot = UInt32(used)
+            slotOfHandle[index] = slot
+        }
+        generationOfHandle[index] = store.generations[index]
+        tags[Int(slot) - 1] &+= 1
+        name(slot: Int(slot) - 1, handle: handle, store: store, owner: owner)
+        return slot
     }
 
     private func name(slot: Int, handle: UInt32, store: PropertyStore, owner: UInt32?) {

@@ -274,12 +274,7 @@ public final class SubscriptionHub {
     /// on the socket (SPEC §12): `{"event":"frame","sub":…,"seq":…,"t":…,"dropped":…,"shm":<frame>}`.
     private func sendSharedFrame(to subscription: Subscription, through channel: SharedFrameChannel,
                                  store: PropertyStore, time: Double) {
-        var written = 0
-        let counts = store.counts
-        for handle in subscription.pending where counts[Int(handle)] != 0 {
-            if subscription.isFiltered, !subscription.matches(handle, in: store) { continue }
-            if channel.put(handle, store: store, owner: subscription.foreignOwner(of: handle, in: store)) { written += 1 }
-        }
+        let written = channel.write(subscription.pending, store: store, for: subscription)
         subscription.isPending.withUnsafeMutableBufferPointer { isPending in
             for handle in subscription.pending { isPending[Int(handle)] = false }
         }
