@@ -161,7 +161,7 @@ let package = Package(
                            .product(name: "MotionTesting", package: "PluginSDK"),
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOExtras", package: "swift-nio-extras"),
-                           "MotionRoutes", "MotionFuzzing"],
+                           "MotionRoutes", "MotionFuzzing", "MotionFrames"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

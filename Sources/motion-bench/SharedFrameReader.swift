@@ -18,7 +18,7 @@ struct SharedFrameReader {
     static func run(path: String, slots: Int, from start: Double, to end: Double) throws -> Result {
         var error = [CChar](repeating: 0, count: 256)
         guard let client = motion_client_connect(path, &error, error.count) else {
-            throw BenchError("shm reader: \(String(cString: error))")
+            throw BenchError("shm reader: \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
         }
         defer { motion_client_close(client) }
         var sub: Int32 = 0

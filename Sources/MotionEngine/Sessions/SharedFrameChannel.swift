@@ -23,7 +23,10 @@ final class SharedFrameChannel {
     private var slotOfHandle = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
     private var generationOfHandle = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
     private var handleCapacity = 0
-    private let tags: UnsafeMutablePointer<UInt32>
+    /// Grown with the slots in use: a subscription asking for millions of slots costs memory only for
+    /// the properties it really receives (the region's pages too are touched only when written).
+    private var tags = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    private var tagCapacity = 0
     private var used = 0
     private(set) var isFull = false
     /// Names of slots first used by the frame being built: `{"slot":…,"tag":…,"runtime":…,…}` entries.
@@ -34,8 +37,6 @@ final class SharedFrameChannel {
     /// Creates the region; returns the descriptor to pass to the client (which owns it from then on).
     init(capacity: Int) throws(EngineError) {
         self.capacity = capacity
-        tags = .allocate(capacity: capacity)
-        tags.initialize(repeating: 0, count: capacity)
         guard motion_frames_writer_create(&writer, UInt32(capacity)) == 0 else {
             throw EngineError(.internalError, "transport: cannot create the shared-memory region (\(capacity) slots)")
         }
@@ -72,7 +73,7 @@ final class SharedFrameChannel {
     func write(_ handles: [UInt32], store: PropertyStore, for subscription: Subscription) -> Int {
         if handleCapacity < store.keys.count { growHandles(to: store.keys.count) }
         let counts = store.counts, generations = store.generations
-        let slotOfHandle = self.slotOfHandle, generationOfHandle = self.generationOfHandle, tags = self.tags
+        let slotOfHandle = self.slotOfHandle, generationOfHandle = self.generationOfHandle
         let filtered = subscription.isFiltered
         var written = 0
         handles.withUnsafeBufferPointer { handles in
@@ -87,7 +88,8 @@ final class SharedFrameChannel {
                     slot = named
                 }
                 let stored = store.slot(handle)
-                motion_frames_writer_put(&writer, slot - 1, tags[Int(slot) - 1], stored, stored + PropertyStore.width,
+                // `tags` is read through self: naming a slot may have grown it.
+                motion_frames_writer_put(&writer, slot - 1, self.tags[Int(slot) - 1], stored, stored + PropertyStore.width,
                                          UInt32(components))
                 written += 1
             }
@@ -104,6 +106,15 @@ final class SharedFrameChannel {
             guard used < capacity else {
                 if !isFull { isFull = true; motion_frames_writer_set_full(&writer) }
                 return nil
+            }
+            if used == tagCapacity {
+                let grown = min(capacity, max(1024, tagCapacity * 2))
+                let larger = UnsafeMutablePointer<UInt32>.allocate(capacity: grown)
+                larger.update(from: tags, count: tagCapacity)
+                (larger + tagCapacity).initialize(repeating: 0, count: grown - tagCapacity)
+                tags.deallocate()
+                tags = larger
+                tagCapacity = grown
             }
             used += 1
             slot = UInt32(used)

@@ -1,0 +1,119 @@
+@testable import MotionEngine
+import Glibc
+import MotionFrames
+import MotionWire
+import Testing
+
+/// The shared-memory frame channel (SPEC §12) from the engine's side: what the region holds after a
+/// frame, as a client maps it (read-only), and what the socket says.
+@Suite("Shared-memory frames")
+struct SharedFramesTests {
+    let store = PropertyStore()
+    let hub = SubscriptionHub()
+    let output = RecordingOutput()
+    let session: Session
+
+    init() {
+        session = Session(id: 1, output: output)
+    }
+
+    /// A shm subscription with `slots` slots; returns the region mapped read-only from the descriptor
+    /// the client would get.
+    private func subscribe(slots: Int) throws -> UnsafeRawPointer {
+        let subscription = Subscription(id: 1, session: session, frames: true, trace: false, runtime: nil, targets: nil,
+                                        maximumRate: nil)
+        let channel = try SharedFrameChannel(capacity: slots)
+        subscription.sharedFrames = channel
+        hub.add(subscription)
+        let fd = channel.takeReaderDescriptor()
+        defer { close(fd) }
+        #expect(mmap(nil, channel.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED,
+                "the client's descriptor cannot be mapped writable")
+        let base = try #require(mmap(nil, channel.size, PROT_READ, MAP_SHARED, fd, 0))
+        #expect(base != MAP_FAILED)
+        return UnsafeRawPointer(base)
+    }
+
+    private func write(_ target: String, _ values: [Double], runtime: String = "default") -> UInt32 {
+        let handle = store.intern(.init(runtime: runtime, target: target, property: "p"))
+        store.write(handle, value: values, velocity: values.map { $0 * 10 }, count: values.count)
+        return handle
+    }
+
+    private func tick(_ time: Double) {
+        hub.publishFrame(dirty: store.dirty, store: store, time: time)
+        store.clearDirty()
+    }
+
+    private func header(_ base: UnsafeRawPointer) -> motion_frames_header { base.load(as: motion_frames_header.self) }
+    private func slot(_ base: UnsafeRawPointer, _ index: Int) -> motion_frames_slot {
+        let header = header(base)
+        return base.load(fromByteOffset: Int(header.slots_offset) + index * Int(header.slot_size), as: motion_frames_slot.self)
+    }
+
+    @Test func aFrameWritesItsSlotsNamesThemFirstAndAnnouncesIt() throws {
+        let base = try subscribe(slots: 8)
+        let magic = withUnsafeBytes(of: header(base).magic) { Array($0) }
+        #expect(magic == Array("MOTF".utf8))
+        #expect(header(base).version_major == 1 && header(base).frame == 0)
+        _ = write("a", [1, 2])
+        _ = write("b", [3])
+        tick(1)
+        // On the socket: the names, then the announcement.
+        let lines = output.lines
+        #expect(lines.count == 2)
+        #expect(lines.first?["event"] == "slots")
+        let names = lines.first?["slots"]?.arrayValue ?? []
+        #expect(names.map { $0["target"]?.stringValue } == ["a", "b"])
+        #expect(names.map { $0["slot"]?.doubleValue } == [0, 1] && names.allSatisfy { $0["tag"] == 1 && $0["property"] == "p" })
+        #expect(lines.last?["event"] == "frame" && lines.last?["shm"] == 1 && lines.last?["updates"] == nil)
+        // In memory: the frame, its record, the values.
+        #expect(header(base).frame == 1 && header(base).slots_used == 2)
+        let a = slot(base, 0), b = slot(base, 1)
+        #expect(a.sequence % 2 == 0 && a.sequence > 0 && a.tag == 1 && a.components == 2)
+        #expect(a.value.0 == 1 && a.value.1 == 2 && a.velocity.1 == 20)
+        #expect(b.components == 1 && b.value.0 == 3)
+        let h = header(base)
+        let record = base.load(fromByteOffset: Int(h.records_offset) + Int(1 & (h.record_capacity - 1)) * Int(h.record_size),
+                               as: motion_frames_record.self)
+        #expect(record.frame == 1 && record.change_count == 2 && record.time == 1)
+        // A frame where nothing it sees changed publishes nothing.
+        tick(2)
+        #expect(header(base).frame == 1 && output.lines.count == 2)
+        // A second write of a: no new name, the same slot, the next frame.
+        _ = write("a", [5, 6])
+        tick(3)
+        #expect(output.lines.count == 3 && output.lines.last?["shm"] == 2)
+        #expect(slot(base, 0).value.0 == 5 && header(base).frame == 2)
+    }
+
+    /// A handle the store gives to another property keeps its slot under a new tag, named again.
+    @Test func aReusedHandleIsNamedAgainWithANewTag() throws {
+        let base = try subscribe(slots: 8)
+        let first = write("a", [1], runtime: "r1")
+        tick(1)
+        store.removeAll(inRuntime: "r1")
+        let reused = write("c", [7], runtime: "r2")
+        #expect(reused == first)
+        tick(2)
+        let names = output.lines.filter { $0["event"] == "slots" }.flatMap { $0["slots"]?.arrayValue ?? [] }
+        #expect(names.count == 2)
+        #expect(names.last?["slot"] == 0 && names.last?["tag"] == 2 && names.last?["target"] == "c" && names.last?["runtime"] == "r2")
+        #expect(slot(base, 0).tag == 2 && slot(base, 0).value.0 == 7)
+    }
+
+    /// Past its slots a subscription delivers nothing more of new properties and says so in the header.
+    @Test func aFullTableIsFlaggedAndNothingElseIsDisturbed() throws {
+        let base = try subscribe(slots: 2)
+        _ = write("a", [1])
+        _ = write("b", [2])
+        _ = write("c", [3])
+        tick(1)
+        #expect(header(base).flags & MOTION_FRAMES_FULL != 0 && header(base).slots_used == 2)
+        let names = output.lines.filter { $0["event"] == "slots" }.flatMap { $0["slots"]?.arrayValue ?? [] }
+        #expect(names.map { $0["target"]?.stringValue } == ["a", "b"])
+        _ = write("a", [4])
+        tick(2)
+        #expect(slot(base, 0).value.0 == 4 && header(base).frame == 2)
+    }
+}
