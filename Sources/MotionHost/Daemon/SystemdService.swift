@@ -49,8 +49,12 @@ struct SystemdService: Service {
         }
     }
 
+    /// Pings the watchdog (each ping proves the engine thread answered) and refreshes STATUS=. Without
+    /// systemd nothing runs; without a watchdog STATUS= is refreshed every 5 s: an idle daemon's engine
+    /// thread is not woken every second for a status line nobody asked for (SPEC §8, idle).
     private func keepAlive(_ heartbeat: Heartbeat) async {
-        let period = min(watchdog.map { $0.interval / 2 } ?? .seconds(1), .seconds(1))
+        guard notifier.isEnabled else { return }
+        let period = watchdog.map { min($0.interval / 2, .seconds(1)) } ?? .seconds(5)
         var lastStatus = ""
         while !Task.isCancelled {
             let asked = heartbeat.asked.load(ordering: .acquiring)
