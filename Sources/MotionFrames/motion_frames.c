@@ -17,7 +17,7 @@ static uint32_t power_of_two_at_least(uint64_t value) {
 
 int motion_frames_writer_create(motion_frames_writer *writer, uint32_t slot_capacity) {
     memset(writer, 0, sizeof *writer);
-    writer->fd = writer->reader_fd = -1;
+    writer->reader_fd = -1;
     if (slot_capacity == 0) slot_capacity = 1;
     uint32_t record_capacity = 256; /* two seconds at 120 Hz */
     uint32_t change_capacity = power_of_two_at_least((uint64_t)slot_capacity * 4 < 4096 ? 4096 : (uint64_t)slot_capacity * 4);
@@ -75,7 +75,6 @@ int motion_frames_writer_create(motion_frames_writer *writer, uint32_t slot_capa
     writer->slots = (motion_frames_slot *)((char *)base + slots_offset);
     writer->records = (motion_frames_record *)((char *)base + records_offset);
     writer->changes = (uint32_t *)((char *)base + changes_offset);
-    writer->fd = fd;
     writer->reader_fd = reader_fd;
     writer->slot_capacity = slot_capacity;
     writer->record_capacity = record_capacity;
@@ -86,10 +85,9 @@ int motion_frames_writer_create(motion_frames_writer *writer, uint32_t slot_capa
 
 void motion_frames_writer_destroy(motion_frames_writer *writer) {
     if (writer->header) munmap(writer->header, writer->size);
-    if (writer->fd >= 0) close(writer->fd);
     if (writer->reader_fd >= 0) close(writer->reader_fd);
     memset(writer, 0, sizeof *writer);
-    writer->fd = writer->reader_fd = -1;
+    writer->reader_fd = -1;
 }
 
 void motion_frames_writer_put(motion_frames_writer *writer, uint32_t index, uint32_t tag, const double *value,
@@ -145,7 +143,6 @@ uint64_t motion_frames_writer_publish(motion_frames_writer *writer, double time,
     record->present = present;
     __atomic_store_n(&record->frame, frame, __ATOMIC_RELEASE);
     __atomic_store_n(&writer->header->frame, frame, __ATOMIC_RELEASE);
-    writer->changes_written = written;
     writer->building_first = written;
     writer->building_count = 0;
     return frame;

@@ -180,12 +180,10 @@ static void collect(motion_frames_reader *reader) {
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (__atomic_load_n(&record->frame, __ATOMIC_RELAXED) != frame || count == MOTION_FRAMES_ALL_CHANGED ||
             count > reader->change_capacity) { all = 1; break; }
-        size_t before = reader->changed_count;
         for (uint32_t index = 0; index < count; index++) note(reader, reader->changes[(first + index) & mask]);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         uint64_t written = __atomic_load_n(&reader->header->changes_written, __ATOMIC_RELAXED);
         if (written > first + reader->change_capacity) {
-            (void)before;
             all = 1; /* the list was overwritten while read: what was noted stays, the rest comes from a scan */
         }
     }

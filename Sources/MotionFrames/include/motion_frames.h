@@ -106,11 +106,10 @@ typedef struct motion_frames_writer {
     motion_frames_slot *slots;
     motion_frames_record *records;
     uint32_t *changes;
-    int fd;          /* read-write: the daemon's own */
-    int reader_fd;   /* read-only, the one passed to the client */
+    int reader_fd;   /* read-only, the one passed to the client (the daemon keeps only the mapping) */
     /* The writer's own copies: it never trusts what is in the shared region. */
     uint32_t slot_capacity, record_capacity, change_capacity;
-    uint64_t size, frame, changes_written, building_first;
+    uint64_t size, frame, building_first;
     uint32_t building_count;
 } motion_frames_writer;
 
