@@ -55,7 +55,6 @@ int motion_frames_writer_create(motion_frames_writer *writer, uint32_t slot_capa
     }
     /* The mapping keeps the memory: the daemon holds no descriptor per subscription once it is sent. */
     close(fd);
-    fd = -1;
     motion_frames_header *header = base;
     memcpy(header->magic, MOTION_FRAMES_MAGIC, 4);
     header->version_major = MOTION_FRAMES_VERSION_MAJOR;
