@@ -32,17 +32,28 @@ struct MotionctlTests {
                    errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 
+    /// Returns once `daemon` has a subscription (at most 20 s).
+    static func waitForASubscriber(_ daemon: DaemonProcess) async throws {
+        let observer = try await daemon.client()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, (try await observer.call("status")["subscriptions"]?.intValue ?? 0) < 1 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        await observer.close()
+    }
+
     /// SPEC §12: `motionctl watch` survives a daemon restart: it connects again and resubscribes.
     @Test func watchReconnectsWhenMotiondRestarts() async throws {
         let directory = try CCompiler.temporaryDirectory()
         let path = directory.appendingPathComponent("m.sock").path
         let first = try await DaemonProcess(socket: path)
-        async let watched = Self.motionctl(["watch", "--socket", path, "--frames", "--count", "2"], timeout: 30)
-        try await Task.sleep(for: .milliseconds(700))
+        async let watched = Self.motionctl(["watch", "--socket", path, "--frames", "--count", "2"], timeout: 40)
+        // A loaded machine may take a while to start motionctl: stop the first daemon only once watch has subscribed.
+        try await Self.waitForASubscriber(first)
         _ = await first.stop()
         try await Task.sleep(for: .milliseconds(300))
         let second = try await DaemonProcess(socket: path)
-        try await Task.sleep(for: .milliseconds(1500))
+        try await Self.waitForASubscriber(second)
         let added = try await Self.motionctl(["--socket", path, "plan", "add", "box", #"{"type":"Spring","property":"x","to":[100]}"#])
         #expect(added.status == 0, "\(added)")
         let run = try await watched
