@@ -15,7 +15,7 @@ struct JournalRestartTests {
         var client = try await first.client()
         _ = try await client.call("runtime.create", ["name": "work"])
         _ = try await client.call("runtime.create", ["name": "scratch", "ephemeral": true])
-        let tween: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [600], "duration": 60, "timing": "linear"]
+        let tween: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [6000], "duration": 600, "timing": "linear"]
         let addedAfter = Date()
         _ = try await client.call("plan.add", ["runtime": "work", "target": "bar", "plan": tween])
         let addedBefore = Date()
@@ -39,8 +39,9 @@ struct JournalRestartTests {
         let restored = try await client.call("runtime.state", ["runtime": "work", "limit": 1000])
         let readBefore = Date()
         let x = try #require(restored["targets"]?["bar"]?["properties"]?["x"]?["value"]?.arrayValue?.first?.doubleValue)
-        // 10 units a second. The replay itself is exact to a frame (JournalTests); here the live clock of a
-        // daemon starting on a busy 2-core machine may run late ticks, so 250 ms of slack below.
+        // 10 units a second for 10 minutes (a restart on a loaded machine may take a minute). The replay
+        // itself is exact to a frame (JournalTests); here the live clock of a daemon starting on a busy
+        // 2-core machine may run late ticks, so 250 ms of slack below.
         let low = 10 * (readAfter.timeIntervalSince(addedBefore) - 0.25), high = 10 * (readBefore.timeIntervalSince(addedAfter) + 0.1)
         #expect(x >= low && x <= high, "x = \(x), expected \(low)…\(high)")
         #expect(restored["active"] == true, "still animating")

@@ -54,12 +54,26 @@ final class DaemonProcess: @unchecked Sendable {
         let log = try FileHandle(forWritingTo: logFile)
         process.standardError = log
         process.standardOutput = log
-        try process.run()
-        if waitForSocket { try await waitUntilListening() }
+        guard waitForSocket else {
+            try process.run()
+            return
+        }
+        await StartupGate.shared.enter()
+        do {
+            try process.run()
+            try await waitUntilListening()
+            await StartupGate.shared.leave()
+        } catch {
+            await StartupGate.shared.leave()
+            throw error
+        }
     }
 
+    /// Generous: a loaded CI machine is slow, and a daemon that never listens fails at once (it exits).
+    private static let listenTimeout = 60.0
+
     private func waitUntilListening() async throws {
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(Self.listenTimeout)
         while Date() < deadline {
             if let client = try? await MotionClient.connect(path: socket) {
                 await client.close()
@@ -68,7 +82,7 @@ final class DaemonProcess: @unchecked Sendable {
             guard process.isRunning else { throw Failure("motiond exited early: \(log)") }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw Failure("motiond did not listen on \(socket) within 20 s: \(log)")
+        throw Failure("motiond did not listen on \(socket) within \(Int(Self.listenTimeout)) s: \(log)")
     }
 
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
