@@ -94,6 +94,36 @@ struct SubscriptionHubTests {
         #expect(frame["seq"] == 2)
     }
 
+    /// A frame larger than the high-water mark may be on its way while the next is sent (a reader that
+    /// keeps up with 6 MB frames still holds one when the next tick comes); more than that is behind.
+    @Test func oneFrameOnItsWayIsNotBehind() {
+        var limits = SubscriptionHub.Limits()
+        limits.frameHighWater = 64
+        let hub = SubscriptionHub(limits: limits)
+        hub.add(Subscription(id: 1, session: session, frames: true, trace: false, runtime: nil, targets: nil, maximumRate: nil))
+        func tick(_ time: Double) {
+            hub.publishFrame(dirty: store.dirty, store: store, time: time)
+            store.clearDirty()
+        }
+        for index in 0..<10 { _ = write("t\(index)", 1) }
+        tick(1)
+        #expect(output.lines.count == 1)
+        let frameBytes = session.lastFrameBytes
+        #expect(frameBytes > 64)
+        output.setBacklog(frameBytes)
+        for index in 0..<10 { _ = write("t\(index)", 2) }
+        tick(2)
+        #expect(output.lines.count == 2, "one frame unsent: the next goes")
+        output.setBacklog(2 * frameBytes)
+        for index in 0..<10 { _ = write("t\(index)", 3) }
+        tick(3)
+        #expect(output.lines.count == 2, "two frames unsent: behind, the values wait")
+        output.setBacklog(0)
+        tick(4)
+        #expect(output.lines.count == 3)
+        #expect(output.lines.last?["updates"]?.arrayValue?.first?["value"] == [3])
+    }
+
     /// Up-to-date subscribers with one filter share one encoding of the updates; each frame keeps its
     /// own header, and a subscriber that was behind or filters differently gets its own updates.
     @Test func subscribersOfOneFilterShareTheUpdatesButNotTheHeader() {

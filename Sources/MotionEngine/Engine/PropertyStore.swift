@@ -246,6 +246,26 @@ final class PropertyStore {
         return raw.initializeMemory(as: Double.self, repeating: 0, count: max(capacity, 1) * slotSize)
     }
 
+    /// Lends the columns a frame's updates are encoded from (`motion_frame_write_updates`); with
+    /// `namesOthers` another uid's properties are named `<uid>/<runtime>` for `viewer`.
+    func withFrameSource<Result>(viewer: UInt32, namesOthers: Bool,
+                                 _ body: (inout motion_frame_source) -> Result) -> Result {
+        owners.withUnsafeBufferPointer { owners in
+            prefixBytes.withUnsafeBufferPointer { prefixes in
+                prefixStarts.withUnsafeBufferPointer { starts in
+                    prefixLengths.withUnsafeBufferPointer { lengths in
+                        var source = motion_frame_source(
+                            slots: slots, counts: counts, owners: owners.baseAddress, prefixes: prefixes.baseAddress,
+                            prefix_starts: starts.baseAddress, prefix_lengths: lengths.baseAddress,
+                            names_others: namesOthers ? 1 : 0, viewer: viewer, daemon: Self.daemon,
+                            runtime_opening: Self.runtimeOpening.count)
+                        return body(&source)
+                    }
+                }
+            }
+        }
+    }
+
     /// Where `handle`'s value (then, `width` later, its velocity) is.
     func slot(_ handle: UInt32) -> UnsafeMutablePointer<Double> { slots + Int(handle) * Self.slotSize }
 

@@ -1,3 +1,4 @@
+import MotionKernels
 import MotionWire
 
 /// Writes frame events straight into one reused buffer: the frame path never goes through a generic
@@ -133,6 +134,35 @@ final class FrameEncoder {
         cursor = Self.writeVector(velocities, at: cursor, pairs: pairs)
         cursor = put(UInt8(ascii: "}"), at: cursor)
         count = cursor - storage
+    }
+
+    /// Appends the updates of `handles` from `source` (those whose count is 0 skipped) with the C loop,
+    /// handing it the updates it leaves (a number outside the fixed format) to `special`; returns whether
+    /// any was written. `first`: no comma before the first.
+    func appendUpdates(_ handles: UnsafeBufferPointer<UInt32>, from source: inout motion_frame_source, first: Bool,
+                       special: (UInt32, _ isFirst: Bool) -> Void) -> Bool {
+        guard let base = handles.baseAddress else { return !first }
+        var isFirst: Int32 = first ? 1 : 0
+        var index = 0
+        while index < handles.count {
+            // Room for about a hundred more updates of this size, then the loop says when it needs more.
+            reserve(64 * 1024)
+            var used = count
+            index += motion_frame_write_updates(&source, base + index, handles.count - index, storage, capacity, &used,
+                                                &isFirst)
+            count = used
+            guard index < handles.count else { break }
+            let handle = handles[index]
+            let room = source.prefix_lengths[Int(handle)] + Int(MOTION_FRAME_UPDATE_ROOM)
+            if capacity - count < room {
+                reserve(room)
+                continue
+            }
+            special(handle, isFirst != 0)
+            isFirst = 0
+            index += 1
+        }
+        return isFirst == 0
     }
 
     /// Ends a frame whose values are in shared memory: `"shm":<frame>` instead of the updates list.

@@ -24,6 +24,9 @@ final class Session {
     var deferred: Deque<Result<Request, RequestFailure>> = []
     /// Changes of this session waiting for the journal (`EngineContext.journalOrApply`).
     var journalPending = 0
+    /// Bytes of the last frame line sent to it: one frame of that size may be on its way while the next
+    /// is sent (`SubscriptionHub.isBehind`).
+    var lastFrameBytes = 0
     /// The uid whose runtimes and routers it reads and changes (SPEC §13); in-process sessions are root's.
     var uid: UInt32 { peer?.uid ?? 0 }
 

@@ -2,8 +2,9 @@ import MotionWire
 
 /// Fans frames and trace events out to subscribers without ever waiting for one.
 ///
-/// A subscriber whose backlog passes `frameHighWater` gets no frames: its changed properties are kept
-/// (latest value wins) and sent together once it catches up, with `dropped` counting the values it never
+/// A subscriber whose backlog passes `frameHighWater`, or the size of the last frame sent to it when
+/// that is larger, gets no frames: its changed properties are kept (latest value wins) and sent together
+/// once it catches up, with `dropped` counting the values it never
 /// saw. Past `traceHighWater` trace events are counted and announced by a `gap` event. A subscriber
 /// that stays behind for `slowConsumerSeconds` is sent `protocol.slow_consumer` and disconnected.
 public final class SubscriptionHub {
@@ -22,6 +23,8 @@ public final class SubscriptionHub {
     private let bodies = FrameEncoder()
     private var sharedBodies: [FilterKey: Range<Int>] = [:]
     private var behindSince: [UInt64: Double] = [:]
+    /// Reused by `appendUpdates`: the pending handles a filtered subscriber may see.
+    private var visible: [UInt32] = []
     /// Reused by `checkBacklogs` every tick, so that it allocates nothing.
     private var checkedSessions: Set<UInt64> = []
 
@@ -132,8 +135,7 @@ public final class SubscriptionHub {
             case .present(let at, _) where subscription.presentingAt != at: continue
             default: break
             }
-            guard !subscription.pending.isEmpty,
-                subscription.session.output.backlog <= limits.frameHighWater,
+            guard !subscription.pending.isEmpty, !isBehind(subscription.session),
                 time - subscription.lastFrameTime >= subscription.minimumInterval
             else { continue }
             if let channel = subscription.sharedFrames {
@@ -149,7 +151,7 @@ public final class SubscriptionHub {
                     body = encoded
                 } else {
                     let start = bodies.count
-                    _ = Self.appendUpdates(subscription.pending, from: store, to: bodies, for: subscription)
+                    _ = appendUpdates(subscription.pending, from: store, to: bodies, for: subscription)
                     body = start..<bodies.count
                     sharedBodies[filter] = body
                 }
@@ -211,7 +213,7 @@ public final class SubscriptionHub {
         checkedSessions.removeAll(keepingCapacity: true)
         for subscription in subscriptions where checkedSessions.insert(subscription.session.id).inserted {
             let session = subscription.session
-            if session.output.backlog > limits.frameHighWater {
+            if isBehind(session) {
                 let since = behindSince[session.id] ?? time
                 behindSince[session.id] = since
                 if time - since > limits.slowConsumerSeconds { slow.append(session) }
@@ -223,6 +225,13 @@ public final class SubscriptionHub {
             if subscription.session.output.backlog <= limits.traceHighWater { flushGap(subscription, time: time) }
         }
         return slow
+    }
+
+    /// More than one frame unsent. A frame may be on its way while the next is written: a frame of
+    /// 40,000 springs is ~6 MB, and a reader that keeps up still holds the previous one when the next
+    /// tick comes (with a fixed 1 MiB mark it got every other frame).
+    private func isBehind(_ session: Session) -> Bool {
+        session.output.backlog > max(limits.frameHighWater, session.lastFrameBytes)
     }
 
     private func flushGap(_ subscription: Subscription, time: Double) {
@@ -250,7 +259,7 @@ public final class SubscriptionHub {
         } else {
             // A property pending since an earlier tick may be gone and its handle reused by another
             // runtime's property: the filter is checked again.
-            hasUpdates = Self.appendUpdates(subscription.pending, from: store, to: encoder, for: subscription)
+            hasUpdates = appendUpdates(subscription.pending, from: store, to: encoder, for: subscription)
         }
         encoder.end()
         subscription.isPending.withUnsafeMutableBufferPointer { isPending in
@@ -267,6 +276,7 @@ public final class SubscriptionHub {
             encoder.withBytes { subscription.held.append((sendAt, Array($0))) }
             return
         }
+        subscription.session.lastFrameBytes = encoder.count
         encoder.withBytes { subscription.session.output.send(bytes: $0) }
     }
 
@@ -308,25 +318,33 @@ public final class SubscriptionHub {
     }
 
     /// Appends the updates of `handles` (skipping properties no longer there, and those the subscriber
-    /// may not see or did not ask for), named as it names them; false if none was written.
-    private static func appendUpdates(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder,
-                                      for subscription: Subscription) -> Bool {
-        var first = true
+    /// may not see or did not ask for), named as it names them; false if none was written. The filter is
+    /// applied here; the C loop writes the rest (`motion_frame_write_updates`).
+    private func appendUpdates(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder,
+                               for subscription: Subscription) -> Bool {
+        guard subscription.isFiltered else { return Self.write(handles, from: store, to: encoder, for: subscription) }
         let counts = store.counts
-        // One borrow of the prefix arena for the whole frame: no reference counting per update.
-        store.prefixBytes.withUnsafeBufferPointer { prefixes in
-            for handle in handles where counts[Int(handle)] != 0 {
-                if subscription.isFiltered, !subscription.matches(handle, in: store) { continue }
-                let slot = Int(handle), stored = store.slot(handle), count = Int(counts[slot])
-                let start = store.prefixStarts[slot]
-                encoder.appendUpdate(isFirst: first,
-                                     prefix: UnsafeBufferPointer(rebasing: prefixes[start..<start + store.prefixLengths[slot]]),
-                                     values: UnsafeBufferPointer(start: stored, count: count),
-                                     velocities: UnsafeBufferPointer(start: stored + PropertyStore.width, count: count),
-                                     owner: subscription.foreignOwner(of: handle, in: store))
-                first = false
+        visible.removeAll(keepingCapacity: true)
+        for handle in handles where counts[Int(handle)] != 0 && subscription.matches(handle, in: store) {
+            visible.append(handle)
+        }
+        return Self.write(visible, from: store, to: encoder, for: subscription)
+    }
+
+    private static func write(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder,
+                              for subscription: Subscription) -> Bool {
+        store.withFrameSource(viewer: subscription.viewer, namesOthers: subscription.seesOthers) { source in
+            handles.withUnsafeBufferPointer { handles in
+                encoder.appendUpdates(handles, from: &source, first: true) { handle, isFirst in
+                    let stored = store.slot(handle), count = Int(store.counts[Int(handle)])
+                    store.prefix(handle).withUnsafeBufferPointer { prefix in
+                        encoder.appendUpdate(isFirst: isFirst, prefix: prefix,
+                                             values: UnsafeBufferPointer(start: stored, count: count),
+                                             velocities: UnsafeBufferPointer(start: stored + PropertyStore.width, count: count),
+                                             owner: subscription.foreignOwner(of: handle, in: store))
+                    }
+                }
             }
         }
-        return !first
     }
 }

@@ -66,6 +66,41 @@ size_t motion_store_write(double *slots, uint8_t *counts, const uint8_t *live, u
                           const uint8_t *new_counts, const double *values, const double *velocities, size_t n,
                           int streaming);
 
+/**
+ * Where a frame's updates come from (MotionEngine's `PropertyStore`): per handle a 64-byte slot (values at
+ * 0–3, velocities at 4–7), a component count (0: no property), an owner uid and the pre-encoded
+ * `{"runtime":"…","target":…,"property":…,"value":` prefix at `prefixes + prefix_starts[h]`.
+ */
+typedef struct motion_frame_source {
+    const double *slots;
+    const uint8_t *counts;
+    const uint32_t *owners;
+    const uint8_t *prefixes;
+    const intptr_t *prefix_starts;
+    const intptr_t *prefix_lengths;
+    /** With `names_others`, an update of a property whose owner is neither `viewer` nor `daemon` names
+     *  its runtime `"<owner>/<name>"` (the prefix's first `runtime_opening` bytes, then the uid and `/`). */
+    int names_others;
+    uint32_t viewer;
+    uint32_t daemon;
+    size_t runtime_opening;
+} motion_frame_source;
+
+/** Room one update may take beyond its prefix (the owner, the keys, eight numbers of at most 32 bytes). */
+#define MOTION_FRAME_UPDATE_ROOM 320
+
+/**
+ * Appends the frame updates `{prefix}[values],"velocity":[velocities]}` of `handles` to `out` (`*used` of
+ * `capacity` bytes taken), comma-separated (a comma first unless `*first`; cleared once one is written).
+ * Handles whose count is 0 are skipped. Numbers are FrameEncoder's fixed point: integers exactly, others
+ * to nine decimals with trailing zeros dropped. Stops before an update that might not fit (less than its
+ * prefix + MOTION_FRAME_UPDATE_ROOM left) or that holds a number outside the fixed format (magnitude of
+ * 999,999,999 or more, NaN, infinities), and returns how many handles it consumed: the caller grows the
+ * buffer or writes that update itself, and calls again with the rest.
+ */
+size_t motion_frame_write_updates(const motion_frame_source *source, const uint32_t *handles, size_t n,
+                                  uint8_t *out, size_t capacity, size_t *used, int *first);
+
 #ifdef __cplusplus
 }
 #endif
