@@ -26,6 +26,8 @@ struct StreamBench: AsyncParsableCommand {
     @Option(help: "Frame rate passed to the daemon this tool starts.") var rate = 120.0
     @Flag(help: "Print one JSON object instead of text.") var json = false
     @Flag(help: "Subscribe nobody: measure the daemon's tick (status.tick) with the springs alone.") var noSubscriber = false
+    @Option(help: "With --no-subscriber: this many clients, each subscribed to the frames of one idle target of its own (a subscriber should cost what it receives, not what moves).")
+    var filtered = 0
     @Option(help: "The subscriber's transport: json (a reader that scans lines) or shm (libmotion-client reading every changed value from shared memory).")
     var transport = "json"
 
@@ -56,17 +58,28 @@ struct StreamBench: AsyncParsableCommand {
         // plan.add throughput over one connection, 512 requests in flight.
         let addsPerSecond = JSONValue.number((Double(springs) / Date().timeIntervalSince(addStart)).rounded())
         if noSubscriber {
+            var readers: [RawFrameReader] = []
+            for index in 0..<filtered {
+                _ = try await client.call("plan.add", ["target": .string("idle\(index)"),
+                                                       "plan": ["type": "Set", "property": "opacity", "value": [1]]])
+                let reader = try RawFrameReader(path: path)
+                reader.send(#"{"id":1,"method":"hello","params":{"protocol":1,"client":"motion-bench"}}"#)
+                reader.send(#"{"id":2,"method":"subscribe","params":{"streams":["frames"],"targets":["idle\#(index)"]}}"#)
+                readers.append(reader)
+            }
+            // The tick statistics cover the last ticks (status.tick): wait them out with everyone subscribed.
             try await Task.sleep(for: .seconds(seconds))
             let status = try await client.call("status")
+            for reader in readers { reader.close() }
             await client.close()
             let result: JSONValue = [
-                "springs": .number(Double(springs)), "dimensions": .number(Double(dimensions)), "plansAddedPerSecond": addsPerSecond, "seconds": .number(seconds),
-                "plansAddedPerSecond": addsPerSecond,
+                "springs": .number(Double(springs)), "dimensions": .number(Double(dimensions)), "seconds": .number(seconds),
+                "plansAddedPerSecond": addsPerSecond, "filteredSubscribers": .number(Double(filtered)),
                 "animations": status["animations"] ?? .null, "daemonTick": status["tick"] ?? .null,
                 "daemonRate": status["rate"] ?? .null,
             ]
             return print(json ? JSONWriter.string(result)
-                : "springs \(springs) × \(dimensions)-D, no subscriber: status.animations \(status["animations"] ?? .null), tick \(JSONWriter.string(status["tick"] ?? .null))")
+                : "springs \(springs) × \(dimensions)-D, \(filtered) filtered subscribers: status.animations \(status["animations"] ?? .null), tick \(JSONWriter.string(status["tick"] ?? .null))")
         }
         if transport == "shm" {
             let now = try await client.call("status")["uptime"]?.doubleValue ?? 0

@@ -94,6 +94,45 @@ struct SubscriptionHubTests {
         #expect(frame["seq"] == 2)
     }
 
+    /// Filtered subscribers are found through per-handle flags kept up to date as subscribers come and go
+    /// and as handles are reused: each gets exactly its target's writes, whenever it subscribed.
+    @Test func filteredSubscribersComingAndGoingGetExactlyTheirTargets() {
+        let outputs = (0..<3).map { _ in RecordingOutput() }
+        let sessions = outputs.enumerated().map { Session(id: UInt64($0.offset + 10), output: $0.element) }
+        func subscription(_ index: Int, _ targets: Set<String>) -> Subscription {
+            Subscription(id: 1, session: sessions[index], frames: true, trace: false, runtime: nil, targets: targets, maximumRate: nil)
+        }
+        func targets(_ output: RecordingOutput) -> [String] {
+            (output.lines.last?["updates"]?.arrayValue ?? []).compactMap { $0["target"]?.stringValue }.sorted()
+        }
+        for target in ["a", "b", "c"] { _ = write(target, 1) }
+        tick(1)
+        let first = subscription(0, ["a"])
+        hub.add(first)
+        for target in ["a", "b", "c"] { _ = write(target, 2) }
+        tick(2)
+        #expect(targets(outputs[0]) == ["a"], "properties that existed before it subscribed")
+        hub.remove(first)
+        let second = subscription(1, ["b"])
+        hub.add(second)
+        for target in ["a", "b", "c"] { _ = write(target, 3) }
+        tick(3)
+        #expect(outputs[0].lines.count == 1)
+        #expect(targets(outputs[1]) == ["b"])
+        hub.remove(second)
+        for target in ["a", "b", "c"] { _ = write(target, 4) }
+        tick(4)
+        #expect(outputs[1].lines.count == 1, "no filtered subscriber left")
+        // From none to one again; then a handle reused for another target.
+        let third = subscription(2, ["c", "d"])
+        hub.add(third)
+        store.remove([store.handle(for: .init(runtime: "default", target: "a", property: "x"))!])
+        _ = write("d", 5)
+        for target in ["b", "c"] { _ = write(target, 5) }
+        tick(5)
+        #expect(targets(outputs[2]) == ["c", "d"])
+    }
+
     /// A frame larger than the high-water mark may be on its way while the next is sent (a reader that
     /// keeps up with 6 MB frames still holds one when the next tick comes); more than that is behind.
     @Test func oneFrameOnItsWayIsNotBehind() {

@@ -54,6 +54,10 @@ final class PropertyStore {
     private var isHidden: [Bool] = []
     private var index: [Key: UInt32] = [:]
     private var free: [UInt32] = []
+    /// Live handles by target name and by runtime key: a subscriber filtered to a few targets finds
+    /// their properties without a pass over every property (`SubscriptionHub`).
+    private(set) var handlesByTarget: [String: Set<UInt32>] = [:]
+    private(set) var handlesByRuntime: [String: Set<UInt32>] = [:]
 
     deinit {
         slots.deallocate()
@@ -98,6 +102,8 @@ final class PropertyStore {
         isHidden[slot] = hidden
         setPrefix(Self.prefix(for: key, runtime: name), of: slot)
         index[key] = handle
+        handlesByTarget[key.target, default: []].insert(handle)
+        handlesByRuntime[key.runtime, default: []].insert(handle)
         return handle
     }
 
@@ -168,6 +174,11 @@ final class PropertyStore {
         }
     }
 
+    private static func forget(_ handle: UInt32, under name: String, in table: inout [String: Set<UInt32>]) {
+        table[name]?.remove(handle)
+        if table[name]?.isEmpty == true { table[name] = nil }
+    }
+
     /// Takes hidden properties (dry runs') out of the dirty list.
     func dropHiddenFromDirty() {
         var kept = 0
@@ -193,6 +204,8 @@ final class PropertyStore {
         for handle in handles {
             guard let key = keys[Int(handle)] else { continue }
             index[key] = nil
+            Self.forget(handle, under: key.target, in: &handlesByTarget)
+            Self.forget(handle, under: key.runtime, in: &handlesByRuntime)
             keys[Int(handle)] = nil
             isLiveFlags[Int(handle)] = false
             counts[Int(handle)] = 0

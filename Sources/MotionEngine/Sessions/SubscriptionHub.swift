@@ -39,11 +39,25 @@ public final class SubscriptionHub {
     private var byTarget: [String: [Subscription]] = [:]
     /// Frame subscribers without a filter: they look at every written property.
     private var unfiltered: [Subscription] = []
+    /// Per handle: whether a subscriber in `byRuntime` or `byTarget` may want it, as of the handle's
+    /// generation in `watchedGeneration` (a reused handle is looked at again). A written property nobody
+    /// filters on costs a flag read, not two string hashes: 250,000 moving springs and one subscriber
+    /// filtered to an idle target took the tick's p99 from 5 to 34 ms.
+    private var watched: [Bool] = []
+    private var watchedGeneration: [UInt32] = []
+    /// Names whose handles' flags change with a subscription added or removed (applied at the next frame,
+    /// which has the store): from no filtered subscriber to one, every flag is cleared first.
+    private var rewatch: [(name: String, isTarget: Bool)] = []
+    private var clearsWatched = false
 
     func add(_ subscription: Subscription) {
         subscriptions.append(subscription)
         guard subscription.frames else { return }
         if subscription.display != nil { displaySubscriptions.append(subscription) }
+        if subscription.runtime != nil || subscription.targets != nil {
+            if byRuntime.isEmpty && byTarget.isEmpty { clearsWatched = true }
+            noteRewatch(subscription)
+        }
         if let runtime = subscription.runtime {
             byRuntime[runtime, default: []].append(subscription)
         } else if let targets = subscription.targets {
@@ -57,6 +71,7 @@ public final class SubscriptionHub {
         subscriptions.removeAll { $0 === subscription }
         guard subscription.frames else { return }
         if subscription.display != nil { displaySubscriptions.removeAll { $0 === subscription } }
+        if subscription.runtime != nil || subscription.targets != nil { noteRewatch(subscription) }
         if let runtime = subscription.runtime {
             byRuntime[runtime]?.removeAll { $0 === subscription }
             if byRuntime[runtime]?.isEmpty == true { byRuntime[runtime] = nil }
@@ -68,6 +83,44 @@ public final class SubscriptionHub {
         } else {
             unfiltered.removeAll { $0 === subscription }
         }
+    }
+
+    /// The handles a filtered subscription may match: those of its targets, else of its runtime.
+    private func noteRewatch(_ subscription: Subscription) {
+        if let targets = subscription.targets {
+            rewatch.append(contentsOf: targets.map { ($0, true) })
+        } else if let runtime = subscription.runtime {
+            rewatch.append((runtime, false))
+        }
+    }
+
+    /// Brings the watch flags up to date with the subscriptions (see `watched`).
+    private func applyRewatch(_ store: PropertyStore) {
+        let count = store.keys.count
+        if watched.count < count {
+            watched.append(contentsOf: repeatElement(false, count: count - watched.count))
+            watchedGeneration.append(contentsOf: repeatElement(0, count: count - watchedGeneration.count))
+        }
+        if clearsWatched {
+            clearsWatched = false
+            let generations = store.generations
+            for slot in 0..<count {
+                watched[slot] = false
+                watchedGeneration[slot] = generations[slot]
+            }
+        }
+        for (name, isTarget) in rewatch {
+            guard let handles = isTarget ? store.handlesByTarget[name] : store.handlesByRuntime[name] else { continue }
+            for handle in handles { refreshWatch(Int(handle), store) }
+        }
+        rewatch.removeAll(keepingCapacity: true)
+    }
+
+    @inline(__always)
+    private func refreshWatch(_ slot: Int, _ store: PropertyStore) {
+        watchedGeneration[slot] = store.generations[slot]
+        guard let key = store.keys[slot] else { return watched[slot] = false }
+        watched[slot] = byRuntime[key.runtime] != nil || byTarget[key.target] != nil
     }
 
     func removeAll(of session: Session) {
@@ -108,12 +161,16 @@ public final class SubscriptionHub {
                 }
             }
         }
+        if !rewatch.isEmpty || clearsWatched || watched.count < store.keys.count { applyRewatch(store) }
         if !byRuntime.isEmpty || !byTarget.isEmpty {
-            // Each written property is looked up once; a subscriber in the index it is found in already
-            // matches that part of its filter, so what remains per subscriber is an array read or two.
-            let owners = store.owners, shared = store.isShared, count = store.keys.count
+            // A written property some filtered subscriber watches is looked up once; a subscriber in the
+            // index it is found in already matches that part of its filter, so what remains per
+            // subscriber is an array read or two. The others cost a flag read.
+            let owners = store.owners, shared = store.isShared, count = store.keys.count, generations = store.generations
             for handle in dirty {
-                guard let key = store.keys[Int(handle)] else { continue }
+                let slot = Int(handle)
+                if watchedGeneration[slot] != generations[slot] { refreshWatch(slot, store) }
+                guard watched[slot], let key = store.keys[slot] else { continue }
                 let owner = owners[Int(handle)], isShared = shared[Int(handle)]
                 if let interested = byRuntime[key.runtime] {
                     for subscription in interested where subscription.seesAll || owner == subscription.viewer || isShared {
