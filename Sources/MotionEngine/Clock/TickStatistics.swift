@@ -26,6 +26,17 @@ package struct TickStatistics {
         if overrun { totalOverruns += 1 }
     }
 
+    /// The work time at `percentile` of the last (up to) 120 ticks, in nanoseconds; 0 before any.
+    func recentWorkNanos(percentile: Double) -> UInt64 {
+        let recent = min(filled, 120)
+        guard recent > 0 else { return 0 }
+        var last: [UInt64] = []
+        last.reserveCapacity(recent)
+        for back in 1...recent { last.append(work[(next - back + work.count) % work.count]) }
+        last.sort()
+        return last[min(recent - 1, Int((Double(recent) * percentile).rounded(.up)) - 1)]
+    }
+
     struct Summary {
         var ticks: Int
         var p50Milliseconds: Double

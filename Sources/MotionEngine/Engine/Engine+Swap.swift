@@ -27,6 +27,16 @@ extension Engine {
         /// Performers that cannot move (no migration on one side), counted once in `remaining`.
         var countedAsRemaining: Set<UInt64> = []
         public var isFinished: Bool { next >= queue.count }
+        /// What moving one performer has cost so far (a running average): a slice stops before the move
+        /// that would pass its deadline, not after it.
+        var nanosPerMove: UInt64 = 0
+
+        /// Records one move that took from `start` to `end`; true when another fits before `deadline`.
+        func recordMove(from start: UInt64, to end: UInt64, deadline: (partialValue: UInt64, overflow: Bool)) -> Bool {
+            let took = end &- start
+            nanosPerMove = nanosPerMove == 0 ? took : (nanosPerMove * 7 + took) / 8
+            return deadline.overflow || end &+ nanosPerMove < deadline.partialValue
+        }
 
         init(pluginID: String, generation: Int, queue: [UInt64], oldTables: [Int: UnsafePointer<motion_migrate>?],
              newTable: UnsafePointer<motion_migrate>?) {
@@ -74,6 +84,7 @@ extension Engine {
             let id = job.queue[job.next]
             job.next += 1
             guard let move = migration(of: id, in: job) else { continue }
+            let start = MonotonicClock.now()
             do throws(EngineError) {
                 prepared.append((move.old, try prepareMigration(of: move.old, to: move.newIndex, from: move.oldTable,
                                                                 into: move.newTable)))
@@ -82,7 +93,7 @@ extension Engine {
                 registry = previous
                 throw error
             }
-            if !deadline.overflow, MonotonicClock.now() >= deadline.partialValue { break }
+            if !job.recordMove(from: start, to: MonotonicClock.now(), deadline: deadline) { break }
         }
         for (old, new) in prepared { commitMigration(from: old, to: new) }
         job.report.migrated = prepared.count
@@ -91,7 +102,8 @@ extension Engine {
         return job
     }
 
-    /// Moves more performers of `job`, one at a time, for up to `budgetNanos` (at least one). One whose
+    /// Moves more performers of `job`, one at a time, as many as fit in `budgetNanos` at what a move has
+    /// cost so far (at least one). One whose
     /// state cannot move stays on its old build and finishes there (counted in `remaining`, its reason in
     /// `failures`). Returns true when the job is finished.
     public func continueSwap(_ job: SwapJob, budgetNanos: UInt64) -> Bool {
@@ -99,8 +111,9 @@ extension Engine {
         while !job.isFinished {
             let id = job.queue[job.next]
             job.next += 1
+            let start = MonotonicClock.now()
             move(id, in: job)
-            if !deadline.overflow, MonotonicClock.now() >= deadline.partialValue { break }
+            if !job.recordMove(from: start, to: MonotonicClock.now(), deadline: deadline) { break }
         }
         if job.isFinished { swapJobs.removeAll { $0 === job } }
         return job.isFinished

@@ -48,6 +48,8 @@ public final class SubscriptionHub {
     /// Names whose handles' flags change with a subscription added or removed (applied at the next frame,
     /// which has the store): from no filtered subscriber to one, every flag is cleared first.
     private var rewatch: [(name: String, isTarget: Bool)] = []
+    /// Reused each frame by `collectWatched`.
+    private var watchedDirty: [UInt32] = []
     private var clearsWatched = false
 
     func add(_ subscription: Subscription) {
@@ -116,11 +118,33 @@ public final class SubscriptionHub {
         rewatch.removeAll(keepingCapacity: true)
     }
 
-    @inline(__always)
     private func refreshWatch(_ slot: Int, _ store: PropertyStore) {
         watchedGeneration[slot] = store.generations[slot]
-        guard let key = store.keys[slot] else { return watched[slot] = false }
-        watched[slot] = byRuntime[key.runtime] != nil || byTarget[key.target] != nil
+        watched[slot] = isWatched(slot, store)
+    }
+
+    private func isWatched(_ slot: Int, _ store: PropertyStore) -> Bool {
+        guard let key = store.keys[slot] else { return false }
+        return byRuntime[key.runtime] != nil || byTarget[key.target] != nil
+    }
+
+    /// This frame's written handles some filtered subscriber watches, into `watchedDirty`: a pass over
+    /// the flags alone (a flag read per written property), looking again at handles reused since.
+    private func collectWatched(_ dirty: UnsafeBufferPointer<UInt32>, _ store: PropertyStore) {
+        watchedDirty.removeAll(keepingCapacity: true)
+        let generations = store.generations
+        watched.withUnsafeMutableBufferPointer { watched in
+            watchedGeneration.withUnsafeMutableBufferPointer { seen in
+                for handle in dirty {
+                    let slot = Int(handle)
+                    if seen[slot] != generations[slot] {
+                        seen[slot] = generations[slot]
+                        watched[slot] = isWatched(slot, store)
+                    }
+                    if watched[slot] { watchedDirty.append(handle) }
+                }
+            }
+        }
     }
 
     func removeAll(of session: Session) {
@@ -166,11 +190,10 @@ public final class SubscriptionHub {
             // A written property some filtered subscriber watches is looked up once; a subscriber in the
             // index it is found in already matches that part of its filter, so what remains per
             // subscriber is an array read or two. The others cost a flag read.
-            let owners = store.owners, shared = store.isShared, count = store.keys.count, generations = store.generations
-            for handle in dirty {
-                let slot = Int(handle)
-                if watchedGeneration[slot] != generations[slot] { refreshWatch(slot, store) }
-                guard watched[slot], let key = store.keys[slot] else { continue }
+            let owners = store.owners, shared = store.isShared, count = store.keys.count
+            collectWatched(dirty, store)
+            for handle in watchedDirty {
+                guard let key = store.keys[Int(handle)] else { continue }
                 let owner = owners[Int(handle)], isShared = shared[Int(handle)]
                 if let interested = byRuntime[key.runtime] {
                     for subscription in interested where subscription.seesAll || owner == subscription.viewer || isShared {
