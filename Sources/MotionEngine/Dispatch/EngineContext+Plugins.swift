@@ -63,7 +63,10 @@ extension EngineContext {
                                             "swap_ms": "\(Double(MonotonicClock.now() - loaded) / 1e6)"])
         }
         do throws(EngineError) {
-            job = try engine.beginSwap(to: builder.freeze(), pluginID: descriptor.id, budgetNanos: swapSliceNanos)
+            // The slice includes what loading took on this thread already.
+            let spent = MonotonicClock.now() &- started, slice = swapSliceNanos
+            job = try engine.beginSwap(to: builder.freeze(), pluginID: descriptor.id,
+                                       budgetNanos: slice > spent ? slice - spent : 0)
         } catch {
             return reject(file: file, reason: "swap abandoned, \(descriptor.id) \(current.plugin.version) keeps running: \(error.message)")
         }
@@ -76,13 +79,14 @@ extension EngineContext {
     }
 
     /// Engine-thread time a swap takes per call: performers beyond it move in later calls, between ticks.
-    /// A slice delays the next tick by up to its length, so it gets what a frame interval leaves after
-    /// the ticks' own work (their recent p99) with a quarter interval spare, and at least 0.25 ms: under
-    /// 10,000 springs at 120 Hz a fixed 2 ms slice plus a busy tick passed 1.5× the interval.
+    /// A slice delays the next tick by up to its length, and a frame interval stretches by that delay:
+    /// so a slice gets what half an interval leaves after the ticks' own work (their recent p99), at most
+    /// a quarter interval and at least 0.25 ms. (Under 10,000 springs at 120 Hz, fixed 2 ms slices and a
+    /// 3 ms set-up gave intervals of 16 ms, twice the nominal.)
     var swapSliceNanos: UInt64 {
         let interval = 1e9 / max(settings.rate, 1)
-        let spare = interval * 0.75 - Double(statistics.recentWorkNanos(percentile: 0.99))
-        return UInt64(max(250_000, min(interval / 2, spare)))
+        let spare = interval / 2 - Double(statistics.recentWorkNanos(percentile: 0.99))
+        return UInt64(max(250_000, min(interval / 4, spare)))
     }
 
     struct PendingSwap {

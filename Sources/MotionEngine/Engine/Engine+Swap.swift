@@ -70,15 +70,26 @@ extension Engine {
             throw EngineError(.internalError, "swap: \(pluginID) is not in the new registry")
         }
         registry = extended
-        let queue = performers.values.filter { record in
-            record.pluginID == pluginID && extended.factories[record.factoryIndex].generation < newest.generation
-        }.map(\.id).sorted()
+        // The factories of this plugin's older builds, as a table by index: one array read per performer,
+        // not a string comparison (the swap's setup held the engine thread ~3 ms under 10,000 performers).
+        var isOlder = [Bool](repeating: false, count: extended.factories.count)
+        for (index, factory) in extended.factories.enumerated()
+        where factory.pluginID == pluginID && factory.generation < newest.generation {
+            isOlder[index] = true
+        }
+        var queue: [UInt64] = []
+        for record in performers.values where record.factoryIndex < isOlder.count && isOlder[record.factoryIndex] {
+            queue.append(record.id)
+        }
+        queue.sort()
         let job = SwapJob(
             pluginID: pluginID, generation: newest.generation, queue: queue,
             oldTables: Dictionary(uniqueKeysWithValues: extended.plugins.filter { $0.plugin.id == pluginID }
                 .map { ($0.generation, Self.migrateTable($0.plugin)) }),
             newTable: Self.migrateTable(newest.plugin))
-        let deadline = MonotonicClock.now().addingReportingOverflow(budgetNanos)
+        // Prepared performers are committed together after the loop, at about what preparing them cost:
+        // preparing gets half the budget.
+        let deadline = MonotonicClock.now().addingReportingOverflow(budgetNanos == .max ? .max : budgetNanos / 2)
         var prepared: [(old: PerformerRecord, new: PerformerRecord)] = []
         while !job.isFinished {
             let id = job.queue[job.next]
