@@ -3,6 +3,9 @@
 #include <math.h>
 #include <string.h>
 
+/* `magnitude * 1e9 + 0.5` rounded as Swift rounds it: two operations, never one fused multiply-add. */
+#pragma STDC FP_CONTRACT OFF
+
 /* The frame encoder's inner loop (MotionEngine's FrameEncoder keeps the headers and the rare numbers).
  * In C for the same reason as the other kernels: at 40,000 springs a frame is 40,000 updates and ~6 MB,
  * 120 times a second, and this loop is most of the daemon's time with a JSON subscriber (BENCHMARKS.md). */

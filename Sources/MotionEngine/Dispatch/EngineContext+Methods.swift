@@ -75,6 +75,7 @@ extension EngineContext {
                 throw EngineError(.subscriptionNotFound, "sub: no subscription \(id) on this connection")
             }
             hub.remove(subscription)
+            hub.updateWatch(engine.store)
             return ["sub": .number(Double(id))]
         case "plan.sample":
             let plan = try params.object("plan")
@@ -217,6 +218,7 @@ extension EngineContext {
         session.nextSubscription += 1
         session.subscriptions[subscription.id] = subscription
         hub.add(subscription)
+        hub.updateWatch(engine.store)
         if let sharedFrames {
             // The reply carries the region's descriptor (SCM_RIGHTS on its first byte).
             let reply: JSONValue = ["sub": .number(Double(subscription.id)), "transport": "shm",

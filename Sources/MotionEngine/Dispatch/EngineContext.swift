@@ -116,6 +116,7 @@ public final class EngineContext: TraceObserver {
         session.isClosed = true
         endWork(of: session)
         hub.removeAll(of: session)
+        hub.updateWatch(engine.store)
         for runtime in session.scrubbing.sorted() where engine.timeline(of: runtime)?.isAttached == true {
             detachScrubber(runtime)
         }

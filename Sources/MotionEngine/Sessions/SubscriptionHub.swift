@@ -45,8 +45,9 @@ public final class SubscriptionHub {
     /// filtered to an idle target took the tick's p99 from 5 to 34 ms.
     private var watched: [Bool] = []
     private var watchedGeneration: [UInt32] = []
-    /// Names whose handles' flags change with a subscription added or removed (applied at the next frame,
-    /// which has the store): from no filtered subscriber to one, every flag is cleared first.
+    /// Names whose handles' flags change with a subscription added or removed, until `updateWatch` (the
+    /// engine calls it right after, so nothing piles up while nothing moves): from no filtered subscriber
+    /// to one, every flag is cleared first.
     private var rewatch: [(name: String, isTarget: Bool)] = []
     /// Reused each frame by `collectWatched`.
     private var watchedDirty: [UInt32] = []
@@ -96,8 +97,9 @@ public final class SubscriptionHub {
         }
     }
 
-    /// Brings the watch flags up to date with the subscriptions (see `watched`).
-    private func applyRewatch(_ store: PropertyStore) {
+    /// Brings the watch flags up to date with the subscriptions (see `watched`): the handles of the names
+    /// subscriptions came or went for.
+    func updateWatch(_ store: PropertyStore) {
         let count = store.keys.count
         if watched.count < count {
             watched.append(contentsOf: repeatElement(false, count: count - watched.count))
@@ -185,7 +187,7 @@ public final class SubscriptionHub {
                 }
             }
         }
-        if !rewatch.isEmpty || clearsWatched || watched.count < store.keys.count { applyRewatch(store) }
+        if !rewatch.isEmpty || clearsWatched || watched.count < store.keys.count { updateWatch(store) }
         if !byRuntime.isEmpty || !byTarget.isEmpty {
             // A written property some filtered subscriber watches is looked up once; a subscriber in the
             // index it is found in already matches that part of its filter, so what remains per
