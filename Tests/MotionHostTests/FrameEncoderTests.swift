@@ -35,17 +35,14 @@ struct FrameEncoderTests {
             store.write(handle, value: values, velocity: velocities, count: count)
         }
         for (viewer, namesOthers) in [(UInt32(0), true), (0, false), (1000, true)] {
+            func foreign(_ handle: UInt32) -> UInt32? {
+                let owner = store.owners[Int(handle)]
+                return namesOthers && owner != viewer && owner != PropertyStore.daemon ? owner : nil
+            }
             let reference = FrameEncoder(capacity: 16)
             var first = true
             for handle in handles where store.counts[Int(handle)] != 0 {
-                let stored = store.slot(handle), count = Int(store.counts[Int(handle)])
-                let owner = store.owners[Int(handle)]
-                let foreign = namesOthers && owner != viewer && owner != PropertyStore.daemon ? owner : nil
-                Array(store.prefix(handle)).withUnsafeBufferPointer { prefix in
-                    reference.appendUpdate(isFirst: first, prefix: prefix, values: UnsafeBufferPointer(start: stored, count: count),
-                                           velocities: UnsafeBufferPointer(start: stored + PropertyStore.width, count: count),
-                                           owner: foreign)
-                }
+                reference.appendUpdate(of: handle, in: store, isFirst: first, owner: foreign(handle))
                 first = false
             }
             let encoder = FrameEncoder(capacity: 16)
@@ -54,14 +51,7 @@ struct FrameEncoderTests {
                 handles.withUnsafeBufferPointer { handles in
                     encoder.appendUpdates(handles, from: &source, first: true) { handle, isFirst in
                         special += 1
-                        let stored = store.slot(handle), count = Int(store.counts[Int(handle)])
-                        let owner = store.owners[Int(handle)]
-                        let foreign = namesOthers && owner != viewer && owner != PropertyStore.daemon ? owner : nil
-                        Array(store.prefix(handle)).withUnsafeBufferPointer { prefix in
-                            encoder.appendUpdate(isFirst: isFirst, prefix: prefix, values: UnsafeBufferPointer(start: stored, count: count),
-                                                 velocities: UnsafeBufferPointer(start: stored + PropertyStore.width, count: count),
-                                                 owner: foreign)
-                        }
+                        encoder.appendUpdate(of: handle, in: store, isFirst: isFirst, owner: foreign(handle))
                     }
                 }
             }

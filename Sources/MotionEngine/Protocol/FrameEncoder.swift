@@ -136,6 +136,15 @@ final class FrameEncoder {
         count = cursor - storage
     }
 
+    /// Appends the update of `handle` as `store` holds it, by this encoder's own number formatting.
+    func appendUpdate(of handle: UInt32, in store: PropertyStore, isFirst: Bool, owner: UInt32?) {
+        let stored = store.slot(handle), count = Int(store.counts[Int(handle)])
+        store.prefix(handle).withUnsafeBufferPointer { prefix in
+            appendUpdate(isFirst: isFirst, prefix: prefix, values: UnsafeBufferPointer(start: stored, count: count),
+                         velocities: UnsafeBufferPointer(start: stored + PropertyStore.width, count: count), owner: owner)
+        }
+    }
+
     /// Appends the updates of `handles` from `source` (those whose count is 0 skipped) with the C loop,
     /// handing it the updates it leaves (a number outside the fixed format) to `special`; returns whether
     /// any was written. `first`: no comma before the first.

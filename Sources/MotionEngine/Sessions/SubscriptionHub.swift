@@ -32,39 +32,17 @@ public final class SubscriptionHub {
         self.limits = limits
     }
 
-    /// Frame subscribers with a `runtime` filter, by runtime key, and those with only a `targets` filter,
-    /// by target name: a frame looks up each written property once, so a subscriber costs what it
-    /// receives, not what moves elsewhere, whatever the size of its filter.
-    private var byRuntime: [String: [Subscription]] = [:]
-    private var byTarget: [String: [Subscription]] = [:]
+    /// Frame subscribers with a `runtime` or `targets` filter, found by the properties they watch.
+    private let filtered = FilterIndex()
     /// Frame subscribers without a filter: they look at every written property.
     private var unfiltered: [Subscription] = []
-    /// Per handle: whether a subscriber in `byRuntime` or `byTarget` may want it, as of the handle's
-    /// generation in `watchedGeneration` (a reused handle is looked at again). A written property nobody
-    /// filters on costs a flag read, not two string hashes: 250,000 moving springs and one subscriber
-    /// filtered to an idle target took the tick's p99 from 5 to 34 ms.
-    private var watched: [Bool] = []
-    private var watchedGeneration: [UInt32] = []
-    /// Names whose handles' flags change with a subscription added or removed, until `updateWatch` (the
-    /// engine calls it right after, so nothing piles up while nothing moves): from no filtered subscriber
-    /// to one, every flag is cleared first.
-    private var rewatch: [(name: String, isTarget: Bool)] = []
-    /// Reused each frame by `collectWatched`.
-    private var watchedDirty: [UInt32] = []
-    private var clearsWatched = false
 
     func add(_ subscription: Subscription) {
         subscriptions.append(subscription)
         guard subscription.frames else { return }
         if subscription.display != nil { displaySubscriptions.append(subscription) }
         if subscription.runtime != nil || subscription.targets != nil {
-            if byRuntime.isEmpty && byTarget.isEmpty { clearsWatched = true }
-            noteRewatch(subscription)
-        }
-        if let runtime = subscription.runtime {
-            byRuntime[runtime, default: []].append(subscription)
-        } else if let targets = subscription.targets {
-            for target in targets { byTarget[target, default: []].append(subscription) }
+            filtered.add(subscription)
         } else {
             unfiltered.append(subscription)
         }
@@ -74,79 +52,16 @@ public final class SubscriptionHub {
         subscriptions.removeAll { $0 === subscription }
         guard subscription.frames else { return }
         if subscription.display != nil { displaySubscriptions.removeAll { $0 === subscription } }
-        if subscription.runtime != nil || subscription.targets != nil { noteRewatch(subscription) }
-        if let runtime = subscription.runtime {
-            byRuntime[runtime]?.removeAll { $0 === subscription }
-            if byRuntime[runtime]?.isEmpty == true { byRuntime[runtime] = nil }
-        } else if let targets = subscription.targets {
-            for target in targets {
-                byTarget[target]?.removeAll { $0 === subscription }
-                if byTarget[target]?.isEmpty == true { byTarget[target] = nil }
-            }
+        if subscription.runtime != nil || subscription.targets != nil {
+            filtered.remove(subscription)
         } else {
             unfiltered.removeAll { $0 === subscription }
         }
     }
 
-    /// The handles a filtered subscription may match: those of its targets, else of its runtime.
-    private func noteRewatch(_ subscription: Subscription) {
-        if let targets = subscription.targets {
-            rewatch.append(contentsOf: targets.map { ($0, true) })
-        } else if let runtime = subscription.runtime {
-            rewatch.append((runtime, false))
-        }
-    }
-
-    /// Brings the watch flags up to date with the subscriptions (see `watched`): the handles of the names
-    /// subscriptions came or went for.
+    /// Brings the filtered subscribers' watch flags up to date after subscriptions came or went.
     func updateWatch(_ store: PropertyStore) {
-        let count = store.keys.count
-        if watched.count < count {
-            watched.append(contentsOf: repeatElement(false, count: count - watched.count))
-            watchedGeneration.append(contentsOf: repeatElement(0, count: count - watchedGeneration.count))
-        }
-        if clearsWatched {
-            clearsWatched = false
-            let generations = store.generations
-            for slot in 0..<count {
-                watched[slot] = false
-                watchedGeneration[slot] = generations[slot]
-            }
-        }
-        for (name, isTarget) in rewatch {
-            guard let handles = isTarget ? store.handlesByTarget[name] : store.handlesByRuntime[name] else { continue }
-            for handle in handles { refreshWatch(Int(handle), store) }
-        }
-        rewatch.removeAll(keepingCapacity: true)
-    }
-
-    private func refreshWatch(_ slot: Int, _ store: PropertyStore) {
-        watchedGeneration[slot] = store.generations[slot]
-        watched[slot] = isWatched(slot, store)
-    }
-
-    private func isWatched(_ slot: Int, _ store: PropertyStore) -> Bool {
-        guard let key = store.keys[slot] else { return false }
-        return byRuntime[key.runtime] != nil || byTarget[key.target] != nil
-    }
-
-    /// This frame's written handles some filtered subscriber watches, into `watchedDirty`: a pass over
-    /// the flags alone (a flag read per written property), looking again at handles reused since.
-    private func collectWatched(_ dirty: UnsafeBufferPointer<UInt32>, _ store: PropertyStore) {
-        watchedDirty.removeAll(keepingCapacity: true)
-        let generations = store.generations
-        watched.withUnsafeMutableBufferPointer { watched in
-            watchedGeneration.withUnsafeMutableBufferPointer { seen in
-                for handle in dirty {
-                    let slot = Int(handle)
-                    if seen[slot] != generations[slot] {
-                        seen[slot] = generations[slot]
-                        watched[slot] = isWatched(slot, store)
-                    }
-                    if watched[slot] { watchedDirty.append(handle) }
-                }
-            }
-        }
+        filtered.update(store)
     }
 
     func removeAll(of session: Session) {
@@ -187,29 +102,7 @@ public final class SubscriptionHub {
                 }
             }
         }
-        if !rewatch.isEmpty || clearsWatched || watched.count < store.keys.count { updateWatch(store) }
-        if !byRuntime.isEmpty || !byTarget.isEmpty {
-            // A written property some filtered subscriber watches is looked up once; a subscriber in the
-            // index it is found in already matches that part of its filter, so what remains per
-            // subscriber is an array read or two. The others cost a flag read.
-            let owners = store.owners, shared = store.isShared, count = store.keys.count
-            collectWatched(dirty, store)
-            for handle in watchedDirty {
-                guard let key = store.keys[Int(handle)] else { continue }
-                let owner = owners[Int(handle)], isShared = shared[Int(handle)]
-                if let interested = byRuntime[key.runtime] {
-                    for subscription in interested where subscription.seesAll || owner == subscription.viewer || isShared {
-                        if let targets = subscription.targets, !targets.contains(key.target) { continue }
-                        subscription.mark(handle, count: count)
-                    }
-                }
-                if let interested = byTarget[key.target] {
-                    for subscription in interested where subscription.seesAll || owner == subscription.viewer || isShared {
-                        subscription.mark(handle, count: count)
-                    }
-                }
-            }
-        }
+        filtered.markWritten(dirty, store)
         for subscription in subscriptions where subscription.frames && !subscription.session.isClosed {
             let wasUpToDate = subscription.wasUpToDate
             switch step {
@@ -418,13 +311,8 @@ public final class SubscriptionHub {
         store.withFrameSource(viewer: subscription.viewer, namesOthers: subscription.seesOthers) { source in
             handles.withUnsafeBufferPointer { handles in
                 encoder.appendUpdates(handles, from: &source, first: true) { handle, isFirst in
-                    let stored = store.slot(handle), count = Int(store.counts[Int(handle)])
-                    store.prefix(handle).withUnsafeBufferPointer { prefix in
-                        encoder.appendUpdate(isFirst: isFirst, prefix: prefix,
-                                             values: UnsafeBufferPointer(start: stored, count: count),
-                                             velocities: UnsafeBufferPointer(start: stored + PropertyStore.width, count: count),
-                                             owner: subscription.foreignOwner(of: handle, in: store))
-                    }
+                    encoder.appendUpdate(of: handle, in: store, isFirst: isFirst,
+                                         owner: subscription.foreignOwner(of: handle, in: store))
                 }
             }
         }

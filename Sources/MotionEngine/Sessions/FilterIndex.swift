@@ -1,0 +1,131 @@
+/// Frame subscribers with a `runtime` filter, by runtime key, and those with only a `targets` filter, by
+/// target name; and per property handle, whether any of them may want it.
+///
+/// A frame looks up each written property some filtered subscriber watches once, so a subscriber costs
+/// what it receives, not what moves elsewhere, whatever the size of its filter. A written property nobody
+/// filters on costs a flag read, not two string hashes: 250,000 moving springs and one subscriber filtered
+/// to an idle target took the tick's p99 from 5 to 34 ms.
+final class FilterIndex {
+    private var byRuntime: [String: [Subscription]] = [:]
+    private var byTarget: [String: [Subscription]] = [:]
+    /// Per handle: whether a subscriber here may want it, as of the handle's generation in
+    /// `watchedGeneration` (a reused handle is looked at again).
+    private var watched: [Bool] = []
+    private var watchedGeneration: [UInt32] = []
+    /// Names whose handles' flags change with a subscription added or removed, until `update` (the engine
+    /// calls it right after, so nothing piles up while nothing moves): from no filtered subscriber to
+    /// one, every flag is cleared first.
+    private var rewatch: [(name: String, isTarget: Bool)] = []
+    private var clearsWatched = false
+    /// Reused each frame by `markWritten`.
+    private var watchedDirty: [UInt32] = []
+
+    /// A subscription with a `runtime` or `targets` filter.
+    func add(_ subscription: Subscription) {
+        if byRuntime.isEmpty && byTarget.isEmpty { clearsWatched = true }
+        noteRewatch(subscription)
+        if let runtime = subscription.runtime {
+            byRuntime[runtime, default: []].append(subscription)
+        } else if let targets = subscription.targets {
+            for target in targets { byTarget[target, default: []].append(subscription) }
+        }
+    }
+
+    func remove(_ subscription: Subscription) {
+        noteRewatch(subscription)
+        if let runtime = subscription.runtime {
+            byRuntime[runtime]?.removeAll { $0 === subscription }
+            if byRuntime[runtime]?.isEmpty == true { byRuntime[runtime] = nil }
+        } else if let targets = subscription.targets {
+            for target in targets {
+                byTarget[target]?.removeAll { $0 === subscription }
+                if byTarget[target]?.isEmpty == true { byTarget[target] = nil }
+            }
+        }
+    }
+
+    /// The handles a filtered subscription may match: those of its targets, else of its runtime.
+    private func noteRewatch(_ subscription: Subscription) {
+        if let targets = subscription.targets {
+            rewatch.append(contentsOf: targets.map { ($0, true) })
+        } else if let runtime = subscription.runtime {
+            rewatch.append((runtime, false))
+        }
+    }
+
+    /// Brings the watch flags up to date with the subscriptions: the handles of the names subscriptions
+    /// came or went for.
+    func update(_ store: PropertyStore) {
+        let count = store.keys.count
+        if watched.count < count {
+            watched.append(contentsOf: repeatElement(false, count: count - watched.count))
+            watchedGeneration.append(contentsOf: repeatElement(0, count: count - watchedGeneration.count))
+        }
+        if clearsWatched {
+            clearsWatched = false
+            let generations = store.generations
+            for slot in 0..<count {
+                watched[slot] = false
+                watchedGeneration[slot] = generations[slot]
+            }
+        }
+        for (name, isTarget) in rewatch {
+            guard let handles = isTarget ? store.handlesByTarget[name] : store.handlesByRuntime[name] else { continue }
+            for handle in handles {
+                let slot = Int(handle)
+                watchedGeneration[slot] = store.generations[slot]
+                watched[slot] = isWatched(slot, store)
+            }
+        }
+        rewatch.removeAll(keepingCapacity: true)
+    }
+
+    private func isWatched(_ slot: Int, _ store: PropertyStore) -> Bool {
+        guard let key = store.keys[slot] else { return false }
+        return byRuntime[key.runtime] != nil || byTarget[key.target] != nil
+    }
+
+    /// Marks the properties of `dirty` pending for the filtered subscribers that may see them and asked
+    /// for them. A subscriber in the index a property is found in already matches that part of its
+    /// filter, so what remains per subscriber is an array read or two.
+    func markWritten(_ dirty: UnsafeBufferPointer<UInt32>, _ store: PropertyStore) {
+        if !rewatch.isEmpty || clearsWatched || watched.count < store.keys.count { update(store) }
+        guard !byRuntime.isEmpty || !byTarget.isEmpty else { return }
+        collectWatched(dirty, store)
+        let owners = store.owners, shared = store.isShared, count = store.keys.count
+        for handle in watchedDirty {
+            guard let key = store.keys[Int(handle)] else { continue }
+            let owner = owners[Int(handle)], isShared = shared[Int(handle)]
+            if let interested = byRuntime[key.runtime] {
+                for subscription in interested where subscription.seesAll || owner == subscription.viewer || isShared {
+                    if let targets = subscription.targets, !targets.contains(key.target) { continue }
+                    subscription.mark(handle, count: count)
+                }
+            }
+            if let interested = byTarget[key.target] {
+                for subscription in interested where subscription.seesAll || owner == subscription.viewer || isShared {
+                    subscription.mark(handle, count: count)
+                }
+            }
+        }
+    }
+
+    /// The written handles some filtered subscriber watches, into `watchedDirty`: a pass over the flags
+    /// alone, looking again at handles reused since.
+    private func collectWatched(_ dirty: UnsafeBufferPointer<UInt32>, _ store: PropertyStore) {
+        watchedDirty.removeAll(keepingCapacity: true)
+        let generations = store.generations
+        watched.withUnsafeMutableBufferPointer { watched in
+            watchedGeneration.withUnsafeMutableBufferPointer { seen in
+                for handle in dirty {
+                    let slot = Int(handle)
+                    if seen[slot] != generations[slot] {
+                        seen[slot] = generations[slot]
+                        watched[slot] = isWatched(slot, store)
+                    }
+                    if watched[slot] { watchedDirty.append(handle) }
+                }
+            }
+        }
+    }
+}
