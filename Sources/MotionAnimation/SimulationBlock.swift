@@ -11,14 +11,18 @@ final class SimulationBlock {
     private(set) var count = 0
     private var capacity = 0
 
-    // Columns, `capacity` long: offsets (position − target), velocities and targets `width` of each.
+    // Columns, `capacity` long, in one arena: offsets (position − target), velocities and targets `width`
+    // of each, accumulators, tensions, dampings, thresholds and each lane's RK4 step matrix (m11, m12,
+    // m21, m22) at `Simulation.step`, from its tension and damping.
+    private var arena: ColumnArena
     private var offsets: [UnsafeMutablePointer<Double>] = []
     private var velocities: [UnsafeMutablePointer<Double>] = []
     private var targets: [UnsafeMutablePointer<Double>] = []
-    private var accumulators = UnsafeMutablePointer<Double>.allocate(capacity: 0)
-    private var tensions = UnsafeMutablePointer<Double>.allocate(capacity: 0)
-    private var dampings = UnsafeMutablePointer<Double>.allocate(capacity: 0)
-    private var thresholds = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    private var accumulators: UnsafeMutablePointer<Double>
+    private var tensions: UnsafeMutablePointer<Double>
+    private var dampings: UnsafeMutablePointer<Double>
+    private var thresholds: UnsafeMutablePointer<Double>
+    private var stepMatrix: [UnsafeMutablePointer<Double>] = []
     private var endedFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
     private(set) var handles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
     /// `Unmanaged<AnimationPerformer<…>>` of each lane, unretained (a performer gives its lanes back).
@@ -38,17 +42,27 @@ final class SimulationBlock {
         self.width = width
         self.restsAtTarget = restsAtTarget
         self.clampsAtTarget = clampsAtTarget
-        for _ in 0..<width {
-            offsets.append(.allocate(capacity: 0))
-            velocities.append(.allocate(capacity: 0))
-            targets.append(.allocate(capacity: 0))
-        }
+        arena = ColumnArena(columns: 3 * width + 8)
+        (accumulators, tensions, dampings, thresholds) = (arena.column(0), arena.column(0), arena.column(0), arena.column(0))
+        locateColumns()
+    }
+
+    /// Points the columns into the arena (after it moved).
+    private func locateColumns() {
+        offsets = (0..<width).map { arena.column($0) }
+        velocities = (0..<width).map { arena.column(width + $0) }
+        targets = (0..<width).map { arena.column(2 * width + $0) }
+        accumulators = arena.column(3 * width)
+        tensions = arena.column(3 * width + 1)
+        dampings = arena.column(3 * width + 2)
+        thresholds = arena.column(3 * width + 3)
+        stepMatrix = (0..<4).map { arena.column(3 * width + 4 + $0) }
     }
 
     deinit {
-        for column in offsets + velocities + targets + [accumulators, tensions, dampings, thresholds, writeValues, writeVelocities] {
-            column.deallocate()
-        }
+        arena.deallocate()
+        writeValues.deallocate()
+        writeVelocities.deallocate()
         endedFlags.deallocate()
         handles.deallocate()
         owners.deallocate()
@@ -90,6 +104,11 @@ final class SimulationBlock {
         }
         accumulators[index] = form.accumulator
         thresholds[index] = simulation.threshold
+        var matrix = (0.0, 0.0, 0.0, 0.0)
+        withUnsafeMutableBytes(of: &matrix) { entries in
+            motion_simulation_step_matrix(tensions[index], dampings[index], Simulation.step, entries.baseAddress!.assumingMemoryBound(to: Double.self))
+        }
+        (stepMatrix[0][index], stepMatrix[1][index], stepMatrix[2][index], stepMatrix[3][index]) = matrix
     }
 
     func simulation(_ index: Int) -> Simulation {
@@ -126,6 +145,7 @@ final class SimulationBlock {
         accumulators[index] = accumulators[last]
         tensions[index] = tensions[last]
         dampings[index] = dampings[last]
+        for entry in stepMatrix { entry[index] = entry[last] }
         thresholds[index] = thresholds[last]
         endedFlags[index] = endedFlags[last]
         handles[index] = handles[last]
@@ -223,7 +243,8 @@ final class SimulationBlock {
             offset: (column(offsets, 0), column(offsets, 1), column(offsets, 2), column(offsets, 3)),
             velocity: (column(velocities, 0), column(velocities, 1), column(velocities, 2), column(velocities, 3)),
             target: (column(targets, 0), column(targets, 1), column(targets, 2), column(targets, 3)),
-            accumulator: accumulators + start, tension: tensions + start, damping: dampings + start,
+            accumulator: accumulators + start,
+            step_matrix: (stepMatrix[0] + start, stepMatrix[1] + start, stepMatrix[2] + start, stepMatrix[3] + start),
             threshold: thresholds + start, ended: endedFlags + start)
     }
 
@@ -234,13 +255,8 @@ final class SimulationBlock {
             column.deallocate()
             return larger
         }
-        offsets = offsets.map { moved($0) }
-        velocities = velocities.map { moved($0) }
-        targets = targets.map { moved($0) }
-        accumulators = moved(accumulators)
-        tensions = moved(tensions)
-        dampings = moved(dampings)
-        thresholds = moved(thresholds)
+        arena.grow(to: newCapacity, keeping: count)
+        locateColumns()
         endedFlags = moved(endedFlags)
         handles = moved(handles)
         owners = moved(owners)

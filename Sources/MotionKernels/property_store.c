@@ -5,33 +5,64 @@
  * time per tick at 250,000 springs), but they push the line out of the cache, which costs small stores
  * more than it saves (BENCHMARKS.md). */
 typedef double slot_vector __attribute__((vector_size(64), aligned(64)));
+/* Half a slot: 4 components, loaded from the writer's buffers (8-byte aligned), masked to the count. */
+typedef double half_vector __attribute__((vector_size(32), aligned(8)));
+typedef int64_t half_mask __attribute__((vector_size(32), aligned(8)));
+
+static const int64_t component_masks[5][4] = {
+    {0, 0, 0, 0}, {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}, {-1, -1, -1, -1}};
+
+/* Components `0..<count` of `source` (4 doubles readable when `whole`), the rest zero. */
+static inline __attribute__((always_inline)) half_vector masked(const double *source, unsigned count, int whole) {
+    const half_mask mask = *(const half_mask *)component_masks[count];
+    if (whole) return (half_vector)((half_mask)(*(const half_vector *)source) & mask);
+    half_vector result = {0, 0, 0, 0};
+    for (unsigned c = 0; c < count; c++) result[c] = source[c];
+    return result;
+}
+
+/* One entry (4 doubles of value and of velocity readable at `value`, `velocity` when `whole`). */
+static inline __attribute__((always_inline)) size_t write_slot(
+    double *restrict slots, uint8_t *restrict counts, const uint8_t *restrict live, uint32_t *restrict dirty_frame,
+    uint32_t frame, uint32_t *restrict dirty, size_t dirty_count, size_t limit, uint32_t handle, unsigned count,
+    const double *value, const double *velocity, const int whole, const int streaming) {
+    if (handle >= limit || !live[handle] || count - 1 > 3) return dirty_count;
+    const half_vector values = masked(value, count, whole);
+    const half_vector velocities = velocity ? masked(velocity, count, whole) : (half_vector){0, 0, 0, 0};
+    const slot_vector slot = __builtin_shufflevector(values, velocities, 0, 1, 2, 3, 4, 5, 6, 7);
+    if (streaming) {
+        __builtin_nontemporal_store(slot, (slot_vector *)(slots + (size_t)handle * 8));
+    } else {
+        *(slot_vector *)(slots + (size_t)handle * 8) = slot;
+    }
+    counts[handle] = (uint8_t)count;
+    /* Appended once per frame: the list has room for every handle, and one more for this store. */
+    const int fresh = dirty_frame[handle] != frame;
+    dirty_frame[handle] = frame;
+    dirty[dirty_count] = handle;
+    return dirty_count + fresh;
+}
 
 static inline __attribute__((always_inline)) size_t write_slots(
-    double *slots, uint8_t *counts, const uint8_t *live, uint32_t *dirty_frame, uint32_t frame, uint32_t *dirty,
-    size_t dirty_count, size_t limit, const uint32_t *handles, const uint8_t *new_counts, const double *values,
-    const double *velocities, size_t n, const int streaming) {
-    for (size_t entry = 0; entry < n; entry++) {
-        const uint32_t handle = handles[entry];
-        const unsigned count = new_counts[entry];
-        if (handle >= limit || !live[handle] || count < 1 || count > 4) continue;
-        const double *value = values + entry * 4, *velocity = velocities ? velocities + entry * 4 : 0;
-        slot_vector slot = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (unsigned c = 0; c < count; c++) {
-            slot[c] = value[c];
-            slot[4 + c] = velocity ? velocity[c] : 0;
+    double *restrict slots, uint8_t *restrict counts, const uint8_t *restrict live, uint32_t *restrict dirty_frame,
+    uint32_t frame, uint32_t *restrict dirty, size_t dirty_count, size_t limit, const uint32_t *handles,
+    const uint8_t *new_counts, const double *values, const double *velocities, size_t n, const int streaming) {
+    if (n == 0) return dirty_count;
+    /* Every entry but the last has 4 doubles of value and of velocity before the next one starts. */
+    if (velocities) {
+        for (size_t entry = 0; entry + 1 < n; entry++) {
+            dirty_count = write_slot(slots, counts, live, dirty_frame, frame, dirty, dirty_count, limit, handles[entry],
+                                     new_counts[entry], values + entry * 4, velocities + entry * 4, 1, streaming);
         }
-        if (streaming) {
-            __builtin_nontemporal_store(slot, (slot_vector *)(slots + (size_t)handle * 8));
-        } else {
-            *(slot_vector *)(slots + (size_t)handle * 8) = slot;
-        }
-        counts[handle] = (uint8_t)count;
-        if (dirty_frame[handle] != frame) {
-            dirty_frame[handle] = frame;
-            dirty[dirty_count++] = handle;
+    } else {
+        for (size_t entry = 0; entry + 1 < n; entry++) {
+            dirty_count = write_slot(slots, counts, live, dirty_frame, frame, dirty, dirty_count, limit, handles[entry],
+                                     new_counts[entry], values + entry * 4, 0, 1, streaming);
         }
     }
-    return dirty_count;
+    const size_t last = n - 1;
+    return write_slot(slots, counts, live, dirty_frame, frame, dirty, dirty_count, limit, handles[last], new_counts[last],
+                      values + last * 4, velocities ? velocities + last * 4 : 0, 0, streaming);
 }
 
 /* Two loops, not one with a branch: the optimiser would merge the two stores and lose the non-temporal one. */

@@ -8,14 +8,7 @@
 #define MULTIVERSION
 #endif
 
-/* One lane: everything branch-free (selects), so that the loop over lanes vectorises. The columns come by
- * value (pointers copied out of the caller's struct once), so that stores cannot be taken to move them. */
-static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_simulation_lanes lanes_, size_t i,
-                                                                  const int width, int steps, double dt, double h,
-                                                                  double *restrict value, double *restrict velocity,
-                                                                  const int clamps) {
-    const motion_simulation_lanes *lanes = &lanes_;
-    const double k = lanes->tension[i], c = lanes->damping[i];
+void motion_simulation_step_matrix(double k, double c, double h, double matrix[4]) {
     /* M = I + hA(I + hA/2(I + hA/3(I + hA/4))) for A = [[0, 1], [−k, −c]]: RK4's step matrix. */
     double m11 = 1, m12 = 0, m21 = 0, m22 = 1;
     for (int level = 4; level >= 1; level--) {
@@ -26,6 +19,21 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
         m21 = n21;
         m22 = 1 + n22;
     }
+    matrix[0] = m11;
+    matrix[1] = m12;
+    matrix[2] = m21;
+    matrix[3] = m22;
+}
+
+/* One lane: everything branch-free (selects), so that the loop over lanes vectorises. The columns come by
+ * value (pointers copied out of the caller's struct once), so that stores cannot be taken to move them. */
+static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_simulation_lanes lanes_, size_t i,
+                                                                  const int width, int steps, double dt, double h,
+                                                                  double *restrict value, double *restrict velocity,
+                                                                  const int clamps) {
+    const motion_simulation_lanes *lanes = &lanes_;
+    const double m11 = lanes->step_matrix[0][i], m12 = lanes->step_matrix[1][i], m21 = lanes->step_matrix[2][i],
+                 m22 = lanes->step_matrix[3][i];
     double a = lanes->accumulator[i] + dt;
     double e[4], v[4], t[4];
     for (int d = 0; d < width; d++) {
@@ -124,12 +132,21 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
 /* Every accumulator is in [−h, 0] before a tick, so no lane needs more than ceil(dt / h) steps. */
 static inline double steps_needed(double dt, double h) { return ceil(dt / h); }
 
+/* The latest accumulator of the lanes: none needs more than ceil((latest + dt) / h) steps. Lanes that were
+ * started in the same tick share one (a UI moving many things at once), and most ticks then take one step
+ * where the bound from dt alone (which holds for every phase) takes two. */
+static inline double latest_accumulator(const double *accumulator, size_t n, double h) {
+    double latest = -h;
+    for (size_t i = 0; i < n; i++) latest = accumulator[i] > latest ? accumulator[i] : latest;
+    return latest;
+}
+
 MULTIVERSION
 size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt, double h, double *values,
                                  double *velocities) {
     const size_t n = lanes->count;
     size_t ended = 0;
-    const double steps = steps_needed(dt, h);
+    const double steps = steps_needed(latest_accumulator(lanes->accumulator, n, h) + dt, h);
     if (steps <= 1) {
         WIDTH_SWITCH(1)
     } else if (steps <= 2) {

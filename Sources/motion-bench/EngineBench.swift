@@ -18,6 +18,7 @@ struct EngineBench: AsyncParsableCommand {
     @Option(help: "Components per spring (1-4).") var dimensions = 2
     @Option(help: "Ticks to measure.") var ticks = 100
     @Flag(help: "Print one JSON object instead of text.") var json = false
+    @Flag(help: "Measure the advance only, not the ticks with frame encoding (for profiling the advance).") var advanceOnly = false
 
     func run() async throws {
         let build = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
@@ -55,6 +56,9 @@ struct EngineBench: AsyncParsableCommand {
         let (advance, advanceAllocations) = measure {
             engine.advance(by: dt)
             engine.clearFrame()
+        }
+        if advanceOnly {
+            return print("\(springs) \(plan) × \(dimensions)-D, \(ticks) ticks: advance \((advance[ticks / 2] / 1e4).rounded() / 100) ms (\((advance[ticks / 2] / Double(springs) * 10).rounded() / 10) ns/spring)")
         }
         context.receive(line: Array(#"{"id":2,"method":"subscribe","params":{"streams":["frames"]}}"#.utf8), from: 1)
         let before = output.bytes

@@ -54,6 +54,33 @@ struct PropertyStoreTests {
         #expect(Array(store.dirty) == [kept, reused] && store.value(reused) == [Double(reused), Double(reused) + 0.1])
     }
 
+    /// One batch of every width, bad entries among them (a count of 0 or 5, a handle past the store), no
+    /// velocities, and a last entry whose buffers end with its own components: each good entry lands whole,
+    /// nothing past its count, and the bad ones change nothing.
+    @Test func aMixedBatchWritesEachEntryToItsCount() {
+        let store = PropertyStore()
+        let handles = (0..<64).map { store.intern(Self.key($0)) }  // exactly the first capacity
+        let entries: [(handle: UInt32, count: UInt8)] = [(handles[0], 4), (handles[1], 1), (handles[2], 0), (handles[3], 3),
+                                                         (9_999, 2), (handles[4], 5), (handles[5], 2)]
+        let values = UnsafeMutablePointer<Double>.allocate(capacity: 4 * (entries.count - 1) + 2)
+        defer { values.deallocate() }
+        for entry in 0..<(4 * (entries.count - 1) + 2) { values[entry] = Double(entry) + 0.5 }
+        store.write(entries.count, handles: entries.map(\.handle), counts: entries.map(\.count), values: values, velocities: nil)
+        #expect(Array(store.dirty) == [handles[0], handles[1], handles[3], handles[5]])
+        #expect(store.value(handles[0]) == [0.5, 1.5, 2.5, 3.5] && store.velocity(handles[0]) == [0, 0, 0, 0])
+        #expect(store.value(handles[1]) == [4.5] && store.value(handles[3]) == [12.5, 13.5, 14.5])
+        #expect(store.value(handles[5]) == [24.5, 25.5] && store.velocity(handles[5]) == [0, 0])
+        #expect(store.count(of: handles[2]) == 0 && store.count(of: handles[4]) == 0)
+        var value = [Double](repeating: 99, count: 4)
+        #expect(store.read(handles[1], value: &value, velocity: nil, capacity: 4) == 1 && value == [4.5, 99, 99, 99])
+        // The slot past the count is zero, not what the buffer held there.
+        #expect((1..<8).allSatisfy { store.slots[Int(handles[1]) * 8 + $0] == 0 })
+        // Every handle, twice in one frame (the list is full after the first): each listed once.
+        Self.write(store, handles, count: 2)
+        Self.write(store, handles, count: 2)
+        #expect(store.dirty.count == handles.count && Set(store.dirty) == Set(handles))
+    }
+
     /// Past `streamingHandles` the slots are written with non-temporal stores: the same results.
     @Test func aLargeStoreWritesTheSameWay() {
         let store = PropertyStore()

@@ -32,7 +32,9 @@ final class PropertyStore {
     private var frame: UInt32 = 1
     /// `isLiveFlags[handle]`: the handle names a property (checked on every write without touching keys).
     private var isLiveFlags = UnsafeMutablePointer<Bool>.allocate(capacity: 0)
-    private var dirtyList = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    /// Room for every handle and one more (`motion_store_write` stores each written handle at the end
+    /// and counts it only if it is new to the frame).
+    private var dirtyList = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
     private var dirtyCount = 0
     private var capacity = 0
     /// `{"runtime":…,"target":…,"property":…,"value":` for each handle, encoded once at interning, in
@@ -297,7 +299,10 @@ final class PropertyStore {
         counts = moved(counts, 1, 0)
         dirtyFrame = moved(dirtyFrame, 1, 0)
         isLiveFlags = moved(isLiveFlags, 1, false)
-        dirtyList = moved(dirtyList, 1, 0)
+        let list = UnsafeMutablePointer<UInt32>.allocate(capacity: newCapacity + 1)
+        list.moveInitialize(from: dirtyList, count: dirtyCount)
+        dirtyList.deallocate()
+        dirtyList = list
         generations = moved(generations, 1, 0)
         capacity = newCapacity
     }

@@ -21,7 +21,8 @@ extern "C" {
  *
  * Lane i's state is the step boundary before the newest one (`offset` = position − target, `velocity`)
  * and `accumulator` in [−step, 0]: the published time lies `step + accumulator` after that boundary. A
- * fresh state (shown as it is) has `accumulator == −step`.
+ * fresh state (shown as it is) has `accumulator == −step`. Its force is its RK4 step matrix at `step`
+ * (`motion_simulation_step_matrix`), kept with the lane: the tick does no work that does not change.
  */
 typedef struct motion_simulation_lanes {
     size_t count;
@@ -34,12 +35,15 @@ typedef struct motion_simulation_lanes {
     double *velocity[4];
     double *target[4];
     double *accumulator;
-    double *tension;
-    double *damping;
+    /** m11, m12, m21, m22 of each lane's step matrix (offset, velocity) ← M (offset, velocity). */
+    double *step_matrix[4];
     double *threshold;
     /** Out: 1 where the lane came to rest this tick (its published state is the resting one). */
     uint8_t *ended;
 } motion_simulation_lanes;
+
+/** The RK4 step matrix of a spring (tension k, damping c) or a decay (k = 0, c = drag) at `step`. */
+void motion_simulation_step_matrix(double k, double c, double step, double matrix[4]);
 
 /**
  * Advances every lane by `dt` (> 0) and writes lane i's published value and velocity to `values[i * 4 + c]`
@@ -58,7 +62,8 @@ size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, cons
  * velocity, 4 components each. Writes `n` entries given in the "motion.properties/1" layout (entry i:
  * `counts[i]` components at `values + 4i`, `velocities + 4i`; NULL velocities: zero), skipping handles at or
  * past `limit`, not live, or with a count outside 1–4. Each written handle not yet in this frame
- * (`dirty_frame[h] != frame`) is appended to `dirty`. Returns the new length of `dirty`. `streaming`: write
+ * (`dirty_frame[h] != frame`) is appended to `dirty`, which has room for one entry more than `limit`
+ * (each write stores its handle at the end and counts it only if new). Returns the new length of `dirty`. `streaming`: write
  * the slots past the caches (for stores much larger than them).
  */
 size_t motion_store_write(double *slots, uint8_t *counts, const uint8_t *live, uint32_t *dirty_frame, uint32_t frame,
