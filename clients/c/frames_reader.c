@@ -221,17 +221,19 @@ size_t motion_frames_reader_read(motion_frames_reader *reader, motion_frames_val
         uint64_t mask = reader->change_capacity - 1, first = reader->direct_first;
         uint32_t end = reader->direct_count, next = reader->direct_next;
         if (end - next > capacity) end = next + (uint32_t)capacity;
-        const uint32_t *changes = reader->changes;
+        /* Locals: the copies into `values` cannot be taken to change them. */
+        const uint32_t *changes = reader->changes, slot_capacity = reader->slot_capacity;
+        const motion_frames_slot *slots = reader->slots;
         for (; next < end; next++) {
             uint32_t slot = changes[(first + next) & mask];
-            if (slot >= reader->slot_capacity) continue;
-            /* The slot a few updates ahead is on its way from the writer's core meanwhile. */
-            uint32_t ahead = changes[(first + next + 8) & mask];
-            if (ahead < reader->slot_capacity) {
-                __builtin_prefetch(&reader->slots[ahead]);
-                __builtin_prefetch((const char *)&reader->slots[ahead] + 64);
+            if (slot >= slot_capacity) continue;
+            /* The slot some updates ahead is on its way from the writer's core meanwhile. */
+            uint32_t ahead = changes[(first + next + 32) & mask];
+            if (ahead < slot_capacity) {
+                __builtin_prefetch(&slots[ahead]);
+                __builtin_prefetch((const char *)&slots[ahead] + 64);
             }
-            read_slot(&reader->slots[slot], slot, &values[count++]);
+            read_slot(&slots[slot], slot, &values[count++]);
         }
         reader->direct_next = next;
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
