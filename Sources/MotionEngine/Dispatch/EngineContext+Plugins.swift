@@ -38,7 +38,7 @@ extension EngineContext {
     /// Makes `descriptor` (loaded from a private copy of `file` that passed the probe) a new plugin, or the
     /// next generation of the plugin loaded from `file`: running performers migrate at this tick boundary.
     /// On any failure the registry is unchanged and the file is listed as rejected. The daemon loads the
-    /// image (`MotionHost`'s `install(image:file:hash:)`); the engine only registers what it is given.
+    /// image (`MotionHost`'s `install(entry:file:hash:)`); the engine only registers what it is given.
     public func install(_ descriptor: PluginDescriptor, file: String, hash: String) -> InstallOutcome {
         let started = MonotonicClock.now()
         var builder = PluginRegistryBuilder(extending: engine.registry)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,12 +12,19 @@ import Glibc
 /// installer's write-temp-then-rename produces) count; a file still being written is never acted on, and
 /// the manager re-hashes before doing anything. Events are gathered for a short quiet period so that a
 /// burst (several plugins installed at once) becomes one reload.
+///
+/// The descriptor is waited on (a Dispatch read source, epoll underneath), not polled: an idle daemon is
+/// not woken by its plugin directories.
 struct PluginDirectoryWatcher: Service {
     let directories: [String]
     let manager: PluginManager
     let logger: Logger
-    var pollInterval: Duration = .milliseconds(100)
     var quietPeriod: Duration = .milliseconds(250)
+
+    /// Files named by events so far, and how many times events arrived (the quiet period's clock).
+    private final class Changes: Sendable {
+        let state = Mutex<(files: Set<String>, arrivals: Int)>(([], 0))
+    }
 
     func run() async throws {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -24,27 +32,51 @@ struct PluginDirectoryWatcher: Service {
             logger.warning("plugin directories are not watched: inotify_init1 failed", metadata: ["errno": "\(errno)"])
             return
         }
-        defer { close(descriptor) }
         var watched: [Int32: String] = [:]
         for directory in Set(directories) {
             let watch = inotify_add_watch(descriptor, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO))
             if watch >= 0 { watched[watch] = directory }
         }
-        guard !watched.isEmpty else { return }
+        guard !watched.isEmpty else {
+            close(descriptor)
+            return
+        }
         let directoriesByWatch = watched
         logger.debug("watching plugin directories", metadata: ["directories": "\(watched.values.sorted().joined(separator: ":"))"])
+
+        let changes = Changes()
+        let (arrivals, arrived) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "motiond.plugin-directories"))
+        // Drained where it is signalled: the source fires again for as long as events are unread.
+        source.setEventHandler {
+            let files = Self.drain(descriptor, directoriesByWatch)
+            changes.state.withLock { state in
+                state.files.formUnion(files)
+                state.arrivals += 1
+            }
+            arrived.yield()
+        }
+        source.setCancelHandler { close(descriptor) }
+        source.resume()
+        defer {
+            source.cancel()
+            arrived.finish()
+        }
         try? await cancelWhenGracefulShutdown {
-            var pending: Set<String> = []
-            while !Task.isCancelled {
-                try await Task.sleep(for: pending.isEmpty ? pollInterval : quietPeriod)
-                let changed = Self.drain(descriptor, directoriesByWatch)
-                if !changed.isEmpty {
-                    pending.formUnion(changed)
-                    continue  // wait until the directory is quiet
+            for await _ in arrivals {
+                // Wait until the directories are quiet: several plugins installed at once are one reload.
+                var seen = changes.state.withLock { $0.arrivals }
+                while true {
+                    try await Task.sleep(for: quietPeriod)
+                    let now = changes.state.withLock { $0.arrivals }
+                    if now == seen { break }
+                    seen = now
                 }
-                guard !pending.isEmpty else { continue }
-                let files = pending
-                pending = []
+                let files = changes.state.withLock { state in
+                    defer { state.files = [] }
+                    return state.files
+                }
+                guard !files.isEmpty else { continue }
                 let report = await manager.reload(files: files)
                 if !report.outcomes.isEmpty {
                     logger.info("plugin files changed", metadata: ["files": "\(files.sorted().joined(separator: ","))"])

@@ -35,6 +35,9 @@ enum ChildProcess {
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // Background work from its first instruction: the child's own `setpriority` comes only after the
+        // dynamic loader and the Swift runtime have started it (tens of milliseconds of a core).
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(process.processIdentifier), 10)
         // Drain both pipes while the child runs, so a chatty plugin cannot block on a full pipe.
         async let stdout = readToEnd(output)
         async let stderr = readToEnd(errors)

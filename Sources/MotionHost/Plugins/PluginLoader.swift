@@ -10,22 +10,39 @@ import Glibc
 /// Images are opened `RTLD_NOW` (missing symbols fail here, not mid-animation), `RTLD_LOCAL` and
 /// `RTLD_NODELETE`, and never closed: unloading a Swift image corrupts the Swift runtime.
 public enum PluginLoader {
+    /// The `motion_plugin_entry` of a mapped image (an address: images are never unmapped).
+    public struct PluginEntry: Sendable {
+        let address: UInt
+    }
+
     /// Opens `file`; the descriptor and every error name `label` (the file as the operator knows it,
     /// when `file` is a private copy).
     public static func load(file: String, label: String? = nil, host: HostServices) -> Result<PluginDescriptor, PluginLoadError> {
+        open(file: file, label: label).flatMap { load(entry: $0, label: label ?? file, host: host) }
+    }
+
+    /// Maps `file` (dlopen: relocation and the image's own constructors) and finds its entry; no function
+    /// of the ABI runs. Takes milliseconds for a Swift plugin, so a hot swap does it away from the engine
+    /// thread, which then only calls the entry and `init` (`load(entry:label:host:)`).
+    public static func open(file: String, label: String? = nil) -> Result<PluginEntry, PluginLoadError> {
         let label = label ?? file
+        _ = dlerror()
+        guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+            return .failure(PluginLoadError(file: label, reason: "dlopen: \(dlerror().map { String(cString: $0) } ?? "unknown error")"))
+        }
+        guard let symbol = dlsym(handle, MOTION_PLUGIN_ENTRY_SYMBOL) else {
+            return .failure(PluginLoadError(file: label, reason: "\(MOTION_PLUGIN_ENTRY_SYMBOL): symbol not found (not a motiond plugin)"))
+        }
+        return .success(PluginEntry(address: UInt(bitPattern: symbol)))
+    }
+
+    /// Calls an opened image's entry, checks the descriptor it returns and calls `init` (engine thread).
+    public static func load(entry: PluginEntry, label: String, host: HostServices) -> Result<PluginDescriptor, PluginLoadError> {
         func fail(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
             .failure(PluginLoadError(file: label, reason: reason))
         }
-        _ = dlerror()
-        guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
-            return fail("dlopen: \(dlerror().map { String(cString: $0) } ?? "unknown error")")
-        }
-        guard let symbol = dlsym(handle, MOTION_PLUGIN_ENTRY_SYMBOL) else {
-            return fail("\(MOTION_PLUGIN_ENTRY_SYMBOL): symbol not found (not a motiond plugin)")
-        }
-        let entry = unsafeBitCast(symbol, to: motion_plugin_entry_fn.self)
-        guard let raw = entry() else { return fail("\(MOTION_PLUGIN_ENTRY_SYMBOL): returned NULL") }
+        let function = unsafeBitCast(UnsafeRawPointer(bitPattern: entry.address)!, to: motion_plugin_entry_fn.self)
+        guard let raw = function() else { return fail("\(MOTION_PLUGIN_ENTRY_SYMBOL): returned NULL") }
         let checked = DescriptorCheck.check(UnsafeRawPointer(raw), file: label)
         guard case .success(let descriptor) = checked else { return checked }
         if let initialize = descriptor.pointer.pointee.`init`, initialize(host.pointer) != MOTION_OK {

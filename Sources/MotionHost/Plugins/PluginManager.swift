@@ -177,7 +177,13 @@ public actor PluginManager {
         let loaded = image
         // A copy's name goes once it is mapped; an in-memory image has no name in a directory to remove.
         defer { if !loaded.hasPrefix("/proc/self/fd/") { unlink(loaded) } }
-        var outcome = await loop.perform { $0.install(image: loaded, file: file, hash: hash) }
+        // Mapped here, not on the engine thread: dlopen of a Swift plugin holds a core for 2–3 ms.
+        let entry: PluginLoader.PluginEntry
+        switch PluginLoader.open(file: loaded, label: file) {
+        case .failure(let error): return await loop.perform { $0.reject(file: file, reason: error.reason) }
+        case .success(let opened): entry = opened
+        }
+        var outcome = await loop.perform { $0.install(entry: entry, file: file, hash: hash) }
         // A swap under many animations moves them a slice per engine command: ticks run in between.
         while case .migrating = outcome {
             outcome = await loop.perform { $0.continueInstall(file: file) }

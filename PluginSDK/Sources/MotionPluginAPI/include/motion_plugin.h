@@ -6,6 +6,8 @@
  * A plugin may be written in C alone (see Plugins/SetPlugin) or in Swift with MotionPluginKit.
  *
  * Threads. motiond calls into a plugin from one thread only, its engine thread, never concurrently.
+ * (Mapping the image, which runs its constructors if it has any, may happen on another thread; from
+ * `motion_plugin_entry` on, every call is on the engine thread.)
  * Each function below is tagged with the phase it is called in:
  *   [load]    once, while the plugin is being loaded, before any performer exists;
  *   [control] while the engine applies a client request (plan.add, plan.remove, runtime.destroy, ...);
