@@ -41,6 +41,23 @@ struct HotSwapTests {
         return zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 }
     }
 
+    /// With no `plugins.reload`: a new build renamed into the directory is seen by the watcher (inotify,
+    /// waited on, not polled) and swapped once, after the directory has been quiet.
+    @Test func theDirectoryWatcherAloneSwapsARenamedInPlugin() async throws {
+        let plugins = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: plugins) }
+        try await Self.installRamp(rate: 10, version: "1.0.0", in: plugins)
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["trace"]])
+        try await Self.installRamp(rate: 100, version: "2.0.0", in: plugins)
+        let swapped = try #require(try await events.waitFor(isTrace("plugin.swapped")).last)
+        #expect(swapped["fromVersion"] == "1.0.0" && swapped["toVersion"] == "2.0.0")
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(await events.events.filter(isTrace("plugin.swapped")).count == 1)
+    }
+
     @Test func aCPluginBuiltTwiceSwitchesBehaviourWithoutADiscontinuity() async throws {
         let plugins = try DaemonProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: plugins) }
