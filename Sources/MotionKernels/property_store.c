@@ -12,13 +12,16 @@ typedef int64_t half_mask __attribute__((vector_size(32), aligned(8)));
 static const int64_t component_masks[5][4] = {
     {0, 0, 0, 0}, {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}, {-1, -1, -1, -1}};
 
-/* Components `0..<count` of `source` (4 doubles readable when `whole`), the rest zero. */
-static inline __attribute__((always_inline)) half_vector masked(const double *source, unsigned count, int whole) {
+/* Components `0..<count` of `source` (4 doubles readable when `whole`), the rest zero, into `out`. */
+static inline __attribute__((always_inline)) void masked(const double *source, unsigned count, int whole, half_vector *out) {
     const half_mask mask = *(const half_mask *)component_masks[count];
-    if (whole) return (half_vector)((half_mask)(*(const half_vector *)source) & mask);
+    if (whole) {
+        *out = (half_vector)((half_mask)(*(const half_vector *)source) & mask);
+        return;
+    }
     half_vector result = {0, 0, 0, 0};
     for (unsigned c = 0; c < count; c++) result[c] = source[c];
-    return result;
+    *out = result;
 }
 
 /* One entry (4 doubles of value and of velocity readable at `value`, `velocity` when `whole`). */
@@ -27,8 +30,9 @@ static inline __attribute__((always_inline)) size_t write_slot(
     uint32_t frame, uint32_t *restrict dirty, size_t dirty_count, size_t limit, uint32_t handle, unsigned count,
     const double *value, const double *velocity, const int whole, const int streaming) {
     if (handle >= limit || !live[handle] || count - 1 > 3) return dirty_count;
-    const half_vector values = masked(value, count, whole);
-    const half_vector velocities = velocity ? masked(velocity, count, whole) : (half_vector){0, 0, 0, 0};
+    half_vector values, velocities = {0, 0, 0, 0};
+    masked(value, count, whole, &values);
+    if (velocity) masked(velocity, count, whole, &velocities);
     const slot_vector slot = __builtin_shufflevector(values, velocities, 0, 1, 2, 3, 4, 5, 6, 7);
     if (streaming) {
         __builtin_nontemporal_store(slot, (slot_vector *)(slots + (size_t)handle * 8));
