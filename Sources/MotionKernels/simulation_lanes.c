@@ -43,6 +43,9 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
     }
     /* `clamps` is a constant at every call site: springs without overshootClamping pay nothing for it. */
     int crossed = 0;
+    /* Unrolled (wholly, for the lane loops' constant step counts): SwiftPM builds C at -O2, which otherwise
+     * left some 3- and 6-step lane loops scalar (the step loop must be gone for the lane loop to vectorise). */
+#pragma clang loop unroll_count(6)
     for (int s = 0; s < steps; s++) {
         const int moves = a > 0;
         double along = 0, before = 0;
