@@ -35,7 +35,10 @@ struct RawFrameReader {
         _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 
-    /// Reads until a frame stamped after `end`; counts frames stamped in [start, end].
+    /// Ends a `read` running on another thread (it returns what it counted so far).
+    func stop() { shutdown(descriptor, Int32(SHUT_RDWR)) }
+
+    /// Reads until a frame stamped after `end` (or `stop()`); counts frames stamped in [start, end].
     ///
     /// Bytes are scanned once, in place: `memchr` finds line ends, a plain loop counts the `{` that open
     /// updates, and only the first bytes of each line (its header: seq, t, dropped) are kept.

@@ -59,8 +59,9 @@ struct SwapBench: AsyncParsableCommand {
         reader.send(#"{"id":1,"method":"hello","params":{"protocol":1,"client":"motion-bench"}}"#)
         reader.send(#"{"id":2,"method":"subscribe","params":{"streams":["frames"]}}"#)
         let start = (try await client.call("status")["uptime"]?.doubleValue ?? 0) + 0.5
-        let end = start + interval * Double(swaps + 1)
-        let measuring = Task.detached { reader.read(from: start, to: end) }
+        // Measured until every swap is done and one more interval has passed (a swap under many springs
+        // takes longer than `interval`).
+        let measuring = Task.detached { reader.read(from: start, to: .infinity) }
         var reloads: [Double] = [], swapTimes: [Double] = [], migrated = 0, outcomes: [String] = []
         for round in 0..<swaps {
             try await Task.sleep(for: .seconds(interval))
@@ -80,6 +81,8 @@ struct SwapBench: AsyncParsableCommand {
                 migrated += result["migrated"]?.intValue ?? 0
             }
         }
+        try await Task.sleep(for: .seconds(interval))
+        reader.stop()
         let measured = await measuring.value
         reader.close()
         let status = try await client.call("status")

@@ -58,6 +58,29 @@ struct HotSwapTests {
         #expect(await events.events.filter(isTrace("plugin.swapped")).count == 1)
     }
 
+    /// Every reload probes the changed file in a child process; none leaves a descriptor behind (each
+    /// probe used to leave its two pipes' read ends open).
+    @Test func reloadsLeaveNoDescriptorsBehind() async throws {
+        let plugins = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: plugins) }
+        try await Self.installRamp(rate: 10, version: "1.0.0", in: plugins)
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let client = try await daemon.client()
+        _ = try await client.call("status")
+        let before = daemon.openDescriptors
+        let file = plugins.appendingPathComponent("libramp.so"), temporary = plugins.appendingPathComponent(".libramp.so.tmp")
+        for round in 0..<8 {
+            var image = try Data(contentsOf: file)
+            image.append(contentsOf: Array("rebuild \(round)".utf8))  // another hash: probed and swapped again
+            try image.write(to: temporary)
+            guard rename(temporary.path, file.path) == 0 else { throw Failure("rename failed") }
+            _ = try await client.call("plugins.reload", ["id": "test.ramp"])
+        }
+        // The watcher may still be reloading the last one.
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(daemon.openDescriptors - before < 8, "descriptors: \(before) before 8 reloads, \(daemon.openDescriptors) after")
+    }
+
     @Test func aCPluginBuiltTwiceSwitchesBehaviourWithoutADiscontinuity() async throws {
         let plugins = try DaemonProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: plugins) }

@@ -94,6 +94,14 @@ struct ReliabilityTests {
         await observer.close()
     }
 
+    /// What `after` holds beyond `before` (each kind counted).
+    static func added(_ after: [String], to before: [String]) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for kind in after { counts[kind, default: 0] += 1 }
+        for kind in before { counts[kind, default: 0] -= 1 }
+        return counts.filter { $0.value != 0 }
+    }
+
     /// Plan churn from 50 clients with random disconnects (some mid-stream, without reading), then a
     /// check that performers, subscriptions, runtimes and descriptors are back where they started.
     @Test func churnLeavesNothingBehind() async throws {
@@ -104,6 +112,7 @@ struct ReliabilityTests {
         let observer = try await daemon.client()
         try await Task.sleep(for: .milliseconds(200))
         let baseline = (descriptors: daemon.openDescriptors, status: try await observer.call("status"))
+        let kindsBefore = daemon.descriptorKinds
         let deadline = Date().addingTimeInterval(seconds)
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
             for worker in 0..<50 {
@@ -130,7 +139,7 @@ struct ReliabilityTests {
         // A few descriptors may be set up once under load (runtime worker threads and their eventfds);
         // a descriptor leaked per connection grows with the churn: 50 workers reconnecting for seconds.
         #expect(abs(daemon.openDescriptors - baseline.descriptors) <= 8,
-                "descriptors: \(baseline.descriptors) before, \(daemon.openDescriptors) after")
+                "descriptors: \(baseline.descriptors) before, \(daemon.openDescriptors) after; new: \(Self.added(daemon.descriptorKinds, to: kindsBefore))")
         #expect(daemon.residentMegabytes < 512)
         await observer.close()
     }

@@ -36,4 +36,15 @@ int motion_socket_with_cookie(unsigned long long cookie);
  */
 long motion_send_with_descriptor(int socket, const void *bytes, size_t length, int descriptor);
 
+/** Names the calling thread for the kernel (its comm: top -H, perf, /proc): at most 15 bytes. */
+int motion_thread_set_name(const char *name);
+
+/**
+ * Asks the scheduler for a time slice of `nanoseconds` for the calling thread (sched_setattr with
+ * SCHED_OTHER at its current nice value and `sched_runtime`, Linux 6.12+ EEVDF): a thread that runs
+ * briefly and often gets an earlier deadline, so it runs sooner after it wakes when the CPUs are busy.
+ * Needs no privilege. Returns 0, or -1 with errno (EINVAL on older kernels, EPERM under a filter).
+ */
+int motion_thread_request_slice(unsigned long long nanoseconds);
+
 #endif

@@ -1,14 +1,27 @@
 import MotionEngine
 import Foundation
+import CHostSupport
 import Synchronization
 
 /// The engine thread: runs commands from other threads between ticks, and ticks at `rate` Hz against
 /// absolute deadlines while anything animates. With nothing to animate it sleeps until a command.
 public final class EngineLoop: Sendable {
     public typealias Command = @Sendable (EngineContext) -> Void
+    /// At most 15 bytes (the kernel's limit).
+    static let threadName = "motiond-engine"
+    /// The engine thread's scheduler slice in nanoseconds (EEVDF's `sched_runtime`); MOTIOND_ENGINE_SLICE_NS
+    /// overrides it, 0 keeps the kernel's default.
+    static let slice: UInt64? = {
+        let value = ProcessInfo.processInfo.environment["MOTIOND_ENGINE_SLICE_NS"].flatMap { UInt64($0) } ?? 300_000
+        return value == 0 ? nil : value
+    }()
 
     enum Message {
         case run(Command)
+        /// Long work (a hot swap's install and slices): run right after a tick, with the most of an
+        /// interval before the next deadline, not whenever it arrives (a 3–5 ms install arriving just
+        /// before a deadline made that tick late by as much).
+        case afterTick(Command)
         case stop
     }
 
@@ -32,11 +45,25 @@ public final class EngineLoop: Sendable {
         }
     }
 
+    /// `perform`, for work that holds the engine thread for milliseconds: while frames are running it
+    /// waits for the end of the next tick (one command per tick); otherwise it runs in turn.
+    public func performAfterTick<Result: Sendable>(_ body: @escaping @Sendable (EngineContext) -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            queue.push(.afterTick { context in continuation.resume(returning: body(context)) })
+        }
+    }
+
     /// Starts the thread. `make` runs on it first (plugins are loaded there, on the only thread that ever
     /// calls them); its report is returned once it is done.
     public func start<Report: Sendable>(_ make: @escaping @Sendable () -> (EngineContext, Report)) async -> Report {
         await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
+                // The kernel's name for the thread (top -H, perf, /proc/*/task/*/comm): Foundation's
+                // `Thread.name` does not reach it on Linux.
+                _ = motion_thread_set_name(Self.threadName)
+                // A short slice: woken at its deadline, the frame clock runs before threads that have
+                // had the CPU for longer (hash and copy of a hot swap, probe children, clients).
+                if let slice = Self.slice { _ = motion_thread_request_slice(slice) }
                 let (context, report) = make()
                 continuation.resume(returning: report)
                 run(context)
@@ -47,7 +74,7 @@ public final class EngineLoop: Sendable {
                 }
                 for waiter in waiters { waiter.resume() }
             }
-            thread.name = "motiond-engine"
+            thread.name = Self.threadName
             thread.stackSize = 8 << 20
             thread.start()
         }
@@ -71,6 +98,8 @@ public final class EngineLoop: Sendable {
         batch.reserveCapacity(64)
         /// Commands of `batch` before it have run; the rest wait for the tick that fell due.
         var next = 0
+        /// `.afterTick` commands waiting for a tick to end, oldest first.
+        var afterTick: [Command] = []
         while true {
             if context.wantsTicks {
                 let now = MonotonicClock.now()
@@ -86,9 +115,18 @@ public final class EngineLoop: Sendable {
                     let end = MonotonicClock.now()
                     let overrun = schedule!.finish(at: end)
                     context.statistics.record(workNanos: end - now, latenessNanos: lateness, overrun: overrun)
+                    if !afterTick.isEmpty {
+                        afterTick.removeFirst()(context)
+                        context.publishControlFrame()
+                    }
                 }
             }
-            if !context.wantsTicks { schedule = nil }
+            if !context.wantsTicks {
+                schedule = nil
+                // No tick is coming: what waited for one runs now.
+                for command in afterTick { command(context) }
+                afterTick.removeAll()
+            }
             if next == batch.count {
                 batch.removeAll(keepingCapacity: true)
                 next = 0
@@ -106,7 +144,11 @@ public final class EngineLoop: Sendable {
                 next += 1
                 switch message {
                 case .run(let command): command(context)
-                case .stop: return
+                case .afterTick(let command):
+                    if context.wantsTicks { afterTick.append(command) } else { command(context) }
+                case .stop:
+                    for command in afterTick { command(context) }
+                    return
                 }
                 if context.wantsTicks, let schedule, schedule.isDue(at: MonotonicClock.now()) { break }
             }

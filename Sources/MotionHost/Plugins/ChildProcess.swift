@@ -57,11 +57,17 @@ enum ChildProcess {
 
     static func signalName(_ signal: Int32) -> String { String(cString: strsignal(signal)) }
 
-    /// Reads a pipe to its end on a Dispatch thread: blocking reads must not occupy Swift's small
-    /// cooperative pool (the timeout loop needs it).
+    /// Reads a pipe to its end on a Dispatch thread (blocking reads must not occupy Swift's small
+    /// cooperative pool: the timeout loop needs it), then closes it (left to the `Pipe`'s end, each probe's
+    /// two read ends stayed open in the daemon: 12 descriptors a reload of the six shipped plugins).
     private static func readToEnd(_ pipe: Pipe) async -> Data {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }
+            DispatchQueue.global().async {
+                let handle = pipe.fileHandleForReading
+                let data = handle.readDataToEndOfFile()
+                try? handle.close()
+                continuation.resume(returning: data)
+            }
         }
     }
 }

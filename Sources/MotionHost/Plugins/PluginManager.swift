@@ -183,10 +183,12 @@ public actor PluginManager {
         case .failure(let error): return await loop.perform { $0.reject(file: file, reason: error.reason) }
         case .success(let opened): entry = opened
         }
-        var outcome = await loop.perform { $0.install(entry: entry, file: file, hash: hash) }
+        // Right after a tick: an install holds the engine thread for milliseconds (the new image's first
+        // calls, the swap's set-up), and so does each slice of a swap.
+        var outcome = await loop.performAfterTick { $0.install(entry: entry, file: file, hash: hash) }
         // A swap under many animations moves them a slice per engine command: ticks run in between.
         while case .migrating = outcome {
-            outcome = await loop.perform { $0.continueInstall(file: file) }
+            outcome = await loop.performAfterTick { $0.continueInstall(file: file) }
         }
         return outcome
     }

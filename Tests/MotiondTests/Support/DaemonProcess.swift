@@ -95,6 +95,14 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// The daemon's open file descriptors.
+    /// What each open descriptor is (`/proc/<pid>/fd` link targets, sorted): for failure messages.
+    var descriptorKinds: [String] {
+        let directory = "/proc/\(process.processIdentifier)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0) }
+            .map { $0.hasPrefix("socket:") ? "socket" : $0 }.sorted()
+    }
+
     var openDescriptors: Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? -1
     }
