@@ -133,12 +133,15 @@ struct ReliabilityTests {
         #expect(status["runtimes"] == baseline.status["runtimes"], "every ephemeral runtime ended with its client")
         #expect(status["animations"] == 0)
         // Sockets of the last disconnects close on the event loop shortly after the engine forgot them.
-        for _ in 0..<40 where abs(daemon.openDescriptors - baseline.descriptors) > 8 {
+        for _ in 0..<40 where daemon.openDescriptors - baseline.descriptors > 8 {
             try await Task.sleep(for: .milliseconds(50))
         }
         // A few descriptors may be set up once under load (runtime worker threads and their eventfds);
         // a descriptor leaked per connection grows with the churn: 50 workers reconnecting for seconds.
-        #expect(abs(daemon.openDescriptors - baseline.descriptors) <= 8,
+        // Fewer is no leak: worker threads busy at start-up hold an epoll, an eventfd and a timerfd each
+        // and give them back when they end after some idle seconds (seen: 21 of them 0.4 s after start,
+        // 15 at 8 s), which may fall during the churn.
+        #expect(daemon.openDescriptors - baseline.descriptors <= 8,
                 "descriptors: \(baseline.descriptors) before, \(daemon.openDescriptors) after; new: \(Self.added(daemon.descriptorKinds, to: kindsBefore))")
         #expect(daemon.residentMegabytes < 512)
         await observer.close()
