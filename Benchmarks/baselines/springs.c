@@ -8,16 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int compare(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench_time.h"
 
 int main(int argc, char **argv) {
     const long n = argc > 1 ? atol(argv[1]) : 100000;
@@ -51,7 +42,7 @@ int main(int argc, char **argv) {
         for (long i = 0; i < count; i++) shown[i] = px[i] + (x[i] - px[i]) * alpha;
         times[t] = now_ns() - start;
     }
-    qsort(times, ticks, sizeof(double), compare);
+    qsort(times, ticks, sizeof(double), compare_doubles);
     double checksum = 0;
     for (long i = 0; i < count; i += 997) checksum += shown[i];
     printf("{\"springs\":%ld,\"dimensions\":%d,\"ticks\":%d,\"tickMedianMs\":%.4f,\"nsPerSpringPerTick\":%.3f,\"checksum\":%.3f}\n",

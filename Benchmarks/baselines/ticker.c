@@ -7,10 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static int compare(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench_time.h"
 
 int main(int argc, char **argv) {
     const double hz = argc > 1 ? atof(argv[1]) : 120;
@@ -27,7 +24,7 @@ int main(int argc, char **argv) {
         clock_gettime(CLOCK_MONOTONIC, &woke);
         late[i] = ((woke.tv_sec - deadline.tv_sec) * 1e9 + (woke.tv_nsec - deadline.tv_nsec)) / 1e6;
     }
-    qsort(late, ticks, sizeof(double), compare);
+    qsort(late, ticks, sizeof(double), compare_doubles);
     printf("{\"hz\":%.0f,\"ticks\":%ld,\"lateP50Ms\":%.4f,\"lateP99Ms\":%.4f,\"lateMaxMs\":%.4f}\n",
            hz, ticks, late[ticks / 2], late[ticks * 99 / 100], late[ticks - 1]);
     return 0;

@@ -14,16 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int compare(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "../baselines/bench_time.h"
 
 int main(int argc, char **argv) {
     const size_t n = argc > 1 ? (size_t)atol(argv[1]) : 10000;
@@ -73,7 +64,7 @@ int main(int argc, char **argv) {
         }
         times[t] = now_ns() - start;
     }
-    qsort(times, ticks, sizeof(double), compare);
+    qsort(times, ticks, sizeof(double), compare_doubles);
     printf("{\"lanes\":%zu,\"chunk\":%zu,\"mode\":%d,\"skew\":%zu,\"nsPerLane\":%.2f}\n", n, chunk, mode, skew, times[ticks / 2] / n);
     return 0;
 }

@@ -16,6 +16,13 @@ struct HotSwapTests {
         guard rename(temporary, directory.appendingPathComponent(name).path) == 0 else { throw Failure("rename failed") }
     }
 
+    /// A daemon whose only plugin directory is `plugins`, holding Ramp 1.0.0 at 10/s, and a client of it.
+    static func rampDaemon(in plugins: URL) async throws -> (DaemonProcess, MotionClient) {
+        try await installRamp(rate: 10, version: "1.0.0", in: plugins)
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        return (daemon, try await daemon.client())
+    }
+
     static func frames(_ events: [JSONValue], target: String) -> [(t: Double, x: Double, seq: Int)] {
         events.filter { $0["event"] == "frame" }.flatMap { frame in
             (frame["updates"]?.arrayValue ?? []).filter { $0["target"]?.stringValue == target }.compactMap { update in
@@ -46,9 +53,7 @@ struct HotSwapTests {
     @Test func theDirectoryWatcherAloneSwapsARenamedInPlugin() async throws {
         let plugins = try DaemonProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: plugins) }
-        try await Self.installRamp(rate: 10, version: "1.0.0", in: plugins)
-        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
-        let client = try await daemon.client()
+        let (daemon, client) = try await Self.rampDaemon(in: plugins)
         let events = EventCollector(client)
         _ = try await client.call("subscribe", ["streams": ["trace"]])
         try await Self.installRamp(rate: 100, version: "2.0.0", in: plugins)
@@ -63,9 +68,7 @@ struct HotSwapTests {
     @Test func reloadsLeaveNoDescriptorsBehind() async throws {
         let plugins = try DaemonProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: plugins) }
-        try await Self.installRamp(rate: 10, version: "1.0.0", in: plugins)
-        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
-        let client = try await daemon.client()
+        let (daemon, client) = try await Self.rampDaemon(in: plugins)
         _ = try await client.call("status")
         let before = daemon.openDescriptors
         let file = plugins.appendingPathComponent("libramp.so"), temporary = plugins.appendingPathComponent(".libramp.so.tmp")
@@ -84,9 +87,7 @@ struct HotSwapTests {
     @Test func aCPluginBuiltTwiceSwitchesBehaviourWithoutADiscontinuity() async throws {
         let plugins = try DaemonProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: plugins) }
-        try await Self.installRamp(rate: 10, version: "1.0.0", in: plugins)
-        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
-        let client = try await daemon.client()
+        let (daemon, client) = try await Self.rampDaemon(in: plugins)
         let events = EventCollector(client)
         _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["box"]])
         _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Ramp"]])

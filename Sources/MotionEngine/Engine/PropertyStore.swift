@@ -24,7 +24,7 @@ final class PropertyStore {
     /// components each), so that a write fills whole lines of one stream (5× faster than two arrays of
     /// half lines at 250,000 springs; BENCHMARKS.md).
     private(set) var slots = PropertyStore.allocateSlots(0)
-    /// memory of their own: no uniqueness checks or reference counting per write.
+    /// Each handle's component count (0: no value yet).
     private(set) var counts = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
     /// `dirtyFrame[handle] == frame`: the handle is in this frame's dirty list. Starting a frame is one
     /// increment, not a pass over the list.

@@ -9,10 +9,12 @@ public final class EngineLoop: Sendable {
     public typealias Command = @Sendable (EngineContext) -> Void
     /// At most 15 bytes (the kernel's limit).
     static let threadName = "motiond-engine"
-    /// The engine thread's scheduler slice in nanoseconds (EEVDF's `sched_runtime`); MOTIOND_ENGINE_SLICE_NS
-    /// overrides it, 0 keeps the kernel's default.
+    /// The engine thread's scheduler slice in nanoseconds (EEVDF's `sched_runtime`) when
+    /// MOTIOND_ENGINE_SLICE_NS asks for one. Off by default: a short slice cut the engine thread's
+    /// lateness during hot swaps, but under a second uid's dry-run attacks it also won the CPU from the
+    /// threads that deliver other clients' frames (BENCHMARKS.md).
     static let slice: UInt64? = {
-        let value = ProcessInfo.processInfo.environment["MOTIOND_ENGINE_SLICE_NS"].flatMap { UInt64($0) } ?? 300_000
+        let value = ProcessInfo.processInfo.environment["MOTIOND_ENGINE_SLICE_NS"].flatMap { UInt64($0) } ?? 0
         return value == 0 ? nil : value
     }()
 
@@ -61,8 +63,8 @@ public final class EngineLoop: Sendable {
                 // The kernel's name for the thread (top -H, perf, /proc/*/task/*/comm): Foundation's
                 // `Thread.name` does not reach it on Linux.
                 _ = motion_thread_set_name(Self.threadName)
-                // A short slice: woken at its deadline, the frame clock runs before threads that have
-                // had the CPU for longer (hash and copy of a hot swap, probe children, clients).
+                // Asked for: woken at its deadline, the frame clock runs before threads that have had
+                // the CPU for longer.
                 if let slice = Self.slice { _ = motion_thread_request_slice(slice) }
                 let (context, report) = make()
                 continuation.resume(returning: report)
