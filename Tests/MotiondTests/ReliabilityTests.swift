@@ -111,8 +111,7 @@ struct ReliabilityTests {
         let daemon = try await DaemonProcess()
         let observer = try await daemon.client()
         try await Task.sleep(for: .milliseconds(200))
-        let baseline = (descriptors: daemon.openDescriptors, status: try await observer.call("status"))
-        let kindsBefore = daemon.descriptorKinds
+        let baseline = (descriptors: daemon.ownDescriptorKinds, status: try await observer.call("status"))
         let deadline = Date().addingTimeInterval(seconds)
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
             for worker in 0..<50 {
@@ -133,16 +132,13 @@ struct ReliabilityTests {
         #expect(status["runtimes"] == baseline.status["runtimes"], "every ephemeral runtime ended with its client")
         #expect(status["animations"] == 0)
         // Sockets of the last disconnects close on the event loop shortly after the engine forgot them.
-        for _ in 0..<40 where daemon.openDescriptors - baseline.descriptors > 8 {
+        for _ in 0..<40 where daemon.ownDescriptorKinds.count > baseline.descriptors.count {
             try await Task.sleep(for: .milliseconds(50))
         }
-        // A few descriptors may be set up once under load (runtime worker threads and their eventfds);
-        // a descriptor leaked per connection grows with the churn: 50 workers reconnecting for seconds.
-        // Fewer is no leak: worker threads busy at start-up hold an epoll, an eventfd and a timerfd each
-        // and give them back when they end after some idle seconds (seen: 21 of them 0.4 s after start,
-        // 15 at 8 s), which may fall during the churn.
-        #expect(daemon.openDescriptors - baseline.descriptors <= 8,
-                "descriptors: \(baseline.descriptors) before, \(daemon.openDescriptors) after; new: \(Self.added(daemon.descriptorKinds, to: kindsBefore))")
+        // A descriptor leaked per connection grows with the churn: 50 workers reconnecting for seconds.
+        let after = daemon.ownDescriptorKinds
+        #expect(after.count <= baseline.descriptors.count,
+                "descriptors: \(baseline.descriptors.count) before, \(after.count) after; new: \(Self.added(after, to: baseline.descriptors))")
         #expect(daemon.residentMegabytes < 512)
         await observer.close()
     }
