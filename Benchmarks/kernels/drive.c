@@ -6,6 +6,7 @@
  *   clang -O3 -I$K/include -o /tmp/drive Benchmarks/kernels/drive.c $K/simulation_lanes.c $K/property_store.c -lm
  *   /tmp/drive LANES TICKS CHUNK MODE     MODE: 1 advance, 2 store write, 3 both
  *   SKEW=320 /tmp/drive ...               columns start SKEW × index bytes past a page (0: all alike)
+ *   SHARED=1 /tmp/drive ...               every lane's force given once (`shared_force`), not per lane
  *
  * prints nanoseconds per lane per tick (median). Springs are 2-D, never at rest. */
 #include "motion_kernels.h"
@@ -25,8 +26,11 @@ int main(int argc, char **argv) {
     /* offset ×2, velocity ×2, target ×2, accumulator, step matrix ×4, threshold */
     double *column[12];
     for (int c = 0; c < 12; c++) column[c] = (double *)((char *)aligned_alloc(4096, n * 8 + 8192) + skew * c);
-    double matrix[4];
+    double matrix[4], force[5];
     motion_simulation_step_matrix(120, 0.05, 0.008, matrix);
+    for (int m = 0; m < 4; m++) force[m] = matrix[m];
+    force[4] = 1e-9;
+    const int shared = getenv("SHARED") && atoi(getenv("SHARED"));
     for (size_t i = 0; i < n; i++) {
         column[0][i] = column[1][i] = -1000;
         column[2][i] = column[3][i] = 0;
@@ -56,7 +60,7 @@ int main(int argc, char **argv) {
                 .offset = {column[0] + first, column[1] + first}, .velocity = {column[2] + first, column[3] + first},
                 .target = {column[4] + first, column[5] + first}, .accumulator = column[6] + first,
                 .step_matrix = {column[7] + first, column[8] + first, column[9] + first, column[10] + first},
-                .threshold = column[11] + first, .ended = ended + first};
+                .threshold = column[11] + first, .ended = ended + first, .shared_force = shared ? force : 0};
             if (mode & 1) motion_simulation_advance(&lanes, 1.0 / 120, 0.008, values, velocities);
             if (mode & 2)
                 dirty_count = motion_store_write(slots, counts, live, dirty_frame, frame, dirty, dirty_count, n, handles + first,
@@ -65,6 +69,6 @@ int main(int argc, char **argv) {
         times[t] = now_ns() - start;
     }
     qsort(times, ticks, sizeof(double), compare_doubles);
-    printf("{\"lanes\":%zu,\"chunk\":%zu,\"mode\":%d,\"skew\":%zu,\"nsPerLane\":%.2f}\n", n, chunk, mode, skew, times[ticks / 2] / n);
+    printf("{\"lanes\":%zu,\"chunk\":%zu,\"mode\":%d,\"skew\":%zu,\"shared\":%d,\"nsPerLane\":%.2f}\n", n, chunk, mode, skew, shared, times[ticks / 2] / n);
     return 0;
 }

@@ -23,6 +23,11 @@ final class SimulationBlock {
     private var dampings: UnsafeMutablePointer<Double>
     private var thresholds: UnsafeMutablePointer<Double>
     private var stepMatrix: [UnsafeMutablePointer<Double>] = []
+    /// How many lanes have each force. With one (a UI's springs mostly share their physics), the kernel
+    /// reads it once from `sharedForce` instead of five columns per lane.
+    private var forces: [Force: Int] = [:]
+    private let sharedForce = UnsafeMutablePointer<Double>.allocate(capacity: 5)
+    var sharesOneForce: Bool { forces.count == 1 }
     private var endedFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
     private(set) var handles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
     /// `Unmanaged<AnimationPerformer<…>>` of each lane, unretained (a performer gives its lanes back).
@@ -59,7 +64,13 @@ final class SimulationBlock {
         stepMatrix = (0..<4).map { arena.column(3 * width + 4 + $0) }
     }
 
+    /// A lane's force as bit patterns (a NaN damping still names one force).
+    private struct Force: Hashable {
+        var tension, damping, threshold: UInt64
+    }
+
     deinit {
+        sharedForce.deallocate()
         arena.deallocate()
         writeValues.deallocate()
         writeVelocities.deallocate()
@@ -81,11 +92,25 @@ final class SimulationBlock {
         owners[index] = owner
         removed[index] = false
         endedFlags[index] = 0
-        set(index, simulation)
+        assign(index, simulation)
         return index
     }
 
     func set(_ index: Int, _ simulation: Simulation) {
+        forget(force(at: index))
+        assign(index, simulation)
+    }
+
+    private func force(at index: Int) -> Force {
+        Force(tension: tensions[index].bitPattern, damping: dampings[index].bitPattern, threshold: thresholds[index].bitPattern)
+    }
+
+    private func forget(_ force: Force) {
+        guard let lanes = forces[force] else { return }
+        forces[force] = lanes > 1 ? lanes - 1 : nil
+    }
+
+    private func assign(_ index: Int, _ simulation: Simulation) {
         let form = simulation.laneForm
         var target = SIMD4<Double>()
         switch simulation.force {
@@ -109,6 +134,7 @@ final class SimulationBlock {
             motion_simulation_step_matrix(tensions[index], dampings[index], Simulation.step, entries.baseAddress!.assumingMemoryBound(to: Double.self))
         }
         (stepMatrix[0][index], stepMatrix[1][index], stepMatrix[2][index], stepMatrix[3][index]) = matrix
+        forces[force(at: index), default: 0] += 1
     }
 
     func simulation(_ index: Int) -> Simulation {
@@ -134,6 +160,7 @@ final class SimulationBlock {
     /// Frees `index`; returns the lane moved into it (its old index and owner), if any.
     func remove(_ index: Int) -> (from: Int, owner: UnsafeMutableRawPointer)? {
         setRemoved(index, false)
+        forget(force(at: index))
         let last = count - 1
         count -= 1
         guard index != last else { return nil }
@@ -238,6 +265,12 @@ final class SimulationBlock {
         func column(_ columns: [UnsafeMutablePointer<Double>], _ component: Int) -> UnsafeMutablePointer<Double>? {
             component < columns.count ? columns[component] + start : nil
         }
+        var shared: UnsafePointer<Double>?
+        if forces.count == 1, n > 0 {
+            for entry in 0..<4 { sharedForce[entry] = stepMatrix[entry][start] }
+            sharedForce[4] = thresholds[start]
+            shared = UnsafePointer(sharedForce)
+        }
         return motion_simulation_lanes(
             count: n, width: UInt32(width), rests_at_target: clampsAtTarget ? 2 : restsAtTarget ? 1 : 0,
             offset: (column(offsets, 0), column(offsets, 1), column(offsets, 2), column(offsets, 3)),
@@ -245,7 +278,7 @@ final class SimulationBlock {
             target: (column(targets, 0), column(targets, 1), column(targets, 2), column(targets, 3)),
             accumulator: accumulators + start,
             step_matrix: (stepMatrix[0] + start, stepMatrix[1] + start, stepMatrix[2] + start, stepMatrix[3] + start),
-            threshold: thresholds + start, ended: endedFlags + start)
+            threshold: thresholds + start, ended: endedFlags + start, shared_force: shared)
     }
 
     private func grow(to newCapacity: Int) {

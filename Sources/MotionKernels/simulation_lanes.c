@@ -30,10 +30,12 @@ void motion_simulation_step_matrix(double k, double c, double h, double matrix[4
 static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_simulation_lanes lanes_, size_t i,
                                                                   const int width, int steps, double dt, double h,
                                                                   double *restrict value, double *restrict velocity,
-                                                                  const int clamps) {
+                                                                  const int clamps, const int shares) {
     const motion_simulation_lanes *lanes = &lanes_;
-    const double m11 = lanes->step_matrix[0][i], m12 = lanes->step_matrix[1][i], m21 = lanes->step_matrix[2][i],
-                 m22 = lanes->step_matrix[3][i];
+    /* `shares` is a constant in the vector loops: lanes of one force read it once, not per lane. */
+    const double *force = lanes->shared_force;
+    const double m11 = shares ? force[0] : lanes->step_matrix[0][i], m12 = shares ? force[1] : lanes->step_matrix[1][i],
+                 m21 = shares ? force[2] : lanes->step_matrix[2][i], m22 = shares ? force[3] : lanes->step_matrix[3][i];
     double a = lanes->accumulator[i] + dt;
     double e[4], v[4], t[4];
     for (int d = 0; d < width; d++) {
@@ -64,7 +66,7 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
     }
     lanes->accumulator[i] = a;
     const double alpha = (h + a) * (1 / h);
-    const double threshold = lanes->threshold[i];
+    const double threshold = shares ? force[4] : lanes->threshold[i];
     int still = 1, finite = 1;
     double xe[4], xv[4];
     double along = 0, before = 0;
@@ -100,12 +102,12 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
 /* The loop over lanes, for a width and a step count known at compile time (so that it vectorises). Columns
  * never overlap each other or the output (the caller owns them all), hence `assume_safety`; the output is
  * lane-indexed (a scatter to property slots would not vectorise). */
-#define LANE_LOOP(W, STEPS, CLAMPS)                                                                            \
+#define LANE_LOOP(W, STEPS, CLAMPS, SHARES)                                                                    \
     const motion_simulation_lanes columns = *lanes;                                                            \
     uint8_t *const endedFlags = lanes->ended;                                                                  \
     _Pragma("clang loop vectorize(assume_safety)")                                                             \
     for (size_t i = 0; i < n; i++) {                                                                           \
-        const uint8_t rests = advance_lane(columns, i, W, STEPS, dt, h, values + i * 4, velocities + i * 4, CLAMPS); \
+        const uint8_t rests = advance_lane(columns, i, W, STEPS, dt, h, values + i * 4, velocities + i * 4, CLAMPS, SHARES); \
         endedFlags[i] = rests;                                                                                 \
         ended += rests;                                                                                        \
     }
@@ -114,21 +116,29 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
  * does not vectorise, and the other lanes' loops keep none of its work. */
 #define CLAMPED_LANE_LOOP(W, STEPS)                                                                            \
     for (size_t i = 0; i < n; i++) {                                                                           \
-        const uint8_t rests = advance_lane(*lanes, i, W, STEPS, dt, h, values + i * 4, velocities + i * 4, 1); \
+        const uint8_t rests = advance_lane(*lanes, i, W, STEPS, dt, h, values + i * 4, velocities + i * 4, 1,  \
+                                           lanes->shared_force != 0);                                          \
         lanes->ended[i] = rests;                                                                               \
         ended += rests;                                                                                        \
+    }
+
+#define WIDTH_LOOPS(STEPS, SHARES)                                                                             \
+    switch (lanes->width) {                                                                                    \
+    case 1: { LANE_LOOP(1, STEPS, 0, SHARES) } break;                                                          \
+    case 2: { LANE_LOOP(2, STEPS, 0, SHARES) } break;                                                          \
+    case 3: { LANE_LOOP(3, STEPS, 0, SHARES) } break;                                                          \
+    case 4: { LANE_LOOP(4, STEPS, 0, SHARES) } break;                                                          \
+    default: break;                                                                                            \
     }
 
 #define WIDTH_SWITCH(STEPS)                                                                                    \
     if (lanes->rests_at_target == 2) {                                                                         \
         if (lanes->width >= 1 && lanes->width <= 4) { CLAMPED_LANE_LOOP((int)lanes->width, STEPS) }            \
     } else {                                                                                                   \
-        switch (lanes->width) {                                                                                \
-        case 1: { LANE_LOOP(1, STEPS, 0) } break;                                                              \
-        case 2: { LANE_LOOP(2, STEPS, 0) } break;                                                              \
-        case 3: { LANE_LOOP(3, STEPS, 0) } break;                                                              \
-        case 4: { LANE_LOOP(4, STEPS, 0) } break;                                                              \
-        default: break;                                                                                        \
+        if (lanes->shared_force) {                                                                             \
+            WIDTH_LOOPS(STEPS, 1)                                                                              \
+        } else {                                                                                               \
+            WIDTH_LOOPS(STEPS, 0)                                                                              \
         }                                                                                                      \
     }
 
@@ -165,7 +175,7 @@ size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt
         const int many = steps < 1e6 ? (int)steps : 1000000;
         for (size_t i = 0; i < n; i++) {
             const uint8_t rests = advance_lane(*lanes, i, (int)lanes->width, many, dt, h, values + i * 4, velocities + i * 4,
-                                               lanes->rests_at_target == 2);
+                                               lanes->rests_at_target == 2, lanes->shared_force != 0);
             lanes->ended[i] = rests;
             ended += rests;
         }
@@ -182,7 +192,7 @@ size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, cons
     for (size_t j = 0; j < n; j++) {
         const size_t i = indices[j];
         const uint8_t rests = advance_lane(*lanes, i, width, steps, dt, h, values + j * 4, velocities + j * 4,
-                                           lanes->rests_at_target == 2);
+                                           lanes->rests_at_target == 2, lanes->shared_force != 0);
         lanes->ended[i] = rests;
         ended += rests;
     }

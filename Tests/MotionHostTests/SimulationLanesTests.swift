@@ -31,9 +31,11 @@ nonisolated(unsafe) private let captureWriter: PropertyBatchWriter = {
 /// springs and decays of 1 to 4 components, at frame rates that take zero, one, two and many steps per tick.
 @Suite("Simulation lanes", .serialized)
 struct SimulationLanesTests {
-    static func simulations(width: Int, spring: Bool) -> [Simulation] {
+    /// Six states; with `oneForce`, all with the first one's tension, damping (or drag) and threshold.
+    static func simulations(width: Int, spring: Bool, oneForce: Bool = false) -> [Simulation] {
         var result: [Simulation] = []
         for variant in 0..<6 {
+            let physics = oneForce ? 0 : variant
             var value = SIMD4<Double>(), velocity = SIMD4<Double>(), target = SIMD4<Double>()
             for component in 0..<width {
                 value[component] = Double(variant * 37 % 11) - 3 + Double(component) * 1.5
@@ -41,9 +43,9 @@ struct SimulationLanesTests {
                 target[component] = 100 + Double(component * 40 - variant * 9)
             }
             let force: Simulation.Force = spring
-                ? .spring(target: target, tension: [120, 300, 20, 1000, 60, 5][variant], damping: [12, 5, 0.5, 40, 1, 2][variant])
-                : .decay(drag: [3, 1, 8, 1.5, 20, 2][variant])
-            var simulation = Simulation(value: value, velocity: velocity, force: force, threshold: [0.1, 0.01, 1, 1e-3, 0.5, 0.05][variant])
+                ? .spring(target: target, tension: [120, 300, 20, 1000, 60, 5][physics], damping: [12, 5, 0.5, 40, 1, 2][physics])
+                : .decay(drag: [3, 1, 8, 1.5, 20, 2][physics])
+            var simulation = Simulation(value: value, velocity: velocity, force: force, threshold: [0.1, 0.01, 1, 1e-3, 0.5, 0.05][physics])
             // Some start mid-flight, between two internal steps.
             if variant >= 3 { simulation.advance(by: 0.0123 * Double(variant), components: width) }
             result.append(simulation)
@@ -54,11 +56,17 @@ struct SimulationLanesTests {
     static let ticks: [Double] = Array(repeating: 1 / 120, count: 40) + Array(repeating: 1 / 240, count: 15)
         + Array(repeating: 1 / 60, count: 10) + [0.035, 0.05, 0.008, 0.008, 0.0001, 0.3] + Array(repeating: 1 / 120, count: 3000)
 
+    /// With `oneForce`, the kernel reads the block's one force once (`shared_force`), not per lane.
     @Test(arguments: [true, false], 1...4)
     func theColumnsMoveAsTheReferenceDoes(spring: Bool, width: Int) {
+        checkAgainstReference(spring: spring, width: width, oneForce: false)
+        checkAgainstReference(spring: spring, width: width, oneForce: true)
+    }
+
+    func checkAgainstReference(spring: Bool, width: Int, oneForce: Bool) {
         let block = SimulationBlock(width: width, restsAtTarget: spring)
         let base = UInt32(spring ? 0 : 1000) + UInt32(width * 100)
-        var references = Self.simulations(width: width, spring: spring)
+        var references = Self.simulations(width: width, spring: spring, oneForce: oneForce)
         /// `lanes[index]`: the reference in that lane (lanes move when one is removed).
         var lanes: [Int] = []
         for (number, simulation) in references.enumerated() where !simulation.isSettled {
@@ -70,6 +78,7 @@ struct SimulationLanesTests {
                     "the lane form of \(number) is the same state")
         }
         let appended = lanes.count
+        #expect(block.sharesOneForce == (oneForce || appended == 1))
         var rested = 0
         for (tick, dt) in Self.ticks.enumerated() where !lanes.isEmpty {
             var ended: [Int] = []
@@ -102,6 +111,39 @@ struct SimulationLanesTests {
         }
         #expect(lanes.isEmpty, "every simulation came to rest")
         #expect(rested == appended)
+    }
+
+    /// Lanes that share a force until one is given another, then share it again once that one is gone;
+    /// the block's lanes move as their references through every change.
+    @Test func aBlockSharesItsForceOnlyWhileEveryLaneHasIt() {
+        let block = SimulationBlock(width: 2, restsAtTarget: true)
+        var references = Self.simulations(width: 2, spring: true, oneForce: true)
+        for (number, simulation) in references.enumerated() {
+            _ = block.append(simulation, handle: 7000 + UInt32(number), owner: UnsafeMutableRawPointer(bitPattern: 8)!)
+        }
+        #expect(block.sharesOneForce)
+        references[2] = Self.simulations(width: 2, spring: true)[3]
+        block.set(2, references[2])
+        #expect(!block.sharesOneForce)
+        for _ in 0..<3 {
+            block.advanceAll(by: 1 / 120, writer: captureWriter) { _, _ in }
+            let sent = written.withLock { $0 }
+            for number in references.indices {
+                references[number].advance(by: 1 / 120, components: 2)
+                #expect(Self.close(SIMD4(sent[7000 + UInt32(number)]!.value + [0, 0]), references[number].published.value, 2),
+                        "lane \(number)")
+            }
+        }
+        // Lane 5 moves into 2's place.
+        #expect(block.remove(2)?.from == 5)
+        #expect(block.sharesOneForce)
+        block.advanceAll(by: 1 / 120, writer: captureWriter) { _, _ in }
+        let sent = written.withLock { $0 }
+        for number in [0, 1, 3, 4, 5] {
+            references[number].advance(by: 1 / 120, components: 2)
+            #expect(Self.close(SIMD4(sent[7000 + UInt32(number)]!.value + [0, 0]), references[number].published.value, 2),
+                    "lane \(number) after the other force left")
+        }
     }
 
     @Test func aLaneCanBeSteppedAloneAndHeldWhereItWas() {

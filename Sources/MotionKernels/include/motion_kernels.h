@@ -40,6 +40,9 @@ typedef struct motion_simulation_lanes {
     double *threshold;
     /** Out: 1 where the lane came to rest this tick (its published state is the resting one). */
     uint8_t *ended;
+    /** NULL, or the one force of every lane: m11, m12, m21, m22, threshold. Then `step_matrix` and
+     *  `threshold` are not read (a UI's springs mostly share their physics: 40 bytes less per lane). */
+    const double *shared_force;
 } motion_simulation_lanes;
 
 /** The RK4 step matrix of a spring (tension k, damping c) or a decay (k = 0, c = drag) at `step`. */
