@@ -29,16 +29,17 @@ struct DisplayFramesTests {
         return reply?["result"] ?? reply?["error"] ?? .null
     }
 
-    /// Runs the clock from `start` for `seconds` as the engine loop would: a tick every 1/120 s, and in
-    /// between a wake-up at each held frame's send time.
-    mutating func run(from start: UInt64, seconds: Double) {
+    /// Runs the clock from `start` for `seconds` as the engine loop would: a tick every 1/120 s (only
+    /// while the context wants ticks, as the loop does, when `idles`), and in between a wake-up at each
+    /// held frame's send time.
+    mutating func run(from start: UInt64, seconds: Double, idles: Bool = false) {
         let tick: UInt64 = 8_333_333
         var now = start
         let end = start + UInt64(seconds * 1e9)
         var nextTick = start
         while now < end {
             if now >= nextTick {
-                context.tick(dt: 1.0 / 120, now: now)
+                if !idles || context.wantsTicks { context.tick(dt: 1.0 / 120, now: now) }
                 nextTick += tick
             }
             record(until: now)
@@ -110,6 +111,28 @@ struct DisplayFramesTests {
         #expect(call("display.sync", ["sub": 99, "vblank": 1])["code"] == "subscription.not_found")
         for index in 0..<3 { _ = call("subscribe", ["streams": ["frames"], "display": ["period": .number(0.01 + Double(index) * 0.001)]]) }
         #expect(call("subscribe", ["streams": ["frames"], "display": ["period": 0.05]])["code"] == "request.limit", "four distinct displays per uid")
+    }
+
+    /// An animation's last value, written at a step that was not a present, and a `Set` on a runtime where
+    /// nothing moves, both reach the display subscriber at its next present (they were kept pending
+    /// until something else moved); then the clock stops.
+    @Test mutating func theLastValueAndASetOnAnIdleRuntimeReachTheDisplay() throws {
+        let sub = call("subscribe", ["streams": ["frames"], "display": ["period": 0.1, "vblank": 1.0]])["sub"]?.intValue ?? -1
+        _ = call("plan.add", ["target": "d", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 0.3, "timing": "linear"]])
+        context.publishControlFrame()
+        record(until: 1_000_000_000)
+        run(from: 1_000_000_000, seconds: 1, idles: true)
+        let tween = frames(sub)
+        #expect(tween.last?.value == 1, "the tween's final value: \(tween.map(\.value))")
+        #expect(!context.wantsTicks, "nothing left to send")
+        _ = call("plan.add", ["target": "e", "plan": ["type": "Tween", "property": "x", "from": [0.5], "to": [0.5], "duration": 0]])
+        context.publishControlFrame()
+        #expect(context.wantsTicks, "a value waits for the display")
+        run(from: 2_000_000_000, seconds: 0.5, idles: true)
+        let set = output.lines.filter { $0["event"] == "frame" && $0["sub"]?.intValue == sub }
+            .compactMap { $0["updates"]?.arrayValue?.first { $0["target"] == "e" } }
+        #expect(set.count == 1 && set.first?["value"] == [0.5], "the idle runtime's value, once: \(set)")
+        #expect(!context.wantsTicks)
     }
 
     /// Issue #22: a control frame carries only what changed: a plan that starts where its property is

@@ -79,9 +79,13 @@ struct HotSwapTests {
             guard rename(temporary.path, file.path) == 0 else { throw Failure("rename failed") }
             _ = try await client.call("plugins.reload", ["id": "test.ramp"])
         }
-        // The watcher may still be reloading the last one.
-        try await Task.sleep(for: .milliseconds(600))
-        let after = daemon.ownDescriptorKinds
+        // The watcher may still be probing the last one (a probe in flight holds its pipes): wait for the
+        // count to come back, up to 10 s; a leak (two per probe) never does.
+        var after = daemon.ownDescriptorKinds
+        for _ in 0..<100 where after.count > before.count {
+            try await Task.sleep(for: .milliseconds(100))
+            after = daemon.ownDescriptorKinds
+        }
         #expect(after.count <= before.count,
                 "descriptors: \(before.count) before 8 reloads, \(after.count) after; new: \(ReliabilityTests.added(after, to: before))")
     }

@@ -129,7 +129,11 @@ extension EngineContext {
         isTicking = false
         let dirty = engine.dirtyProperties
         let now = time
-        if !dirty.isEmpty { hub.publishFrame(dirty: dirty, store: engine.store, time: now, step: frame) }
+        // A present also sends what changed at steps that were not for its display (a plan's control
+        // frame, the `--rate` step after the presents, where an animation may have ended).
+        if !dirty.isEmpty || frame.hasPendingDisplayUpdates {
+            hub.publishFrame(dirty: dirty, store: engine.store, time: now, step: frame)
+        }
         engine.clearFrame()
         for event in tickEvents { hub.publish(event, time: now) }
         tickEvents.removeAll(keepingCapacity: true)

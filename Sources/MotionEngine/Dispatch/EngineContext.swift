@@ -83,7 +83,9 @@ public final class EngineContext: TraceObserver {
     var time: Double { Double(MonotonicClock.now() - startTime) / 1e9 }
 
     /// The clock should keep ticking: something animates or a written value awaits its frame.
-    package var wantsTicks: Bool { engine.isAnimating || engine.hasPendingFrame || isRouterWaiting }
+    package var wantsTicks: Bool {
+        engine.isAnimating || engine.hasPendingFrame || isRouterWaiting || hub.hasPendingDisplayUpdates
+    }
 
     public func engine(_ engine: Engine, didTrace event: TraceEvent) {
         if isSampling { return }

@@ -74,10 +74,22 @@ public final class SubscriptionHub {
     enum FrameStep {
         case rate
         case present(UInt64, [Subscription])
+
+        /// Whether a subscriber of this present has updates waiting from earlier steps.
+        var hasPendingDisplayUpdates: Bool {
+            guard case .present(_, let subscribers) = self else { return false }
+            return subscribers.contains { !$0.pending.isEmpty }
+        }
     }
 
     /// Display-timed frame subscribers.
     private(set) var displaySubscriptions: [Subscription] = []
+
+    /// Whether a display-timed subscriber has updates waiting for its next present: the clock must run
+    /// until they are sent, even when nothing moves (a `Set`, an animation's last value).
+    var hasPendingDisplayUpdates: Bool {
+        displaySubscriptions.contains { !$0.pending.isEmpty && !$0.session.isClosed }
+    }
 
     /// Sends every frame subscriber the properties written this tick that match its filter.
     ///
