@@ -54,6 +54,33 @@ struct BadInputTests {
         await client.close()
     }
 
+    /// A misspelled request key is refused with the keys the method takes, and the request changes
+    /// nothing (it was ignored: `"target"` subscribed to everything, `"ephemral"` made a durable runtime).
+    @Test func unknownRequestKeysAreRefusedAndChangeNothing() async throws {
+        let daemon = try await DaemonProcess()
+        let client = try await daemon.client()
+        let before = try await client.call("status")
+        for (method, params, hint) in [
+            ("subscribe", ["streams": ["frames"], "target": ["only-this"]], "did you mean targets?"),
+            ("runtime.create", ["name": "eph1", "ephemral": true], "did you mean ephemeral?"),
+            ("plan.add", ["target": "a", "plan": ["type": "Set", "property": "x", "value": [1]], "nmae": "n"], "did you mean name?"),
+            ("gesture.push", ["gesture": "g", "samples": [["t": 1, "position": [0, 0]]], "runtme": "zzz"], "did you mean runtime?"),
+            ("status", ["verbose": true], "it takes no params"),
+        ] as [(String, JSONValue, String)] {
+            do {
+                _ = try await client.call(method, params)
+                Issue.record("\(method) with \(params) was accepted")
+            } catch let error as MotionClientError {
+                guard case .server(let code, let message) = error else { throw error }
+                #expect(code == "request.invalid" && message.contains("unknown key for \(method)") && message.contains(hint), "\(message)")
+            }
+        }
+        let after = try await client.call("status")
+        #expect(after["subscriptions"] == before["subscriptions"] && after["runtimes"] == before["runtimes"]
+            && after["performers"] == before["performers"], "before \(before), after \(after)")
+        await client.close()
+    }
+
     @Test func anOversizedLineClosesOnlyItsConnection() async throws {
         let daemon = try await DaemonProcess()
         let bystander = try await daemon.client()
@@ -79,9 +106,10 @@ struct BadInputTests {
     @Test func aLineJustUnderTheLimitIsAccepted() async throws {
         let daemon = try await DaemonProcess()
         let client = try await daemon.client()
-        var line = Array(#"{"id":"raw","method":"sync","params":{"pad":""#.utf8)
-        let closing = Array("\"}}".utf8)
-        line += Array(repeating: UInt8(ascii: "x"), count: (1 << 20) - line.count - closing.count)
+        // Padded with whitespace (an unknown params key would be refused).
+        var line = Array(#"{"id":"raw","method":"sync","params":{"#.utf8)
+        let closing = Array("}}".utf8)
+        line += Array(repeating: UInt8(ascii: " "), count: (1 << 20) - line.count - closing.count)
         line += closing
         #expect(line.count == 1 << 20)
         let events = EventCollector(client)

@@ -8,6 +8,7 @@ extension EngineContext {
         if request.method != "hello" && !session.greeted {
             throw EngineError(.helloRequired, "the first request must be hello {\"protocol\": 1}")
         }
+        try MethodKeys.check(request.method, params)
         switch request.method {
         case "hello": return try hello(params, session)
         case "plan.add" where params["targets"] != nil: return try addStaggered(request, params, in: session)

@@ -12,8 +12,11 @@ extension EngineContext {
         }
         let name = try params.optionalName("runtime")
         let runtime = try runtimeKey(name, for: session, .change)
-        guard let targets = try params.optionalStrings("targets"), (1...Self.maximumStaggeredTargets).contains(targets.count) else {
+        guard let targets = try params.optionalStrings("targets"), !targets.isEmpty else {
             throw EngineError(.invalidRequest, "targets: expected 1 to \(Self.maximumStaggeredTargets) target names")
+        }
+        guard targets.count <= Self.maximumStaggeredTargets else {
+            throw EngineError(.limitExceeded, "targets: \(targets.count) names; a staggered plan.add takes at most \(Self.maximumStaggeredTargets)")
         }
         for (index, target) in targets.enumerated() {
             try Params.check(name: target, "targets[\(index)]", maximumLength: Params.maximumNameLength)
