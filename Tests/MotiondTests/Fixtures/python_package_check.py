@@ -53,8 +53,12 @@ asyncio.run(main())
 
 if len(sys.argv) > 2 and sys.argv[2] == "restart":
     with Client(path) as client:
-        client.subscribe(streams=["frames"], targets=["after"])
+        # Made with a plain call and unsubscribed: not made again after the restart, and the later
+        # subscriptions keep their ids.
+        unwanted = client.call("subscribe", streams=["frames"], targets=["unwanted"])["sub"]
+        after = client.subscribe(streams=["frames"], targets=["after"])
         shm_sub, reader = client.subscribe_shm(targets=["after"])
+        client.call("unsubscribe", sub=unwanted)
         client.call("runtime.create", name="waiting", ephemeral=True)  # tells the test to restart the daemon
         print("waiting", flush=True)
         reconnected = False
@@ -62,10 +66,17 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
             if event.get("event") == "reconnected":
                 reconnected = True
                 print("reconnected", flush=True)
+                client.call("plan.add", target="unwanted", plan={"type": "Set", "property": "x", "value": [1]})
+            elif event.get("event") == "frame" and event.get("sub") == unwanted:
+                print("a frame for the unsubscribed subscription", event, flush=True)
             elif event.get("event") == "frame" and reconnected and event.get("sub") == shm_sub:
                 # The new daemon's region, mapped again by the client.
                 if any(target == "after" for _, target, _, _, _ in reader.updates()):
                     print("shm after restart", flush=True)
                     break
-            elif event.get("event") == "frame" and reconnected:
+            elif event.get("event") == "frame" and reconnected and event.get("sub") == after:
                 print("frame after restart", flush=True)
+        for event in client.events(timeout=0.5):
+            if event.get("event") == "frame" and event.get("sub") == unwanted:
+                print("a frame for the unsubscribed subscription", event, flush=True)
+        print("unsubscribed stays unsubscribed", flush=True)

@@ -2,7 +2,7 @@
 import asyncio
 import json
 
-from .client import PROTOCOL, MotiondError, backoff, default_socket
+from .client import PROTOCOL, MotiondError, Subscriptions, backoff, default_socket
 
 
 class AsyncClient:
@@ -15,7 +15,7 @@ class AsyncClient:
         self.path = path or default_socket()
         self.reconnect = reconnect
         self.name = name
-        self.subscriptions = []
+        self.subscriptions = Subscriptions()
         self.queue = asyncio.Queue()
         self.replies = {}
         self.next_id = 0
@@ -38,7 +38,7 @@ class AsyncClient:
                                   "(is it running? set MOTIOND_SOCKET)") from None
         self.next_id = 0
         self.reader_task = asyncio.ensure_future(self._read(reader))
-        self.hello = await self.call("hello", protocol=PROTOCOL, client=self.name)
+        self.hello = await self._call("hello", protocol=PROTOCOL, client=self.name)
 
     async def _read(self, reader):
         try:
@@ -63,6 +63,13 @@ class AsyncClient:
                 await self.queue.put(None)  # the connection ended
 
     async def call(self, method, **params):
+        """The result of a request; raises MotiondError for an error reply. A subscription made here is
+        made again after a reconnect (until it is unsubscribed)."""
+        result = await self._call(method, **params)
+        self.subscriptions.note(method, params, result)
+        return result
+
+    async def _call(self, method, **params):
         if self.writer is None:
             raise ConnectionError("not connected to motiond")
         self.next_id += 1
@@ -76,9 +83,7 @@ class AsyncClient:
         return message["result"]
 
     async def subscribe(self, **params):
-        result = await self.call("subscribe", **params)
-        self.subscriptions.append(params)
-        return result["sub"]
+        return (await self.call("subscribe", **params))["sub"]
 
     async def next_event(self):
         while True:
@@ -93,8 +98,10 @@ class AsyncClient:
                     await self._open()
                 except (ConnectionError, OSError):
                     continue
-                for params in self.subscriptions:
-                    await self.call("subscribe", **params)
+                for params, placeholder in self.subscriptions.replay():
+                    result = await self._call("subscribe", **params)
+                    if placeholder:
+                        await self._call("unsubscribe", sub=result["sub"])
                 return {"event": "reconnected"}
 
     async def events(self):

@@ -39,6 +39,34 @@ def backoff():
         delay = min(delay * 2, 2.0)
 
 
+class Subscriptions:
+    """What a reconnect makes again: each subscription by id, None once unsubscribed. The daemon numbers
+    a connection's subscriptions from 1, so an unsubscribed one is made again as a placeholder that
+    matches nothing and unsubscribed at once: the others get their ids back."""
+
+    PLACEHOLDER = {"streams": ["trace"], "targets": ["\u2400motiond_client.unsubscribed"]}
+
+    def __init__(self):
+        self.params = []
+
+    def note(self, method, params, result):
+        """Records a successful `subscribe` or `unsubscribe`, however it was called."""
+        if method == "subscribe" and isinstance(result, dict) and isinstance(result.get("sub"), int):
+            sub = result["sub"]
+            while len(self.params) < sub:
+                self.params.append(None)
+            self.params[sub - 1] = params
+        elif method == "unsubscribe" and isinstance(params.get("sub"), int) and 1 <= params["sub"] <= len(self.params):
+            self.params[params["sub"] - 1] = None
+
+    def replay(self):
+        """(params, is_placeholder) in id order."""
+        return [(self.PLACEHOLDER, True) if params is None else (params, False) for params in self.params]
+
+    def __len__(self):
+        return sum(params is not None for params in self.params)
+
+
 class Client:
     """One connection. Not thread-safe: use it from one thread (or one per thread).
 
@@ -52,7 +80,7 @@ class Client:
         self.path = path or default_socket()
         self.reconnect = reconnect
         self.name = name
-        self.subscriptions = []
+        self.subscriptions = Subscriptions()
         self.readers = {}        # sub id -> FrameReader (transport "shm")
         self.pending = []
         self.hello = None
@@ -73,7 +101,7 @@ class Client:
         self.input = bytearray()
         self.descriptors = []
         self.next_id = 0
-        self.hello = self.call("hello", protocol=PROTOCOL, client=self.name)
+        self.hello = self._call("hello", protocol=PROTOCOL, client=self.name)
 
     def _drop(self):
         try:
@@ -118,8 +146,11 @@ class Client:
             return
 
     def _resubscribe(self):
-        for params in self.subscriptions:
-            result = self.call("subscribe", **params)
+        for params, placeholder in self.subscriptions.replay():
+            result = self._call("subscribe", **params)
+            if placeholder:
+                self._call("unsubscribe", sub=result["sub"])
+                continue
             reader = self.readers.get(result["sub"])
             if reader is not None and self.descriptors:
                 reader.remap(self.descriptors.pop(0))
@@ -143,7 +174,17 @@ class Client:
     # Requests
 
     def call(self, method, **params):
-        """Sends a request and returns its result; raises MotiondError for an error reply."""
+        """Sends a request and returns its result; raises MotiondError for an error reply. A
+        subscription made here is made again after a reconnect (until it is unsubscribed)."""
+        result = self._call(method, **params)
+        self.subscriptions.note(method, params, result)
+        if method == "unsubscribe":
+            reader = self.readers.pop(params.get("sub"), None)
+            if reader is not None:
+                reader.close()
+        return result
+
+    def _call(self, method, **params):
         if self.sock is None:
             if not self.reconnect:
                 raise ConnectionError("not connected to motiond")
@@ -170,9 +211,7 @@ class Client:
     def subscribe(self, **params):
         """`subscribe` (streams=[...], runtime=..., targets=[...], display={...}); returns the sub id.
         Made again after a reconnect (the ids come back the same)."""
-        result = self.call("subscribe", **params)
-        self.subscriptions.append(params)
-        return result["sub"]
+        return self.call("subscribe", **params)["sub"]
 
     def subscribe_shm(self, **params):
         """A `transport: "shm"` frames subscription (SPEC §12): returns (sub id, FrameReader). Events
@@ -186,7 +225,6 @@ class Client:
         reader = FrameReader(self.descriptors.pop(0), sub=result["sub"])
         reader.announced = 0
         self.readers[result["sub"]] = reader
-        self.subscriptions.append(params)
         return result["sub"], reader
 
     # Events
