@@ -17,7 +17,10 @@ public final class ReconnectingClient: Sendable {
     /// Events of every connection in turn, with `{"event":"reconnected"}` between two.
     public let events: AsyncStream<JSONValue>
     private let continuation: AsyncStream<JSONValue>.Continuation
-    private let state = Mutex<(current: MotionClient?, subscriptions: [JSONValue], closed: Bool)>((nil, [], false))
+    /// Subscriptions by id − 1 (nil: unsubscribed since, made again as `placeholder` and unsubscribed at
+    /// once, so that the others keep their ids: the daemon numbers a connection's subscriptions from 1).
+    private let state = Mutex<(current: MotionClient?, subscriptions: [JSONValue?], closed: Bool)>((nil, [], false))
+    private static let placeholder: JSONValue = ["streams": ["trace"], "targets": ["\u{2400}MotionClient.unsubscribed"]]
     private let pump = Mutex<Task<Void, Never>?>(nil)
 
     private init(path: String, name: String) {
@@ -36,16 +39,25 @@ public final class ReconnectingClient: Sendable {
         return client
     }
 
+    /// A request on the current connection. A subscription made here is made again after a reconnect,
+    /// until it is unsubscribed.
     public func call(_ method: String, _ params: JSONValue = [:]) async throws -> JSONValue {
         guard let current = state.withLock({ $0.current }) else { throw MotionClientError.connectionClosed }
-        return try await current.call(method, params)
+        let result = try await current.call(method, params)
+        state.withLock { state in
+            if method == "subscribe", let sub = result["sub"]?.intValue, sub >= 1 {
+                while state.subscriptions.count < sub { state.subscriptions.append(nil) }
+                state.subscriptions[sub - 1] = params
+            } else if method == "unsubscribe", let sub = params["sub"]?.intValue, (1...state.subscriptions.count).contains(sub) {
+                state.subscriptions[sub - 1] = nil
+            }
+        }
+        return result
     }
 
     /// `subscribe`, remembered so that it is made again after a reconnect.
     public func subscribe(_ params: JSONValue) async throws -> JSONValue {
-        let result = try await call("subscribe", params)
-        state.withLock { $0.subscriptions.append(params) }
-        return result
+        try await call("subscribe", params)
     }
 
     public func close() async {
@@ -79,7 +91,10 @@ public final class ReconnectingClient: Sendable {
             guard let client = try? await MotionClient.connect(path: path) else { continue }
             do {
                 try await client.hello(client: name)
-                for params in state.withLock({ $0.subscriptions }) { _ = try await client.call("subscribe", params) }
+                for params in state.withLock({ $0.subscriptions }) {
+                    let result = try await client.call("subscribe", params ?? Self.placeholder)
+                    if params == nil { _ = try await client.call("unsubscribe", ["sub": result["sub"] ?? .null]) }
+                }
             } catch {
                 await client.close()
                 continue

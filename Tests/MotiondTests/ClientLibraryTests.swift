@@ -138,8 +138,10 @@ struct ClientLibraryTests {
         let (second, client) = try await Self.restart(first, at: path)
         let output = try await ran
         #expect(output.status == 0, "\(output.output)")
-        #expect(output.output.contains("subscribed 1") && output.output.contains("reconnected") && output.output.contains("frame after.x"),
+        // The unsubscribed subscription 1 is not made again; "after" keeps its id 2.
+        #expect(output.output.contains("subscribed 2 after 1") && output.output.contains("reconnected") && output.output.contains("frame after.x"),
                 "\(output.output)")
+        #expect(!output.output.contains("unsubscribed subscription"), "\(output.output)")
         await client.close()
         _ = await second.stop()
     }
@@ -150,13 +152,20 @@ struct ClientLibraryTests {
         let path = directory.appendingPathComponent("m.sock").path
         let first = try await DaemonProcess(socket: path)
         let client = try await ReconnectingClient.connect(path: path)
+        // Made with a plain call and unsubscribed: not made again, and "after" keeps its id 2.
+        let unwanted = try await client.call("subscribe", ["streams": ["frames"], "targets": ["after"]])
         let sub = try await client.subscribe(["streams": ["frames"], "targets": ["after"]])
-        #expect(sub["sub"] == 1)
+        _ = try await client.call("unsubscribe", ["sub": unwanted["sub"] ?? .null])
+        #expect(unwanted["sub"] == 1 && sub["sub"] == 2)
         async let seen: [String] = {
             var seen: [String] = []
             for await event in client.events {
                 if event["event"] == "reconnected" { seen.append("reconnected") }
-                if event["event"] == "frame", event["sub"] == 1, seen.contains("reconnected") {
+                if event["event"] == "frame", event["sub"] == 1 {
+                    seen.append("a frame of the unsubscribed subscription")
+                    break
+                }
+                if event["event"] == "frame", event["sub"] == 2, seen.contains("reconnected") {
                     seen.append("frame")
                     break
                 }

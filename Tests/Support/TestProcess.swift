@@ -22,7 +22,13 @@ public enum TestProcess {
         try process.run()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { process.terminate() }
+        if process.isRunning {
+            process.terminate()
+            // One that does not end on SIGTERM (or is stuck) is killed: a test never hangs on it.
+            let grace = Date().addingTimeInterval(2)
+            while process.isRunning && Date() < grace { try await Task.sleep(for: .milliseconds(20)) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         _ = await process.exitStatus()
         return Run(status: process.terminationStatus, output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }

@@ -23,8 +23,9 @@
 struct motion_client {
     int fd; /* -1 while disconnected */
     long next_id;
-    /* Reconnecting: the socket's path, whether to, and the subscriptions to make again, in order (the
-     * daemon numbers a connection's subscriptions from 1, so they get their old ids back). */
+    /* Reconnecting: the socket's path, whether to, and the subscriptions to make again, by id − 1 (the
+     * daemon numbers a connection's subscriptions from 1, so they get their old ids back; NULL: since
+     * unsubscribed, made again as a placeholder that matches nothing and unsubscribed at once). */
     char *path;
     int reconnects;
     char **subscriptions;
@@ -54,6 +55,8 @@ static int take_descriptor(motion_client *client) {
     memmove(client->received_fds, client->received_fds + 1, --client->received_count * sizeof(int));
     return fd;
 }
+
+static int call_raw(motion_client *client, const char *method, const char *params_json, char **result_json);
 
 static void set_error(char *error, size_t capacity, const char *format, ...) {
     if (!error || capacity == 0) return;
@@ -203,7 +206,7 @@ static int open_socket(const char *path, char *error, size_t error_capacity) {
 
 static int greet(motion_client *client, char *error, size_t error_capacity) {
     char *result = NULL;
-    int status = motion_client_call(client, "hello", "{\"protocol\":1,\"client\":\"libmotion-client\"}", &result);
+    int status = call_raw(client, "hello", "{\"protocol\":1,\"client\":\"libmotion-client\"}", &result);
     if (status != 0) set_error(error, error_capacity, "hello refused: %s", result ? result : "the connection closed");
     free(result);
     return status;
@@ -215,6 +218,16 @@ static void drop_connection(motion_client *client) {
     if (client->fd >= 0) close(client->fd);
     client->fd = -1;
     client->input_start = client->input_length = 0;
+}
+
+/* Where an unsubscribed subscription was: a trace subscription to a target no one names. */
+static const char placeholder_subscription[] = "{\"streams\":[\"trace\"],\"targets\":[\"\\u2400motion-client.unsubscribed\"]}";
+
+/* The "sub" member of a JSON object (a reply or params), -1 if none. */
+static int sub_of(const char *json) {
+    json_span field;
+    if (!json || !json_member(json, json + strlen(json), "sub", &field)) return -1;
+    return json_int(field);
 }
 
 /* One attempt: connect, hello, subscribe again. 0 on success. */
@@ -229,7 +242,18 @@ static int reconnect_once(motion_client *client) {
     }
     for (size_t index = 0; index < client->subscription_count; index++) {
         char *result = NULL;
-        int status = motion_client_call(client, "subscribe", client->subscriptions[index], &result);
+        if (!client->subscriptions[index]) {
+            int status = call_raw(client, "subscribe", placeholder_subscription, &result);
+            char params[32];
+            snprintf(params, sizeof params, "{\"sub\":%d}", status == 0 ? sub_of(result) : -1);
+            free(result);
+            if (status == -2 || (status == 0 && call_raw(client, "unsubscribe", params, NULL) == -2)) {
+                drop_connection(client);
+                return -1;
+            }
+            continue;
+        }
+        int status = call_raw(client, "subscribe", client->subscriptions[index], &result);
         free(result);
         if (status == 0 && client->readers[index]) {
             /* The new daemon's region replaces the old one (slot names come again with it). */
@@ -269,7 +293,27 @@ void motion_client_set_reconnect(motion_client *client, int enabled) {
     if (client) client->reconnects = enabled != 0;
 }
 
+static int record_subscription(motion_client *client, int sub, const char *params_json, motion_frames_reader *reader);
+
 int motion_client_call(motion_client *client, const char *method, const char *params_json, char **result_json) {
+    char *result = NULL;
+    int status = call_raw(client, method, params_json, &result);
+    if (status == 0 && method && strcmp(method, "subscribe") == 0) {
+        record_subscription(client, sub_of(result), params_json, NULL);
+    } else if (status == 0 && method && strcmp(method, "unsubscribe") == 0) {
+        /* Not made again after a reconnect (its reader, if any, stays the caller's until close). */
+        int sub = sub_of(params_json);
+        if (sub >= 1 && (size_t)sub <= client->subscription_count) {
+            free(client->subscriptions[sub - 1]);
+            client->subscriptions[sub - 1] = NULL;
+        }
+    }
+    if (result_json) *result_json = result;
+    else free(result);
+    return status;
+}
+
+static int call_raw(motion_client *client, const char *method, const char *params_json, char **result_json) {
     if (result_json) *result_json = NULL;
     if (!client || !method) return -2;
     /* Disconnected: one attempt to connect again (a call is never replayed on a new connection: it
@@ -320,10 +364,8 @@ int motion_client_call(motion_client *client, const char *method, const char *pa
 /* Subscribes; with `reader` (a shm subscription) maps the region that came with the reply. */
 static int subscribe(motion_client *client, const char *params_json, int *sub_id, motion_frames_reader **reader) {
     char *result = NULL;
-    int status = motion_client_call(client, "subscribe", params_json, &result);
-    int sub = -1;
-    json_span field;
-    if (status == 0 && result && json_member(result, result + strlen(result), "sub", &field)) sub = json_int(field);
+    int status = call_raw(client, "subscribe", params_json, &result);
+    int sub = status == 0 ? sub_of(result) : -1;
     motion_frames_reader *mapped = NULL;
     if (status == 0 && reader) {
         int fd = take_descriptor(client);
@@ -334,23 +376,37 @@ static int subscribe(motion_client *client, const char *params_json, int *sub_id
             mapped->sub = sub;
         }
     }
-    if (status == 0) {
-        char **grown = realloc(client->subscriptions, (client->subscription_count + 1) * sizeof(char *));
-        if (grown) client->subscriptions = grown;
-        motion_frames_reader **readers = realloc(client->readers, (client->subscription_count + 1) * sizeof *readers);
-        if (readers) client->readers = readers;
-        char *kept = strdup(params_json ? params_json : "{}");
-        if (grown && readers && kept) {
-            client->readers[client->subscription_count] = mapped;
-            client->subscriptions[client->subscription_count++] = kept;
-        } else {
-            free(kept);
-        }
-    }
+    if (status == 0) record_subscription(client, sub, params_json, mapped);
     if (reader) *reader = mapped;
     if (status == 0 && sub_id) *sub_id = sub;
     free(result);
     return status;
+}
+
+/* Keeps subscription `sub`'s params (and shm reader) to make it again after a reconnect. -1 when out of
+ * memory (it is then not made again) or `sub` is not an id. */
+static int record_subscription(motion_client *client, int sub, const char *params_json, motion_frames_reader *reader) {
+    if (sub < 1) return -1;
+    size_t needed = (size_t)sub;
+    if (needed > client->subscription_count) {
+        char **grown = realloc(client->subscriptions, needed * sizeof(char *));
+        if (!grown) return -1;
+        client->subscriptions = grown;
+        motion_frames_reader **readers = realloc(client->readers, needed * sizeof *readers);
+        if (!readers) return -1;
+        client->readers = readers;
+        for (size_t index = client->subscription_count; index < needed; index++) {
+            client->subscriptions[index] = NULL;
+            client->readers[index] = NULL;
+        }
+        client->subscription_count = needed;
+    }
+    char *kept = strdup(params_json ? params_json : "{}");
+    if (!kept) return -1;
+    free(client->subscriptions[sub - 1]);
+    client->subscriptions[sub - 1] = kept;
+    if (reader) client->readers[sub - 1] = reader;
+    return 0;
 }
 
 int motion_client_subscribe(motion_client *client, const char *params_json, int *sub_id) {
