@@ -78,6 +78,11 @@ struct ClientLibraryTests {
                                                        "-Wl,-rpath,\(stage.appendingPathComponent("usr/lib").path)"]
                                        + flags.output.split(whereSeparator: \.isWhitespace).map(String.init))
         #expect(build.status == 0, "\(build.output)")
+        // The shared library has a soname and needs no Swift (SPEC §12); the program links to it.
+        let library = try await Self.run("/usr/bin/readelf", ["-d", stage.appendingPathComponent("usr/lib/libmotion-client.so").path])
+        #expect(library.output.contains("Library soname: [libmotion-client.so.1]") && !library.output.contains("swift"), "\(library.output)")
+        let linked = try await Self.run("/usr/bin/readelf", ["-d", program])
+        #expect(linked.output.contains("Shared library: [libmotion-client.so.1]"), "\(linked.output)")
         let daemon = try await DaemonProcess()
         let ran = try await Self.run(program, [daemon.socket])
         #expect(ran.status == 0 && ran.output.contains("card.position = [100, 50]"), "\(ran.output)")
