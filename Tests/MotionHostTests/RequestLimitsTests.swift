@@ -44,7 +44,7 @@ struct RequestLimitsTests {
 
     @Test func runtimeStatePagesThroughTargetsInTheOrderTheyCame() throws {
         for index in 0..<2_500 {
-            context.receive(line: Array(#"{"id":1,"method":"plan.add","params":{"target":"t\#(index)","plan":{"type":"ChangeBoolean"}}}"#.utf8), from: 1)
+            context.receive(line: Array(#"{"id":1,"method":"plan.add","params":{"target":"t\#(index)","plan":{"type":"ChangeBoolean","value":true}}}"#.utf8), from: 1)
         }
         var names: [String] = [], after: String?, pages = 0
         repeat {

@@ -81,6 +81,31 @@ struct BadInputTests {
         await client.close()
     }
 
+    /// A plan that passes its schema but that the plugin refuses (`plan.invalid`) leaves nothing: no
+    /// performer (counted, listed or announced) and no target made for it. The next good plan makes
+    /// the performer and announces it before its `plan.added`.
+    @Test func aPlanThePluginRefusesLeavesNoPerformerOrTarget() async throws {
+        let daemon = try await DaemonProcess()
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["trace"], "targets": ["fresh"]])
+        let before = try await client.call("status")
+        for plan: JSONValue in [["type": "Tween", "property": "x", "to": [1], "timing": "bouncy"],
+                                ["type": "Spring", "property": "x", "to": [1], "tension": 100, "stiffness": 100]] {
+            #expect(await code { try await client.call("plan.add", ["target": "fresh", "plan": plan]) } == "plan.invalid")
+        }
+        let after = try await client.call("status")
+        #expect(after["performers"] == before["performers"], "before \(before), after \(after)")
+        let state = try await client.call("runtime.state")
+        #expect(state["targets"]?["fresh"] == nil, "\(state)")
+        _ = try await client.call("plan.add", ["target": "fresh", "plan": ["type": "Tween", "property": "x", "to": [1], "duration": 0.1]])
+        let seen = try await events.waitFor(isTrace("plan.added"))
+        let kinds = seen.filter { $0["event"] == "trace" }.compactMap { $0["kind"]?.stringValue }
+        #expect(kinds.first == "performer.created" && kinds.filter { $0 == "performer.created" }.count == 1,
+                "only the good plan's performer, announced first: \(kinds)")
+        await client.close()
+    }
+
     @Test func anOversizedLineClosesOnlyItsConnection() async throws {
         let daemon = try await DaemonProcess()
         let bystander = try await daemon.client()

@@ -27,10 +27,13 @@ extension Engine {
             drainCompositeEnds()
             return performer
         }
+        let isNewTarget = scope.targets[target] == nil
         let targetScope = try admit(factoryIndex, planType: planType, on: target, in: scope, performerLimit: performerLimit)
         if let name { removeNamedPlan(name, from: targetScope, in: scope) }
-        let performer = try performer(for: factoryIndex, on: targetScope, in: scope)
-        try deliver(prepared(plan, on: target, in: scope), named: name, to: performer)
+        let prepared = prepared(plan, on: target, in: scope)
+        let performer = try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: isNewTarget, in: scope) { performer throws(EngineError) in
+            try deliver(prepared, named: name, to: performer)
+        }
         recordOnTimeline(.add(plan: plan, name: name), target: target, in: scope)
         var fields: [String: JSONValue] = [
             "plan": plan, "performer": .number(Double(performer.id)), "planType": .string(planType),
@@ -68,10 +71,11 @@ extension Engine {
         guard let type = plan["type"]?.stringValue, let factoryIndex = registry.factory(forPlanType: type) else {
             throw EngineError(.unknownPlanType, "plan.type: not registered")
         }
+        let isNewTarget = scope.targets[target] == nil
         let targetScope = try admit(factoryIndex, planType: type, on: target, in: scope, performerLimit: performerLimit)
-        let performer = try performer(for: factoryIndex, on: targetScope, in: scope)
-        try deliver(plan, named: naming(performer), to: performer)
-        return performer
+        return try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: isNewTarget, in: scope) { performer throws(EngineError) in
+            try deliver(plan, named: naming(performer), to: performer)
+        }
     }
 
     /// The plan as its plugin gets it: without the engine's own key `essential`, and completing at once
@@ -198,7 +202,7 @@ extension Engine {
         return record
     }
 
-    private func deliver(_ plan: JSONValue, named name: String?, to performer: PerformerRecord) throws(EngineError) {
+    func deliver(_ plan: JSONValue, named name: String?, to performer: PerformerRecord) throws(EngineError) {
         guard let instance = performer.instance else {
             throw EngineError(.internalError, "performer \(performer.id) has no instance")
         }

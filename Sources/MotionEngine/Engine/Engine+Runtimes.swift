@@ -49,7 +49,8 @@ extension Engine {
     /// Ends a target of a runtime: its performers are destroyed (their animations stop where they are,
     /// their tokens are released), its properties forgotten, and `runtime.state` no longer lists it.
     /// Routers end the targets of screens that left their URL (SPEC §4).
-    public func removeTarget(_ name: String, in runtime: String) {
+    /// Without `announcing`, no `target.removed` (a target that a refused plan made and no one saw).
+    public func removeTarget(_ name: String, in runtime: String, announcing: Bool = true) {
         guard let scope = runtimes[runtime], let target = scope.targets.removeValue(forKey: name) else { return }
         let wasActive = scope.activeTokens > 0
         for performer in target.performers.values.sorted(by: { $0.id < $1.id }) {
@@ -69,7 +70,7 @@ extension Engine {
         store.remove(Array(target.properties.values))
         composition.waits = composition.waits.filter { $0.key.runtime != runtime || $0.key.target != name }
         if !composition.composites.isEmpty { dropComposites(of: runtime, target: name) }
-        trace(TraceEvent(kind: "target.removed", runtime: runtime, target: name))
+        if announcing { trace(TraceEvent(kind: "target.removed", runtime: runtime, target: name)) }
         if wasActive, scope.activeTokens == 0 { trace(TraceEvent(kind: "runtime.idle", runtime: runtime)) }
     }
 

@@ -37,6 +37,9 @@ public final class Engine {
     var phase = Phase.control
     var emitDepth = 0
     var nextPerformerID: UInt64 = 1
+    /// Trace events held while a new performer takes its first plan: sent if the plugin takes it,
+    /// dropped if it refuses (`Engine+Refusals`).
+    var heldTraces: [TraceEvent]?
     var nextToken: UInt64 = 1
     /// Seconds advanced so far (the sum of every tick's dt): the engine's own clock.
     public internal(set) var time = 0.0
@@ -194,6 +197,10 @@ public final class Engine {
     // MARK: Internals shared by the extensions
 
     func trace(_ event: TraceEvent) {
+        if heldTraces != nil {
+            heldTraces!.append(event)
+            return
+        }
         observer?.engine(self, didTrace: event)
     }
 

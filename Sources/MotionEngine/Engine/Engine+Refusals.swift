@@ -1,0 +1,50 @@
+extension Engine {
+    /// The performer for `factoryIndex` on `target` (made if there is none) after `deliver` handed it a
+    /// plan. When a plugin refuses the first plan of a performer made for it, the request leaves nothing
+    /// behind: the performer is destroyed unannounced (`performer.created` and whatever it traced are
+    /// dropped), and a target made for it is forgotten, so `runtime.state`, `status` and the performer
+    /// quota are as before.
+    func undoingRefusal(of factoryIndex: Int, on target: TargetScope, isNewTarget: Bool, in scope: RuntimeScope,
+                        deliver: (PerformerRecord) throws(EngineError) -> Void) throws(EngineError) -> PerformerRecord {
+        if let existing = target.performers[factoryIndex] {
+            try deliver(existing)
+            return existing
+        }
+        let outermost = heldTraces == nil
+        if outermost { heldTraces = [] }
+        let mark = heldTraces!.count
+        defer {
+            if outermost {
+                let events = heldTraces ?? []
+                heldTraces = nil
+                for event in events { trace(event) }
+            }
+        }
+        do {
+            let performer = try performer(for: factoryIndex, on: target, in: scope)
+            try deliver(performer)
+            return performer
+        } catch {
+            heldTraces!.removeSubrange(mark...)
+            if let made = target.performers[factoryIndex] { abandon(made, on: target, in: scope) }
+            if isNewTarget, target.performers.isEmpty, scope.targets[target.name] === target {
+                removeTarget(target.name, in: scope.name, announcing: false)
+            }
+            throw error
+        }
+    }
+
+    /// Destroys a performer that never took a plan.
+    private func abandon(_ performer: PerformerRecord, on target: TargetScope, in scope: RuntimeScope) {
+        let held = performer.tokens.count
+        stopAdvancing(performer)
+        destroyInstance(performer)
+        scope.activeTokens -= held
+        performer.tokens.removeAll()
+        performers[performer.id] = nil
+        target.performers[performer.factoryIndex] = nil
+        target.named = target.named.filter { $0.value !== performer }
+        scope.performerCount -= 1
+        if let uid = scope.owner { usage[uid, default: Usage()].performers -= 1 }
+    }
+}
