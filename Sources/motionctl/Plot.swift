@@ -112,11 +112,14 @@ private func timeline(_ connection: Connection, _ method: String, _ runtime: Str
         let result = try await client.call(method, .object(params))
         let state = result["attached"] == true ? "attached at \(result["offset"]?.doubleValue ?? 0) s" : "detached"
         print("\(result["runtime"]?.stringValue ?? "?"): \(state) (clock \(result["clock"]?.doubleValue ?? 0) s)")
+        // Out now, not when the buffer fills: a held scrubber ends with a signal, which loses the buffer.
+        fflush(nil)
         guard hold > 0 else { return }
         if hold.isFinite {
             try await Task.sleep(for: .seconds(hold))
         } else {
             print("holding the scrubber; Ctrl-C detaches")
+            fflush(nil)
             for await _ in client.events {}  // until interrupted, or the daemon closes the connection
         }
     }
