@@ -48,7 +48,7 @@ public final class ReconnectingClient: Sendable {
             if method == "subscribe", let sub = result["sub"]?.intValue, sub >= 1 {
                 while state.subscriptions.count < sub { state.subscriptions.append(nil) }
                 state.subscriptions[sub - 1] = params
-            } else if method == "unsubscribe", let sub = params["sub"]?.intValue, (1...state.subscriptions.count).contains(sub) {
+            } else if method == "unsubscribe", let sub = params["sub"]?.intValue, sub >= 1, sub <= state.subscriptions.count {
                 state.subscriptions[sub - 1] = nil
             }
         }
@@ -91,9 +91,21 @@ public final class ReconnectingClient: Sendable {
             guard let client = try? await MotionClient.connect(path: path) else { continue }
             do {
                 try await client.hello(client: name)
-                for params in state.withLock({ $0.subscriptions }) {
-                    let result = try await client.call("subscribe", params ?? Self.placeholder)
-                    if params == nil { _ = try await client.call("unsubscribe", ["sub": result["sub"] ?? .null]) }
+                for (index, params) in state.withLock({ $0.subscriptions }).enumerated() {
+                    var made: JSONValue?
+                    if let params {
+                        do {
+                            made = try await client.call("subscribe", params)
+                        } catch MotionClientError.server {
+                            // The new daemon refused it (a limit, a key it does not take): not made
+                            // again; a placeholder takes its id so that the others keep theirs.
+                            state.withLock { if index < $0.subscriptions.count { $0.subscriptions[index] = nil } }
+                        }
+                    }
+                    if made == nil {
+                        let placeholder = try await client.call("subscribe", Self.placeholder)
+                        _ = try await client.call("unsubscribe", ["sub": placeholder["sub"] ?? .null])
+                    }
                 }
             } catch {
                 await client.close()

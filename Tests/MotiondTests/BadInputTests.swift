@@ -103,6 +103,19 @@ struct BadInputTests {
         let kinds = seen.filter { $0["event"] == "trace" }.compactMap { $0["kind"]?.stringValue }
         #expect(kinds.first == "performer.created" && kinds.filter { $0 == "performer.created" }.count == 1,
                 "only the good plan's performer, announced first: \(kinds)")
+        // A refused leaf of a composite on a new target ends only its own step: the target (where the
+        // composite lives) stays, and the steps after it run.
+        let refused: JSONValue = ["type": "Tween", "property": "z", "to": [1], "timing": "bouncy"]
+        let step: (String) -> JSONValue = { ["type": "Tween", "property": .string($0), "from": [0], "to": [1], "duration": 0.05] }
+        _ = try await client.call("plan.add", ["target": "seq", "plan": ["type": "Sequence", "steps": [["type": "Sequence", "steps": [refused]], step("x"), step("y")]]])
+        var properties: JSONValue?
+        for _ in 0..<100 where properties?["y"]?["value"] != [1] {
+            try await Task.sleep(for: .milliseconds(20))
+            properties = try await client.call("runtime.state")["targets"]?["seq"]?["properties"]
+        }
+        #expect(properties?["x"]?["value"] == [1] && properties?["y"]?["value"] == [1], "both later steps ran: \(String(describing: properties))")
+        #expect(await code { try await client.call("plan.add", ["target": "a", "plan": step("x"), "stagger": 1]) } == "request.invalid",
+                "stagger without targets")
         await client.close()
     }
 

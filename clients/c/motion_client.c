@@ -242,25 +242,30 @@ static int reconnect_once(motion_client *client) {
     }
     for (size_t index = 0; index < client->subscription_count; index++) {
         char *result = NULL;
-        if (!client->subscriptions[index]) {
-            int status = call_raw(client, "subscribe", placeholder_subscription, &result);
-            char params[32];
-            snprintf(params, sizeof params, "{\"sub\":%d}", status == 0 ? sub_of(result) : -1);
+        if (client->subscriptions[index]) {
+            int status = call_raw(client, "subscribe", client->subscriptions[index], &result);
             free(result);
-            if (status == -2 || (status == 0 && call_raw(client, "unsubscribe", params, NULL) == -2)) {
+            result = NULL;
+            if (status == 0 && client->readers[index]) {
+                /* The new daemon's region replaces the old one (slot names come again with it). */
+                int fd = take_descriptor(client);
+                if (fd < 0 || frames_reader_map(client->readers[index], fd, NULL, 0) != 0) status = -2;
+            }
+            if (status == -2) {
                 drop_connection(client);
                 return -1;
             }
-            continue;
+            if (status == 0) continue;
+            /* The new daemon refused it (a limit reached, a key it does not take): it is not made
+             * again, and a placeholder takes its id so that the others keep theirs. */
+            free(client->subscriptions[index]);
+            client->subscriptions[index] = NULL;
         }
-        int status = call_raw(client, "subscribe", client->subscriptions[index], &result);
+        int status = call_raw(client, "subscribe", placeholder_subscription, &result);
+        char params[32];
+        snprintf(params, sizeof params, "{\"sub\":%d}", status == 0 ? sub_of(result) : -1);
         free(result);
-        if (status == 0 && client->readers[index]) {
-            /* The new daemon's region replaces the old one (slot names come again with it). */
-            int fd = take_descriptor(client);
-            if (fd < 0 || frames_reader_map(client->readers[index], fd, NULL, 0) != 0) status = -2;
-        }
-        if (status == -2) {
+        if (status == -2 || (status == 0 && call_raw(client, "unsubscribe", params, NULL) == -2)) {
             drop_connection(client);
             return -1;
         }

@@ -13,6 +13,7 @@ extension EngineContext {
         case "hello": return try hello(params, session)
         case "plan.add" where params["targets"] != nil: return try addStaggered(request, params, in: session)
         case "plan.add":
+            if params["stagger"] != nil { throw EngineError(.invalidRequest, "stagger: only with targets (a list of targets to stagger)") }
             let name = try params.optionalName("runtime")
             let runtime = try runtimeKey(name, for: session, .change)
             let target = try params.name("target")

@@ -71,9 +71,9 @@ extension Engine {
         guard let type = plan["type"]?.stringValue, let factoryIndex = registry.factory(forPlanType: type) else {
             throw EngineError(.unknownPlanType, "plan.type: not registered")
         }
-        let isNewTarget = scope.targets[target] == nil
         let targetScope = try admit(factoryIndex, planType: type, on: target, in: scope, performerLimit: performerLimit)
-        return try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: isNewTarget, in: scope) { performer throws(EngineError) in
+        // The target stays: its composite is on it (forgetting it would end the composite).
+        return try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: false, in: scope) { performer throws(EngineError) in
             try deliver(plan, named: naming(performer), to: performer)
         }
     }

@@ -98,11 +98,25 @@ class AsyncClient:
                     await self._open()
                 except (ConnectionError, OSError):
                     continue
-                for params, placeholder in self.subscriptions.replay():
-                    result = await self._call("subscribe", **params)
-                    if placeholder:
-                        await self._call("unsubscribe", sub=result["sub"])
+                try:
+                    await self._resubscribe()
+                except (ConnectionError, OSError):
+                    continue
                 return {"event": "reconnected"}
+
+    async def _resubscribe(self):
+        """As Subscriptions.replay, awaiting each call: a subscription the new daemon refuses is dropped
+        and a placeholder takes its id."""
+        params = self.subscriptions.params
+        for index in range(len(params)):
+            if params[index] is not None:
+                try:
+                    await self._call("subscribe", **params[index])
+                    continue
+                except MotiondError:
+                    params[index] = None
+            placeholder = await self._call("subscribe", **Subscriptions.PLACEHOLDER)
+            await self._call("unsubscribe", sub=placeholder["sub"])
 
     async def events(self):
         while True:

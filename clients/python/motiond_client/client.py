@@ -59,9 +59,22 @@ class Subscriptions:
         elif method == "unsubscribe" and isinstance(params.get("sub"), int) and 1 <= params["sub"] <= len(self.params):
             self.params[params["sub"] - 1] = None
 
-    def replay(self):
-        """(params, is_placeholder) in id order."""
-        return [(self.PLACEHOLDER, True) if params is None else (params, False) for params in self.params]
+    def replay(self, call, unsubscribe_error):
+        """Makes every subscription again in id order with `call(method, **params)`; one the daemon
+        refuses now (`unsubscribe_error`: a limit reached, a key it does not take) is dropped and its id
+        taken by a placeholder, as an unsubscribed one's is. Returns the results by sub id (None for
+        placeholders)."""
+        results = {}
+        for index, params in enumerate(self.params):
+            if params is not None:
+                try:
+                    results[index + 1] = call("subscribe", **params)
+                    continue
+                except unsubscribe_error:
+                    self.params[index] = None
+            placeholder = call("subscribe", **self.PLACEHOLDER)
+            call("unsubscribe", sub=placeholder["sub"])
+        return results
 
     def __len__(self):
         return sum(params is not None for params in self.params)
@@ -146,12 +159,8 @@ class Client:
             return
 
     def _resubscribe(self):
-        for params, placeholder in self.subscriptions.replay():
-            result = self._call("subscribe", **params)
-            if placeholder:
-                self._call("unsubscribe", sub=result["sub"])
-                continue
-            reader = self.readers.get(result["sub"])
+        for sub, result in self.subscriptions.replay(self._call, MotiondError).items():
+            reader = self.readers.get(sub)
             if reader is not None and self.descriptors:
                 reader.remap(self.descriptors.pop(0))
 
