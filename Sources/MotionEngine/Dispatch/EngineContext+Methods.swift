@@ -128,9 +128,6 @@ extension EngineContext {
             guard session.role == .admin else {
                 throw EngineError(.accessDenied, "settings.set is for root and the admin group (this connection is a client)")
             }
-            for key in params.members.keys.sorted() where key != "speed" && key != "reduceMotion" {
-                throw EngineError(.invalidRequest, "\(key): unknown setting (known: speed, reduceMotion)")
-            }
             var next = settings
             if let speed = try params.optionalNumber("speed") {
                 guard EngineSettings.isValid(speed: speed) else {

@@ -59,9 +59,9 @@ class Subscriptions:
         elif method == "unsubscribe" and isinstance(params.get("sub"), int) and 1 <= params["sub"] <= len(self.params):
             self.params[params["sub"] - 1] = None
 
-    def replay(self, call, unsubscribe_error):
+    def replay(self, call, refused):
         """Makes every subscription again in id order with `call(method, **params)`; one the daemon
-        refuses now (`unsubscribe_error`: a limit reached, a key it does not take) is dropped and its id
+        refuses now (`refused`, its error type: a limit reached, a key it does not take) is dropped and its id
         taken by a placeholder, as an unsubscribed one's is. Returns the results by sub id (None for
         placeholders)."""
         results = {}
@@ -70,7 +70,7 @@ class Subscriptions:
                 try:
                     results[index + 1] = call("subscribe", **params)
                     continue
-                except unsubscribe_error:
+                except refused:
                     self.params[index] = None
             placeholder = call("subscribe", **self.PLACEHOLDER)
             call("unsubscribe", sub=placeholder["sub"])
