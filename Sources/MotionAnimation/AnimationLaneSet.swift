@@ -31,6 +31,13 @@ public protocol AnimationLaneSet<Animation>: AnyObject {
     func advance(_ selected: [Int], by dt: Double)
     /// Sends this tick's writes, then ends the lanes that finished or were removed (`laneEnded`).
     func finishTick(writer: PropertyBatchWriter?)
+    /// Writes the values `advanceAll` kept because no one read them ("motion.kept/1"); nothing if none.
+    func writeKept()
+}
+
+extension AnimationLaneSet {
+    /// Sets that always write keep nothing.
+    public func writeKept() {}
 }
 
 extension PropertyAnimation {

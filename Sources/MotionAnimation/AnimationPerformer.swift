@@ -123,6 +123,11 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         }
     }
 
+    /// The host asks for the values this type's lanes kept (no one read them when they were stepped).
+    public static func writeKept(host: UInt) {
+        Animation.lanes(host: host).writeKept()
+    }
+
     /// Counts down the waiting plans; one whose delay ends within this tick starts, and moves on by the
     /// rest of the tick, as if it had started at its exact time.
     private func advanceDelays(by dt: Double) {

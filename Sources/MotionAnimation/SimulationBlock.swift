@@ -42,6 +42,11 @@ final class SimulationBlock {
     /// Handles of the entries when they are not lane by lane (`advance(_:by:ended:)`, held lanes).
     private var writeHandles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
     private var pendingWrites = 0
+    /// Where a write of lanes as they are (`writeCurrent`) lets the kernel put its rest flags: `endedFlags`
+    /// must keep saying which lanes came to rest at the last advance.
+    private let scratchFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: SimulationBlock.chunk)
+    /// Lanes that came to rest at the last advance (an upper bound): 0 lets `writeCurrent` skip the check.
+    private var restedSinceAdvance = 0
 
     init(width: Int, restsAtTarget: Bool, clampsAtTarget: Bool = false) {
         self.width = width
@@ -70,6 +75,7 @@ final class SimulationBlock {
     }
 
     deinit {
+        scratchFlags.deallocate()
         sharedForce.deallocate()
         arena.deallocate()
         writeValues.deallocate()
@@ -187,8 +193,9 @@ final class SimulationBlock {
     static let chunk = 2048
 
     /// Steps every lane and writes them through `writer`; `ended(index, interrupted)` hears each lane that
-    /// ends at this tick.
-    func advanceAll(by dt: Double, writer: PropertyBatchWriter?, ended: (Int, Bool) -> Void) {
+    /// ends at this tick. With `keep` (no one reads this tick's values, "motion.unread/1") only the lanes
+    /// that end are written: the others are written when the host asks (`writeCurrent`) or when they go.
+    func advanceAll(by dt: Double, writer: PropertyBatchWriter?, keep: Bool = false, ended: (Int, Bool) -> Void) {
         // A removed plan leaves the value where it was, at rest: its lane is shown as before the step.
         var held: [(index: Int, value: SIMD4<Double>)] = []
         if removedCount > 0 {
@@ -198,9 +205,17 @@ final class SimulationBlock {
         for start in stride(from: 0, to: count, by: Self.chunk) {
             let n = min(Self.chunk, count - start)
             var lanes = kernelLanes(from: start, count: n)
-            resting += motion_simulation_advance(&lanes, dt, Simulation.step, writeValues, writeVelocities)
-            writer?.write(n, handles: handles + start, counts: writeCounts, values: writeValues, velocities: writeVelocities)
+            let rested = motion_simulation_advance(&lanes, dt, Simulation.step, writeValues, writeVelocities)
+            resting += rested
+            if !keep {
+                writer?.write(n, handles: handles + start, counts: writeCounts, values: writeValues, velocities: writeVelocities)
+            } else if rested > 0 {
+                // A lane at rest is about to go: its resting value is written now, the host cannot ask later.
+                let entries = compact(from: start, count: n) { endedFlags[start + $0] != 0 }
+                writer?.write(entries, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
+            }
         }
+        restedSinceAdvance = resting
         if !held.isEmpty {
             for (entry, lane) in held.enumerated() {
                 writeHandles[entry] = handles[lane.index]
@@ -244,6 +259,53 @@ final class SimulationBlock {
             if resting > 0, endedFlags[Int(index)] != 0 { ended(Int(index), false) }
         }
         pendingWrites += moving.count
+        restedSinceAdvance += resting
+    }
+
+    /// Writes every lane's value as the last advance left it (the kernel at dt 0: nothing steps), for the
+    /// host that asks for what `advanceAll(keep: true)` kept. Lanes that came to rest then were written
+    /// then; fresh lanes (never stepped) were written by their performer when they started.
+    func writeCurrent(_ writer: PropertyBatchWriter?) {
+        guard count > 0, let writer else { return }
+        flushWrites(writer)
+        for start in stride(from: 0, to: count, by: Self.chunk) {
+            let n = min(Self.chunk, count - start)
+            var lanes = kernelLanes(from: start, count: n)
+            lanes.ended = scratchFlags
+            _ = motion_simulation_advance(&lanes, 0, Simulation.step, writeValues, writeVelocities)
+            let entries = compact(from: start, count: n) { [restedSinceAdvance] lane in
+                (restedSinceAdvance == 0 || endedFlags[start + lane] == 0) && accumulators[start + lane] != -Simulation.step
+            }
+            writer.write(entries, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
+        }
+    }
+
+    /// Writes lane `index` as the last advance left it, before it goes, unless that advance wrote it (it
+    /// came to rest) or it never stepped (its performer wrote its start).
+    func writeBeforeRemoval(_ index: Int, _ writer: PropertyBatchWriter?) {
+        guard let writer, index < count, endedFlags[index] == 0, accumulators[index] != -Simulation.step else { return }
+        flushWrites(writer)
+        var lanes = kernelLanes(from: index, count: 1)
+        lanes.ended = scratchFlags
+        _ = motion_simulation_advance(&lanes, 0, Simulation.step, writeValues, writeVelocities)
+        writer.write(1, handles: handles + index, counts: writeCounts, values: writeValues, velocities: writeVelocities)
+    }
+
+    /// Moves the write entries of lanes `start + j` (`j < n`) for which `keeps(j)` to the front, naming
+    /// them in `writeHandles`; returns how many.
+    private func compact(from start: Int, count n: Int, keeps: (Int) -> Bool) -> Int {
+        var kept = 0
+        for lane in 0..<n where keeps(lane) {
+            if kept != lane {
+                for component in 0..<4 {
+                    writeValues[kept * 4 + component] = writeValues[lane * 4 + component]
+                    writeVelocities[kept * 4 + component] = writeVelocities[lane * 4 + component]
+                }
+            }
+            writeHandles[kept] = handles[start + lane]
+            kept += 1
+        }
+        return kept
     }
 
     /// Sends the writes of this tick's `advance(_:by:ended:)` calls to the host in one call.

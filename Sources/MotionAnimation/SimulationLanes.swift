@@ -21,6 +21,12 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
     private var ended: [(lane: Int, interrupted: Bool)] = []
     /// Scratch for `advance(_:by:)`: the selected lanes of each block.
     private var selection: [[UInt32]] = Array(repeating: [], count: 12)
+    /// The last `advanceAll` kept its values (no one read them, "motion.unread/1"): `writeKept` writes
+    /// them when the host asks, and a lane that goes is written first. `keptWriter` is that advance's.
+    private var kept = false
+    private var keptWriter: PropertyBatchWriter?
+    /// The lane `finishTick` is ending: the tick wrote its last value (at rest, or held where it was).
+    private var endingLane: Int?
 
     static func shared(host: UInt) -> SimulationLanes {
         sharedLaneSet(SimulationLanes.self, host: host) { SimulationLanes() }
@@ -64,6 +70,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
 
     public func remove(_ lane: Int) {
         let (block, index) = Self.split(lane)
+        if kept, lane != endingLane { blocks[block].writeBeforeRemoval(index, keptWriter) }
         if let moved = blocks[block].remove(index) {
             Unmanaged<Owner>.fromOpaque(moved.owner).takeUnretainedValue()
                 .laneMoved(from: moved.from << 4 | block, to: index << 4 | block)
@@ -84,9 +91,19 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
 
     public func advanceAll(by dt: Double, writer: PropertyBatchWriter?) {
         guard dt > 0 else { return }
+        // Every lane is stepped: either all are written now, or what they hold is kept.
+        let keep = writer?.writesUnread == true
         for (number, block) in blocks.enumerated() where block.count > 0 {
-            block.advanceAll(by: dt, writer: writer) { index, interrupted in ended.append((index << 4 | number, interrupted)) }
+            block.advanceAll(by: dt, writer: writer, keep: keep) { index, interrupted in ended.append((index << 4 | number, interrupted)) }
         }
+        kept = keep
+        if keep { keptWriter = writer }
+    }
+
+    public func writeKept() {
+        guard kept else { return }
+        kept = false
+        for block in blocks where block.count > 0 { block.writeCurrent(keptWriter) }
     }
 
     public func advance(_ selected: [Int], by dt: Double) {
@@ -108,8 +125,10 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         ended.sort { $0.lane > $1.lane }
         for (lane, interrupted) in ended {
             let (block, index) = Self.split(lane)
+            endingLane = lane
             Unmanaged<Owner>.fromOpaque(blocks[block].owners[index]).takeUnretainedValue()
                 .laneEnded(lane, reason: interrupted ? "interrupted" : "finished")
+            endingLane = nil
         }
         ended.removeAll(keepingCapacity: true)
     }

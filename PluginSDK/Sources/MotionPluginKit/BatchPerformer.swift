@@ -6,6 +6,15 @@ public protocol BatchPerformer: Performer {
     /// [frame] Advances `performers` by `dt`: the same as calling `advance(by:)` on each of them in turn.
     /// Every one holds at least one token and appears once; all belong to one host.
     static func advance(_ performers: PerformerBatch<Self>, by dt: Double)
+    /// [control, frame] Writes every value that this type's performers of the host `host`
+    /// (`PerformerContext.hostIdentity`) kept instead of writing ("motion.kept/1"): a batch may keep them
+    /// while `PropertyBatchWriter.writesUnread` is true, and must then write each one when its animation
+    /// ends. The default keeps nothing, so writes nothing.
+    static func writeKept(host: UInt)
+}
+
+extension BatchPerformer {
+    public static func writeKept(host: UInt) {}
 }
 
 /// The performers the host advances in one batch, without reference counting per element.
@@ -31,6 +40,18 @@ enum BatchExtension {
                 guard let data = factory?.pointee.factory_data, let instances, count > 0 else { return }
                 Unmanaged<FactoryBox>.fromOpaque(data).takeUnretainedValue()
                     .advanceBatch(UnsafeBufferPointer(start: instances, count: count), dt)
+            }))
+        return table
+    }()
+
+    /// The table `get_extension("motion.kept/1")` returns: the factory's performer type writes what it kept.
+    nonisolated(unsafe) static let keptTable: UnsafeMutablePointer<motion_kept> = {
+        let table = UnsafeMutablePointer<motion_kept>.allocate(capacity: 1)
+        table.initialize(to: motion_kept(
+            struct_size: UInt32(MemoryLayout<motion_kept>.size), reserved: 0,
+            write_kept: { factory, host in
+                guard let data = factory?.pointee.factory_data, let host else { return }
+                Unmanaged<FactoryBox>.fromOpaque(data).takeUnretainedValue().writeKept(UInt(bitPattern: host))
             }))
         return table
     }()

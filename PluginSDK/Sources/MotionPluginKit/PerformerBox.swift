@@ -47,6 +47,8 @@ final class FactoryBox {
     let make: (PerformerContext, String) -> AnyPerformerBox
     /// [frame] Advances the host's batch of instances ("motion.batch/1").
     let advanceBatch: (UnsafeBufferPointer<UnsafeMutableRawPointer?>, Double) -> Void
+    /// [control, frame] Writes what the host's performers of this type kept ("motion.kept/1").
+    let writeKept: (UInt) -> Void
 
     init<P: Performer>(_ type: P.Type) {
         if let migratable = type as? any MigratablePerformer.Type {
@@ -56,10 +58,12 @@ final class FactoryBox {
         }
         if let batched = type as? any BatchPerformer.Type {
             advanceBatch = Self.batcher(batched)
+            writeKept = { host in batched.writeKept(host: host) }
         } else {
             advanceBatch = { instances, dt in
                 for instance in instances { box(instance!).advance(by: dt) }
             }
+            writeKept = { _ in }
         }
     }
 

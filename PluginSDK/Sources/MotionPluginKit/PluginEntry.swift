@@ -123,6 +123,7 @@ enum PluginExtensions {
         case MOTION_YIELD_EXTENSION: return UnsafeRawPointer(YieldExtension.table)
         case MOTION_MIGRATE_EXTENSION where migrate: return UnsafeRawPointer(MigrateExtension.table)
         case MOTION_BATCH_EXTENSION where batch: return UnsafeRawPointer(BatchExtension.table)
+        case MOTION_KEPT_EXTENSION where batch: return UnsafeRawPointer(BatchExtension.keptTable)
         default: return nil
         }
     }

@@ -5,6 +5,15 @@ import MotionPluginAPI
 public struct PropertyBatchWriter {
     let host: UnsafePointer<motion_host>
     let table: UnsafePointer<motion_properties>?
+    /// The host's "motion.unread/1", when it has one.
+    var unread: UnsafePointer<motion_unread>?
+
+    /// [frame] True while no one will read the values of the advance in progress before the host asks for
+    /// them ("motion.unread/1"): a `BatchPerformer` that implements `writeKept(host:)` may keep them.
+    public var writesUnread: Bool {
+        guard let unread else { return false }
+        return unread.pointee.writes_unread(host) != 0
+    }
 
     /// [control, frame] Entry `i` of `n`: `counts[i]` components of `values + 4i` and `velocities + 4i`
     /// for `handles[i]`. All arrays are borrowed for the call.
@@ -29,6 +38,8 @@ extension PerformerContext {
         let table = host.pointee.get_extension(host, MOTION_PROPERTIES_EXTENSION)?
             .assumingMemoryBound(to: motion_properties.self)
         let usable = table.flatMap { Int($0.pointee.struct_size) >= MemoryLayout<motion_properties>.size ? $0 : nil }
-        return PropertyBatchWriter(host: host, table: usable.map { UnsafePointer($0) })
+        let unread = host.pointee.get_extension(host, MOTION_UNREAD_EXTENSION)?.assumingMemoryBound(to: motion_unread.self)
+        return PropertyBatchWriter(host: host, table: usable.map { UnsafePointer($0) },
+                                   unread: unread.flatMap { Int($0.pointee.struct_size) >= MemoryLayout<motion_unread>.size ? UnsafePointer($0) : nil })
     }
 }

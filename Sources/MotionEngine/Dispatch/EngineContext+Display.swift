@@ -125,6 +125,7 @@ extension EngineContext {
     /// Advances the engine by `dt` and publishes what changed for `frame`.
     private func step(by dt: Double, frame: SubscriptionHub.FrameStep) {
         isTicking = true
+        engine.writesUnread = !hub.hasFrameSubscribers
         engine.advance(by: dt * settings.tickScale)
         isTicking = false
         let dirty = engine.dirtyProperties

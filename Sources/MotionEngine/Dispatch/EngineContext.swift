@@ -227,6 +227,7 @@ public final class EngineContext: TraceObserver {
     /// One frame: advance animations, send the changed properties, drop clients that stay too slow.
     public func tick(dt: Double) {
         isTicking = true
+        engine.writesUnread = !hub.hasFrameSubscribers
         engine.advance(by: dt * settings.tickScale)
         isTicking = false
         let now = time

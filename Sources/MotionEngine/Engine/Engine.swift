@@ -53,6 +53,11 @@ public final class Engine {
     var composition = CompositionState()
     /// Reduce motion and speed 0 (SPEC §10): which plans complete at once when added.
     public var instantMotion = InstantMotion.off
+    /// Set by the clock before a tick that no frame subscriber will see: plugins with "motion.kept/1" may
+    /// then keep the values instead of writing them (`Engine+KeptWrites`).
+    public var writesUnread = false
+    /// True during an `advance(by:)` begun with `writesUnread`: what "motion.unread/1" answers.
+    var isKeepingWrites = false
 
     public struct Usage: Equatable, Sendable {
         public var runtimes = 0
@@ -65,6 +70,8 @@ public final class Engine {
         /// Nil only for factories that are not continuous, whose performers never join a group.
         let advance: (@convention(c) (UnsafeMutableRawPointer?, Double) -> Void)?
         let batch: (@convention(c) (UnsafePointer<motion_factory>?, UnsafePointer<UnsafeMutableRawPointer?>?, Int, Double) -> Void)?
+        /// "motion.kept/1": the factory's batches may keep values that no one reads.
+        let kept: UnsafePointer<motion_kept>?
         /// Parallel arrays: the tick loop reads only `instances`, free of reference counting.
         var instances: ContiguousArray<UnsafeMutableRawPointer?> = []
         var records: [PerformerRecord] = []
@@ -76,6 +83,7 @@ public final class Engine {
         runtimes[Self.defaultRuntime] = RuntimeScope(name: Self.defaultRuntime, ephemeralOwner: nil)
         curves.register(registry.plugins)
         host.engine = self
+        store.refresh = { [unowned self] in self.writeKeptValues() }
     }
 
     deinit {
@@ -137,9 +145,13 @@ public final class Engine {
     public func advance(by dt: Double) {
         time += dt
         phase = .frame
+        isKeepingWrites = writesUnread
         // Starts and stops wait until the frame is over: no group changes while a plugin loops over it.
         for index in advanceGroups.indices where !advanceGroups[index].instances.isEmpty {
             let group = advanceGroups[index]
+            // Before the call too: a read from inside it asks for what the batch kept so far.
+            let keeps = isKeepingWrites && group.kept != nil
+            if keeps { store.isStale = true }
             PluginCallMarker.calling(group.label, "advance") {
                 group.instances.withUnsafeBufferPointer { instances in
                     if let batch = group.batch {
@@ -149,7 +161,9 @@ public final class Engine {
                     }
                 }
             }
+            if keeps { store.isStale = true }
         }
+        isKeepingWrites = false
         finishFrame()
     }
 
@@ -217,7 +231,7 @@ public final class Engine {
         while advanceGroups.count <= index {
             let registered = registry.factories[advanceGroups.count], descriptor = registered.descriptor
             advanceGroups.append(AdvanceGroup(factory: descriptor.pointer, label: registered.label, advance: descriptor.table.pointee.advance,
-                                              batch: descriptor.batch?.pointee.advance_batch))
+                                              batch: descriptor.batch?.pointee.advance_batch, kept: descriptor.kept))
         }
         performer.advanceSlot = advanceGroups[index].instances.count
         advanceGroups[index].instances.append(instance)

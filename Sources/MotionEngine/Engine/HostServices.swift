@@ -67,6 +67,7 @@ public final class HostServices: PlanNodesOwner {
                 case MOTION_CLAIM_EXTENSION: return UnsafeRawPointer(services.claims)
                 case MOTION_PLAN_EXTENSION: return UnsafeRawPointer(services.planReader)
                 case MOTION_GESTURE_EXTENSION: return UnsafeRawPointer(services.gestures)
+                case MOTION_UNREAD_EXTENSION: return UnsafeRawPointer(services.unread)
                 default: return nil
                 }
             }))
@@ -109,6 +110,15 @@ public final class HostServices: PlanNodesOwner {
                 guard let engine = services(host)?.engine, let handles, let counts, let values, n > 0 else { return }
                 engine.store.write(n, handles: handles, counts: counts, values: values, velocities: velocities)
             }))
+        return table
+    }()
+
+    /// The "motion.unread/1" extension table: whether the advance in progress may keep its values.
+    let unread: UnsafeMutablePointer<motion_unread> = {
+        let table = UnsafeMutablePointer<motion_unread>.allocate(capacity: 1)
+        table.initialize(to: motion_unread(
+            struct_size: UInt32(MemoryLayout<motion_unread>.size), reserved: 0,
+            writes_unread: { host in services(host)?.engine?.isKeepingWrites == true ? 1 : 0 }))
         return table
     }()
 

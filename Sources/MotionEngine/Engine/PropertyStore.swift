@@ -61,6 +61,19 @@ final class PropertyStore {
     private(set) var handlesByTarget: [String: Set<UInt32>] = [:]
     private(set) var handlesByRuntime: [String: Set<UInt32>] = [:]
 
+    /// Some plugin kept values instead of writing them (no one was to read them, "motion.kept/1"): every
+    /// read first asks for them (`refresh`, set by the engine). Reads of values go through `read`,
+    /// `value`, `velocity` and `count(of:)`; the frame path calls `refreshIfStale()` once per frame.
+    var isStale = false
+    var refresh: (() -> Void)?
+
+    @inline(__always) func refreshIfStale() {
+        guard isStale else { return }
+        // Cleared first: the writes that answer come back through `write`, and a read among them is fine.
+        isStale = false
+        refresh?()
+    }
+
     deinit {
         slots.deallocate()
         counts.deallocate()
@@ -116,11 +129,15 @@ final class PropertyStore {
     }
 
     /// The component count of a live handle's value (0 before its first write).
-    func count(of handle: UInt32) -> Int { isLive(handle) ? Int(counts[Int(handle)]) : 0 }
+    func count(of handle: UInt32) -> Int {
+        refreshIfStale()
+        return isLive(handle) ? Int(counts[Int(handle)]) : 0
+    }
 
     /// Copies up to `capacity` components of value and velocity; returns the property's component count.
     func read(_ handle: UInt32, value: UnsafeMutablePointer<Double>?, velocity: UnsafeMutablePointer<Double>?,
               capacity: Int) -> Int {
+        refreshIfStale()
         guard isLive(handle) else { return 0 }
         let count = Int(counts[Int(handle)]), stored = slot(handle)
         for component in 0..<min(count, capacity) {
@@ -159,11 +176,13 @@ final class PropertyStore {
     }
 
     func value(_ handle: UInt32) -> [Double] {
-        Array(UnsafeBufferPointer(start: slot(handle), count: count(of: handle)))
+        refreshIfStale()
+        return Array(UnsafeBufferPointer(start: slot(handle), count: count(of: handle)))
     }
 
     func velocity(_ handle: UInt32) -> [Double] {
-        Array(UnsafeBufferPointer(start: slot(handle) + Self.width, count: count(of: handle)))
+        refreshIfStale()
+        return Array(UnsafeBufferPointer(start: slot(handle) + Self.width, count: count(of: handle)))
     }
 
     func clearDirty() {

@@ -43,9 +43,11 @@ public enum DescriptorCheck {
         guard factoryCount == 0 || plugin.pointee.factories != nil else { return fail("factories: NULL") }
         let batch: UnsafePointer<motion_batch>?
         let yield: UnsafePointer<motion_yield>?
+        let kept: UnsafePointer<motion_kept>?
         do throws(ExtensionError) {
             batch = try extensionTable(plugin, MOTION_BATCH_EXTENSION, function: "advance_batch") { $0.advance_batch != nil }
             yield = try extensionTable(plugin, MOTION_YIELD_EXTENSION, function: "yield_property") { $0.yield_property != nil }
+            kept = try extensionTable(plugin, MOTION_KEPT_EXTENSION, function: "write_kept") { $0.write_kept != nil }
         } catch {
             return fail(error.reason)
         }
@@ -68,7 +70,8 @@ public enum DescriptorCheck {
         do throws(FactoryTables.Failure) {
             factories = try FactoryTables.read(UnsafePointer(plugin)).map { factory in
                 FactoryDescriptor(pointer: factory.pointer, table: factory.table, planType: factory.planType, schema: factory.schema,
-                                  isContinuous: factory.isContinuous, batch: factory.isContinuous ? batch : nil, yield: yield)
+                                  isContinuous: factory.isContinuous, batch: factory.isContinuous ? batch : nil, yield: yield,
+                                  kept: factory.isContinuous && batch != nil ? kept : nil)
             }
         } catch {
             return fail(error.reason)

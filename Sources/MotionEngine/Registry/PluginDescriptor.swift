@@ -34,6 +34,9 @@ public struct FactoryDescriptor: @unchecked Sendable {
     /// The plugin's "motion.yield/1" table when it has one: its performers let go of a property that
     /// another performer of their target claims.
     public let yield: UnsafePointer<motion_yield>?
+    /// The plugin's "motion.kept/1" table when it has one (and "motion.batch/1"): its batches may keep the
+    /// values no one reads ("motion.unread/1"), and the engine asks for them before anything reads one.
+    public var kept: UnsafePointer<motion_kept>? = nil
 }
 
 public struct FunctionDescriptor: Sendable, Equatable {

@@ -20,6 +20,8 @@ final class FilterIndex {
     /// Reused each frame by `markWritten`.
     private var watchedDirty: [UInt32] = []
 
+    var isEmpty: Bool { byRuntime.isEmpty && byTarget.isEmpty }
+
     /// A subscription with a `runtime` or `targets` filter.
     func add(_ subscription: Subscription) {
         if byRuntime.isEmpty && byTarget.isEmpty { clearsWatched = true }

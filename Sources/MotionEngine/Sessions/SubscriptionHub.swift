@@ -59,6 +59,10 @@ public final class SubscriptionHub {
         }
     }
 
+    /// Whether anyone takes frames: without, the clock lets plugins keep values no one reads
+    /// (`Engine.writesUnread`).
+    var hasFrameSubscribers: Bool { !unfiltered.isEmpty || !filtered.isEmpty }
+
     /// Brings the filtered subscribers' watch flags up to date after subscriptions came or went.
     func updateWatch(_ store: PropertyStore) {
         filtered.update(store)
@@ -97,6 +101,8 @@ public final class SubscriptionHub {
     /// same filter share one encoding of the updates; only the header (`sub`, `seq`, `dropped`) is theirs.
     /// Subscribers the step is not for keep what changed pending for their next frame.
     func publishFrame(dirty: UnsafeBufferPointer<UInt32>, store: PropertyStore, time: Double, step: FrameStep = .rate) {
+        guard hasFrameSubscribers else { return }
+        store.refreshIfStale()
         let shares = subscriptions.count > 1
         if shares {
             bodies.reset()

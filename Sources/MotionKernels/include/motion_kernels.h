@@ -49,9 +49,10 @@ typedef struct motion_simulation_lanes {
 void motion_simulation_step_matrix(double k, double c, double step, double matrix[4]);
 
 /**
- * Advances every lane by `dt` (> 0) and writes lane i's published value and velocity to `values[i * 4 + c]`
+ * Advances every lane by `dt` (>= 0) and writes lane i's published value and velocity to `values[i * 4 + c]`
  * and `velocities[i * 4 + c]`, c < width (the layout of "motion.properties/1" writes). Returns how many
- * lanes came to rest (their `ended` flag is 1; the others' is 0).
+ * lanes came to rest (their `ended` flag is 1; the others' is 0). At `dt` 0 nothing steps: the lanes'
+ * published state is written again, as the last advance wrote it (a lane that is not at rest stays so).
  */
 size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt, double step, double *values,
                                  double *velocities);

@@ -1,0 +1,46 @@
+/*
+ * motion/ext/kept.h — plugin extension "motion.kept/1": write the values an advance kept
+ *
+ * One extension of the motiond plugin ABI (see motion_plugin.h, which includes every extension header).
+ * Extensions are negotiated by id and revision through `get_extension`; a side without one answers NULL.
+ */
+#ifndef MOTION_EXT_KEPT_H
+#define MOTION_EXT_KEPT_H
+
+#include "../../motion_plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Plugin extension "motion.kept/1": the other half of the host's "motion.unread/1" (motion/ext/unread.h).
+ * Return it from `motion_plugin.get_extension(MOTION_KEPT_EXTENSION)`. A plugin without it must write
+ * every value, whatever `writes_unread` says: the host can ask only a plugin with it for what it kept.
+ *
+ * The contract, for a plugin that keeps the values of an advance in which `writes_unread` was nonzero:
+ * - a property's value must still be written when its animation ends (at rest, interrupted, yielded,
+ *   removed, or its performer destroyed): the host cannot ask for it once the animation is gone;
+ * - `write_kept` writes the current value and velocity of every property whose write was kept, as the
+ *   last advance would have written them (the same numbers, not stepped again).
+ */
+#define MOTION_KEPT_EXTENSION "motion.kept/1"
+
+typedef struct motion_kept {
+    uint32_t struct_size;
+    uint32_t reserved;
+    /**
+     * [control, frame] Write now, through `host`'s `write_property` or "motion.properties/1", every value
+     * that `factory`'s performers of `host` kept since they last wrote it. The host calls it before anything
+     * reads a property after an advance in which `writes_unread` was nonzero: a request, a frame, or a
+     * plugin's `read_property` (possibly from inside this plugin's own `advance_batch`, between its
+     * performers: write what the performers hold at that moment). Writes nothing when nothing was kept.
+     */
+    void (*write_kept)(const motion_factory *factory, const motion_host *host);
+} motion_kept;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MOTION_EXT_KEPT_H */

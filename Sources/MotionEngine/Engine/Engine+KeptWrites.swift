@@ -1,0 +1,17 @@
+import MotionPluginAPI
+
+/// Values no one reads are not written ("motion.unread/1", "motion.kept/1").
+///
+/// With no frame subscriber the clock sets `writesUnread`: batches of plugins with "motion.kept/1" then
+/// step their animations without writing each value to the property store (a cache line per property, most
+/// of a tick's cost once the maths is vectorised, BENCHMARKS.md), and the store is marked stale. Anything
+/// that reads the store (a request, a frame, a plugin's `read_property`) first calls `refreshIfStale`,
+/// which lands here: every such factory writes what it kept, as the last advance left it.
+extension Engine {
+    func writeKeptValues() {
+        for group in advanceGroups {
+            guard let kept = group.kept else { continue }
+            PluginCallMarker.calling(group.label, "write_kept") { kept.pointee.write_kept(group.factory, host.pointer) }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Testing
+
+/// Values no one reads are not written ("motion.unread/1", "motion.kept/1"): with `writesUnread`, the
+/// shipped springs and decays step without writing the property store, and every read asks for what they
+/// kept. Two engines run the same script, one writing every tick, one keeping; every read must agree.
+@Suite("Kept writes")
+struct KeptWritesTests {
+    /// Targets of each kind in the script (more springs than a kernel chunk, 2,048).
+    static let springs = 2_500, sharing = 300, decays = 60, clamped = 20, named = 12, delayed = 10
+
+    static func engine() throws -> Engine { try ShippedPlanSchemaTests.engine(["SpringPlugin", "DecayPlugin", "TweenPlugin"]) }
+
+    /// The script's plans: springs of three forces (the kernel's per-lane path) and some of one force
+    /// (its shared path), decays, clamped springs, named springs that get removed, and springs that start
+    /// after a delay inside a tick (reading the value of a spring they replace).
+    static func start(_ engine: Engine) throws {
+        for index in 0..<springs {
+            let damping = [4.0, 9.0, 30.0][index % 3]
+            try engine.addPlan(plan(#"{"type":"Spring","property":"p","from":[0,0],"to":[\#(100 + index),-50],"tension":\#(120 + 40 * (index % 3)),"damping":\#(damping),"threshold":0.01}"#), to: "s\(index)")
+        }
+        for index in 0..<sharing {
+            try engine.addPlan(plan(#"{"type":"Spring","property":"x","from":[\#(index)],"to":[500],"tension":200,"damping":12}"#), to: "one\(index)")
+        }
+        for index in 0..<decays {
+            try engine.addPlan(plan(#"{"type":"Decay","property":"x","from":[0],"velocity":[\#(100 + 10 * index)],"drag":\#(2 + index % 4)}"#), to: "d\(index)")
+        }
+        for index in 0..<clamped {
+            try engine.addPlan(plan(#"{"type":"Spring","property":"x","from":[0],"to":[50],"tension":300,"damping":5,"overshootClamping":true}"#), to: "c\(index)")
+        }
+        for index in 0..<named {
+            try engine.addPlan(plan(#"{"type":"Spring","property":"x","from":[0],"to":[80],"tension":90,"damping":6}"#), to: "n\(index)", named: "wobble")
+        }
+        for index in 0..<delayed {
+            try engine.addPlan(plan(#"{"type":"Spring","property":"p","to":[0,0],"tension":500,"damping":20,"delay":0.05}"#), to: "s\(index)")
+        }
+    }
+
+    /// Every property's value and velocity, through the engine's reads.
+    static func snapshot(_ engine: Engine) -> [String: [Double]] {
+        var values: [String: [Double]] = [:]
+        func take(_ target: String, _ property: String) {
+            values["\(target).\(property)"] = engine.value(of: property, target: target)
+            values["\(target).\(property)'"] = engine.velocity(of: property, target: target)
+        }
+        for index in 0..<springs { take("s\(index)", "p") }
+        for index in 0..<sharing { take("one\(index)", "x") }
+        for index in 0..<decays { take("d\(index)", "x") }
+        for index in 0..<clamped { take("c\(index)", "x") }
+        for index in 0..<named { take("n\(index)", "x") }
+        return values
+    }
+
+    static func advance(_ engines: [Engine], ticks: Int) {
+        for _ in 0..<ticks {
+            for engine in engines {
+                engine.advance(by: 1.0 / 120)
+                engine.clearFrame()
+            }
+        }
+    }
+
+    static func mismatches(_ eager: [String: [Double]], _ lazy: [String: [Double]]) -> [String] {
+        eager.keys.sorted().filter { eager[$0] != lazy[$0] }.prefix(5).map { "\($0): \(eager[$0] ?? []) vs \(lazy[$0] ?? [])" }
+    }
+
+    @Test func everyReadSeesWhatAWritingEngineWrote() throws {
+        let eager = try Self.engine(), lazy = try Self.engine()
+        lazy.writesUnread = true
+        for engine in [eager, lazy] { try Self.start(engine) }
+        Self.advance([eager, lazy], ticks: 3)
+
+        // The lazy engine really kept them: its store still holds the first values.
+        let handle = try #require(lazy.store.handle(for: .init(runtime: Engine.defaultRuntime, target: "s1", property: "p")))
+        #expect(lazy.store.isStale)
+        #expect(lazy.store.slot(handle)[0] == 0, "the store is not written while no one reads")
+        #expect(eager.store.slot(handle)[0] != 0)
+
+        // Reads between ticks; springs replaced by springs and tweens (which read the value they start from).
+        #expect(Self.mismatches(Self.snapshot(eager), Self.snapshot(lazy)) == [])
+        Self.advance([eager, lazy], ticks: 5)
+        for engine in [eager, lazy] {
+            for index in 20..<40 {
+                try engine.addPlan(plan(#"{"type":"Spring","property":"p","to":[0,\#(index)],"tension":150,"damping":8}"#), to: "s\(index)")
+            }
+            for index in 40..<60 {
+                try engine.addPlan(plan(#"{"type":"Tween","property":"p","to":[1,1],"duration":0.2}"#), to: "s\(index)")
+            }
+            for index in 0..<Self.named { _ = try engine.removePlan(named: "wobble", from: "n\(index)") }
+        }
+        // Reads only now and then while springs come to rest chunk by chunk, decays stop, clamped springs
+        // reach their target, removed plans hold their value.
+        for round in 0..<12 {
+            Self.advance([eager, lazy], ticks: 7 + round * 5)
+            let probe = "s\(round * 97 % Self.springs)"
+            #expect(eager.value(of: "p", target: probe) == lazy.value(of: "p", target: probe), "\(probe) after round \(round)")
+        }
+        #expect(Self.mismatches(Self.snapshot(eager), Self.snapshot(lazy)) == [])
+        #expect(eager.isAnimating == lazy.isAnimating)
+        Self.advance([eager, lazy], ticks: 600)
+        #expect(!lazy.isAnimating, "everything came to rest")
+        #expect(Self.mismatches(Self.snapshot(eager), Self.snapshot(lazy)) == [], "values at rest")
+    }
+
+    @Test func aSubscriberThatArrivesGetsEveryMovingValueAtTheNextTick() throws {
+        let lazy = try Self.engine()
+        lazy.writesUnread = true
+        try lazy.addPlan(plan(#"{"type":"Spring","property":"x","from":[0],"to":[100],"tension":100,"damping":5}"#), to: "card")
+        Self.advance([lazy], ticks: 10)
+        let handle = try #require(lazy.store.handle(for: .init(runtime: Engine.defaultRuntime, target: "card", property: "x")))
+        #expect(lazy.store.slot(handle)[0] == 0)
+        // The clock writes every value of a tick that someone will see.
+        lazy.writesUnread = false
+        lazy.advance(by: 1.0 / 120)
+        #expect(lazy.dirtyProperties.contains(handle), "the tick's frame carries the moving property")
+        #expect(lazy.store.slot(handle)[0] > 0)
+    }
+}
