@@ -111,6 +111,15 @@ struct ABILayoutTests {
         #expect(MemoryLayout<motion_yield>.offset(of: \.yield_property) == 8)
     }
 
+    @Test func unreadAndKeptExtensions() {
+        #expect(MOTION_UNREAD_EXTENSION == "motion.unread/1")
+        #expect(MemoryLayout<motion_unread>.size == 16)
+        #expect(MemoryLayout<motion_unread>.offset(of: \.writes_unread) == 8)
+        #expect(MOTION_KEPT_EXTENSION == "motion.kept/1")
+        #expect(MemoryLayout<motion_kept>.size == 16)
+        #expect(MemoryLayout<motion_kept>.offset(of: \.write_kept) == 8)
+    }
+
     @Test func function() {
         typealias S = motion_function
         #expect(MemoryLayout<S>.size == 24)

@@ -74,6 +74,31 @@ struct DescriptorCheckTests {
         #expect(yieldReason(YieldTables.make(size: MemoryLayout<motion_yield>.size, function: { _, _, _ in })) == nil)
     }
 
+    /// "motion.kept/1" is checked as every extension, and kept only for factories advanced in batches.
+    @Test func aKeptExtensionIsCheckedAndGoesWithBatches() throws {
+        func check(_ kept: UnsafeMutablePointer<motion_kept>?, batch: Bool) -> Result<PluginDescriptor, PluginLoadError> {
+            KeptTables.current = kept
+            KeptTables.batch = batch ? BatchTables.good : nil
+            var descriptor = FakePlugin.descriptor.assumingMemoryBound(to: motion_plugin.self).pointee
+            descriptor.get_extension = { id in
+                switch String(cString: id!) {
+                case MOTION_KEPT_EXTENSION: return KeptTables.current.map { UnsafeRawPointer($0) }
+                case MOTION_BATCH_EXTENSION: return KeptTables.batch.map { UnsafeRawPointer($0) }
+                default: return nil
+                }
+            }
+            return withUnsafePointer(to: &descriptor) { DescriptorCheck.check(UnsafeRawPointer($0), file: "x.so") }
+        }
+        let writes: @convention(c) (UnsafePointer<motion_factory>?, UnsafePointer<motion_host>?) -> Void = { _, _ in }
+        #expect(throws: PluginLoadError.self) { try check(KeptTables.make(size: MemoryLayout<motion_kept>.size, function: nil), batch: true).get() }
+        #expect(throws: PluginLoadError.self) { try check(KeptTables.make(size: 8, function: writes), batch: true).get() }
+        let batched = try check(KeptTables.make(size: MemoryLayout<motion_kept>.size, function: writes), batch: true).get()
+        #expect(batched.factories.allSatisfy { ($0.kept != nil) == $0.isContinuous })
+        #expect(batched.factories.contains { $0.kept != nil })
+        let unbatched = try check(KeptTables.make(size: MemoryLayout<motion_kept>.size, function: writes), batch: false).get()
+        #expect(unbatched.factories.allSatisfy { $0.kept == nil }, "without batches the engine never lets a factory keep")
+    }
+
     @Test func identityIsRequired() {
         #expect(reason { $0.id = nil } == "id: missing or empty")
         #expect(reason { $0.version = nil } == "version: missing or empty")
@@ -156,6 +181,21 @@ private enum YieldTables {
     {
         let table = UnsafeMutablePointer<motion_yield>.allocate(capacity: 1)
         table.initialize(to: motion_yield(struct_size: UInt32(size), reserved: 0, yield_property: function))
+        return table
+    }
+}
+
+/// `motion.kept/1` tables for the descriptor checks (globals, as for `BatchTables`; a batch table of
+/// their own, since tests run in parallel).
+private enum KeptTables {
+    nonisolated(unsafe) static var current: UnsafeMutablePointer<motion_kept>?
+    nonisolated(unsafe) static var batch: UnsafeMutablePointer<motion_batch>?
+
+    static func make(size: Int, function: (@convention(c) (UnsafePointer<motion_factory>?, UnsafePointer<motion_host>?) -> Void)?)
+        -> UnsafeMutablePointer<motion_kept>
+    {
+        let table = UnsafeMutablePointer<motion_kept>.allocate(capacity: 1)
+        table.initialize(to: motion_kept(struct_size: UInt32(size), reserved: 0, write_kept: function))
         return table
     }
 }

@@ -1,5 +1,6 @@
 @testable import MotionEngine
 @testable import MotionHost
+import Foundation
 import MotionWire
 import Testing
 
@@ -102,6 +103,37 @@ struct KeptWritesTests {
         Self.advance([eager, lazy], ticks: 600)
         #expect(!lazy.isAnimating, "everything came to rest")
         #expect(Self.mismatches(Self.snapshot(eager), Self.snapshot(lazy)) == [], "values at rest")
+    }
+
+    /// A hot swap takes the springs to another image: the old one's lanes go, and what they kept is
+    /// written as they go (the new image's lanes have never stepped, so a read asks them for nothing).
+    @Test func aSwapToAnotherImageKeepsTheValuesReadable() throws {
+        let eager = try Self.engine(), lazy = try Self.engine()
+        lazy.writesUnread = true
+        for engine in [eager, lazy] {
+            for index in 0..<50 {
+                try engine.addPlan(plan(#"{"type":"Spring","property":"x","from":[0],"to":[\#(100 + index)],"tension":120,"damping":4}"#), to: "s\(index)")
+            }
+        }
+        Self.advance([eager, lazy], ticks: 9)
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(getpid())-libSpringPlugin.so").path
+        try? FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: PluginLoaderTests.buildDirectory + "/libSpringPlugin.so", toPath: copy)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        var builder = PluginRegistryBuilder(extending: lazy.registry)
+        let descriptor = try PluginLoader.load(file: copy, host: lazy.host).get()
+        _ = try builder.replace(with: descriptor, hash: "copy").get()
+        #expect(try lazy.swap(to: builder.freeze(), pluginID: descriptor.id).migrated == 50)
+        #expect(Self.mismatches(Self.values(eager, count: 50), Self.values(lazy, count: 50)) == [])
+    }
+
+    static func values(_ engine: Engine, count: Int) -> [String: [Double]] {
+        var values: [String: [Double]] = [:]
+        for index in 0..<count {
+            values["s\(index)"] = engine.value(of: "x", target: "s\(index)")
+            values["s\(index)'"] = engine.velocity(of: "x", target: "s\(index)")
+        }
+        return values
     }
 
     @Test func aSubscriberThatArrivesGetsEveryMovingValueAtTheNextTick() throws {
