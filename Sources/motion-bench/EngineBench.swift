@@ -6,8 +6,9 @@ import MotionHost
 import MotionWire
 
 /// Springs advanced per tick inside the engine, no socket: the real dlopen'd Spring plugin, N targets
-/// with one moving spring each. Reports the median tick (advance only, and advance + frame encoding for
-/// one subscriber of every property), per spring.
+/// with one moving spring each. Reports the median tick (advance only, with no one reading the values and
+/// with every value written to the property store, and advance + frame encoding for one subscriber of
+/// every property), per spring.
 struct EngineBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "engine", abstract: "Measure ticks of N springs in-process (no socket): advance, and advance + frame encoding.")
@@ -53,12 +54,21 @@ struct EngineBench: AsyncParsableCommand {
             }
             return (times.sorted(), counter.map { _ in Double(allocations) / Double(ticks) })
         }
+        // With no one to read them (the daemon's tick with no frame subscriber), the shipped springs keep
+        // their values ("motion.kept/1"); with a reader, every value is written to the property store.
+        engine.writesUnread = true
+        let (unread, unreadAllocations) = measure {
+            engine.advance(by: dt)
+            engine.clearFrame()
+        }
+        engine.writesUnread = false
         let (advance, advanceAllocations) = measure {
             engine.advance(by: dt)
             engine.clearFrame()
         }
+        func nanosecondsPerSpring(_ times: [Double]) -> Double { (times[ticks / 2] / Double(springs) * 10).rounded() / 10 }
         if advanceOnly {
-            return print("\(springs) \(plan) × \(dimensions)-D, \(ticks) ticks: advance \((advance[ticks / 2] / 1e4).rounded() / 100) ms (\((advance[ticks / 2] / Double(springs) * 10).rounded() / 10) ns/spring)")
+            return print("\(springs) \(plan) × \(dimensions)-D, \(ticks) ticks: advance \((advance[ticks / 2] / 1e4).rounded() / 100) ms (\(nanosecondsPerSpring(advance)) ns/spring), no one reading \((unread[ticks / 2] / 1e4).rounded() / 100) ms (\(nanosecondsPerSpring(unread)) ns/spring)")
         }
         context.receive(line: Array(#"{"id":2,"method":"subscribe","params":{"streams":["frames"]}}"#.utf8), from: 1)
         let before = output.bytes
@@ -69,7 +79,10 @@ struct EngineBench: AsyncParsableCommand {
             "advanceNsPerAnimation": .number((advance[ticks / 2] / Double(springs * animations) * 10).rounded() / 10),
             "dimensions": .number(Double(dimensions)), "ticks": .number(Double(ticks)),
             "advanceMedianMs": .number((advance[ticks / 2] / 1e4).rounded() / 100),
-            "advanceNsPerSpring": .number((advance[ticks / 2] / Double(springs) * 10).rounded() / 10),
+            "advanceNsPerSpring": .number(nanosecondsPerSpring(advance)),
+            "advanceUnreadMedianMs": .number((unread[ticks / 2] / 1e4).rounded() / 100),
+            "advanceUnreadNsPerSpring": .number(nanosecondsPerSpring(unread)),
+            "allocationsPerUnreadAdvance": unreadAllocations.map(JSONValue.number) ?? .null,
             "tickWithFramesMedianMs": .number((full[ticks / 2] / 1e4).rounded() / 100),
             "tickWithFramesP99Ms": .number((full[min(ticks - 1, ticks * 99 / 100)] / 1e4).rounded() / 100),
             "tickWithFramesNsPerSpring": .number((full[ticks / 2] / Double(springs) * 10).rounded() / 10),
@@ -82,7 +95,7 @@ struct EngineBench: AsyncParsableCommand {
         if let advanceAllocations, let fullAllocations {
             print("allocations per tick: advance \(advanceAllocations), with frame encoding \(fullAllocations)")
         }
-        print("\(plan): \(result["advanceNsPerAnimation"]!.doubleValue!) ns per animation per tick")
+        print("\(plan): \(result["advanceNsPerAnimation"]!.doubleValue!) ns per animation per tick; no one reading: \(result["advanceUnreadNsPerSpring"]!.doubleValue!) ns per spring")
         print("\(springs) \(plan) × \(dimensions)-D, \(ticks) ticks: advance \(result["advanceMedianMs"]!.doubleValue!) ms (\(result["advanceNsPerSpring"]!.doubleValue!) ns/spring); with frame encoding \(result["tickWithFramesMedianMs"]!.doubleValue!) ms (\(result["tickWithFramesNsPerSpring"]!.doubleValue!) ns/spring), \(Int(bytesPerTick)) bytes/tick")
     }
 }
