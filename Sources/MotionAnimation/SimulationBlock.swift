@@ -194,8 +194,10 @@ final class SimulationBlock {
 
     /// Steps every lane and writes them through `writer`; `ended(index, interrupted)` hears each lane that
     /// ends at this tick. With `keep` (no one reads this tick's values, "motion.unread/1") only the lanes
-    /// that end are written: the others are written when the host asks (`writeCurrent`) or when they go.
-    func advanceAll(by dt: Double, writer: PropertyBatchWriter?, keep: Bool = false, ended: (Int, Bool) -> Void) {
+    /// that end and those of properties in `read` (a byte per handle) are written: the others are written
+    /// when the host asks (`writeCurrent`) or when they go.
+    func advanceAll(by dt: Double, writer: PropertyBatchWriter?, keep: Bool = false, read: UnsafeBufferPointer<UInt8>? = nil,
+                    ended: (Int, Bool) -> Void) {
         // A removed plan leaves the value where it was, at rest: its lane is shown as before the step.
         var held: [(index: Int, value: SIMD4<Double>)] = []
         if removedCount > 0 {
@@ -209,6 +211,13 @@ final class SimulationBlock {
             resting += rested
             if !keep {
                 writer?.write(n, handles: handles + start, counts: writeCounts, values: writeValues, velocities: writeVelocities)
+            } else if let read {
+                // Someone reads these every tick (a filtered subscriber); a lane at rest is about to go.
+                let entries = compact(from: start, count: n) { lane in
+                    let handle = Int(handles[start + lane])
+                    return endedFlags[start + lane] != 0 || (handle < read.count && read[handle] != 0)
+                }
+                writer?.write(entries, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
             } else if rested > 0 {
                 // A lane at rest is about to go: its resting value is written now, the host cannot ask later.
                 let entries = compact(from: start, count: n) { endedFlags[start + $0] != 0 }

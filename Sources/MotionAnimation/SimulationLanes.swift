@@ -93,8 +93,11 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         guard dt > 0 else { return }
         // Every lane is stepped: either all are written now, or what they hold is kept.
         let keep = writer?.writesUnread == true
+        let read = keep ? writer?.readProperties : nil
         for (number, block) in blocks.enumerated() where block.count > 0 {
-            block.advanceAll(by: dt, writer: writer, keep: keep) { index, interrupted in ended.append((index << 4 | number, interrupted)) }
+            block.advanceAll(by: dt, writer: writer, keep: keep, read: read) { index, interrupted in
+                ended.append((index << 4 | number, interrupted))
+            }
         }
         kept = keep
         if keep { keptWriter = writer }

@@ -1,6 +1,7 @@
 @testable import MotionEngine
 @testable import MotionHost
 import Foundation
+import Logging
 import MotionWire
 import Testing
 
@@ -134,6 +135,50 @@ struct KeptWritesTests {
             values["s\(index)'"] = engine.velocity(of: "x", target: "s\(index)")
         }
         return values
+    }
+
+    /// A subscriber filtered to a few targets reads them at every tick: their values are written (and
+    /// sent) as always, a target that gets its first plan later included, while the others are kept.
+    @Test func aFilteredSubscriberGetsItsTargetsAtEveryTickWhileTheRestIsKept() throws {
+        let eager = try Self.engine(), lazy = try Self.engine()
+        let context = EngineContext(engine: lazy, configuration: DaemonConfiguration(socketPath: "/unused"),
+                                    logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let output = RecordingOutput()
+        context.openLocalSession(1, output: output)
+        context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        let spring = plan(#"{"type":"Spring","property":"x","from":[0],"to":[100],"tension":120,"damping":3}"#)
+        for engine in [eager, lazy] {
+            for index in 0..<100 { try engine.addPlan(spring, to: "s\(index)") }
+        }
+        context.receive(line: Array(#"{"id":2,"method":"subscribe","params":{"streams":["frames"],"targets":["s7","late"]}}"#.utf8), from: 1)
+        var expected: [[String: Double]] = []
+        for tick in 0..<20 {
+            if tick == 5 {
+                for engine in [eager, lazy] { try engine.addPlan(spring, to: "late") }
+            }
+            context.tick(dt: 1.0 / 120)
+            eager.advance(by: 1.0 / 120)
+            eager.clearFrame()
+            var values = ["s7": eager.store.slot(eager.store.handle(for: .init(runtime: Engine.defaultRuntime, target: "s7", property: "x"))!)[0]]
+            if let late = eager.store.handle(for: .init(runtime: Engine.defaultRuntime, target: "late", property: "x")) {
+                values["late"] = eager.store.slot(late)[0]
+            }
+            expected.append(values)
+        }
+        let frames = output.lines.compactMap { $0["updates"]?.arrayValue }
+        #expect(frames.count == 20, "a frame at every tick")
+        for (index, (frame, values)) in zip(frames, expected).enumerated() {
+            var sent: [String: Double] = [:]
+            for update in frame { sent[update["target"]?.stringValue ?? "?"] = update["value"]?.arrayValue?.first?.doubleValue }
+            #expect(Set(sent.keys) == Set(values.keys), "frame \(index): \(sent.keys.sorted())")
+            for (target, value) in values {
+                #expect(abs((sent[target] ?? .nan) - value) < 1e-8, "frame \(index), \(target)")
+            }
+        }
+        // The other springs were kept: their slots hold what they had at the last read (a plan's start).
+        let other = try #require(lazy.store.handle(for: .init(runtime: Engine.defaultRuntime, target: "s8", property: "x")))
+        #expect(lazy.store.slot(other)[0] != eager.store.slot(other)[0], "s8 kept since the last read")
+        #expect(lazy.value(of: "x", target: "s8") == eager.value(of: "x", target: "s8"))
     }
 
     @Test func aSubscriberThatArrivesGetsEveryMovingValueAtTheNextTick() throws {

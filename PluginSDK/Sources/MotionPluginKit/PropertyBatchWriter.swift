@@ -15,6 +15,15 @@ public struct PropertyBatchWriter {
         return unread.pointee.writes_unread(host) != 0
     }
 
+    /// [frame] While `writesUnread`: a byte per property handle, nonzero for a property someone reads
+    /// anyway (write it as always); nil when there are none. Valid until the advance returns.
+    public var readProperties: UnsafeBufferPointer<UInt8>? {
+        guard let read = unread?.pointee.read_properties else { return nil }
+        var count = 0
+        guard let flags = read(host, &count), count > 0 else { return nil }
+        return UnsafeBufferPointer(start: flags, count: count)
+    }
+
     /// [control, frame] Entry `i` of `n`: `counts[i]` components of `values + 4i` and `velocities + 4i`
     /// for `handles[i]`. All arrays are borrowed for the call.
     public func write(_ n: Int, handles: UnsafePointer<UInt32>, counts: UnsafePointer<UInt8>, values: UnsafePointer<Double>,

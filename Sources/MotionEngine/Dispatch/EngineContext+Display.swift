@@ -124,10 +124,7 @@ extension EngineContext {
 
     /// Advances the engine by `dt` and publishes what changed for `frame`.
     private func step(by dt: Double, frame: SubscriptionHub.FrameStep) {
-        isTicking = true
-        engine.writesUnread = !hub.hasFrameSubscribers
-        engine.advance(by: dt * settings.tickScale)
-        isTicking = false
+        advanceEngine(by: dt * settings.tickScale)
         let dirty = engine.dirtyProperties
         let now = time
         // A present also sends what changed at steps that were not for its display (a plan's control

@@ -224,12 +224,22 @@ public final class EngineContext: TraceObserver {
         finishTick()
     }
 
+    /// Advances the engine one step, telling it which values its subscribers read this tick: plugins
+    /// with "motion.kept/1" keep the others (`Engine+KeptWrites`).
+    func advanceEngine(by dt: Double) {
+        isTicking = true
+        hub.withTickReaders(engine.store) { unread, read in
+            engine.writesUnread = unread
+            engine.readProperties = read
+            engine.advance(by: dt)
+            engine.readProperties = nil
+        }
+        isTicking = false
+    }
+
     /// One frame: advance animations, send the changed properties, drop clients that stay too slow.
     public func tick(dt: Double) {
-        isTicking = true
-        engine.writesUnread = !hub.hasFrameSubscribers
-        engine.advance(by: dt * settings.tickScale)
-        isTicking = false
+        advanceEngine(by: dt * settings.tickScale)
         let now = time
         let dirty = engine.dirtyProperties
         if !dirty.isEmpty { hub.publishFrame(dirty: dirty, store: engine.store, time: now) }

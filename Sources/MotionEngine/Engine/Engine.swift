@@ -56,6 +56,9 @@ public final class Engine {
     /// Set by the clock before a tick that no frame subscriber will see: plugins with "motion.kept/1" may
     /// then keep the values instead of writing them (`Engine+KeptWrites`).
     public var writesUnread = false
+    /// With `writesUnread`: a byte per property handle, nonzero where someone reads the value anyway (a
+    /// filtered subscriber); what "motion.unread/1" `read_properties` lends for the tick.
+    public var readProperties: UnsafeBufferPointer<UInt8>?
     /// True during an `advance(by:)` begun with `writesUnread`: what "motion.unread/1" answers.
     var isKeepingWrites = false
 

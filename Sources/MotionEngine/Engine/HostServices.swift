@@ -118,7 +118,17 @@ public final class HostServices: PlanNodesOwner {
         let table = UnsafeMutablePointer<motion_unread>.allocate(capacity: 1)
         table.initialize(to: motion_unread(
             struct_size: UInt32(MemoryLayout<motion_unread>.size), reserved: 0,
-            writes_unread: { host in services(host)?.engine?.isKeepingWrites == true ? 1 : 0 }))
+            writes_unread: { host in services(host)?.engine?.isKeepingWrites == true ? 1 : 0 },
+            read_properties: { host, count in
+                guard let engine = services(host)?.engine, engine.isKeepingWrites, let flags = engine.readProperties,
+                    let base = flags.baseAddress
+                else {
+                    count?.pointee = 0
+                    return nil
+                }
+                count?.pointee = flags.count
+                return base
+            }))
         return table
     }()
 

@@ -63,9 +63,19 @@ final class PropertyStore {
 
     /// Some plugin kept values instead of writing them (no one was to read them, "motion.kept/1"): every
     /// read first asks for them (`refresh`, set by the engine). Reads of values go through `read`,
-    /// `value`, `velocity` and `count(of:)`; the frame path calls `refreshIfStale()` once per frame.
+    /// `value`, `velocity` and `count(of:)`; frames read only handles written this tick or pending.
     var isStale = false
     var refresh: (() -> Void)?
+    /// Handles given to a property since `clearInterned()` (at most `internedLimit`; past it
+    /// `internedOverflow`): the clock looks at their subscribers' flags again before a tick.
+    private(set) var interned: [UInt32] = []
+    private(set) var internedOverflow = false
+    static let internedLimit = 1 << 16
+
+    func clearInterned() {
+        interned.removeAll(keepingCapacity: true)
+        internedOverflow = false
+    }
 
     @inline(__always) func refreshIfStale() {
         guard isStale else { return }
@@ -106,6 +116,7 @@ final class PropertyStore {
             isHidden.append(false)
         }
         generations[Int(handle)] &+= 1
+        if interned.count < Self.internedLimit { interned.append(handle) } else { internedOverflow = true }
         let slot = Int(handle)
         keys[slot] = key
         isLiveFlags[slot] = true

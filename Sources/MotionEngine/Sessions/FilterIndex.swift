@@ -112,6 +112,29 @@ final class FilterIndex {
         }
     }
 
+    /// Runs `body` with a byte per handle, nonzero where some filtered subscriber may read the property,
+    /// exact for every handle (those given to a property since the last tick are looked at again), for a
+    /// tick whose other values no one reads (`Engine.readProperties`). Then forgets those handles.
+    func withReadFlags(_ store: PropertyStore, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if !rewatch.isEmpty || clearsWatched || watched.count < store.keys.count { update(store) }
+        let generations = store.generations
+        func look(_ slot: Int) {
+            guard watchedGeneration[slot] != generations[slot] else { return }
+            watchedGeneration[slot] = generations[slot]
+            watched[slot] = isWatched(slot, store)
+        }
+        if store.internedOverflow {
+            for slot in 0..<store.keys.count { look(slot) }
+        } else {
+            for handle in store.interned where Int(handle) < watched.count { look(Int(handle)) }
+        }
+        // Before the tick: handles given out during it are looked at before the next one.
+        store.clearInterned()
+        watched.withUnsafeBufferPointer { flags in
+            UnsafeRawBufferPointer(flags).withMemoryRebound(to: UInt8.self) { body($0) }
+        }
+    }
+
     /// The written handles some filtered subscriber watches, into `watchedDirty`: a pass over the flags
     /// alone, looking again at handles reused since.
     private func collectWatched(_ dirty: UnsafeBufferPointer<UInt32>, _ store: PropertyStore) {

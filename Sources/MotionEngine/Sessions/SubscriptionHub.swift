@@ -59,9 +59,19 @@ public final class SubscriptionHub {
         }
     }
 
-    /// Whether anyone takes frames: without, the clock lets plugins keep values no one reads
-    /// (`Engine.writesUnread`).
+    /// Whether anyone takes frames.
     var hasFrameSubscribers: Bool { !unfiltered.isEmpty || !filtered.isEmpty }
+
+    /// Runs `body` for a tick with what its subscribers read: `unread` unless a subscriber without a
+    /// filter takes every value, and then the flags of the properties filtered subscribers may read (nil:
+    /// none) — what plugins may keep (`Engine.writesUnread`, "motion.unread/1").
+    func withTickReaders(_ store: PropertyStore, _ body: (_ unread: Bool, _ read: UnsafeBufferPointer<UInt8>?) -> Void) {
+        guard unfiltered.isEmpty, !filtered.isEmpty else {
+            store.clearInterned()
+            return body(unfiltered.isEmpty, nil)
+        }
+        filtered.withReadFlags(store) { body(true, $0) }
+    }
 
     /// Brings the filtered subscribers' watch flags up to date after subscriptions came or went.
     func updateWatch(_ store: PropertyStore) {
@@ -101,8 +111,9 @@ public final class SubscriptionHub {
     /// same filter share one encoding of the updates; only the header (`sub`, `seq`, `dropped`) is theirs.
     /// Subscribers the step is not for keep what changed pending for their next frame.
     func publishFrame(dirty: UnsafeBufferPointer<UInt32>, store: PropertyStore, time: Double, step: FrameStep = .rate) {
+        // Frames read only written handles (`dirty`, then pending): never a value a plugin kept, since a
+        // property a subscriber may read is written at every tick (`withTickReaders`).
         guard hasFrameSubscribers else { return }
-        store.refreshIfStale()
         let shares = subscriptions.count > 1
         if shares {
             bodies.reset()

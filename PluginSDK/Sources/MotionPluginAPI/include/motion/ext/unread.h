@@ -32,11 +32,18 @@ typedef struct motion_unread {
     uint32_t reserved;
     /**
      * [frame] Nonzero when no one will read the values that the advance in progress writes before the host
-     * calls "motion.kept/1" `write_kept`: a plugin with that extension may then keep them instead of
-     * writing them. 0 outside an advance and when someone may read them (a frame subscriber exists).
-     * Ask once per `advance_batch`: the answer holds for the whole call.
+     * calls "motion.kept/1" `write_kept`, but those of `read_properties`: a plugin with that extension may
+     * then keep them instead of writing them. 0 outside an advance and when someone may read any value (a
+     * frame subscriber without a filter). Ask once per `advance_batch`: the answer holds for the call.
      */
     int (*writes_unread)(const motion_host *host);
+    /**
+     * [frame] The exceptions, while `writes_unread` is nonzero: NULL when there are none, else a byte per
+     * property handle, `*count` of them, nonzero for a property someone reads at every tick (a subscriber
+     * filtered to a few targets): write those as always. Handles at or past `*count` are not read. Valid
+     * until the advance in progress returns.
+     */
+    const uint8_t *(*read_properties)(const motion_host *host, size_t *count);
 } motion_unread;
 
 #ifdef __cplusplus
