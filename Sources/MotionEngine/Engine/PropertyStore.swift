@@ -81,7 +81,17 @@ final class PropertyStore {
         guard isStale else { return }
         // Cleared first: the writes that answer come back through `write`, and a read among them is fine.
         isStale = false
+        refreshQuietly()
+    }
+
+    /// The kept values come back as the last advance computed them. They make no frame: no frame
+    /// subscriber read them at that tick (the properties one reads are written at every tick), and one
+    /// that reads a property now would get, again, the value it was sent.
+    private func refreshQuietly() {
+        let before = dirtyCount
         refresh?()
+        for position in before..<dirtyCount { dirtyFrame[Int(dirtyList[position])] = 0 }
+        dirtyCount = before
     }
 
     deinit {
