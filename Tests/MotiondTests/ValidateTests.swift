@@ -28,7 +28,8 @@ struct ValidateTests {
         #expect(output.contains("WARN  Spring: accepts a full valid plan: refused every declared key at once"), "the spring's forms exclude each other")
         #expect(!output.contains("FAIL"))
         for check in ["Spring: unknown keys are refused", "Spring: migration round trip", "Tween: yields a claimed property",
-                      "Set: accepts a minimal valid plan", "Decay: advance: settled after"] {
+                      "Set: accepts a minimal valid plan", "Decay: advance: settled after", "Spring: values it keeps",
+                      "Decay: values it keeps"] {
             #expect(output.contains("PASS  " + check), "\(check)\n\(output)")
         }
     }

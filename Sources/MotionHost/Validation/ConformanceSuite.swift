@@ -116,6 +116,9 @@ struct FactoryChecks {
         if factory.isContinuous {
             check("\(type): migration round trip") { migration(plan) }
         }
+        if factory.kept != nil, plan["property"]?.stringValue != nil {
+            check("\(type): values it keeps") { keptCheck(plan) }
+        }
     }
 
     /// A fresh engine with the plugin and the validator's claiming plan type.
@@ -221,6 +224,39 @@ struct FactoryChecks {
                 return .fail("after the swap it moved differently from an unswapped twin: \(moved) vs \(stayed)")
             }
             return .pass("value and motion continue as without the swap")
+        } catch {
+            return .fail(error.message)
+        }
+    }
+
+    /// "motion.kept/1": while no one reads, the plugin may keep values; asked for them, it must give
+    /// exactly what it would have written. A writing and a keeping engine run side by side, read now and
+    /// then (each read asks the keeping one's plugin for what it kept).
+    private func keptCheck(_ plan: JSONValue) -> Outcome {
+        let writing = engine(), keeping = engine(host: HostServices(logger: Logger(label: "motiond.validate.kept")))
+        keeping.writesUnread = true
+        let property = plan["property"]?.stringValue ?? ""
+        func state(_ engine: Engine) -> [[Double]] {
+            [engine.value(of: property, target: "validate") ?? [], engine.velocity(of: property, target: "validate") ?? []]
+        }
+        do throws(EngineError) {
+            for engine in [writing, keeping] { try engine.addPlan(plan, to: "validate") }
+            var reads = 0, ticks = 0
+            while ticks < 120 * 10 {
+                for engine in [writing, keeping] {
+                    engine.advance(by: 1.0 / 120)
+                    engine.clearFrame()
+                }
+                ticks += 1
+                guard ticks % 7 == 0 || !writing.isAnimating else { continue }
+                reads += 1
+                let (written, kept) = (state(writing), state(keeping))
+                guard written == kept else {
+                    return .fail("after \(ticks) ticks, asked for what it kept it gave value \(kept[0]), velocity \(kept[1]); it writes \(written[0]), \(written[1])")
+                }
+                if !writing.isAnimating { break }
+            }
+            return .pass("asked for what it kept, it gave what it writes (\(reads) reads over \(ticks) ticks)")
         } catch {
             return .fail(error.message)
         }
