@@ -273,7 +273,8 @@ final class SimulationBlock {
 
     /// Writes every lane's value as the last advance left it (the kernel at dt 0: nothing steps), for the
     /// host that asks for what `advanceAll(keep: true)` kept. Lanes that came to rest then were written
-    /// then; fresh lanes (never stepped) were written by their performer when they started.
+    /// then. (A lane that never stepped gives the start its performer wrote; the host keeps a value
+    /// written since the advance over what comes back.)
     func writeCurrent(_ writer: PropertyBatchWriter?) {
         guard count > 0, let writer else { return }
         flushWrites(writer)
@@ -283,16 +284,16 @@ final class SimulationBlock {
             lanes.ended = scratchFlags
             _ = motion_simulation_advance(&lanes, 0, Simulation.step, writeValues, writeVelocities)
             let entries = compact(from: start, count: n) { [restedSinceAdvance] lane in
-                (restedSinceAdvance == 0 || endedFlags[start + lane] == 0) && accumulators[start + lane] != -Simulation.step
+                restedSinceAdvance == 0 || endedFlags[start + lane] == 0
             }
             writer.write(entries, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
         }
     }
 
     /// Writes lane `index` as the last advance left it, before it goes, unless that advance wrote it (it
-    /// came to rest) or it never stepped (its performer wrote its start).
+    /// came to rest).
     func writeBeforeRemoval(_ index: Int, _ writer: PropertyBatchWriter?) {
-        guard let writer, index < count, endedFlags[index] == 0, accumulators[index] != -Simulation.step else { return }
+        guard let writer, index < count, endedFlags[index] == 0 else { return }
         flushWrites(writer)
         var lanes = kernelLanes(from: index, count: 1)
         lanes.ended = scratchFlags

@@ -75,6 +75,11 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
             Unmanaged<Owner>.fromOpaque(moved.owner).takeUnretainedValue()
                 .laneMoved(from: moved.from << 4 | block, to: index << 4 | block)
         }
+        // An empty set keeps nothing, and holds on to no writer (whose host may go before the set does).
+        if kept, blocks.allSatisfy({ $0.count == 0 }) {
+            kept = false
+            keptWriter = nil
+        }
     }
 
     public func isRemoved(_ lane: Int) -> Bool {

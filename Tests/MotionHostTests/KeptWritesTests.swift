@@ -13,7 +13,7 @@ struct KeptWritesTests {
     /// Targets of each kind in the script (more springs than a kernel chunk, 2,048).
     static let springs = 2_500, sharing = 300, decays = 60, clamped = 20, named = 12, delayed = 10
 
-    static func engine() throws -> Engine { try ShippedPlanSchemaTests.engine(["SpringPlugin", "DecayPlugin", "TweenPlugin"]) }
+    static func engine() throws -> Engine { try ShippedPlanSchemaTests.engine(["SpringPlugin", "DecayPlugin", "TweenPlugin", "SetPlugin"]) }
 
     /// The script's plans: springs of three forces (the kernel's per-lane path) and some of one force
     /// (its shared path), decays, clamped springs, named springs that get removed, and springs that start
@@ -92,6 +92,12 @@ struct KeptWritesTests {
             }
             for index in 0..<Self.named { _ = try engine.removePlan(named: "wobble", from: "n\(index)") }
         }
+        // A Set (C, "motion.claim/1") takes springs' properties without reading them: its value stays.
+        Self.advance([eager, lazy], ticks: 3)
+        for engine in [eager, lazy] {
+            for index in 60..<70 { try engine.addPlan(plan(#"{"type":"Set","property":"p","value":[7,\#(index)]}"#), to: "s\(index)") }
+        }
+        #expect(Self.mismatches(Self.snapshot(eager), Self.snapshot(lazy)) == [])
         // Reads only now and then while springs come to rest chunk by chunk, decays stop, clamped springs
         // reach their target, removed plans hold their value.
         for round in 0..<12 {
@@ -180,6 +186,36 @@ struct KeptWritesTests {
             for (target, value) in values {
                 #expect(abs((sent[target] ?? .nan) - value) < 1e-8, "frame \(index), \(target)")
             }
+        }
+    }
+
+    /// The daemon's own ticks with no subscriber keep the values; `runtime.state` gives them as a writing
+    /// engine has them.
+    @Test func runtimeStateAfterTicksWithNoSubscriber() throws {
+        let eager = try Self.engine(), lazy = try Self.engine()
+        let context = EngineContext(engine: lazy, configuration: DaemonConfiguration(socketPath: "/unused"),
+                                    logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let output = RecordingOutput()
+        context.openLocalSession(1, output: output)
+        context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        for index in 0..<20 {
+            let spring = #"{"type":"Spring","property":"x","from":[0],"to":[\#(10 * index)],"tension":120,"damping":3}"#
+            try eager.addPlan(plan(spring), to: "s\(index)")
+            context.receive(line: Array(#"{"id":\#(100 + index),"method":"plan.add","params":{"target":"s\#(index)","plan":\#(spring)}}"#.utf8), from: 1)
+        }
+        for _ in 0..<15 {
+            context.tick(dt: 1.0 / 120)
+            eager.advance(by: 1.0 / 120)
+            eager.clearFrame()
+        }
+        let handle = try #require(lazy.store.handlesByTarget["s3"]?.first)
+        #expect(lazy.store.slot(handle)[0] == 0, "kept: the daemon had no subscriber")
+        context.receive(line: Array(#"{"id":2,"method":"runtime.state","params":{"runtime":"default"}}"#.utf8), from: 1)
+        let reply = try #require(output.lines.first { $0["id"] == 2 })
+        for index in 0..<20 {
+            let state = reply["result"]?["targets"]?["s\(index)"]?["properties"]?["x"]
+            #expect(state?["value"]?.arrayValue?.compactMap(\.doubleValue) == eager.value(of: "x", target: "s\(index)"), "s\(index)")
+            #expect(state?["velocity"]?.arrayValue?.compactMap(\.doubleValue) == eager.velocity(of: "x", target: "s\(index)"), "s\(index)")
         }
     }
 

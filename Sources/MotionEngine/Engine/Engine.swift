@@ -90,6 +90,8 @@ public final class Engine {
     }
 
     deinit {
+        // Nothing reads the store once the engine goes: what plugins kept is not asked for.
+        store.refresh = nil
         for performer in performers.values { destroyInstance(performer) }
         host.engine = nil
     }
@@ -148,12 +150,13 @@ public final class Engine {
     public func advance(by dt: Double) {
         time += dt
         phase = .frame
-        isKeepingWrites = writesUnread
         // Starts and stops wait until the frame is over: no group changes while a plugin loops over it.
         for index in advanceGroups.indices where !advanceGroups[index].instances.isEmpty {
             let group = advanceGroups[index]
-            // Before the call too: a read from inside it asks for what the batch kept so far.
-            let keeps = isKeepingWrites && group.kept != nil
+            // Only a factory the engine can ask for what it kept may keep ("motion.unread/1" answers per
+            // group). Marked before the call too: a read from inside it asks for what it kept so far.
+            let keeps = writesUnread && group.kept != nil
+            isKeepingWrites = keeps
             if keeps { store.isStale = true }
             PluginCallMarker.calling(group.label, "advance") {
                 group.instances.withUnsafeBufferPointer { instances in
@@ -264,6 +267,8 @@ public final class Engine {
 
     func destroyInstance(_ performer: PerformerRecord) {
         guard let instance = performer.instance else { return }
+        // Its animations' latest values stay in the store when it goes (kept ones included).
+        store.refreshIfStale()
         performer.instance = nil
         PluginCallMarker.calling(performer.label, "destroy") { performer.table.pointee.destroy(instance) }
     }

@@ -84,12 +84,16 @@ final class PropertyStore {
         refreshQuietly()
     }
 
-    /// The kept values come back as the last advance computed them. They make no frame: no frame
-    /// subscriber read them at that tick (the properties one reads are written at every tick), and one
-    /// that reads a property now would get, again, the value it was sent.
+    /// The kept values come back as the last advance computed them, except over a value written since
+    /// (this frame's: a newer plan's start, a Set), which stays. They make no frame: no frame subscriber
+    /// read them at that tick (the properties one reads are written at every tick), and one that reads a
+    /// property now would get, again, the value it was sent.
     private func refreshQuietly() {
         let before = dirtyCount
+        // Closed to the refresh for its duration: `motion_store_write` skips handles that are not live.
+        for position in 0..<before { isLiveFlags[Int(dirtyList[position])] = false }
         refresh?()
+        for position in 0..<before { isLiveFlags[Int(dirtyList[position])] = true }
         for position in before..<dirtyCount { dirtyFrame[Int(dirtyList[position])] = 0 }
         dirtyCount = before
     }
@@ -173,7 +177,8 @@ final class PropertyStore {
     /// dirty: a plan that starts where its property is sends no frame repeating it (issue #22).
     func write(_ handle: UInt32, value: UnsafePointer<Double>, velocity: UnsafePointer<Double>?, count: Int) {
         guard (1...Self.width).contains(count) else { return }
-        if Int(handle) < keys.count, isLive(handle), Int(counts[Int(handle)]) == count {
+        // Compared with the stored value only while it is current (a kept one may differ from it).
+        if !isStale, Int(handle) < keys.count, isLive(handle), Int(counts[Int(handle)]) == count {
             let stored = slot(handle)
             var same = true
             for component in 0..<count {

@@ -15,14 +15,19 @@ extern "C" {
 
 /**
  * Plugin extension "motion.kept/1": the other half of the host's "motion.unread/1" (motion/ext/unread.h).
- * Return it from `motion_plugin.get_extension(MOTION_KEPT_EXTENSION)`. A plugin without it must write
- * every value, whatever `writes_unread` says: the host can ask only a plugin with it for what it kept.
+ * Return it from `motion_plugin.get_extension(MOTION_KEPT_EXTENSION)`, together with "motion.batch/1":
+ * only factories advanced in batches may keep (`writes_unread` answers 0 inside any other call). A plugin
+ * without it must write every value: the host can ask only a plugin with it for what it kept.
  *
  * The contract, for a plugin that keeps the values of an advance in which `writes_unread` was nonzero:
- * - a property's value must still be written when its animation ends (at rest, interrupted, yielded,
- *   removed, or its performer destroyed): the host cannot ask for it once the animation is gone;
  * - `write_kept` writes the current value and velocity of every property whose write was kept, as the
- *   last advance would have written them (the same numbers, not stepped again).
+ *   last advance would have written them (the same numbers, not stepped again). The host calls it before
+ *   `yield_property` and before `destroy`, so a yielded or destroyed performer writes nothing more;
+ * - an animation that ends on the plugin's own (at rest, removed, replaced) has its last value written
+ *   as it ends: the host cannot ask for it once the animation is gone;
+ * - writes made inside `write_kept` make no frame (no subscriber read those properties at that tick),
+ *   and do not replace a value written to the property since the advance that kept it (a newer plan's
+ *   start, a Set): write nothing else from there.
  */
 #define MOTION_KEPT_EXTENSION "motion.kept/1"
 

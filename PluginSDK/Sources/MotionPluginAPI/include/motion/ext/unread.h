@@ -41,7 +41,8 @@ typedef struct motion_unread {
      * [frame] The exceptions, while `writes_unread` is nonzero: NULL when there are none, else a byte per
      * property handle, `*count` of them, nonzero for a property someone reads at every tick (a subscriber
      * filtered to a few targets): write those as always. Handles at or past `*count` are not read. Valid
-     * until the advance in progress returns.
+     * until the advance in progress returns; made before it, so a property first animated during it (a
+     * plan whose delay ended) may not be flagged until the next tick: write such first steps as always.
      */
     const uint8_t *(*read_properties)(const motion_host *host, size_t *count);
 } motion_unread;
