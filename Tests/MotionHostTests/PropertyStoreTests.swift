@@ -17,6 +17,32 @@ struct PropertyStoreTests {
         store.write(handles.count, handles: handles, counts: counts, values: values, velocities: velocities)
     }
 
+    /// What plugins kept comes back on the first read, without a frame and never over a value written
+    /// since (a Set, a newer plan's start); a value equal to the stale slot is still written.
+    @Test func aRefreshKeepsNewerValuesAndMakesNoFrame() {
+        let store = PropertyStore()
+        let handles = (0..<3).map { store.intern(Self.key($0)) }
+        Self.write(store, handles, count: 1)
+        store.clearDirty()
+        var refreshes = 0
+        // A plugin that kept 100 + h for every handle.
+        store.refresh = {
+            refreshes += 1
+            let values: [Double] = handles.flatMap { handle -> [Double] in [100 + Double(handle), 0, 0, 0] }
+            let velocities = [Double](repeating: 0, count: values.count)
+            store.write(handles.count, handles: handles, counts: [1, 1, 1], values: values, velocities: velocities)
+        }
+        store.isStale = true
+        // Handle 1 gets a newer value, equal to its stale slot: written all the same.
+        store.write(handles[1], value: [1.0], velocity: [-1.0], count: 1)
+        #expect(Array(store.dirty) == [handles[1]])
+        #expect(store.value(handles[0]) == [100] && store.value(handles[2]) == [102])
+        #expect(store.value(handles[1]) == [1], "the newer value stays")
+        #expect(Array(store.dirty) == [handles[1]], "the refresh made no frame")
+        _ = store.value(handles[2])
+        #expect(refreshes == 1, "asked once until the next advance keeps again")
+    }
+
     @Test func writesLandInTheirSlotsAndEachHandleIsDirtyOncePerFrame() {
         let store = PropertyStore()
         let handles = (0..<10).map { store.intern(Self.key($0)) }
