@@ -53,6 +53,21 @@ struct ValidateTests {
         #expect(output.contains("WARN  First: schema: no plan_schema"), "\(output)")
     }
 
+    /// A C plugin that keeps values no one reads ("motion.kept/1", written from the header alone) passes;
+    /// the same plugin whose write_kept forgets them fails, naming what it gave and what it writes.
+    @Test func aPluginThatKeepsValuesIsHeldToWhatItWrites() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let good = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/kept_ramp.c"], name: "libkept.so", in: directory)
+        let (status, output) = try await Self.validate([good])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("PASS  KeptRamp: values it keeps: asked for what it kept, it gave what it writes"), "\(output)")
+        let forgetful = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/kept_ramp.c"], name: "libforgets.so", in: directory,
+                                                          defines: ["KEPT_FORGETS"])
+        let (failed, report) = try await Self.validate([forgetful])
+        #expect(failed == 1, "\(report)")
+        #expect(report.contains("FAIL  KeptRamp: values it keeps: after 7 ticks, asked for what it kept it gave value"), "\(report)")
+    }
+
     @Test func aFileThatIsNotAPluginFails() async throws {
         let directory = try CCompiler.temporaryDirectory()
         let file = directory.appendingPathComponent("libnothing.so").path
