@@ -381,7 +381,16 @@ static int subscribe(motion_client *client, const char *params_json, int *sub_id
             mapped->sub = sub;
         }
     }
-    if (status == 0) record_subscription(client, sub, params_json, mapped);
+    if (status == 0 && record_subscription(client, sub, params_json, mapped) != 0 && mapped) {
+        /* Out of memory: the client could not own the reader (nor map it again after a reconnect), so the
+         * subscription is taken back rather than leaked. */
+        char params[32];
+        snprintf(params, sizeof params, "{\"sub\":%d}", sub);
+        call_raw(client, "unsubscribe", params, NULL);
+        frames_reader_free(mapped);
+        mapped = NULL;
+        status = -2;
+    }
     if (reader) *reader = mapped;
     if (status == 0 && sub_id) *sub_id = sub;
     free(result);
