@@ -126,6 +126,22 @@ struct ClientLibraryTests {
         await client.close()
     }
 
+    /// A shm subscription made with motion_client_call leaves no descriptor behind for the next
+    /// motion_client_subscribe_shm to map by mistake.
+    @Test func aSharedMemorySubscriptionAfterOneMadeByCallMapsItsOwnRegion() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let bin = DaemonProcess.buildDirectory.path
+        let program = directory.appendingPathComponent("shm_after_call").path
+        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Wextra", "-Werror"] + Self.includes + [
+                                                       CCompiler.repository.appendingPathComponent("Tests/MotiondTests/Fixtures/shm_after_call.c").path,
+                                                       "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
+        #expect(build.status == 0, "\(build.output)")
+        let daemon = try await DaemonProcess()
+        let ran = try await Self.run(program, [daemon.socket])
+        #expect(ran.status == 0, "\(ran.output)")
+        #expect(ran.output.contains("sub 2: 4096 slots"), "\(ran.output)")
+    }
+
     /// SPEC §12: a daemon restart is survived: the library connects again, resubscribes (same id) and
     /// says so with a `reconnected` event; frames of the new daemon follow.
     @Test func aRestartIsSurvivedWithTheSameSubscription() async throws {

@@ -58,6 +58,9 @@ static int take_descriptor(motion_client *client) {
 
 static int call_raw(motion_client *client, const char *method, const char *params_json, char **result_json);
 
+/* Whether a subscribe reply says a shared-memory region came with it (its descriptor is queued). */
+static int passes_region(const char *result) { return result && strstr(result, "\"transport\":\"shm\"") != NULL; }
+
 static void set_error(char *error, size_t capacity, const char *format, ...) {
     if (!error || capacity == 0) return;
     va_list arguments;
@@ -244,12 +247,15 @@ static int reconnect_once(motion_client *client) {
         char *result = NULL;
         if (client->subscriptions[index]) {
             int status = call_raw(client, "subscribe", client->subscriptions[index], &result);
+            int region = status == 0 && passes_region(result);
             free(result);
             result = NULL;
             if (status == 0 && client->readers[index]) {
                 /* The new daemon's region replaces the old one (slot names come again with it). */
                 int fd = take_descriptor(client);
                 if (fd < 0 || frames_reader_map(client->readers[index], fd, NULL, 0) != 0) status = -2;
+            } else if (region) {
+                close(take_descriptor(client)); /* made with motion_client_call: no reader to map it */
             }
             if (status == -2) {
                 drop_connection(client);
@@ -304,6 +310,9 @@ int motion_client_call(motion_client *client, const char *method, const char *pa
     char *result = NULL;
     int status = call_raw(client, method, params_json, &result);
     if (status == 0 && method && strcmp(method, "subscribe") == 0) {
+        /* A shm region passed with the reply has no reader here (motion_client_subscribe_shm maps one):
+         * its descriptor is closed, so that a later shm subscription takes its own. */
+        if (passes_region(result)) close(take_descriptor(client));
         record_subscription(client, sub_of(result), params_json, NULL);
     } else if (status == 0 && method && strcmp(method, "unsubscribe") == 0) {
         /* Not made again after a reconnect (its reader, if any, stays the caller's until close). */

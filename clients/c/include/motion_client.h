@@ -51,7 +51,8 @@ motion_client *motion_client_connect(const char *socket_path, char *error, size_
  * Sends a request and waits for its reply. `params_json` is a JSON object or NULL (none). Returns 0 on
  * success with the result object in *result_json; -1 when motiond answered an error (*result_json is the
  * error object: {"code":…,"message":…}); -2 when the connection failed (*result_json is NULL).
- * `result_json` may be NULL when the caller does not want the text.
+ * `result_json` may be NULL when the caller does not want the text. A "subscribe" with "transport":"shm"
+ * made here gets no reader (the region's descriptor is closed): use motion_client_subscribe_shm.
  */
 int motion_client_call(motion_client *client, const char *method, const char *params_json, char **result_json);
 
