@@ -24,6 +24,9 @@ with Client(path) as client:
     print("blocking", sub, last)
 
     # Shared-memory frames (SPEC §12): the region via mmap, its slots named by events.
+    # One made with call() gets no reader: its descriptor must not be the next reader's (nor, after the
+    # restart below, the remapped one's).
+    client.call("subscribe", streams=["frames"], transport="shm", slots=1024)
     shm_sub, reader = client.subscribe_shm(targets=["s1", "s2"])
     print("shm region", bytes(reader.region[:4]).decode(), reader.slot_capacity)
     for target, to in (("s1", 10), ("s2", 20)):
@@ -57,6 +60,7 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
         # subscriptions keep their ids.
         unwanted = client.call("subscribe", streams=["frames"], targets=["unwanted"])["sub"]
         after = client.subscribe(streams=["frames"], targets=["after"])
+        client.call("subscribe", streams=["frames"], transport="shm", slots=1024)  # no reader: made again without one
         shm_sub, reader = client.subscribe_shm(targets=["after"])
         client.call("unsubscribe", sub=unwanted)
         client.call("runtime.create", name="waiting", ephemeral=True)  # tells the test to restart the daemon
@@ -72,7 +76,7 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
             elif event.get("event") == "frame" and reconnected and event.get("sub") == shm_sub:
                 # The new daemon's region, mapped again by the client.
                 if any(target == "after" for _, target, _, _, _ in reader.updates()):
-                    print("shm after restart", flush=True)
+                    print("shm after restart", reader.slot_capacity, flush=True)
                     break
             elif event.get("event") == "frame" and reconnected and event.get("sub") == after:
                 print("frame after restart", flush=True)

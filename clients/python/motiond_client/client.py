@@ -160,9 +160,18 @@ class Client:
 
     def _resubscribe(self):
         for sub, result in self.subscriptions.replay(self._call, MotiondError).items():
+            if not self._passes_region(result) or not self.descriptors:
+                continue
             reader = self.readers.get(sub)
-            if reader is not None and self.descriptors:
+            if reader is not None:
                 reader.remap(self.descriptors.pop(0))
+            else:
+                os.close(self.descriptors.pop(0))  # made with call(): no reader to map it
+
+    @staticmethod
+    def _passes_region(result):
+        """Whether a subscribe reply says a shared-memory region came with it (its descriptor is queued)."""
+        return isinstance(result, dict) and result.get("transport") == "shm"
 
     def fileno(self):
         """The socket, to select/poll on with other work (then read with events(timeout=0))."""
@@ -184,9 +193,12 @@ class Client:
 
     def call(self, method, **params):
         """Sends a request and returns its result; raises MotiondError for an error reply. A
-        subscription made here is made again after a reconnect (until it is unsubscribed)."""
+        subscription made here is made again after a reconnect (until it is unsubscribed). One with
+        transport="shm" gets no reader here (its region's descriptor is closed): use subscribe_shm."""
         result = self._call(method, **params)
         self.subscriptions.note(method, params, result)
+        if method == "subscribe" and self._passes_region(result) and self.descriptors:
+            os.close(self.descriptors.pop(0))
         if method == "unsubscribe":
             reader = self.readers.pop(params.get("sub"), None)
             if reader is not None:
@@ -228,7 +240,8 @@ class Client:
         `reader.updates()` gives what changed, each property once with its latest value."""
         params = dict(params, transport="shm")
         params.setdefault("streams", ["frames"])
-        result = self.call("subscribe", **params)
+        result = self._call("subscribe", **params)
+        self.subscriptions.note("subscribe", params, result)
         if not self.descriptors:
             raise ConnectionError("the shm subscription's reply came without its descriptor")
         reader = FrameReader(self.descriptors.pop(0), sub=result["sub"])
