@@ -139,7 +139,7 @@ struct ClientLibraryTests {
         let daemon = try await DaemonProcess()
         let ran = try await Self.run(program, [daemon.socket])
         #expect(ran.status == 0, "\(ran.output)")
-        #expect(ran.output.contains("sub 2: 4096 slots"), "\(ran.output)")
+        #expect(ran.output.contains("sub 3: 4096 slots"), "\(ran.output)")
     }
 
     /// SPEC §12: a daemon restart is survived: the library connects again, resubscribes (same id) and

@@ -384,11 +384,18 @@ static int subscribe(motion_client *client, const char *params_json, int *sub_id
     if (status == 0 && reader) {
         int fd = take_descriptor(client);
         mapped = fd < 0 ? NULL : motion_frames_reader_open(fd, NULL, 0);
-        if (!mapped) status = -2;
-        else {
+        if (!mapped) {
+            /* Not mappable here: the subscription is taken back rather than left without a reader. */
+            char params[32];
+            snprintf(params, sizeof params, "{\"sub\":%d}", sub);
+            call_raw(client, "unsubscribe", params, NULL);
+            status = -2;
+        } else {
             mapped->client = client;
             mapped->sub = sub;
         }
+    } else if (status == 0 && passes_region(result)) {
+        close(take_descriptor(client)); /* motion_client_subscribe with "transport":"shm": no reader here */
     }
     if (status == 0 && record_subscription(client, sub, params_json, mapped) != 0 && mapped) {
         /* Out of memory: the client could not own the reader (nor map it again after a reconnect), so the

@@ -19,15 +19,15 @@ extension Engine {
     /// performer that animated it before lets go first ("motion.yield/1"), so one plan drives a property
     /// at a time and the newest wins, whatever plugins the two come from.
     func claimProperty(_ property: UInt32, for performerID: UInt64) {
-        // What plugins kept is written before the performer that animated the property lets go, and
-        // not over a value the claimant wrote already (`PropertyStore.refreshIfStale`).
-        store.refreshIfStale()
         // A claim from inside a tick (a plan whose delay ended) waits until the frame is over: yielding
         // then does not stop another performer in the middle of its step.
         if phase == .frame {
             claimsAfterFrame.append((property, performerID))
             return
         }
+        // What plugins kept is written before the performer that animated the property lets go, and
+        // not over a value the claimant wrote already (`PropertyStore.refreshIfStale`).
+        store.refreshIfStale()
         guard let claimant = performers[performerID],
               claimant.target.properties.values.contains(property) else { return }
         let index = Int(property)

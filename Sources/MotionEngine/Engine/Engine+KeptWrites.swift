@@ -9,6 +9,10 @@ import MotionPluginAPI
 /// which lands here: every such factory writes what it kept, as the last advance left it.
 extension Engine {
     func writeKeptValues() {
+        // Inside a keeping advance (a read from a batch): "motion.unread/1" answers 0 to what is asked here.
+        let keeping = isKeepingWrites
+        isKeepingWrites = false
+        defer { isKeepingWrites = keeping }
         for group in advanceGroups {
             guard let kept = group.kept else { continue }
             PluginCallMarker.calling(group.label, "write_kept") { kept.pointee.write_kept(group.factory, host.pointer) }

@@ -32,6 +32,9 @@ final class PropertyStore {
     private var frame: UInt32 = 1
     /// `isLiveFlags[handle]`: the handle names a property (checked on every write without touching keys).
     private var isLiveFlags = UnsafeMutablePointer<Bool>.allocate(capacity: 0)
+    /// What `motion_store_write` may write: `isLiveFlags`, but for the handles a refresh must not
+    /// overwrite while it runs (`refreshQuietly`).
+    private var isWritable = UnsafeMutablePointer<Bool>.allocate(capacity: 0)
     /// Room for every handle and one more (`motion_store_write` stores each written handle at the end
     /// and counts it only if it is new to the frame).
     private var dirtyList = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
@@ -90,10 +93,11 @@ final class PropertyStore {
     /// property now would get, again, the value it was sent.
     private func refreshQuietly() {
         let before = dirtyCount
-        // Closed to the refresh for its duration: `motion_store_write` skips handles that are not live.
-        for position in 0..<before { isLiveFlags[Int(dirtyList[position])] = false }
+        // Closed to the refresh's writes for its duration (reads still see them): `motion_store_write`
+        // skips handles that are not writable.
+        for position in 0..<before { isWritable[Int(dirtyList[position])] = false }
         refresh?()
-        for position in 0..<before { isLiveFlags[Int(dirtyList[position])] = true }
+        for position in 0..<before { isWritable[Int(dirtyList[position])] = true }
         for position in before..<dirtyCount { dirtyFrame[Int(dirtyList[position])] = 0 }
         dirtyCount = before
     }
@@ -103,6 +107,7 @@ final class PropertyStore {
         counts.deallocate()
         dirtyFrame.deallocate()
         isLiveFlags.deallocate()
+        isWritable.deallocate()
         dirtyList.deallocate()
         generations.deallocate()
     }
@@ -134,6 +139,7 @@ final class PropertyStore {
         let slot = Int(handle)
         keys[slot] = key
         isLiveFlags[slot] = true
+        isWritable[slot] = true
         counts[slot] = 0
         let (owner, name) = OwnedName.split(key.runtime)
         owners[slot] = owner ?? Self.daemon
@@ -196,7 +202,7 @@ final class PropertyStore {
     func write(_ n: Int, handles: UnsafePointer<UInt32>, counts newCounts: UnsafePointer<UInt8>,
                values newValues: UnsafePointer<Double>, velocities newVelocities: UnsafePointer<Double>?) {
         // Every handle is dirty at most once, so the list never outgrows the handles.
-        let live = UnsafeRawPointer(isLiveFlags).assumingMemoryBound(to: UInt8.self)
+        let live = UnsafeRawPointer(isWritable).assumingMemoryBound(to: UInt8.self)
         dirtyCount = motion_store_write(slots, counts, live, dirtyFrame, frame, dirtyList, dirtyCount, keys.count,
                                         handles, newCounts, newValues, newVelocities, n, keys.count >= Self.streamingHandles ? 1 : 0)
     }
@@ -255,6 +261,7 @@ final class PropertyStore {
             Self.forget(handle, under: key.runtime, in: &handlesByRuntime)
             keys[Int(handle)] = nil
             isLiveFlags[Int(handle)] = false
+            isWritable[Int(handle)] = false
             counts[Int(handle)] = 0
             free.append(handle)
         }
@@ -344,6 +351,7 @@ final class PropertyStore {
         counts = moved(counts, 1, 0)
         dirtyFrame = moved(dirtyFrame, 1, 0)
         isLiveFlags = moved(isLiveFlags, 1, false)
+        isWritable = moved(isWritable, 1, false)
         let list = UnsafeMutablePointer<UInt32>.allocate(capacity: newCapacity + 1)
         list.moveInitialize(from: dirtyList, count: dirtyCount)
         dirtyList.deallocate()

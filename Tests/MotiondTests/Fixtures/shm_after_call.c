@@ -1,6 +1,6 @@
-/* A shm subscription made with motion_client_call (no reader: its region cannot be reached that way),
- * then one made with motion_client_subscribe_shm: the second reader must map its own region (4,096 slots),
- * not the first one's (1,024). Prints the reader's slot count. */
+/* Shm subscriptions made with motion_client_call and motion_client_subscribe (no reader: their regions
+ * cannot be reached that way), then one made with motion_client_subscribe_shm: its reader must map its own
+ * region (4,096 slots), not the first ones' (1,024, 2,048). Prints the reader's slot count. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "motion_client.h"
@@ -19,6 +19,10 @@ int main(int argc, char **argv) {
     }
     free(result);
     int sub = 0;
+    if (motion_client_subscribe(client, "{\"streams\":[\"frames\"],\"transport\":\"shm\",\"slots\":2048}", &sub) != 0) {
+        fprintf(stderr, "subscribe failed\n");
+        return 1;
+    }
     motion_frames_reader *frames = NULL;
     if (motion_client_subscribe_shm(client, "{\"streams\":[\"frames\"],\"slots\":4096}", &sub, &frames) != 0) {
         fprintf(stderr, "subscribe_shm failed\n");
