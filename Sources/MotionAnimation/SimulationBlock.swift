@@ -42,8 +42,8 @@ final class SimulationBlock {
     /// Handles of the entries when they are not lane by lane (`advance(_:by:ended:)`, held lanes).
     private var writeHandles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
     private var pendingWrites = 0
-    /// Where a write of lanes as they are (`writeCurrent`) lets the kernel put its rest flags: `endedFlags`
-    /// must keep saying which lanes came to rest at the last advance.
+    /// Where `shownWithoutStepping` lets the kernel put its rest flags: `endedFlags` must keep saying which
+    /// lanes came to rest at the last advance.
     private let scratchFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: SimulationBlock.chunk)
     /// Lanes that came to rest at the last advance (an upper bound): 0 lets `writeCurrent` skip the check.
     private var restedSinceAdvance = 0
@@ -211,16 +211,13 @@ final class SimulationBlock {
             resting += rested
             if !keep {
                 writer?.write(n, handles: handles + start, counts: writeCounts, values: writeValues, velocities: writeVelocities)
-            } else if let read {
-                // Someone reads these every tick (a filtered subscriber); a lane at rest is about to go.
+            } else if rested > 0 || read != nil {
+                // A lane at rest is about to go (the host cannot ask for it later); someone reads the
+                // properties in `read` at every tick (a filtered subscriber).
                 let entries = compact(from: start, count: n) { lane in
                     let handle = Int(handles[start + lane])
-                    return endedFlags[start + lane] != 0 || (handle < read.count && read[handle] != 0)
+                    return endedFlags[start + lane] != 0 || (read.map { handle < $0.count && $0[handle] != 0 } ?? false)
                 }
-                writer?.write(entries, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
-            } else if rested > 0 {
-                // A lane at rest is about to go: its resting value is written now, the host cannot ask later.
-                let entries = compact(from: start, count: n) { endedFlags[start + $0] != 0 }
                 writer?.write(entries, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
             }
         }
@@ -280,9 +277,7 @@ final class SimulationBlock {
         flushWrites(writer)
         for start in stride(from: 0, to: count, by: Self.chunk) {
             let n = min(Self.chunk, count - start)
-            var lanes = kernelLanes(from: start, count: n)
-            lanes.ended = scratchFlags
-            _ = motion_simulation_advance(&lanes, 0, Simulation.step, writeValues, writeVelocities)
+            shownWithoutStepping(from: start, count: n)
             let entries = compact(from: start, count: n) { [restedSinceAdvance] lane in
                 restedSinceAdvance == 0 || endedFlags[start + lane] == 0
             }
@@ -295,10 +290,16 @@ final class SimulationBlock {
     func writeBeforeRemoval(_ index: Int, _ writer: PropertyBatchWriter?) {
         guard let writer, index < count, endedFlags[index] == 0 else { return }
         flushWrites(writer)
-        var lanes = kernelLanes(from: index, count: 1)
+        shownWithoutStepping(from: index, count: 1)
+        writer.write(1, handles: handles + index, counts: writeCounts, values: writeValues, velocities: writeVelocities)
+    }
+
+    /// Lanes `start..<start + n` as the last advance showed them, into the write buffers: the kernel at dt
+    /// 0 (nothing steps), its rest flags in `scratchFlags` so that `endedFlags` keeps the advance's.
+    private func shownWithoutStepping(from start: Int, count n: Int) {
+        var lanes = kernelLanes(from: start, count: n)
         lanes.ended = scratchFlags
         _ = motion_simulation_advance(&lanes, 0, Simulation.step, writeValues, writeVelocities)
-        writer.write(1, handles: handles + index, counts: writeCounts, values: writeValues, velocities: writeVelocities)
     }
 
     /// Moves the write entries of lanes `start + j` (`j < n`) for which `keeps(j)` to the front, naming

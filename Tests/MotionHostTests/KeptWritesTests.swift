@@ -55,6 +55,16 @@ struct KeptWritesTests {
         return values
     }
 
+    /// The daemon's side of `engine`: its clock and dispatch, with one client that said hello.
+    static func daemon(_ engine: Engine) -> (EngineContext, RecordingOutput) {
+        let context = EngineContext(engine: engine, configuration: DaemonConfiguration(socketPath: "/unused"),
+                                    logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let output = RecordingOutput()
+        context.openLocalSession(1, output: output)
+        context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        return (context, output)
+    }
+
     static func advance(_ engines: [Engine], ticks: Int) {
         for _ in 0..<ticks {
             for engine in engines {
@@ -147,11 +157,7 @@ struct KeptWritesTests {
     /// sent) as always, a target that gets its first plan later included, while the others are kept.
     @Test func aFilteredSubscriberGetsItsTargetsAtEveryTickWhileTheRestIsKept() throws {
         let eager = try Self.engine(), lazy = try Self.engine()
-        let context = EngineContext(engine: lazy, configuration: DaemonConfiguration(socketPath: "/unused"),
-                                    logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let output = RecordingOutput()
-        context.openLocalSession(1, output: output)
-        context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        let (context, output) = Self.daemon(lazy)
         let spring = plan(#"{"type":"Spring","property":"x","from":[0],"to":[100],"tension":120,"damping":3}"#)
         for engine in [eager, lazy] {
             for index in 0..<100 { try engine.addPlan(spring, to: "s\(index)") }
@@ -193,11 +199,7 @@ struct KeptWritesTests {
     /// engine has them.
     @Test func runtimeStateAfterTicksWithNoSubscriber() throws {
         let eager = try Self.engine(), lazy = try Self.engine()
-        let context = EngineContext(engine: lazy, configuration: DaemonConfiguration(socketPath: "/unused"),
-                                    logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let output = RecordingOutput()
-        context.openLocalSession(1, output: output)
-        context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        let (context, output) = Self.daemon(lazy)
         for index in 0..<20 {
             let spring = #"{"type":"Spring","property":"x","from":[0],"to":[\#(10 * index)],"tension":120,"damping":3}"#
             try eager.addPlan(plan(spring), to: "s\(index)")
