@@ -2,11 +2,16 @@
  * advanced the way motiond's Simulation does it (classic RK4 at a fixed 8 ms step, interpolated to the
  * frame time), with nothing else: no performers, no property store, no frames.
  *
- *   clang -O3 -march=native -o springs springs.c && ./springs N D TICKS
- * prints one JSON object: nanoseconds per spring per 120 Hz tick (median of the ticks). */
+ *   clang -O3 -march=native -o springs springs.c && ./springs N D TICKS [HZ]
+ * prints one JSON object: nanoseconds per spring per 120 Hz tick (median of the ticks). Ticks run back to
+ * back, or with HZ paced as the daemon's clock paces its own: each starts at an absolute deadline
+ * (clock_nanosleep), so the arrays have sat idle for the rest of the interval, as the daemon's lanes have.
+ * The daemon's `status.tick` is compared with the paced loop (BENCHMARKS.md: on some machines a tick that
+ * follows 7 ms of idleness costs 1.7× one that follows another tick, in C as in the daemon). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <errno.h>
 
 #include "bench_time.h"
 
@@ -14,6 +19,7 @@ int main(int argc, char **argv) {
     const long n = argc > 1 ? atol(argv[1]) : 100000;
     const int d = argc > 2 ? atoi(argv[2]) : 2;
     const int ticks = argc > 3 ? atoi(argv[3]) : 200;
+    const double hz = argc > 4 ? atof(argv[4]) : 0;
     const long count = n * d;
     const double h = 0.008, k = 120, c = 0.05, frame = 1.0 / 120;
     double *x = malloc(sizeof(double) * count), *v = malloc(sizeof(double) * count);
@@ -22,7 +28,15 @@ int main(int argc, char **argv) {
     double *times = malloc(sizeof(double) * ticks);
     for (long i = 0; i < count; i++) { x[i] = 0; v[i] = 0; px[i] = 0; pv[i] = 0; target[i] = 1000 + i % 7; }
     double accumulator = 0;
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
     for (int t = 0; t < ticks; t++) {
+        if (hz > 0) {
+            long interval = (long)(1e9 / hz);
+            deadline.tv_nsec += interval;
+            while (deadline.tv_nsec >= 1000000000L) { deadline.tv_nsec -= 1000000000L; deadline.tv_sec++; }
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR) {}
+        }
         double start = now_ns();
         accumulator += frame;
         while (accumulator > 0) {
@@ -45,7 +59,8 @@ int main(int argc, char **argv) {
     qsort(times, ticks, sizeof(double), compare_doubles);
     double checksum = 0;
     for (long i = 0; i < count; i += 997) checksum += shown[i];
-    printf("{\"springs\":%ld,\"dimensions\":%d,\"ticks\":%d,\"tickMedianMs\":%.4f,\"nsPerSpringPerTick\":%.3f,\"checksum\":%.3f}\n",
-           n, d, ticks, times[ticks / 2] / 1e6, times[ticks / 2] / n, checksum);
+    printf("{\"springs\":%ld,\"dimensions\":%d,\"ticks\":%d,\"pacedHz\":%g,\"tickMedianMs\":%.4f,\"tickP99Ms\":%.4f,"
+           "\"nsPerSpringPerTick\":%.3f,\"checksum\":%.3f}\n",
+           n, d, ticks, hz, times[ticks / 2] / 1e6, times[ticks * 99 / 100] / 1e6, times[ticks / 2] / n, checksum);
     return 0;
 }

@@ -45,6 +45,8 @@ final class SimulationBlock {
     /// Where `shownWithoutStepping` lets the kernel put its rest flags: `endedFlags` must keep saying which
     /// lanes came to rest at the last advance.
     private let scratchFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: SimulationBlock.chunk)
+    /// The lanes of a chunk that a keeping advance still writes (`motion_simulation_select`).
+    private let selectedLanes = UnsafeMutablePointer<UInt32>.allocate(capacity: SimulationBlock.chunk)
     /// Lanes that came to rest at the last advance (an upper bound): 0 lets `writeCurrent` skip the check.
     private var restedSinceAdvance = 0
 
@@ -76,6 +78,7 @@ final class SimulationBlock {
 
     deinit {
         scratchFlags.deallocate()
+        selectedLanes.deallocate()
         sharedForce.deallocate()
         arena.deallocate()
         writeValues.deallocate()
@@ -207,18 +210,16 @@ final class SimulationBlock {
         for start in stride(from: 0, to: count, by: Self.chunk) {
             let n = min(Self.chunk, count - start)
             var lanes = kernelLanes(from: start, count: n)
-            let rested = motion_simulation_advance(&lanes, dt, Simulation.step, writeValues, writeVelocities)
+            // Kept: the kernel writes no values at all (half its cost and more; BENCHMARKS.md).
+            let rested = motion_simulation_advance(&lanes, dt, Simulation.step, keep ? nil : writeValues,
+                                                   keep ? nil : writeVelocities)
             resting += rested
             if !keep {
                 writer?.write(n, handles: handles + start, counts: writeCounts, values: writeValues, velocities: writeVelocities)
             } else if rested > 0 || read != nil {
                 // A lane at rest is about to go (the host cannot ask for it later); someone reads the
                 // properties in `read` at every tick (a filtered subscriber).
-                let entries = compact(from: start, count: n) { lane in
-                    let handle = Int(handles[start + lane])
-                    return endedFlags[start + lane] != 0 || (read.map { handle < $0.count && $0[handle] != 0 } ?? false)
-                }
-                writer?.write(entries, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
+                writeSelected(from: start, count: n, read: read, writer)
             }
         }
         restedSinceAdvance = resting
@@ -292,6 +293,19 @@ final class SimulationBlock {
         flushWrites(writer)
         shownWithoutStepping(from: index, count: 1)
         writer.write(1, handles: handles + index, counts: writeCounts, values: writeValues, velocities: writeVelocities)
+    }
+
+    /// Writes those of lanes `start..<start + n` that came to rest at the last advance or whose property is
+    /// in `read`, as that advance left them (the kernel at dt 0).
+    private func writeSelected(from start: Int, count n: Int, read: UnsafeBufferPointer<UInt8>?, _ writer: PropertyBatchWriter?) {
+        let selected = motion_simulation_select(endedFlags + start, handles + start, n, read?.baseAddress, read?.count ?? 0,
+                                                selectedLanes)
+        guard selected > 0, let writer else { return }
+        var lanes = kernelLanes(from: start, count: n)
+        lanes.ended = scratchFlags
+        _ = motion_simulation_advance_some(&lanes, selectedLanes, selected, 0, Simulation.step, writeValues, writeVelocities)
+        for entry in 0..<selected { writeHandles[entry] = handles[start + Int(selectedLanes[entry])] }
+        writer.write(selected, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
     }
 
     /// Lanes `start..<start + n` as the last advance showed them, into the write buffers: the kernel at dt

@@ -30,7 +30,7 @@ void motion_simulation_step_matrix(double k, double c, double h, double matrix[4
 static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_simulation_lanes lanes_, size_t i,
                                                                   const int width, int steps, double dt, double h,
                                                                   double *restrict value, double *restrict velocity,
-                                                                  const int clamps, const int shares) {
+                                                                  const int clamps, const int shares, const int writes) {
     const motion_simulation_lanes *lanes = &lanes_;
     /* `shares` is a constant in the vector loops: lanes of one force read it once, not per lane. */
     const double *force = lanes->shared_force;
@@ -87,7 +87,17 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
     /* The newest step too: what is shown lies between the boundary and it. */
     if (clamps) crossed |= (along <= 0) & (before > 0);
     const int rests = still | !finite | crossed;
-    for (int d = 0; d < width; d++) {
+    /* `writes` is a constant in the lane loops: a tick whose values no one reads ("motion.unread/1") writes
+     * none (the lanes that come to rest are written afterwards, at dt 0: the same values). */
+    if (!writes) return (uint8_t)rests;
+    for (int d = 0; d < 4; d++) {
+        /* All four components, zero past the width: a whole group of four vectorises as shuffles and
+         * plain stores; a partial one became scatters (2× the lane's cost on AMD's AVX-512, BENCHMARKS.md). */
+        if (d >= width) {
+            value[d] = 0;
+            velocity[d] = 0;
+            continue;
+        }
         const double shown = t[d] + e[d] + (xe[d] - e[d]) * alpha, shownVelocity = v[d] + (xv[d] - v[d]) * alpha;
         /* At rest: a spring sits on its target; a decay where it stopped (where it was, if the numbers left
          * the finite range; zero if even that is not finite). */
@@ -102,12 +112,13 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
 /* The loop over lanes, for a width and a step count known at compile time (so that it vectorises). Columns
  * never overlap each other or the output (the caller owns them all), hence `assume_safety`; the output is
  * lane-indexed (a scatter to property slots would not vectorise). */
-#define LANE_LOOP(W, STEPS, CLAMPS, SHARES)                                                                    \
+#define LANE_LOOP(W, STEPS, CLAMPS, SHARES, WRITES)                                                            \
     const motion_simulation_lanes columns = *lanes;                                                            \
     uint8_t *const endedFlags = lanes->ended;                                                                  \
     _Pragma("clang loop vectorize(assume_safety)")                                                             \
     for (size_t i = 0; i < n; i++) {                                                                           \
-        const uint8_t rests = advance_lane(columns, i, W, STEPS, dt, h, values + i * 4, velocities + i * 4, CLAMPS, SHARES); \
+        const uint8_t rests = advance_lane(columns, i, W, STEPS, dt, h, values + (WRITES ? i * 4 : 0),          \
+                                           velocities + (WRITES ? i * 4 : 0), CLAMPS, SHARES, WRITES);         \
         endedFlags[i] = rests;                                                                                 \
         ended += rests;                                                                                        \
     }
@@ -116,19 +127,26 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
  * does not vectorise, and the other lanes' loops keep none of its work. */
 #define CLAMPED_LANE_LOOP(W, STEPS)                                                                            \
     for (size_t i = 0; i < n; i++) {                                                                           \
-        const uint8_t rests = advance_lane(*lanes, i, W, STEPS, dt, h, values + i * 4, velocities + i * 4, 1,  \
-                                           lanes->shared_force != 0);                                          \
+        const uint8_t rests = advance_lane(*lanes, i, W, STEPS, dt, h, values + (writes ? i * 4 : 0),          \
+                                           velocities + (writes ? i * 4 : 0), 1, lanes->shared_force != 0, writes); \
         lanes->ended[i] = rests;                                                                               \
         ended += rests;                                                                                        \
     }
 
-#define WIDTH_LOOPS(STEPS, SHARES)                                                                             \
+#define WIDTH_LOOPS(STEPS, SHARES, WRITES)                                                                     \
     switch (lanes->width) {                                                                                    \
-    case 1: { LANE_LOOP(1, STEPS, 0, SHARES) } break;                                                          \
-    case 2: { LANE_LOOP(2, STEPS, 0, SHARES) } break;                                                          \
-    case 3: { LANE_LOOP(3, STEPS, 0, SHARES) } break;                                                          \
-    case 4: { LANE_LOOP(4, STEPS, 0, SHARES) } break;                                                          \
+    case 1: { LANE_LOOP(1, STEPS, 0, SHARES, WRITES) } break;                                                  \
+    case 2: { LANE_LOOP(2, STEPS, 0, SHARES, WRITES) } break;                                                  \
+    case 3: { LANE_LOOP(3, STEPS, 0, SHARES, WRITES) } break;                                                  \
+    case 4: { LANE_LOOP(4, STEPS, 0, SHARES, WRITES) } break;                                                  \
     default: break;                                                                                            \
+    }
+
+#define WRITE_SWITCH(STEPS, SHARES)                                                                            \
+    if (writes) {                                                                                              \
+        WIDTH_LOOPS(STEPS, SHARES, 1)                                                                          \
+    } else {                                                                                                   \
+        WIDTH_LOOPS(STEPS, SHARES, 0)                                                                          \
     }
 
 #define WIDTH_SWITCH(STEPS)                                                                                    \
@@ -136,9 +154,9 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
         if (lanes->width >= 1 && lanes->width <= 4) { CLAMPED_LANE_LOOP((int)lanes->width, STEPS) }            \
     } else {                                                                                                   \
         if (lanes->shared_force) {                                                                             \
-            WIDTH_LOOPS(STEPS, 1)                                                                              \
+            WRITE_SWITCH(STEPS, 1)                                                                             \
         } else {                                                                                               \
-            WIDTH_LOOPS(STEPS, 0)                                                                              \
+            WRITE_SWITCH(STEPS, 0)                                                                             \
         }                                                                                                      \
     }
 
@@ -158,6 +176,7 @@ MULTIVERSION
 size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt, double h, double *values,
                                  double *velocities) {
     const size_t n = lanes->count;
+    const int writes = values && velocities;
     size_t ended = 0;
     const double steps = steps_needed(latest_accumulator(lanes->accumulator, n, h) + dt, h);
     if (steps <= 1) {
@@ -174,8 +193,9 @@ size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt
         /* Rare (a stalled clock): lane by lane. */
         const int many = steps < 1e6 ? (int)steps : 1000000;
         for (size_t i = 0; i < n; i++) {
-            const uint8_t rests = advance_lane(*lanes, i, (int)lanes->width, many, dt, h, values + i * 4, velocities + i * 4,
-                                               lanes->rests_at_target == 2, lanes->shared_force != 0);
+            const uint8_t rests = advance_lane(*lanes, i, (int)lanes->width, many, dt, h, values + (writes ? i * 4 : 0),
+                                               velocities + (writes ? i * 4 : 0), lanes->rests_at_target == 2,
+                                               lanes->shared_force != 0, writes);
             lanes->ended[i] = rests;
             ended += rests;
         }
@@ -183,6 +203,10 @@ size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt
     return ended;
 }
 
+/* Multiversioned as `motion_simulation_advance` is, so that both take the same clone and round alike (FMA
+ * or not): a lane written from here (a keeping tick's lanes at rest or read) is bit for bit what the whole
+ * loop writes. */
+MULTIVERSION
 size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, const uint32_t *indices, size_t n, double dt,
                                       double h, double *values, double *velocities) {
     const double needed = steps_needed(dt, h);
@@ -192,9 +216,30 @@ size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, cons
     for (size_t j = 0; j < n; j++) {
         const size_t i = indices[j];
         const uint8_t rests = advance_lane(*lanes, i, width, steps, dt, h, values + j * 4, velocities + j * 4,
-                                           lanes->rests_at_target == 2, lanes->shared_force != 0);
+                                           lanes->rests_at_target == 2, lanes->shared_force != 0, 1);
         lanes->ended[i] = rests;
         ended += rests;
     }
     return ended;
+}
+
+MULTIVERSION
+size_t motion_simulation_select(const uint8_t *ended, const uint32_t *handles, size_t n, const uint8_t *read,
+                                size_t read_count, uint32_t *indices) {
+    size_t selected = 0;
+    /* Branch-free: each lane's index is stored, and counted only if it is wanted. */
+    if (read) {
+        for (size_t i = 0; i < n; i++) {
+            const uint32_t handle = handles[i];
+            const int wanted = ended[i] | (handle < read_count ? read[handle] : 0);
+            indices[selected] = (uint32_t)i;
+            selected += wanted != 0;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            indices[selected] = (uint32_t)i;
+            selected += ended[i] != 0;
+        }
+    }
+    return selected;
 }

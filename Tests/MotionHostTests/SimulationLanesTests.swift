@@ -167,6 +167,55 @@ struct SimulationLanesTests {
         #expect(Self.close(block.simulation(0).published.value, references[0].published.value, 2))
     }
 
+    /// A keeping advance (no one reads, "motion.unread/1") steps the kernel without writing any value,
+    /// then writes the lanes that came to rest and those whose property is read (`read`), at dt 0: the
+    /// same values, bit for bit, as a writing advance of the same lanes; `writeCurrent` gives the rest.
+    @Test(arguments: [true, false], 1...4)
+    func aKeepingBlockWritesWhatIsReadAndWhatRestsAsAWritingOneDoes(spring: Bool, width: Int) {
+        let writing = SimulationBlock(width: width, restsAtTarget: spring)
+        let keeping = SimulationBlock(width: width, restsAtTarget: spring)
+        let simulations = Self.simulations(width: width, spring: spring) + Self.simulations(width: width, spring: spring, oneForce: true)
+        // Handle h is lane h of both (nothing is removed below); even handles are read.
+        var read = [UInt8](repeating: 0, count: simulations.count)
+        for (number, simulation) in simulations.enumerated() where !simulation.isSettled {
+            _ = writing.append(simulation, handle: UInt32(number), owner: UnsafeMutableRawPointer(bitPattern: 8)!)
+            _ = keeping.append(simulation, handle: UInt32(number), owner: UnsafeMutableRawPointer(bitPattern: 8)!)
+        }
+        for index in stride(from: 0, to: read.count, by: 2) { read[index] = 1 }
+        // Lanes at rest stay in both blocks (nothing removes them): they rest again at every tick.
+        for (tick, dt) in Self.ticks.prefix(200).enumerated() {
+            written.withLock { $0.removeAll() }
+            var restedNow = Set<UInt32>()
+            writing.advanceAll(by: dt, writer: captureWriter) { index, _ in restedNow.insert(writing.handles[index]) }
+            let expected = written.withLock { table in defer { table.removeAll() }; return table }
+            var keptRested = Set<UInt32>()
+            read.withUnsafeBufferPointer { read in
+                keeping.advanceAll(by: dt, writer: captureWriter, keep: true, read: read) { index, _ in
+                    keptRested.insert(keeping.handles[index])
+                }
+            }
+            let sent = written.withLock { $0 }
+            #expect(keptRested == restedNow, "the same lanes rest at tick \(tick)")
+            let live = Set(expected.keys)
+            let wanted = live.filter { read[Int($0)] != 0 || restedNow.contains($0) }
+            #expect(Set(sent.keys) == wanted, "tick \(tick): written \(sent.keys.sorted()), wanted \(wanted.sorted())")
+            for (handle, got) in sent {
+                #expect(got.value == expected[handle]?.value && got.velocity == expected[handle]?.velocity,
+                        "handle \(handle) at tick \(tick): \(got.value) \(got.velocity) vs \(expected[handle].map { "\($0.value) \($0.velocity)" } ?? "none")")
+            }
+            if tick % 7 == 3 {
+                // What was kept, asked for: every lane not yet at rest, as the writing block wrote it.
+                written.withLock { $0.removeAll() }
+                keeping.writeCurrent(captureWriter)
+                let current = written.withLock { $0 }
+                for handle in live.subtracting(restedNow) {
+                    #expect(current[handle]?.value == expected[handle]?.value && current[handle]?.velocity == expected[handle]?.velocity,
+                            "kept handle \(handle) at tick \(tick)")
+                }
+            }
+        }
+    }
+
     static func close(_ a: SIMD4<Double>, _ b: SIMD4<Double>, _ width: Int) -> Bool {
         (0..<width).allSatisfy { abs(a[$0] - b[$0]) <= 1e-9 * max(1, abs(b[$0])) }
     }

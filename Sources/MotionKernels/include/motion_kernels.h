@@ -50,7 +50,9 @@ void motion_simulation_step_matrix(double k, double c, double step, double matri
 
 /**
  * Advances every lane by `dt` (>= 0) and writes lane i's published value and velocity to `values[i * 4 + c]`
- * and `velocities[i * 4 + c]`, c < width (the layout of "motion.properties/1" writes). Returns how many
+ * and `velocities[i * 4 + c]`, c < width, and 0 for c from width to 3 (the layout of "motion.properties/1"
+ * writes); with `values` or `velocities` NULL, writes neither (a tick whose values no one reads: the lanes
+ * it must still write are found with `motion_simulation_select` and written at dt 0). Returns how many
  * lanes came to rest (their `ended` flag is 1; the others' is 0). At `dt` 0 nothing steps: the lanes'
  * published state is written again, as the last advance wrote it (a lane that is not at rest stays so).
  */
@@ -60,6 +62,15 @@ size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt
 /** The same for the `n` lanes listed in `indices` only; the j-th listed lane's output is at `j * 4`. */
 size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, const uint32_t *indices, size_t n, double dt,
                                       double step, double *values, double *velocities);
+
+/**
+ * The lanes among `n` that a tick whose values no one reads must still write: those that came to rest
+ * (`ended[i]` != 0) and those whose property someone reads (`read[handles[i]]` != 0 for a handle below
+ * `read_count`; `read` may be NULL). Their indices go to `indices` (room for `n`), ascending; returns how
+ * many.
+ */
+size_t motion_simulation_select(const uint8_t *ended, const uint32_t *handles, size_t n, const uint8_t *read,
+                                size_t read_count, uint32_t *indices);
 
 /**
  * The host's property store (MotionHost's `PropertyStore`): one 64-byte slot per property, value then
