@@ -197,16 +197,16 @@ final class SimulationBlock {
 
     /// Steps every lane and writes them through `writer`; `ended(index, interrupted)` hears each lane that
     /// ends at this tick. With `keep` (no one reads this tick's values, "motion.unread/1") only the lanes
-    /// that end and those of properties in `read` (a byte per handle) are written: the others are written
-    /// when the host asks (`writeCurrent`) or when they go.
+    /// that end and those of properties read (a byte per handle in `read`, or the lanes in `readLanes`,
+    /// ascending) are written: the others are written when the host asks (`writeCurrent`) or when they go.
     func advanceAll(by dt: Double, writer: PropertyBatchWriter?, keep: Bool = false, read: UnsafeBufferPointer<UInt8>? = nil,
-                    ended: (Int, Bool) -> Void) {
+                    readLanes: UnsafeBufferPointer<UInt32> = .init(start: nil, count: 0), ended: (Int, Bool) -> Void) {
         // A removed plan leaves the value where it was, at rest: its lane is shown as before the step.
         var held: [(index: Int, value: SIMD4<Double>)] = []
         if removedCount > 0 {
             for index in 0..<count where removed[index] { held.append((index, simulation(index).published.value)) }
         }
-        var resting = 0
+        var resting = 0, listed = 0
         for start in stride(from: 0, to: count, by: Self.chunk) {
             let n = min(Self.chunk, count - start)
             var lanes = kernelLanes(from: start, count: n)
@@ -216,10 +216,14 @@ final class SimulationBlock {
             resting += rested
             if !keep {
                 writer?.write(n, handles: handles + start, counts: writeCounts, values: writeValues, velocities: writeVelocities)
-            } else if rested > 0 || read != nil {
-                // A lane at rest is about to go (the host cannot ask for it later); someone reads the
-                // properties in `read` at every tick (a filtered subscriber).
-                writeSelected(from: start, count: n, read: read, writer)
+            } else {
+                // Lanes at rest are about to go (the host cannot ask later); read ones are read every tick.
+                let first = listed
+                while listed < readLanes.count, Int(readLanes[listed]) < start + n { listed += 1 }
+                if rested > 0 || read != nil || listed > first {
+                    writeSelected(from: start, count: n, rested: rested, read: read,
+                                  listed: UnsafeBufferPointer(rebasing: readLanes[first..<listed]), writer)
+                }
             }
         }
         restedSinceAdvance = resting
@@ -270,9 +274,8 @@ final class SimulationBlock {
     }
 
     /// Writes every lane's value as the last advance left it (the kernel at dt 0: nothing steps), for the
-    /// host that asks for what `advanceAll(keep: true)` kept. Lanes that came to rest then were written
-    /// then. (A lane that never stepped gives the start its performer wrote; the host keeps a value
-    /// written since the advance over what comes back.)
+    /// host that asks for what `advanceAll(keep: true)` kept; not the lanes that came to rest (written then).
+    /// A lane that never stepped gives the start its performer wrote (the host keeps newer writes).
     func writeCurrent(_ writer: PropertyBatchWriter?) {
         guard count > 0, let writer else { return }
         flushWrites(writer)
@@ -295,14 +298,15 @@ final class SimulationBlock {
         writer.write(1, handles: handles + index, counts: writeCounts, values: writeValues, velocities: writeVelocities)
     }
 
-    /// Writes those of lanes `start..<start + n` that came to rest at the last advance or whose property is
-    /// in `read`, as that advance left them (the kernel at dt 0).
-    private func writeSelected(from start: Int, count n: Int, read: UnsafeBufferPointer<UInt8>?, _ writer: PropertyBatchWriter?) {
-        let selected = motion_simulation_select(endedFlags + start, handles + start, n, read?.baseAddress, read?.count ?? 0,
-                                                selectedLanes)
+    /// Writes those of lanes `start..<start + n` that came to rest at the last advance, whose property is
+    /// in `read` or that are `listed`, as that advance left them (the kernel at dt 0).
+    private func writeSelected(from start: Int, count n: Int, rested: Int, read: UnsafeBufferPointer<UInt8>?,
+                               listed: UnsafeBufferPointer<UInt32>, _ writer: PropertyBatchWriter?) {
+        let selected = read != nil
+            ? motion_simulation_select(endedFlags + start, handles + start, n, read?.baseAddress, read?.count ?? 0, selectedLanes)
+            : motion_simulation_select_listed(endedFlags + start, start, n, rested, listed.baseAddress, listed.count, selectedLanes)
         guard selected > 0, let writer else { return }
-        var lanes = kernelLanes(from: start, count: n)
-        lanes.ended = scratchFlags
+        var lanes = kernelLanes(from: start, count: n, ended: scratchFlags)
         _ = motion_simulation_advance_some(&lanes, selectedLanes, selected, 0, Simulation.step, writeValues, writeVelocities)
         for entry in 0..<selected { writeHandles[entry] = handles[start + Int(selectedLanes[entry])] }
         writer.write(selected, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
@@ -311,13 +315,11 @@ final class SimulationBlock {
     /// Lanes `start..<start + n` as the last advance showed them, into the write buffers: the kernel at dt
     /// 0 (nothing steps), its rest flags in `scratchFlags` so that `endedFlags` keeps the advance's.
     private func shownWithoutStepping(from start: Int, count n: Int) {
-        var lanes = kernelLanes(from: start, count: n)
-        lanes.ended = scratchFlags
+        var lanes = kernelLanes(from: start, count: n, ended: scratchFlags)
         _ = motion_simulation_advance(&lanes, 0, Simulation.step, writeValues, writeVelocities)
     }
 
-    /// Moves the write entries of lanes `start + j` (`j < n`) for which `keeps(j)` to the front, naming
-    /// them in `writeHandles`; returns how many.
+    /// Moves the write entries of lanes `start + j` for which `keeps(j)` to the front (handles in `writeHandles`).
     private func compact(from start: Int, count n: Int, keeps: (Int) -> Bool) -> Int {
         var kept = 0
         for lane in 0..<n where keeps(lane) {
@@ -348,7 +350,7 @@ final class SimulationBlock {
     }
 
     /// The kernel's view of lanes `start..<start + n`.
-    private func kernelLanes(from start: Int, count n: Int) -> motion_simulation_lanes {
+    private func kernelLanes(from start: Int, count n: Int, ended: UnsafeMutablePointer<UInt8>? = nil) -> motion_simulation_lanes {
         func column(_ columns: [UnsafeMutablePointer<Double>], _ component: Int) -> UnsafeMutablePointer<Double>? {
             component < columns.count ? columns[component] + start : nil
         }
@@ -365,7 +367,7 @@ final class SimulationBlock {
             target: (column(targets, 0), column(targets, 1), column(targets, 2), column(targets, 3)),
             accumulator: accumulators + start,
             step_matrix: (stepMatrix[0] + start, stepMatrix[1] + start, stepMatrix[2] + start, stepMatrix[3] + start),
-            threshold: thresholds + start, ended: endedFlags + start, shared_force: shared)
+            threshold: thresholds + start, ended: ended ?? endedFlags + start, shared_force: shared)
     }
 
     private func grow(to newCapacity: Int) {

@@ -27,6 +27,15 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
     private var keptWriter: PropertyBatchWriter?
     /// The lane `finishTick` is ending: the tick wrote its last value (at rest, or held where it was).
     private var endingLane: Int?
+    /// Per property handle: its lane (−1: none here; −2: not known, after one of several went) and how
+    /// many lanes write it (a handover can give a property two for a moment). A keeping tick finds the
+    /// lanes of the few properties a filtered subscriber reads from the host's list, without a look at
+    /// every lane (when a handle read has −2 or two lanes, it looks at every lane instead).
+    private var laneOfHandle: [Int32] = []
+    private var lanesOfHandle: [UInt16] = []
+    private var laneCount = 0
+    /// Scratch for `advanceAll`: per block, the lanes of the properties read (ascending).
+    private var readLanes: [[UInt32]] = Array(repeating: [], count: 12)
 
     static func shared(host: UInt) -> SimulationLanes {
         sharedLaneSet(SimulationLanes.self, host: host) { SimulationLanes() }
@@ -47,7 +56,31 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         let block = Self.block(for: animation)
         let index = blocks[block].append(animation.simulation, handle: handle.rawValue,
                                          owner: Unmanaged.passUnretained(owner).toOpaque())
+        note(index << 4 | block, handle: handle.rawValue)
         return index << 4 | block
+    }
+
+    private func note(_ lane: Int, handle: UInt32) {
+        let slot = Int(handle)
+        if slot >= laneOfHandle.count {
+            let grown = max(slot + 1, laneOfHandle.count * 2)
+            laneOfHandle.append(contentsOf: repeatElement(-1, count: grown - laneOfHandle.count))
+            lanesOfHandle.append(contentsOf: repeatElement(0, count: grown - lanesOfHandle.count))
+        }
+        laneOfHandle[slot] = Int32(lane)
+        lanesOfHandle[slot] &+= 1
+        laneCount += 1
+    }
+
+    private func forget(_ lane: Int, handle: UInt32) {
+        let slot = Int(handle)
+        laneCount -= 1
+        lanesOfHandle[slot] &-= 1
+        if lanesOfHandle[slot] == 0 {
+            laneOfHandle[slot] = -1
+        } else if laneOfHandle[slot] == Int32(lane) {
+            laneOfHandle[slot] = -2
+        }
     }
 
     public func replace(_ lane: Int, with animation: Animation) -> Int {
@@ -60,7 +93,9 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         let handle = blocks[block].handles[index], owner = blocks[block].owners[index]
         remove(lane)
         let newBlock = Self.block(for: animation)
-        return blocks[newBlock].append(animation.simulation, handle: handle, owner: owner) << 4 | newBlock
+        let newLane = blocks[newBlock].append(animation.simulation, handle: handle, owner: owner) << 4 | newBlock
+        note(newLane, handle: handle)
+        return newLane
     }
 
     public func animation(_ lane: Int) -> Animation {
@@ -71,7 +106,10 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
     public func remove(_ lane: Int) {
         let (block, index) = Self.split(lane)
         if kept, lane != endingLane { blocks[block].writeBeforeRemoval(index, keptWriter) }
+        forget(lane, handle: blocks[block].handles[index])
         if let moved = blocks[block].remove(index) {
+            let handle = Int(blocks[block].handles[index])
+            if laneOfHandle[handle] == Int32(moved.from << 4 | block) { laneOfHandle[handle] = Int32(index << 4 | block) }
             Unmanaged<Owner>.fromOpaque(moved.owner).takeUnretainedValue()
                 .laneMoved(from: moved.from << 4 | block, to: index << 4 | block)
         }
@@ -98,14 +136,34 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         guard dt > 0 else { return }
         // Every lane is stepped: either all are written now, or what they hold is kept.
         let keep = writer?.writesUnread == true
-        let read = keep ? writer?.readProperties : nil
+        var read = keep ? writer?.readProperties : nil
+        // A short list of the properties read (a few filtered targets): their lanes, not a look at each.
+        if read != nil, let list = writer?.readPropertyList, list.count * 8 < laneCount, findLanes(of: list) { read = nil }
         for (number, block) in blocks.enumerated() where block.count > 0 {
-            block.advanceAll(by: dt, writer: writer, keep: keep, read: read) { index, interrupted in
-                ended.append((index << 4 | number, interrupted))
+            readLanes[number].withUnsafeBufferPointer { readLanes in
+                block.advanceAll(by: dt, writer: writer, keep: keep, read: read, readLanes: readLanes) { index, interrupted in
+                    ended.append((index << 4 | number, interrupted))
+                }
             }
         }
+        for number in readLanes.indices where !readLanes[number].isEmpty { readLanes[number].removeAll(keepingCapacity: true) }
         kept = keep
         if keep { keptWriter = writer }
+    }
+
+    /// The lanes of `handles` into `readLanes`, block by block, ascending; false (and none) when a handle
+    /// read has more than one lane, or one not known.
+    private func findLanes(of handles: UnsafeBufferPointer<UInt32>) -> Bool {
+        for handle in handles where Int(handle) < laneOfHandle.count && lanesOfHandle[Int(handle)] > 0 {
+            let lane = Int(laneOfHandle[Int(handle)])
+            guard lanesOfHandle[Int(handle)] == 1, lane >= 0 else {
+                for number in readLanes.indices { readLanes[number].removeAll(keepingCapacity: true) }
+                return false
+            }
+            readLanes[lane & 15].append(UInt32(lane >> 4))
+        }
+        for number in readLanes.indices where readLanes[number].count > 1 { readLanes[number].sort() }
+        return true
     }
 
     public func writeKept() {

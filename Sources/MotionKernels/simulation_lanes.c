@@ -243,3 +243,25 @@ size_t motion_simulation_select(const uint8_t *ended, const uint32_t *handles, s
     }
     return selected;
 }
+
+size_t motion_simulation_select_listed(const uint8_t *ended, size_t start, size_t n, size_t rested,
+                                       const uint32_t *read_lanes, size_t read_lane_count, uint32_t *indices) {
+    size_t selected = 0, next = 0;
+    /* This chunk's part of the list: lanes start ..< start + n, given relative to `start`. */
+    while (next < read_lane_count && read_lanes[next] < start) next++;
+    if (rested == 0) {
+        for (; next < read_lane_count && read_lanes[next] < start + n; next++) {
+            const uint32_t lane = (uint32_t)(read_lanes[next] - start);
+            if (selected == 0 || lane > indices[selected - 1]) indices[selected++] = lane;
+        }
+        return selected;
+    }
+    /* A merge of the two ascending sets: the lanes at rest (a pass over their flags) and the listed ones. */
+    for (size_t i = 0; i < n; i++) {
+        int wanted = ended[i] != 0;
+        while (next < read_lane_count && read_lanes[next] <= start + i) wanted |= read_lanes[next++] == start + i;
+        indices[selected] = (uint32_t)i;
+        selected += wanted;
+    }
+    return selected;
+}

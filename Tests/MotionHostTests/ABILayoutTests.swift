@@ -113,9 +113,10 @@ struct ABILayoutTests {
 
     @Test func unreadAndKeptExtensions() {
         #expect(MOTION_UNREAD_EXTENSION == "motion.unread/1")
-        #expect(MemoryLayout<motion_unread>.size == 24)
+        #expect(MemoryLayout<motion_unread>.size == 32)
         #expect(MemoryLayout<motion_unread>.offset(of: \.writes_unread) == 8)
         #expect(MemoryLayout<motion_unread>.offset(of: \.read_properties) == 16)
+        #expect(MemoryLayout<motion_unread>.offset(of: \.read_property_list) == 24)
         #expect(MOTION_KEPT_EXTENSION == "motion.kept/1")
         #expect(MemoryLayout<motion_kept>.size == 16)
         #expect(MemoryLayout<motion_kept>.offset(of: \.write_kept) == 8)

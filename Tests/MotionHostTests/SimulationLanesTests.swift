@@ -172,6 +172,12 @@ struct SimulationLanesTests {
     /// same values, bit for bit, as a writing advance of the same lanes; `writeCurrent` gives the rest.
     @Test(arguments: [true, false], 1...4)
     func aKeepingBlockWritesWhatIsReadAndWhatRestsAsAWritingOneDoes(spring: Bool, width: Int) {
+        // The lanes read given as a flag per handle, then as a list of lanes.
+        checkKeeping(spring: spring, width: width, listed: false)
+        checkKeeping(spring: spring, width: width, listed: true)
+    }
+
+    func checkKeeping(spring: Bool, width: Int, listed: Bool) {
         let writing = SimulationBlock(width: width, restsAtTarget: spring)
         let keeping = SimulationBlock(width: width, restsAtTarget: spring)
         let simulations = Self.simulations(width: width, spring: spring) + Self.simulations(width: width, spring: spring, oneForce: true)
@@ -189,9 +195,13 @@ struct SimulationLanesTests {
             writing.advanceAll(by: dt, writer: captureWriter) { index, _ in restedNow.insert(writing.handles[index]) }
             let expected = written.withLock { table in defer { table.removeAll() }; return table }
             var keptRested = Set<UInt32>()
+            let readLanes = (0..<keeping.count).filter { read[Int(keeping.handles[$0])] != 0 }.map(UInt32.init)
             read.withUnsafeBufferPointer { read in
-                keeping.advanceAll(by: dt, writer: captureWriter, keep: true, read: read) { index, _ in
-                    keptRested.insert(keeping.handles[index])
+                readLanes.withUnsafeBufferPointer { readLanes in
+                    keeping.advanceAll(by: dt, writer: captureWriter, keep: true, read: listed ? nil : read,
+                                       readLanes: listed ? readLanes : .init(start: nil, count: 0)) { index, _ in
+                        keptRested.insert(keeping.handles[index])
+                    }
                 }
             }
             let sent = written.withLock { $0 }

@@ -24,6 +24,16 @@ public struct PropertyBatchWriter {
         return UnsafeBufferPointer(start: flags, count: count)
     }
 
+    /// [frame] The same properties as a list of handles, in no order; nil when the host does not offer
+    /// one (then use `readProperties`). Valid until the advance returns.
+    public var readPropertyList: UnsafeBufferPointer<UInt32>? {
+        guard let unread, Int(unread.pointee.struct_size) >= MemoryLayout<motion_unread>.size,
+              let list = unread.pointee.read_property_list else { return nil }
+        var count = 0
+        guard let handles = list(host, &count) else { return nil }
+        return UnsafeBufferPointer(start: handles, count: count)
+    }
+
     /// [control, frame] Entry `i` of `n`: `counts[i]` components of `values + 4i` and `velocities + 4i`
     /// for `handles[i]`. All arrays are borrowed for the call.
     public func write(_ n: Int, handles: UnsafePointer<UInt32>, counts: UnsafePointer<UInt8>, values: UnsafePointer<Double>,
@@ -48,7 +58,9 @@ extension PerformerContext {
             .assumingMemoryBound(to: motion_properties.self)
         let usable = table.flatMap { Int($0.pointee.struct_size) >= MemoryLayout<motion_properties>.size ? $0 : nil }
         let unread = host.pointee.get_extension(host, MOTION_UNREAD_EXTENSION)?.assumingMemoryBound(to: motion_unread.self)
+        // A table from before `read_property_list` is usable too (`readPropertyList` checks for it).
+        let listed = MemoryLayout<motion_unread>.offset(of: \.read_property_list)!
         return PropertyBatchWriter(host: host, table: usable.map { UnsafePointer($0) },
-                                   unread: unread.flatMap { Int($0.pointee.struct_size) >= MemoryLayout<motion_unread>.size ? UnsafePointer($0) : nil })
+                                   unread: unread.flatMap { Int($0.pointee.struct_size) >= listed ? UnsafePointer($0) : nil })
     }
 }

@@ -228,11 +228,13 @@ public final class EngineContext: TraceObserver {
     /// with "motion.kept/1" keep the others (`Engine+KeptWrites`).
     func advanceEngine(by dt: Double) {
         isTicking = true
-        hub.withTickReaders(engine.store) { unread, read in
+        hub.withTickReaders(engine.store) { unread, read, readList in
             engine.writesUnread = unread
             engine.readProperties = read
+            engine.readPropertyList = readList
             engine.advance(by: dt)
             engine.readProperties = nil
+            engine.readPropertyList = nil
         }
         isTicking = false
     }

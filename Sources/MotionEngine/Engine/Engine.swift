@@ -59,6 +59,8 @@ public final class Engine {
     /// With `writesUnread`: a byte per property handle, nonzero where someone reads the value anyway (a
     /// filtered subscriber); what "motion.unread/1" `read_properties` lends for the tick.
     public var readProperties: UnsafeBufferPointer<UInt8>?
+    /// The same properties as a list of handles (no order): `read_property_list`.
+    public var readPropertyList: UnsafeBufferPointer<UInt32>?
     /// True during an `advance(by:)` begun with `writesUnread`: what "motion.unread/1" answers.
     var isKeepingWrites = false
 

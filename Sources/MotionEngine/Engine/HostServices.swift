@@ -128,6 +128,17 @@ public final class HostServices: PlanNodesOwner {
                 }
                 count?.pointee = flags.count
                 return base
+            },
+            read_property_list: { host, count in
+                guard let engine = services(host)?.engine, engine.isKeepingWrites, engine.readProperties != nil,
+                    let list = engine.readPropertyList
+                else {
+                    count?.pointee = 0
+                    return nil
+                }
+                count?.pointee = list.count
+                // A list with nothing in it is still a list (not NULL: "not offered").
+                return list.baseAddress ?? UnsafePointer(bitPattern: 8)
             }))
         return table
     }()

@@ -12,6 +12,10 @@ final class FilterIndex {
     /// `watchedGeneration` (a reused handle is looked at again).
     private var watched: [Bool] = []
     private var watchedGeneration: [UInt32] = []
+    /// The handles whose `watched` flag is set, in no order, and each one's place in it (−1: not there):
+    /// a plugin that keeps its values finds the few it must write from it, not from a pass over its lanes.
+    private var watchedList: [UInt32] = []
+    private var watchedPlace: [Int32] = []
     /// Names whose handles' flags change with a subscription added or removed, until `update` (the engine
     /// calls it right after, so nothing piles up while nothing moves): from no filtered subscriber to
     /// one, every flag is cleared first.
@@ -19,6 +23,7 @@ final class FilterIndex {
     private var clearsWatched = false
     /// Reused each frame by `markWritten`.
     private var watchedDirty: [UInt32] = []
+    private var relook: [Int] = []
 
     var isEmpty: Bool { byRuntime.isEmpty && byTarget.isEmpty }
 
@@ -62,6 +67,7 @@ final class FilterIndex {
         if watched.count < count {
             watched.append(contentsOf: repeatElement(false, count: count - watched.count))
             watchedGeneration.append(contentsOf: repeatElement(0, count: count - watchedGeneration.count))
+            watchedPlace.append(contentsOf: repeatElement(-1, count: count - watchedPlace.count))
         }
         if clearsWatched {
             clearsWatched = false
@@ -70,16 +76,34 @@ final class FilterIndex {
                 watched[slot] = false
                 watchedGeneration[slot] = generations[slot]
             }
+            for handle in watchedList { watchedPlace[Int(handle)] = -1 }
+            watchedList.removeAll(keepingCapacity: true)
         }
         for (name, isTarget) in rewatch {
             guard let handles = isTarget ? store.handlesByTarget[name] : store.handlesByRuntime[name] else { continue }
             for handle in handles {
                 let slot = Int(handle)
                 watchedGeneration[slot] = store.generations[slot]
-                watched[slot] = isWatched(slot, store)
+                setWatched(slot, isWatched(slot, store))
             }
         }
         rewatch.removeAll(keepingCapacity: true)
+    }
+
+    private func setWatched(_ slot: Int, _ isWatched: Bool) {
+        guard watched[slot] != isWatched else { return }
+        watched[slot] = isWatched
+        if isWatched {
+            watchedPlace[slot] = Int32(watchedList.count)
+            watchedList.append(UInt32(slot))
+        } else {
+            let place = Int(watchedPlace[slot]), last = watchedList.removeLast()
+            if place < watchedList.count {
+                watchedList[place] = last
+                watchedPlace[Int(last)] = Int32(place)
+            }
+            watchedPlace[slot] = -1
+        }
     }
 
     private func isWatched(_ slot: Int, _ store: PropertyStore) -> Bool {
@@ -115,13 +139,13 @@ final class FilterIndex {
     /// Runs `body` with a byte per handle, nonzero where some filtered subscriber may read the property,
     /// exact for every handle (those given to a property since the last tick are looked at again), for a
     /// tick whose other values no one reads (`Engine.readProperties`). Then forgets those handles.
-    func withReadFlags(_ store: PropertyStore, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    func withReadFlags(_ store: PropertyStore, _ body: (_ flags: UnsafeBufferPointer<UInt8>, _ list: UnsafeBufferPointer<UInt32>) -> Void) {
         if !rewatch.isEmpty || clearsWatched || watched.count < store.keys.count { update(store) }
         let generations = store.generations
         func look(_ slot: Int) {
             guard watchedGeneration[slot] != generations[slot] else { return }
             watchedGeneration[slot] = generations[slot]
-            watched[slot] = isWatched(slot, store)
+            setWatched(slot, isWatched(slot, store))
         }
         if store.internedOverflow {
             for slot in 0..<store.keys.count { look(slot) }
@@ -131,26 +155,27 @@ final class FilterIndex {
         // Before the tick: handles given out during it are looked at before the next one.
         store.clearInterned()
         watched.withUnsafeBufferPointer { flags in
-            UnsafeRawBufferPointer(flags).withMemoryRebound(to: UInt8.self) { body($0) }
+            UnsafeRawBufferPointer(flags).withMemoryRebound(to: UInt8.self) { flags in
+                watchedList.withUnsafeBufferPointer { body(flags, $0) }
+            }
         }
     }
 
     /// The written handles some filtered subscriber watches, into `watchedDirty`: a pass over the flags
-    /// alone, looking again at handles reused since.
+    /// alone, after looking again at handles reused since.
     private func collectWatched(_ dirty: UnsafeBufferPointer<UInt32>, _ store: PropertyStore) {
         watchedDirty.removeAll(keepingCapacity: true)
         let generations = store.generations
-        watched.withUnsafeMutableBufferPointer { watched in
-            watchedGeneration.withUnsafeMutableBufferPointer { seen in
-                for handle in dirty {
-                    let slot = Int(handle)
-                    if seen[slot] != generations[slot] {
-                        seen[slot] = generations[slot]
-                        watched[slot] = isWatched(slot, store)
-                    }
-                    if watched[slot] { watchedDirty.append(handle) }
-                }
+        relook.removeAll(keepingCapacity: true)
+        watchedGeneration.withUnsafeMutableBufferPointer { seen in
+            for handle in dirty where seen[Int(handle)] != generations[Int(handle)] {
+                seen[Int(handle)] = generations[Int(handle)]
+                relook.append(Int(handle))
             }
+        }
+        for slot in relook { setWatched(slot, isWatched(slot, store)) }
+        watched.withUnsafeBufferPointer { watched in
+            for handle in dirty where watched[Int(handle)] { watchedDirty.append(handle) }
         }
     }
 }

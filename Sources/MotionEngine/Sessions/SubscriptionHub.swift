@@ -65,12 +65,13 @@ public final class SubscriptionHub {
     /// Runs `body` for a tick with what its subscribers read: `unread` unless a subscriber without a
     /// filter takes every value, and then the flags of the properties filtered subscribers may read (nil:
     /// none) — what plugins may keep (`Engine.writesUnread`, "motion.unread/1").
-    func withTickReaders(_ store: PropertyStore, _ body: (_ unread: Bool, _ read: UnsafeBufferPointer<UInt8>?) -> Void) {
+    func withTickReaders(_ store: PropertyStore,
+                         _ body: (_ unread: Bool, _ read: UnsafeBufferPointer<UInt8>?, _ readList: UnsafeBufferPointer<UInt32>?) -> Void) {
         guard unfiltered.isEmpty, !filtered.isEmpty else {
             store.clearInterned()
-            return body(unfiltered.isEmpty, nil)
+            return body(unfiltered.isEmpty, nil, nil)
         }
-        filtered.withReadFlags(store) { body(true, $0) }
+        filtered.withReadFlags(store) { body(true, $0, $1) }
     }
 
     /// Brings the filtered subscribers' watch flags up to date after subscriptions came or went.

@@ -73,6 +73,15 @@ size_t motion_simulation_select(const uint8_t *ended, const uint32_t *handles, s
                                 size_t read_count, uint32_t *indices);
 
 /**
+ * The same for lanes `start ..< start + n` of a block, with the lanes read given as a list of the block's
+ * lanes (`read_lanes`, ascending, each once; those outside the chunk are skipped) instead of a flag per
+ * handle: a pass over `ended` (the chunk's flags) only when `rested`, the lanes of the chunk that came to
+ * rest (as the advance returned), is not 0. Indices are relative to `start`.
+ */
+size_t motion_simulation_select_listed(const uint8_t *ended, size_t start, size_t n, size_t rested,
+                                       const uint32_t *read_lanes, size_t read_lane_count, uint32_t *indices);
+
+/**
  * The host's property store (MotionHost's `PropertyStore`): one 64-byte slot per property, value then
  * velocity, 4 components each. Writes `n` entries given in the "motion.properties/1" layout (entry i:
  * `counts[i]` components at `values + 4i`, `velocities + 4i`; NULL velocities: zero), skipping handles at or

@@ -45,6 +45,16 @@ typedef struct motion_unread {
      * plan whose delay ended) may not be flagged until the next tick: write such first steps as always.
      */
     const uint8_t *(*read_properties)(const motion_host *host, size_t *count);
+    /**
+     * [frame] The same exceptions as a list: the handles whose `read_properties` byte is nonzero, `*count`
+     * of them, in no particular order (a property first animated during the advance may be missing, as
+     * there). NULL when the host does not offer the list: then use `read_properties`. Valid as it is.
+     * A plugin whose lanes far outnumber the list finds the few it must write from here, so that a
+     * subscriber filtered to a few targets costs what it reads, not a look at every moving lane.
+     * Appended after the first two: a host built with an older header has a shorter table, so check that
+     * `struct_size` covers this member before calling it.
+     */
+    const uint32_t *(*read_property_list)(const motion_host *host, size_t *count);
 } motion_unread;
 
 #ifdef __cplusplus
