@@ -133,6 +133,49 @@ struct SubscriptionHubTests {
         #expect(targets(outputs[2]) == ["c", "d"])
     }
 
+    /// What a keeping tick is told is read: a flag per handle and the same handles as a list, equal through
+    /// subscribers coming and going, new properties and a handle reused for another target.
+    @Test func theReadListIsTheReadFlags() {
+        func reads() -> (flagged: Set<UInt32>, listed: [UInt32])? {
+            var result: (Set<UInt32>, [UInt32])?
+            hub.withTickReaders(store) { unread, read, list in
+                guard unread, let read, let list else { return }
+                result = (Set(read.indices.filter { read[$0] != 0 }.map(UInt32.init)), Array(list))
+            }
+            return result
+        }
+        func check(_ expected: Set<String>, _ comment: Comment) {
+            guard let (flagged, listed) = reads() else {
+                Issue.record("no read flags: \(comment)")
+                return
+            }
+            #expect(listed.count == Set(listed).count && Set(listed) == flagged, comment)
+            #expect(Set(flagged.compactMap { store.keys[Int($0)]?.target }) == expected, comment)
+        }
+        for target in ["a", "b", "c"] { _ = write(target, 1) }
+        let first = Subscription(id: 1, session: session, frames: true, trace: false, runtime: nil, targets: ["a", "b"], maximumRate: nil)
+        hub.add(first)
+        hub.updateWatch(store)
+        check(["a", "b"], "one subscriber of a and b")
+        let second = Subscription(id: 2, session: session, frames: true, trace: false, runtime: nil, targets: ["c", "d"], maximumRate: nil)
+        hub.add(second)
+        hub.updateWatch(store)
+        _ = write("d", 1)
+        check(["a", "b", "c", "d"], "a second, and d's property made since")
+        hub.remove(first)
+        hub.updateWatch(store)
+        check(["c", "d"], "the first went")
+        store.remove([store.handle(for: .init(runtime: "default", target: "c", property: "x"))!])
+        _ = write("e", 1)
+        _ = write("c", 2)
+        check(["c", "d"], "c's handle reused for e, c given another")
+        hub.remove(second)
+        let third = Subscription(id: 3, session: session, frames: true, trace: false, runtime: nil, targets: ["e"], maximumRate: nil)
+        hub.add(third)
+        hub.updateWatch(store)
+        check(["e"], "from none to one again (the flags cleared at once)")
+    }
+
     /// A frame larger than the high-water mark may be on its way while the next is sent (a reader that
     /// keeps up with 6 MB frames still holds one when the next tick comes); more than that is behind.
     @Test func oneFrameOnItsWayIsNotBehind() {
