@@ -45,7 +45,7 @@ final class SimulationBlock {
     /// Where `shownWithoutStepping` lets the kernel put its rest flags: `endedFlags` must keep saying which
     /// lanes came to rest at the last advance.
     private let scratchFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: SimulationBlock.chunk)
-    /// The lanes of a chunk that a keeping advance still writes (`motion_simulation_select`).
+    /// The lanes of a chunk that a keeping advance still writes (`motion_simulation_select…`).
     private let selectedLanes = UnsafeMutablePointer<UInt32>.allocate(capacity: SimulationBlock.chunk)
     /// Lanes that came to rest at the last advance (an upper bound): 0 lets `writeCurrent` skip the check.
     private var restedSinceAdvance = 0
@@ -299,14 +299,14 @@ final class SimulationBlock {
     }
 
     /// Writes those of lanes `start..<start + n` that came to rest at the last advance, whose property is
-    /// in `read` or that are `listed`, as that advance left them (the kernel at dt 0).
+    /// in `read` or that are `listed`, as that advance left them (the kernel at dt 0, given its rest flags).
     private func writeSelected(from start: Int, count n: Int, rested: Int, read: UnsafeBufferPointer<UInt8>?,
                                listed: UnsafeBufferPointer<UInt32>, _ writer: PropertyBatchWriter?) {
         let selected = read != nil
             ? motion_simulation_select(endedFlags + start, handles + start, n, read?.baseAddress, read?.count ?? 0, selectedLanes)
             : motion_simulation_select_listed(endedFlags + start, start, n, rested, listed.baseAddress, listed.count, selectedLanes)
         guard selected > 0, let writer else { return }
-        var lanes = kernelLanes(from: start, count: n, ended: scratchFlags)
+        var lanes = kernelLanes(from: start, count: n)
         _ = motion_simulation_advance_some(&lanes, selectedLanes, selected, 0, Simulation.step, writeValues, writeVelocities)
         for entry in 0..<selected { writeHandles[entry] = handles[start + Int(selectedLanes[entry])] }
         writer.write(selected, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)

@@ -27,10 +27,10 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
     private var keptWriter: PropertyBatchWriter?
     /// The lane `finishTick` is ending: the tick wrote its last value (at rest, or held where it was).
     private var endingLane: Int?
-    /// Per property handle: its lane (−1: none here; −2: not known, after one of several went) and how
-    /// many lanes write it (a handover can give a property two for a moment). A keeping tick finds the
-    /// lanes of the few properties a filtered subscriber reads from the host's list, without a look at
-    /// every lane (when a handle read has −2 or two lanes, it looks at every lane instead).
+    /// Per property handle: its lane (−1: none here; −2: several) and how many lanes write it (a handover
+    /// can give a property two for a moment). A keeping tick finds the lanes of the few properties a
+    /// filtered subscriber reads from the host's list, without a look at every lane (when a handle read
+    /// has several lanes, it looks at every lane instead).
     private var laneOfHandle: [Int32] = []
     private var lanesOfHandle: [UInt16] = []
     private var laneCount = 0
@@ -72,15 +72,27 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         laneCount += 1
     }
 
+    /// Called while `lane` is still in its block.
     private func forget(_ lane: Int, handle: UInt32) {
         let slot = Int(handle)
         laneCount -= 1
         lanesOfHandle[slot] &-= 1
         if lanesOfHandle[slot] == 0 {
             laneOfHandle[slot] = -1
-        } else if laneOfHandle[slot] == Int32(lane) {
-            laneOfHandle[slot] = -2
+        } else if laneOfHandle[slot] == Int32(lane) || laneOfHandle[slot] == -2 {
+            // One of several lanes of the property went (a handover, rare): the one left is looked for.
+            laneOfHandle[slot] = lanesOfHandle[slot] == 1 ? Int32(survivor(of: handle, besides: lane)) : -2
         }
+    }
+
+    /// The lane of `handle` other than `lane` (−2 if none is found).
+    private func survivor(of handle: UInt32, besides lane: Int) -> Int {
+        for (number, block) in blocks.enumerated() {
+            for index in 0..<block.count where block.handles[index] == handle && index << 4 | number != lane {
+                return index << 4 | number
+            }
+        }
+        return -2
     }
 
     public func replace(_ lane: Int, with animation: Animation) -> Int {

@@ -30,7 +30,8 @@ void motion_simulation_step_matrix(double k, double c, double h, double matrix[4
 static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_simulation_lanes lanes_, size_t i,
                                                                   const int width, int steps, double dt, double h,
                                                                   double *restrict value, double *restrict velocity,
-                                                                  const int clamps, const int shares, const int writes) {
+                                                                  const int clamps, const int shares, const int writes,
+                                                                  const int rested) {
     const motion_simulation_lanes *lanes = &lanes_;
     /* `shares` is a constant in the vector loops: lanes of one force read it once, not per lane. */
     const double *force = lanes->shared_force;
@@ -86,7 +87,9 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
     }
     /* The newest step too: what is shown lies between the boundary and it. */
     if (clamps) crossed |= (along <= 0) & (before > 0);
-    const int rests = still | !finite | crossed;
+    /* `rested`: at dt 0, a lane that came to rest at the advance stays so (a clamped spring may have
+     * crossed its target inside that advance's steps, which dt 0 does not take again). */
+    const int rests = still | !finite | crossed | rested;
     /* `writes` is a constant in the lane loops: a tick whose values no one reads ("motion.unread/1") writes
      * none (the lanes that come to rest are written afterwards, at dt 0: the same values). */
     if (!writes) return (uint8_t)rests;
@@ -117,8 +120,8 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
     uint8_t *const endedFlags = lanes->ended;                                                                  \
     _Pragma("clang loop vectorize(assume_safety)")                                                             \
     for (size_t i = 0; i < n; i++) {                                                                           \
-        const uint8_t rests = advance_lane(columns, i, W, STEPS, dt, h, values + (WRITES ? i * 4 : 0),          \
-                                           velocities + (WRITES ? i * 4 : 0), CLAMPS, SHARES, WRITES);         \
+        const uint8_t rests = advance_lane(columns, i, W, STEPS, dt, h, WRITES ? values + i * 4 : NULL,         \
+                                           WRITES ? velocities + i * 4 : NULL, CLAMPS, SHARES, WRITES, 0);     \
         endedFlags[i] = rests;                                                                                 \
         ended += rests;                                                                                        \
     }
@@ -127,8 +130,9 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
  * does not vectorise, and the other lanes' loops keep none of its work. */
 #define CLAMPED_LANE_LOOP(W, STEPS)                                                                            \
     for (size_t i = 0; i < n; i++) {                                                                           \
-        const uint8_t rests = advance_lane(*lanes, i, W, STEPS, dt, h, values + (writes ? i * 4 : 0),          \
-                                           velocities + (writes ? i * 4 : 0), 1, lanes->shared_force != 0, writes); \
+        const uint8_t rests = advance_lane(*lanes, i, W, STEPS, dt, h, writes ? values + i * 4 : NULL,         \
+                                           writes ? velocities + i * 4 : NULL, 1, lanes->shared_force != 0,    \
+                                           writes, 0);                                                         \
         lanes->ended[i] = rests;                                                                               \
         ended += rests;                                                                                        \
     }
@@ -193,9 +197,9 @@ size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt
         /* Rare (a stalled clock): lane by lane. */
         const int many = steps < 1e6 ? (int)steps : 1000000;
         for (size_t i = 0; i < n; i++) {
-            const uint8_t rests = advance_lane(*lanes, i, (int)lanes->width, many, dt, h, values + (writes ? i * 4 : 0),
-                                               velocities + (writes ? i * 4 : 0), lanes->rests_at_target == 2,
-                                               lanes->shared_force != 0, writes);
+            const uint8_t rests = advance_lane(*lanes, i, (int)lanes->width, many, dt, h, writes ? values + i * 4 : NULL,
+                                               writes ? velocities + i * 4 : NULL, lanes->rests_at_target == 2,
+                                               lanes->shared_force != 0, writes, 0);
             lanes->ended[i] = rests;
             ended += rests;
         }
@@ -216,7 +220,8 @@ size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, cons
     for (size_t j = 0; j < n; j++) {
         const size_t i = indices[j];
         const uint8_t rests = advance_lane(*lanes, i, width, steps, dt, h, values + j * 4, velocities + j * 4,
-                                           lanes->rests_at_target == 2, lanes->shared_force != 0, 1);
+                                           lanes->rests_at_target == 2, lanes->shared_force != 0, 1,
+                                           dt == 0 && lanes->ended[i]);
         lanes->ended[i] = rests;
         ended += rests;
     }

@@ -24,8 +24,8 @@ public struct PropertyBatchWriter {
         return UnsafeBufferPointer(start: flags, count: count)
     }
 
-    /// [frame] The same properties as a list of handles, in no order; nil when the host does not offer
-    /// one (then use `readProperties`). Valid until the advance returns.
+    /// [frame] The same properties as a list of handles, in no order; nil when `readProperties` is nil or
+    /// the host does not offer the list (then use `readProperties`). Valid until the advance returns.
     public var readPropertyList: UnsafeBufferPointer<UInt32>? {
         guard let unread, Int(unread.pointee.struct_size) >= MemoryLayout<motion_unread>.size,
               let list = unread.pointee.read_property_list else { return nil }

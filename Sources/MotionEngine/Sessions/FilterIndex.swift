@@ -137,8 +137,9 @@ final class FilterIndex {
     }
 
     /// Runs `body` with a byte per handle, nonzero where some filtered subscriber may read the property,
-    /// exact for every handle (those given to a property since the last tick are looked at again), for a
-    /// tick whose other values no one reads (`Engine.readProperties`). Then forgets those handles.
+    /// exact for every handle (those given to a property since the last tick are looked at again), and
+    /// the same handles as a list, for a tick whose other values no one reads (`Engine.readProperties`,
+    /// `readPropertyList`). Then forgets the handles given since the last tick.
     func withReadFlags(_ store: PropertyStore, _ body: (_ flags: UnsafeBufferPointer<UInt8>, _ list: UnsafeBufferPointer<UInt32>) -> Void) {
         if !rewatch.isEmpty || clearsWatched || watched.count < store.keys.count { update(store) }
         let generations = store.generations

@@ -59,7 +59,9 @@ void motion_simulation_step_matrix(double k, double c, double step, double matri
 size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt, double step, double *values,
                                  double *velocities);
 
-/** The same for the `n` lanes listed in `indices` only; the j-th listed lane's output is at `j * 4`. */
+/** The same for the `n` lanes listed in `indices` only; the j-th listed lane's output is at `j * 4`. At
+ *  `dt` 0, a lane whose `ended` flag is set is shown at rest (as the advance that set it showed it: a
+ *  clamped spring's crossing inside that advance's steps is not seen again), so pass the advance's flags. */
 size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, const uint32_t *indices, size_t n, double dt,
                                       double step, double *values, double *velocities);
 

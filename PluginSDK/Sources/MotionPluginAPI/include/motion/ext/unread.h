@@ -48,7 +48,8 @@ typedef struct motion_unread {
     /**
      * [frame] The same exceptions as a list: the handles whose `read_properties` byte is nonzero, `*count`
      * of them, in no particular order (a property first animated during the advance may be missing, as
-     * there). NULL when the host does not offer the list: then use `read_properties`. Valid as it is.
+     * there). NULL when `read_properties` is NULL or the host does not offer the list (then use
+     * `read_properties`). Valid until the advance in progress returns.
      * A plugin whose lanes far outnumber the list finds the few it must write from here, so that a
      * subscriber filtered to a few targets costs what it reads, not a look at every moving lane.
      * Appended after the first two: a host built with an older header has a shorter table, so check that
