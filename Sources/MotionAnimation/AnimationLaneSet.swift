@@ -33,11 +33,14 @@ public protocol AnimationLaneSet<Animation>: AnyObject {
     func finishTick(writer: PropertyBatchWriter?)
     /// Writes the values `advanceAll` kept because no one read them ("motion.kept/1"); nothing if none.
     func writeKept()
+    /// The same for the properties `handles` only (writing more is allowed).
+    func writeKept(handles: UnsafeBufferPointer<UInt32>)
 }
 
 extension AnimationLaneSet {
     /// Sets that always write keep nothing.
     public func writeKept() {}
+    public func writeKept(handles: UnsafeBufferPointer<UInt32>) { writeKept() }
 }
 
 extension PropertyAnimation {

@@ -128,6 +128,10 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         Animation.lanes(host: host).writeKept()
     }
 
+    public static func writeKept(host: UInt, handles: UnsafeBufferPointer<UInt32>) {
+        Animation.lanes(host: host).writeKept(handles: handles)
+    }
+
     /// Counts down the waiting plans; one whose delay ends within this tick starts, and moves on by the
     /// rest of the tick, as if it had started at its exact time.
     private func advanceDelays(by dt: Double) {

@@ -28,7 +28,7 @@ final class SimulationBlock {
     private var forces: [Force: Int] = [:]
     private let sharedForce = UnsafeMutablePointer<Double>.allocate(capacity: 5)
     var sharesOneForce: Bool { forces.count == 1 }
-    private var endedFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
+    var endedFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
     private(set) var handles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
     /// `Unmanaged<AnimationPerformer<…>>` of each lane, unretained (a performer gives its lanes back).
     private(set) var owners = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: 0)
@@ -36,19 +36,22 @@ final class SimulationBlock {
     private var removedCount = 0
 
     // Writes: entry i is `counts[i]` (= width) components at `values + 4i`, `velocities + 4i`.
-    private var writeValues = UnsafeMutablePointer<Double>.allocate(capacity: 0)
-    private var writeVelocities = UnsafeMutablePointer<Double>.allocate(capacity: 0)
-    private var writeCounts = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
+    var writeValues = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    var writeVelocities = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    var writeCounts = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
     /// Handles of the entries when they are not lane by lane (`advance(_:by:ended:)`, held lanes).
-    private var writeHandles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
-    private var pendingWrites = 0
+    var writeHandles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    var pendingWrites = 0
     /// Where `shownWithoutStepping` lets the kernel put its rest flags: `endedFlags` must keep saying which
     /// lanes came to rest at the last advance.
-    private let scratchFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: SimulationBlock.chunk)
+    let scratchFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: SimulationBlock.chunk)
     /// The lanes of a chunk that a keeping advance still writes (`motion_simulation_select…`).
-    private let selectedLanes = UnsafeMutablePointer<UInt32>.allocate(capacity: SimulationBlock.chunk)
-    /// Lanes that came to rest at the last advance (an upper bound): 0 lets `writeCurrent` skip the check.
-    private var restedSinceAdvance = 0
+    let selectedLanes = UnsafeMutablePointer<UInt32>.allocate(capacity: SimulationBlock.chunk)
+    /// 1 for a lane whose value a keeping advance left unwritten ("motion.kept/1") and that nothing has
+    /// written since: what the host's asking writes, each once (a value another writer put there after
+    /// the lane was written for one read must not be written over by the next). `SimulationBlock+Writes`.
+    var unwritten = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
+    var mayHaveUnwritten = false
 
     init(width: Int, restsAtTarget: Bool, clampsAtTarget: Bool = false) {
         self.width = width
@@ -84,6 +87,7 @@ final class SimulationBlock {
         writeValues.deallocate()
         writeVelocities.deallocate()
         endedFlags.deallocate()
+        unwritten.deallocate()
         handles.deallocate()
         owners.deallocate()
         removed.deallocate()
@@ -101,6 +105,7 @@ final class SimulationBlock {
         owners[index] = owner
         removed[index] = false
         endedFlags[index] = 0
+        unwritten[index] = 0
         assign(index, simulation)
         return index
     }
@@ -184,6 +189,7 @@ final class SimulationBlock {
         for entry in stepMatrix { entry[index] = entry[last] }
         thresholds[index] = thresholds[last]
         endedFlags[index] = endedFlags[last]
+        unwritten[index] = unwritten[last]
         handles[index] = handles[last]
         owners[index] = owners[last]
         removed[index] = removed[last]
@@ -206,6 +212,9 @@ final class SimulationBlock {
         if removedCount > 0 {
             for index in 0..<count where removed[index] { held.append((index, simulation(index).published.value)) }
         }
+        // Every lane is unwritten after a keeping advance but those written below; none after a writing one.
+        if keep || mayHaveUnwritten { unwritten.update(repeating: keep ? 1 : 0, count: count) }
+        mayHaveUnwritten = keep
         var resting = 0, listed = 0
         for start in stride(from: 0, to: count, by: Self.chunk) {
             let n = min(Self.chunk, count - start)
@@ -226,10 +235,10 @@ final class SimulationBlock {
                 }
             }
         }
-        restedSinceAdvance = resting
         if !held.isEmpty {
             for (entry, lane) in held.enumerated() {
                 writeHandles[entry] = handles[lane.index]
+                unwritten[lane.index] = 0
                 hold(entry: entry, at: lane.value)
                 ended(lane.index, true)
             }
@@ -246,6 +255,8 @@ final class SimulationBlock {
 
     /// Steps the lanes at `indices` only, appending their writes to this tick's.
     func advance(_ indices: [UInt32], by dt: Double, ended: (Int, Bool) -> Void) {
+        // Written now (stepped or held): no longer what a keeping advance left.
+        for index in indices { unwritten[Int(index)] = 0 }
         var moving: [UInt32] = []
         for index in indices {
             if removed[Int(index)] {
@@ -270,87 +281,10 @@ final class SimulationBlock {
             if resting > 0, endedFlags[Int(index)] != 0 { ended(Int(index), false) }
         }
         pendingWrites += moving.count
-        restedSinceAdvance += resting
-    }
-
-    /// Writes every lane's value as the last advance left it (the kernel at dt 0: nothing steps), for the
-    /// host that asks for what `advanceAll(keep: true)` kept; not the lanes that came to rest (written then).
-    /// A lane that never stepped gives the start its performer wrote (the host keeps newer writes).
-    func writeCurrent(_ writer: PropertyBatchWriter?) {
-        guard count > 0, let writer else { return }
-        flushWrites(writer)
-        for start in stride(from: 0, to: count, by: Self.chunk) {
-            let n = min(Self.chunk, count - start)
-            shownWithoutStepping(from: start, count: n)
-            let entries = compact(from: start, count: n) { [restedSinceAdvance] lane in
-                restedSinceAdvance == 0 || endedFlags[start + lane] == 0
-            }
-            writer.write(entries, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
-        }
-    }
-
-    /// Writes lane `index` as the last advance left it, before it goes, unless that advance wrote it (it
-    /// came to rest).
-    func writeBeforeRemoval(_ index: Int, _ writer: PropertyBatchWriter?) {
-        guard let writer, index < count, endedFlags[index] == 0 else { return }
-        flushWrites(writer)
-        shownWithoutStepping(from: index, count: 1)
-        writer.write(1, handles: handles + index, counts: writeCounts, values: writeValues, velocities: writeVelocities)
-    }
-
-    /// Writes those of lanes `start..<start + n` that came to rest at the last advance, whose property is
-    /// in `read` or that are `listed`, as that advance left them (the kernel at dt 0, given its rest flags).
-    private func writeSelected(from start: Int, count n: Int, rested: Int, read: UnsafeBufferPointer<UInt8>?,
-                               listed: UnsafeBufferPointer<UInt32>, _ writer: PropertyBatchWriter?) {
-        let selected = read != nil
-            ? motion_simulation_select(endedFlags + start, handles + start, n, read?.baseAddress, read?.count ?? 0, selectedLanes)
-            : motion_simulation_select_listed(endedFlags + start, start, n, rested, listed.baseAddress, listed.count, selectedLanes)
-        guard selected > 0, let writer else { return }
-        var lanes = kernelLanes(from: start, count: n)
-        _ = motion_simulation_advance_some(&lanes, selectedLanes, selected, 0, Simulation.step, writeValues, writeVelocities)
-        for entry in 0..<selected { writeHandles[entry] = handles[start + Int(selectedLanes[entry])] }
-        writer.write(selected, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
-    }
-
-    /// Lanes `start..<start + n` as the last advance showed them, into the write buffers: the kernel at dt
-    /// 0 (nothing steps), its rest flags in `scratchFlags` so that `endedFlags` keeps the advance's.
-    private func shownWithoutStepping(from start: Int, count n: Int) {
-        var lanes = kernelLanes(from: start, count: n, ended: scratchFlags)
-        _ = motion_simulation_advance(&lanes, 0, Simulation.step, writeValues, writeVelocities)
-    }
-
-    /// Moves the write entries of lanes `start + j` for which `keeps(j)` to the front (handles in `writeHandles`).
-    private func compact(from start: Int, count n: Int, keeps: (Int) -> Bool) -> Int {
-        var kept = 0
-        for lane in 0..<n where keeps(lane) {
-            if kept != lane {
-                for component in 0..<4 {
-                    writeValues[kept * 4 + component] = writeValues[lane * 4 + component]
-                    writeVelocities[kept * 4 + component] = writeVelocities[lane * 4 + component]
-                }
-            }
-            writeHandles[kept] = handles[start + lane]
-            kept += 1
-        }
-        return kept
-    }
-
-    /// Sends the writes of this tick's `advance(_:by:ended:)` calls to the host in one call.
-    func flushWrites(_ writer: PropertyBatchWriter?) {
-        guard pendingWrites > 0 else { return }
-        writer?.write(pendingWrites, handles: writeHandles, counts: writeCounts, values: writeValues, velocities: writeVelocities)
-        pendingWrites = 0
-    }
-
-    private func hold(entry: Int, at value: SIMD4<Double>) {
-        for component in 0..<width {
-            writeValues[entry * 4 + component] = value[component]
-            writeVelocities[entry * 4 + component] = 0
-        }
     }
 
     /// The kernel's view of lanes `start..<start + n`.
-    private func kernelLanes(from start: Int, count n: Int, ended: UnsafeMutablePointer<UInt8>? = nil) -> motion_simulation_lanes {
+    func kernelLanes(from start: Int, count n: Int, ended: UnsafeMutablePointer<UInt8>? = nil) -> motion_simulation_lanes {
         func column(_ columns: [UnsafeMutablePointer<Double>], _ component: Int) -> UnsafeMutablePointer<Double>? {
             component < columns.count ? columns[component] + start : nil
         }
@@ -380,6 +314,7 @@ final class SimulationBlock {
         arena.grow(to: newCapacity, keeping: count)
         locateColumns()
         endedFlags = moved(endedFlags)
+        unwritten = moved(unwritten)
         handles = moved(handles)
         owners = moved(owners)
         removed = moved(removed)

@@ -117,7 +117,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
 
     public func remove(_ lane: Int) {
         let (block, index) = Self.split(lane)
-        if kept, lane != endingLane { blocks[block].writeBeforeRemoval(index, keptWriter) }
+        if kept, lane != endingLane { blocks[block].writeLane(index, keptWriter) }
         forget(lane, handle: blocks[block].handles[index])
         if let moved = blocks[block].remove(index) {
             let handle = Int(blocks[block].handles[index])
@@ -182,6 +182,17 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         guard kept else { return }
         kept = false
         for block in blocks where block.count > 0 { block.writeCurrent(keptWriter) }
+    }
+
+    /// The lanes of `handles` as the last advance left them (the others stay kept); every lane when a
+    /// handle has several.
+    public func writeKept(handles: UnsafeBufferPointer<UInt32>) {
+        guard kept else { return }
+        for handle in handles where Int(handle) < laneOfHandle.count && lanesOfHandle[Int(handle)] > 0 {
+            let lane = Int(laneOfHandle[Int(handle)])
+            guard lanesOfHandle[Int(handle)] == 1, lane >= 0 else { return writeKept() }
+            blocks[lane & 15].writeLane(lane >> 4, keptWriter)
+        }
     }
 
     public func advance(_ selected: [Int], by dt: Double) {

@@ -118,8 +118,9 @@ struct ABILayoutTests {
         #expect(MemoryLayout<motion_unread>.offset(of: \.read_properties) == 16)
         #expect(MemoryLayout<motion_unread>.offset(of: \.read_property_list) == 24)
         #expect(MOTION_KEPT_EXTENSION == "motion.kept/1")
-        #expect(MemoryLayout<motion_kept>.size == 16)
+        #expect(MemoryLayout<motion_kept>.size == 24)
         #expect(MemoryLayout<motion_kept>.offset(of: \.write_kept) == 8)
+        #expect(MemoryLayout<motion_kept>.offset(of: \.write_kept_some) == 16)
     }
 
     @Test func function() {

@@ -95,6 +95,8 @@ struct DescriptorCheckTests {
         let batched = try check(KeptTables.make(size: MemoryLayout<motion_kept>.size, function: writes), batch: true).get()
         #expect(batched.factories.allSatisfy { ($0.kept != nil) == $0.isContinuous })
         #expect(batched.factories.contains { $0.kept != nil })
+        // A table from before `write_kept_some` was appended (16 bytes) is accepted.
+        #expect(try check(KeptTables.make(size: 16, function: writes), batch: true).get().factories.contains { $0.kept != nil })
         let unbatched = try check(KeptTables.make(size: MemoryLayout<motion_kept>.size, function: writes), batch: false).get()
         #expect(unbatched.factories.allSatisfy { $0.kept == nil }, "without batches the engine never lets a factory keep")
     }
@@ -195,7 +197,7 @@ private enum KeptTables {
         -> UnsafeMutablePointer<motion_kept>
     {
         let table = UnsafeMutablePointer<motion_kept>.allocate(capacity: 1)
-        table.initialize(to: motion_kept(struct_size: UInt32(size), reserved: 0, write_kept: function))
+        table.initialize(to: motion_kept(struct_size: UInt32(size), reserved: 0, write_kept: function, write_kept_some: nil))
         return table
     }
 }

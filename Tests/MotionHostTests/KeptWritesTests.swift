@@ -122,6 +122,33 @@ struct KeptWritesTests {
         #expect(Self.mismatches(Self.snapshot(eager), Self.snapshot(lazy)) == [], "values at rest")
     }
 
+    /// A read of one property asks the plugins for that one only ("motion.kept/1" `write_kept_some`): the
+    /// other kept values stay unwritten until something reads them; many reads in one tick are answered by
+    /// one refresh of everything.
+    @Test func aReadOfOnePropertyAsksForThatOneOnly() throws {
+        let eager = try Self.engine(), lazy = try Self.engine()
+        lazy.writesUnread = true
+        for engine in [eager, lazy] { try Self.start(engine) }
+        Self.advance([eager, lazy], ticks: 3)
+        let other = try #require(lazy.store.handle(for: .init(runtime: Engine.defaultRuntime, target: "s2", property: "p")))
+        #expect(lazy.value(of: "p", target: "s1") == eager.value(of: "p", target: "s1"))
+        #expect(lazy.store.slot(other)[0] == 0, "another spring's value is still kept")
+        #expect(lazy.store.isStale)
+        for index in 3..<(3 + KeptFreshness.targetedLimit + 1) {
+            #expect(lazy.value(of: "p", target: "s\(index)") == eager.value(of: "p", target: "s\(index)"))
+        }
+        #expect(!lazy.store.isStale, "past the limit, everything at once")
+        #expect(lazy.store.slot(other)[0] == eager.store.slot(other)[0] && lazy.store.slot(other)[0] != 0)
+        // A value written after its spring was written for a read stays, whatever is read next.
+        Self.advance([eager, lazy], ticks: 1)
+        for engine in [eager, lazy] {
+            _ = engine.value(of: "p", target: "s5")
+            try engine.addPlan(plan(#"{"type":"Set","property":"p","value":[7,7]}"#), to: "s5")
+        }
+        #expect(Self.mismatches(Self.snapshot(eager), Self.snapshot(lazy)) == [])
+        #expect(lazy.value(of: "p", target: "s5") == [7, 7])
+    }
+
     /// A hot swap takes the springs to another image: the old one's lanes go, and what they kept is
     /// written as they go (the new image's lanes have never stepped, so a read asks them for nothing).
     @Test func aSwapToAnotherImageKeepsTheValuesReadable() throws {

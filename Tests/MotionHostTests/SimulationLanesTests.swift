@@ -220,14 +220,27 @@ struct SimulationLanesTests {
                         "handle \(handle) at tick \(tick): \(got.value) \(got.velocity) vs \(expected[handle].map { "\($0.value) \($0.velocity)" } ?? "none")")
             }
             if tick % 7 == 3 {
-                // What was kept, asked for: every lane not yet at rest, as the writing block wrote it.
+                // What was kept, asked for: one lane for a read of its property (`writeLane`), then every
+                // other lane neither at rest nor read, as the writing block wrote them, each once.
+                let unread = live.subtracting(wanted)
                 written.withLock { $0.removeAll() }
+                var alone = Set<UInt32>()
+                if let first = unread.min(), let lane = (0..<keeping.count).first(where: { keeping.handles[$0] == first }) {
+                    keeping.writeLane(lane, captureWriter)
+                    alone.insert(first)
+                    let one = written.withLock { table in defer { table.removeAll() }; return table }
+                    #expect(Set(one.keys) == alone && one[first]?.value == expected[first]?.value, "one lane at tick \(tick)")
+                }
                 keeping.writeCurrent(captureWriter)
                 let current = written.withLock { $0 }
-                for handle in live.subtracting(restedNow) {
+                #expect(Set(current.keys) == unread.subtracting(alone), "the rest, not the lane written already, at tick \(tick)")
+                for handle in unread.subtracting(alone) {
                     #expect(current[handle]?.value == expected[handle]?.value && current[handle]?.velocity == expected[handle]?.velocity,
                             "kept handle \(handle) at tick \(tick)")
                 }
+                written.withLock { $0.removeAll() }
+                keeping.writeCurrent(captureWriter)
+                #expect(written.withLock { $0 }.isEmpty, "asked again: nothing more")
             }
         }
     }

@@ -11,10 +11,14 @@ public protocol BatchPerformer: Performer {
     /// while `PropertyBatchWriter.writesUnread` is true, and must then write each one when its animation
     /// ends. The default keeps nothing, so writes nothing.
     static func writeKept(host: UInt)
+    /// [control, frame] The same for the properties `handles` only (writing more is allowed): the host
+    /// reads one property or a few. The default writes everything kept (`writeKept(host:)`).
+    static func writeKept(host: UInt, handles: UnsafeBufferPointer<UInt32>)
 }
 
 extension BatchPerformer {
     public static func writeKept(host: UInt) {}
+    public static func writeKept(host: UInt, handles: UnsafeBufferPointer<UInt32>) { writeKept(host: host) }
 }
 
 /// The performers the host advances in one batch, without reference counting per element.
@@ -52,6 +56,11 @@ enum BatchExtension {
             write_kept: { factory, host in
                 guard let data = factory?.pointee.factory_data, let host else { return }
                 Unmanaged<FactoryBox>.fromOpaque(data).takeUnretainedValue().writeKept(UInt(bitPattern: host))
+            },
+            write_kept_some: { factory, host, handles, n in
+                guard let data = factory?.pointee.factory_data, let host, let handles, n > 0 else { return }
+                Unmanaged<FactoryBox>.fromOpaque(data).takeUnretainedValue()
+                    .writeKeptSome(UInt(bitPattern: host), UnsafeBufferPointer(start: handles, count: n))
             }))
         return table
     }()

@@ -49,6 +49,7 @@ final class FactoryBox {
     let advanceBatch: (UnsafeBufferPointer<UnsafeMutableRawPointer?>, Double) -> Void
     /// [control, frame] Writes what the host's performers of this type kept ("motion.kept/1").
     let writeKept: (UInt) -> Void
+    let writeKeptSome: (UInt, UnsafeBufferPointer<UInt32>) -> Void
 
     init<P: Performer>(_ type: P.Type) {
         if let migratable = type as? any MigratablePerformer.Type {
@@ -59,11 +60,13 @@ final class FactoryBox {
         if let batched = type as? any BatchPerformer.Type {
             advanceBatch = Self.batcher(batched)
             writeKept = { host in batched.writeKept(host: host) }
+            writeKeptSome = { host, handles in batched.writeKept(host: host, handles: handles) }
         } else {
             advanceBatch = { instances, dt in
                 for instance in instances { box(instance!).advance(by: dt) }
             }
             writeKept = { _ in }
+            writeKeptSome = { _, _ in }
         }
     }
 

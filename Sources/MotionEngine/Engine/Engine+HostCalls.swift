@@ -25,9 +25,9 @@ extension Engine {
             claimsAfterFrame.append((property, performerID))
             return
         }
-        // What plugins kept is written before the performer that animated the property lets go, and
-        // not over a value the claimant wrote already (`PropertyStore.refreshIfStale`).
-        store.refreshIfStale()
+        // What plugins kept of the property is written before the performer that animated it lets go,
+        // and not over a value the claimant wrote already (`PropertyStore.refreshIfStale`).
+        store.refreshIfStale(property)
         guard let claimant = performers[performerID],
               claimant.target.properties.values.contains(property) else { return }
         let index = Int(property)

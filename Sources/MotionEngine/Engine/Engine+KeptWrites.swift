@@ -6,7 +6,8 @@ import MotionPluginAPI
 /// step their animations without writing each value to the property store (a cache line per property, most
 /// of a tick's cost once the maths is vectorised, BENCHMARKS.md), and the store is marked stale. Anything
 /// that reads the store (a request, a frame, a plugin's `read_property`) first calls `refreshIfStale`,
-/// which lands here: every such factory writes what it kept, as the last advance left it.
+/// which lands here: every such factory writes what it kept, as the last advance left it. A read of one
+/// property (`refreshIfStale(_:)`) asks for that one only.
 extension Engine {
     func writeKeptValues() {
         // Inside a keeping advance (a read from a batch): "motion.unread/1" answers 0 to what is asked here.
@@ -16,6 +17,24 @@ extension Engine {
         for group in advanceGroups {
             guard let kept = group.kept else { continue }
             PluginCallMarker.calling(group.label, "write_kept") { kept.pointee.write_kept(group.factory, host.pointer) }
+        }
+    }
+
+    /// The same for a few properties (`PropertyStore.refreshIfStale(_:)`): factories with
+    /// `write_kept_some` write those; the others (a table from before it) write everything they kept.
+    func writeKeptValues(of handles: UnsafeBufferPointer<UInt32>) {
+        let keeping = isKeepingWrites
+        isKeepingWrites = false
+        defer { isKeepingWrites = keeping }
+        for group in advanceGroups {
+            guard let kept = group.kept else { continue }
+            if Int(kept.pointee.struct_size) >= MemoryLayout<motion_kept>.size, let some = kept.pointee.write_kept_some {
+                PluginCallMarker.calling(group.label, "write_kept_some") {
+                    some(group.factory, host.pointer, handles.baseAddress, handles.count)
+                }
+            } else {
+                PluginCallMarker.calling(group.label, "write_kept") { kept.pointee.write_kept(group.factory, host.pointer) }
+            }
         }
     }
 }

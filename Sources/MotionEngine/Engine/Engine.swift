@@ -89,11 +89,13 @@ public final class Engine {
         curves.register(registry.plugins)
         host.engine = self
         store.refresh = { [unowned self] in self.writeKeptValues() }
+        store.refreshSome = { [unowned self] handles in self.writeKeptValues(of: handles) }
     }
 
     deinit {
         // Nothing reads the store once the engine goes: what plugins kept is not asked for.
         store.refresh = nil
+        store.refreshSome = nil
         for performer in performers.values { destroyInstance(performer) }
         host.engine = nil
     }
@@ -270,7 +272,7 @@ public final class Engine {
     func destroyInstance(_ performer: PerformerRecord) {
         guard let instance = performer.instance else { return }
         // Its animations' latest values stay in the store when it goes (kept ones included).
-        store.refreshIfStale()
+        for property in performer.target.properties.values { store.refreshIfStale(property) }
         performer.instance = nil
         PluginCallMarker.calling(performer.label, "destroy") { performer.table.pointee.destroy(instance) }
     }

@@ -67,8 +67,13 @@ final class PropertyStore {
     /// Some plugin kept values instead of writing them (no one was to read them, "motion.kept/1"): every
     /// read first asks for them (`refresh`, set by the engine). Reads of values go through `read`,
     /// `value`, `velocity` and `count(of:)`; frames read only handles written this tick or pending.
-    var isStale = false
+    var isStale = false {
+        didSet { if isStale { freshness.staleAgain() } }
+    }
     var refresh: (() -> Void)?
+    /// Asks for what was kept of these properties only ("motion.kept/1" `write_kept_some`), set by the engine.
+    var refreshSome: ((UnsafeBufferPointer<UInt32>) -> Void)?
+    private var freshness = KeptFreshness()
     /// Handles given to a property since `clearInterned()` (at most `internedLimit`; past it
     /// `internedOverflow`): the clock looks at their subscribers' flags again before a tick.
     private(set) var interned: [UInt32] = []
@@ -84,19 +89,29 @@ final class PropertyStore {
         guard isStale else { return }
         // Cleared first: the writes that answer come back through `write`, and a read among them is fine.
         isStale = false
-        refreshQuietly()
+        refreshQuietly { refresh?() }
+    }
+
+    /// The same for one property: a read of one costs what it reads, not a write of every kept value.
+    @inline(__always) func refreshIfStale(_ handle: UInt32) {
+        guard isStale, !freshness.isFresh(handle) else { return }
+        guard let refreshSome, freshness.targeted < KeptFreshness.targetedLimit else { return refreshIfStale() }
+        freshness.markFresh(handle)
+        // A value written since the advance that kept it (this frame's) stays.
+        guard Int(handle) >= capacity || dirtyFrame[Int(handle)] != frame else { return }
+        withUnsafePointer(to: handle) { handle in refreshQuietly { refreshSome(UnsafeBufferPointer(start: handle, count: 1)) } }
     }
 
     /// The kept values come back as the last advance computed them, except over a value written since
     /// (this frame's: a newer plan's start, a Set), which stays. They make no frame: no frame subscriber
     /// read them at that tick (the properties one reads are written at every tick), and one that reads a
     /// property now would get, again, the value it was sent.
-    private func refreshQuietly() {
+    private func refreshQuietly(_ refresh: () -> Void) {
         let before = dirtyCount
         // Closed to the refresh's writes for its duration (reads still see them): `motion_store_write`
         // skips handles that are not writable.
         for position in 0..<before { isWritable[Int(dirtyList[position])] = false }
-        refresh?()
+        refresh()
         for position in 0..<before { isWritable[Int(dirtyList[position])] = true }
         for position in before..<dirtyCount { dirtyFrame[Int(dirtyList[position])] = 0 }
         dirtyCount = before
@@ -161,14 +176,14 @@ final class PropertyStore {
 
     /// The component count of a live handle's value (0 before its first write).
     func count(of handle: UInt32) -> Int {
-        refreshIfStale()
+        refreshIfStale(handle)
         return isLive(handle) ? Int(counts[Int(handle)]) : 0
     }
 
     /// Copies up to `capacity` components of value and velocity; returns the property's component count.
     func read(_ handle: UInt32, value: UnsafeMutablePointer<Double>?, velocity: UnsafeMutablePointer<Double>?,
               capacity: Int) -> Int {
-        refreshIfStale()
+        refreshIfStale(handle)
         guard isLive(handle) else { return 0 }
         let count = Int(counts[Int(handle)]), stored = slot(handle)
         for component in 0..<min(count, capacity) {
@@ -208,12 +223,12 @@ final class PropertyStore {
     }
 
     func value(_ handle: UInt32) -> [Double] {
-        refreshIfStale()
+        refreshIfStale(handle)
         return Array(UnsafeBufferPointer(start: slot(handle), count: count(of: handle)))
     }
 
     func velocity(_ handle: UInt32) -> [Double] {
-        refreshIfStale()
+        refreshIfStale(handle)
         return Array(UnsafeBufferPointer(start: slot(handle) + Self.width, count: count(of: handle)))
     }
 

@@ -47,7 +47,9 @@ public enum DescriptorCheck {
         do throws(ExtensionError) {
             batch = try extensionTable(plugin, MOTION_BATCH_EXTENSION, function: "advance_batch") { $0.advance_batch != nil }
             yield = try extensionTable(plugin, MOTION_YIELD_EXTENSION, function: "yield_property") { $0.yield_property != nil }
-            kept = try extensionTable(plugin, MOTION_KEPT_EXTENSION, function: "write_kept") { $0.write_kept != nil }
+            // Tables from before `write_kept_some` was appended are accepted (`Engine.writeKeptValues(of:)`).
+            kept = try extensionTable(plugin, MOTION_KEPT_EXTENSION, function: "write_kept",
+                                      minimumSize: MemoryLayout<motion_kept>.offset(of: \.write_kept_some)!) { $0.write_kept != nil }
         } catch {
             return fail(error.reason)
         }
@@ -89,12 +91,13 @@ public enum DescriptorCheck {
     /// The plugin's table for extension `id`: nil when it has none; an error naming the field when the
     /// table is smaller than this host's or its function is NULL.
     private static func extensionTable<Table>(_ plugin: UnsafePointer<motion_plugin>, _ id: String, function: String,
+                                              minimumSize: Int = MemoryLayout<Table>.size,
                                               isComplete: (Table) -> Bool) throws(ExtensionError) -> UnsafePointer<Table>? {
         guard let lookup = plugin.pointee.get_extension, let raw = lookup(id) else { return nil }
         // Every extension table starts with its uint32_t struct_size.
         let size = raw.loadUnaligned(as: UInt32.self)
-        guard Int(size) >= MemoryLayout<Table>.size else {
-            throw ExtensionError(reason: "\(id).struct_size: \(size), expected at least \(MemoryLayout<Table>.size)")
+        guard Int(size) >= minimumSize else {
+            throw ExtensionError(reason: "\(id).struct_size: \(size), expected at least \(minimumSize)")
         }
         let table = raw.assumingMemoryBound(to: Table.self)
         guard isComplete(table.pointee) else { throw ExtensionError(reason: "\(id).\(function): NULL") }

@@ -42,6 +42,15 @@ typedef struct motion_kept {
      * performers: write what the performers hold at that moment). Writes nothing when nothing was kept.
      */
     void (*write_kept)(const motion_factory *factory, const motion_host *host);
+    /**
+     * [control, frame] The same for the `n` properties in `handles` only: write what `factory`'s performers
+     * of `host` kept for those of them they animate (writing more, up to all of them as `write_kept` does,
+     * is allowed). The host calls it instead of `write_kept` when it reads one property or a few (another
+     * performer's `read_property`, a claim, a performer that goes), so that such a read costs what it
+     * reads, not a write of every kept value; a host that reads many calls `write_kept`. May be NULL. It
+     * was appended after `write_kept`: a table of the earlier size (16 bytes) is accepted without it.
+     */
+    void (*write_kept_some)(const motion_factory *factory, const motion_host *host, const uint32_t *handles, size_t n);
 } motion_kept;
 
 #ifdef __cplusplus
