@@ -9,8 +9,8 @@ extension SimulationBlock {
     /// nothing steps), for the host that asks for what `advanceAll(keep: true)` kept: not the lanes that
     /// came to rest or were read then (written then), nor those written since (`writeLane`).
     func writeCurrent(_ writer: PropertyBatchWriter?) {
-        guard count > 0, mayHaveUnwritten, let writer else { return }
         flushWrites(writer)
+        guard count > 0, mayHaveUnwritten, let writer else { return }
         for start in stride(from: 0, to: count, by: Self.chunk) {
             let n = min(Self.chunk, count - start)
             shownWithoutStepping(from: start, count: n)
@@ -24,9 +24,9 @@ extension SimulationBlock {
     /// Writes lane `index` as the last advance left it (before it goes, or when its property is read),
     /// if it is still `unwritten`.
     func writeLane(_ index: Int, _ writer: PropertyBatchWriter?) {
+        flushWrites(writer)
         guard let writer, index < count, unwritten[index] != 0 else { return }
         unwritten[index] = 0
-        flushWrites(writer)
         shownWithoutStepping(from: index, count: 1)
         writer.write(1, handles: handles + index, counts: writeCounts, values: writeValues, velocities: writeVelocities)
     }

@@ -112,6 +112,7 @@ final class SimulationBlock {
 
     func set(_ index: Int, _ simulation: Simulation) {
         forget(force(at: index))
+        unwritten[index] = 0
         assign(index, simulation)
     }
 

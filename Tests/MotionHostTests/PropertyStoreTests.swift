@@ -43,6 +43,40 @@ struct PropertyStoreTests {
         #expect(refreshes == 1, "asked once until the next advance keeps again")
     }
 
+    /// A read of one property asks for that one (`refreshSome`), even one written this frame (whose
+    /// write is dropped); a plugin that reads while it answers does not reopen what the outer refresh
+    /// closed; once read, a handle's value is current again, so writing it unchanged makes no frame.
+    @Test func aReadOfOneAsksForThatOne() {
+        let store = PropertyStore()
+        let handles = (0..<3).map { store.intern(Self.key($0)) }
+        Self.write(store, handles, count: 1)
+        store.clearDirty()
+        var asked: [[UInt32]] = []
+        func keptWrite(_ handle: UInt32) {
+            store.write(1, handles: [handle], counts: [1], values: [100 + Double(handle), 0, 0, 0], velocities: [0, 0, 0, 0])
+        }
+        store.refresh = { handles.forEach(keptWrite) }
+        store.refreshSome = { some in
+            asked.append(Array(some))
+            // Reads another property first (a nested refresh), then writes what it kept, and more.
+            if some.first == handles[2] { _ = store.value(handles[0]) }
+            keptWrite(some[0])
+            keptWrite(handles[1])
+        }
+        store.isStale = true
+        store.write(handles[1], value: [1.0], velocity: [0.0], count: 1)
+        #expect(store.value(handles[1]) == [1], "written this frame: it stays")
+        #expect(asked == [[handles[1]]], "and the plugin was asked all the same")
+        #expect(store.value(handles[2]) == [102])
+        #expect(asked == [[handles[1]], [handles[2]], [handles[0]]])
+        #expect(store.value(handles[1]) == [1], "not reopened by the nested refresh")
+        #expect(store.value(handles[0]) == [100] && asked.count == 3, "asked once per advance")
+        #expect(Array(store.dirty) == [handles[1]], "the refreshes made no frame")
+        store.clearDirty()
+        store.write(handles[2], value: [102.0], velocity: [0.0], count: 1)
+        #expect(store.dirty.isEmpty, "a current value written unchanged makes no frame")
+    }
+
     @Test func writesLandInTheirSlotsAndEachHandleIsDirtyOncePerFrame() {
         let store = PropertyStore()
         let handles = (0..<10).map { store.intern(Self.key($0)) }

@@ -20,6 +20,16 @@ extension Engine {
         }
     }
 
+    /// An advance may have kept values: every read asks for them again.
+    func markKept() {
+        store.isStale = true
+        keptWrittenWhole.removeAll(keepingCapacity: true)
+    }
+
+    /// Asks every keeping plugin for all it kept, now, as a read of many properties does (`motiond
+    /// --validate` checks this form and the one below).
+    package func refreshKeptValues() { store.refreshIfStale() }
+
     /// The same for a few properties (`PropertyStore.refreshIfStale(_:)`): factories with
     /// `write_kept_some` write those; the others (a table from before it) write everything they kept.
     func writeKeptValues(of handles: UnsafeBufferPointer<UInt32>) {
@@ -32,7 +42,8 @@ extension Engine {
                 PluginCallMarker.calling(group.label, "write_kept_some") {
                     some(group.factory, host.pointer, handles.baseAddress, handles.count)
                 }
-            } else {
+            } else if keptWrittenWhole.insert(UInt(bitPattern: group.factory)).inserted {
+                // Once per advance: after it, that factory holds nothing kept.
                 PluginCallMarker.calling(group.label, "write_kept") { kept.pointee.write_kept(group.factory, host.pointer) }
             }
         }

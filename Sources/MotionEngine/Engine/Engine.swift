@@ -63,6 +63,8 @@ public final class Engine {
     public var readPropertyList: UnsafeBufferPointer<UInt32>?
     /// True during an `advance(by:)` begun with `writesUnread`: what "motion.unread/1" answers.
     var isKeepingWrites = false
+    /// Factories without `write_kept_some` asked for everything since the store last went stale.
+    var keptWrittenWhole: Set<UInt> = []
 
     public struct Usage: Equatable, Sendable {
         public var runtimes = 0
@@ -161,7 +163,7 @@ public final class Engine {
             // group). Marked before the call too: a read from inside it asks for what it kept so far.
             let keeps = writesUnread && group.kept != nil
             isKeepingWrites = keeps
-            if keeps { store.isStale = true }
+            if keeps { markKept() }
             PluginCallMarker.calling(group.label, "advance") {
                 group.instances.withUnsafeBufferPointer { instances in
                     if let batch = group.batch {
@@ -171,7 +173,7 @@ public final class Engine {
                     }
                 }
             }
-            if keeps { store.isStale = true }
+            if keeps { markKept() }
         }
         isKeepingWrites = false
         finishFrame()

@@ -74,6 +74,7 @@ final class PropertyStore {
     /// Asks for what was kept of these properties only ("motion.kept/1" `write_kept_some`), set by the engine.
     var refreshSome: ((UnsafeBufferPointer<UInt32>) -> Void)?
     private var freshness = KeptFreshness()
+    private var refreshDepth = 0
     /// Handles given to a property since `clearInterned()` (at most `internedLimit`; past it
     /// `internedOverflow`): the clock looks at their subscribers' flags again before a tick.
     private(set) var interned: [UInt32] = []
@@ -97,16 +98,24 @@ final class PropertyStore {
         guard isStale, !freshness.isFresh(handle) else { return }
         guard let refreshSome, freshness.targeted < KeptFreshness.targetedLimit else { return refreshIfStale() }
         freshness.markFresh(handle)
-        // A value written since the advance that kept it (this frame's) stays.
-        guard Int(handle) >= capacity || dirtyFrame[Int(handle)] != frame else { return }
+        // Asked even when this frame wrote the handle (a claimant's start): the write is dropped, and the
+        // plugin no longer holds the value as unwritten (it would write it when the lane goes).
         withUnsafePointer(to: handle) { handle in refreshQuietly { refreshSome(UnsafeBufferPointer(start: handle, count: 1)) } }
     }
+
+    /// Whether `handle`'s stored value is current (no plugin holds a newer one).
+    func isCurrent(_ handle: UInt32) -> Bool { !isStale || freshness.isFresh(handle) }
 
     /// The kept values come back as the last advance computed them, except over a value written since
     /// (this frame's: a newer plan's start, a Set), which stays. They make no frame: no frame subscriber
     /// read them at that tick (the properties one reads are written at every tick), and one that reads a
     /// property now would get, again, the value it was sent.
     private func refreshQuietly(_ refresh: () -> Void) {
+        // One inside another (a plugin that reads while it writes what it kept): the outer one's closing
+        // and clean-up hold for both.
+        guard refreshDepth == 0 else { return refresh() }
+        refreshDepth += 1
+        defer { refreshDepth -= 1 }
         let before = dirtyCount
         // Closed to the refresh's writes for its duration (reads still see them): `motion_store_write`
         // skips handles that are not writable.
@@ -199,7 +208,7 @@ final class PropertyStore {
     func write(_ handle: UInt32, value: UnsafePointer<Double>, velocity: UnsafePointer<Double>?, count: Int) {
         guard (1...Self.width).contains(count) else { return }
         // Compared with the stored value only while it is current (a kept one may differ from it).
-        if !isStale, Int(handle) < keys.count, isLive(handle), Int(counts[Int(handle)]) == count {
+        if isCurrent(handle), Int(handle) < keys.count, isLive(handle), Int(counts[Int(handle)]) == count {
             let stored = slot(handle)
             var same = true
             for component in 0..<count {

@@ -45,11 +45,11 @@ public enum DescriptorCheck {
         let yield: UnsafePointer<motion_yield>?
         let kept: UnsafePointer<motion_kept>?
         do throws(ExtensionError) {
-            batch = try extensionTable(plugin, MOTION_BATCH_EXTENSION, function: "advance_batch") { $0.advance_batch != nil }
-            yield = try extensionTable(plugin, MOTION_YIELD_EXTENSION, function: "yield_property") { $0.yield_property != nil }
+            batch = try extensionTable(plugin, MOTION_BATCH_EXTENSION, function: "advance_batch") { $0.pointee.advance_batch != nil }
+            yield = try extensionTable(plugin, MOTION_YIELD_EXTENSION, function: "yield_property") { $0.pointee.yield_property != nil }
             // Tables from before `write_kept_some` was appended are accepted (`Engine.writeKeptValues(of:)`).
             kept = try extensionTable(plugin, MOTION_KEPT_EXTENSION, function: "write_kept",
-                                      minimumSize: MemoryLayout<motion_kept>.offset(of: \.write_kept_some)!) { $0.write_kept != nil }
+                                      minimumSize: MemoryLayout<motion_kept>.offset(of: \.write_kept_some)!) { $0.pointee.write_kept != nil }
         } catch {
             return fail(error.reason)
         }
@@ -92,7 +92,7 @@ public enum DescriptorCheck {
     /// table is smaller than this host's or its function is NULL.
     private static func extensionTable<Table>(_ plugin: UnsafePointer<motion_plugin>, _ id: String, function: String,
                                               minimumSize: Int = MemoryLayout<Table>.size,
-                                              isComplete: (Table) -> Bool) throws(ExtensionError) -> UnsafePointer<Table>? {
+                                              isComplete: (UnsafePointer<Table>) -> Bool) throws(ExtensionError) -> UnsafePointer<Table>? {
         guard let lookup = plugin.pointee.get_extension, let raw = lookup(id) else { return nil }
         // Every extension table starts with its uint32_t struct_size.
         let size = raw.loadUnaligned(as: UInt32.self)
@@ -100,7 +100,8 @@ public enum DescriptorCheck {
             throw ExtensionError(reason: "\(id).struct_size: \(size), expected at least \(minimumSize)")
         }
         let table = raw.assumingMemoryBound(to: Table.self)
-        guard isComplete(table.pointee) else { throw ExtensionError(reason: "\(id).\(function): NULL") }
+        // Through the pointer: a table may be shorter than `Table` (down to `minimumSize`).
+        guard isComplete(table) else { throw ExtensionError(reason: "\(id).\(function): NULL") }
         return table
     }
 

@@ -21,8 +21,9 @@ extern "C" {
  *
  * The contract, for a plugin that keeps the values of an advance in which `writes_unread` was nonzero:
  * - `write_kept` writes the current value and velocity of every property whose write was kept, as the
- *   last advance would have written them (the same numbers, not stepped again). The host calls it before
- *   `yield_property` and before `destroy`, so a yielded or destroyed performer writes nothing more;
+ *   last advance would have written them (the same numbers, not stepped again). The host calls it (or
+ *   `write_kept_some` for the properties concerned) before `yield_property` and before `destroy`, so a
+ *   yielded or destroyed performer writes nothing more;
  * - an animation that ends on the plugin's own (at rest, removed, replaced) has its last value written
  *   as it ends: the host cannot ask for it once the animation is gone;
  * - writes made inside `write_kept` make no frame (no subscriber read those properties at that tick),
