@@ -28,6 +28,8 @@ struct StreamBench: AsyncParsableCommand {
     @Flag(help: "Subscribe nobody: measure the daemon's tick (status.tick) with the springs alone.") var noSubscriber = false
     @Option(help: "With --no-subscriber: this many clients, each subscribed to the frames of one idle target of its own (a subscriber should cost what it receives, not what moves).")
     var filtered = 0
+    @Option(help: "With --no-subscriber: while measuring, add this many Spring plans a second, each to a moving spring's property (a claim, and a read of where it is), one at a time.")
+    var retarget = 0.0
     @Option(help: "The subscriber's transport: json (a reader that scans lines) or shm (libmotion-client reading every changed value from shared memory).")
     var transport = "json"
 
@@ -68,13 +70,25 @@ struct StreamBench: AsyncParsableCommand {
                 readers.append(reader)
             }
             // The tick statistics cover the last ticks (status.tick): wait them out with everyone subscribed.
-            try await Task.sleep(for: .seconds(seconds))
+            var retargeted = 0
+            let deadline = Date().addingTimeInterval(seconds)
+            while retarget > 0, Date() < deadline {
+                _ = try await client.call("plan.add", [
+                    "target": .string("s\(retargeted * 7919 % springs)"),
+                    "plan": ["type": "Spring", "property": "position", "to": JSONValue(Array(repeating: 900.0, count: dimensions)),
+                             "tension": 120, "damping": 0.05, "threshold": 1e-9],
+                ])
+                retargeted += 1
+                try await Task.sleep(for: .seconds(1 / retarget))
+            }
+            if retarget <= 0 { try await Task.sleep(for: .seconds(seconds)) }
             let status = try await client.call("status")
             for reader in readers { reader.close() }
             await client.close()
             let result: JSONValue = [
                 "springs": .number(Double(springs)), "dimensions": .number(Double(dimensions)), "seconds": .number(seconds),
                 "plansAddedPerSecond": addsPerSecond, "filteredSubscribers": .number(Double(filtered)),
+                "retargetedWhileMeasuring": .number(Double(retargeted)),
                 "animations": status["animations"] ?? .null, "daemonTick": status["tick"] ?? .null,
                 "daemonRate": status["rate"] ?? .null,
             ]
