@@ -34,7 +34,7 @@ extension SimulationBlock {
     /// Writes those of lanes `start..<start + n` that came to rest at the last advance, whose property is
     /// in `read` or that are `listed`, as that advance left them (the kernel at dt 0, given its rest flags).
     func writeSelected(from start: Int, count n: Int, rested: Int, read: UnsafeBufferPointer<UInt8>?,
-                               listed: UnsafeBufferPointer<UInt32>, _ writer: PropertyBatchWriter?) {
+                       listed: UnsafeBufferPointer<UInt32>, _ writer: PropertyBatchWriter?) {
         let selected = read != nil
             ? motion_simulation_select(endedFlags + start, handles + start, n, read?.baseAddress, read?.count ?? 0, selectedLanes)
             : motion_simulation_select_listed(endedFlags + start, start, n, rested, listed.baseAddress, listed.count, selectedLanes)
