@@ -33,7 +33,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
     /// has several lanes, it looks at every lane instead).
     private var laneOfHandle: [Int32] = []
     private var lanesOfHandle: [UInt16] = []
-    private var laneCount = 0
+    private var laneCount: Int { blocks.reduce(0) { $0 + $1.count } }
     /// Scratch for `advanceAll`: per block, the lanes of the properties read (ascending).
     private var readLanes: [[UInt32]] = Array(repeating: [], count: 12)
 
@@ -69,13 +69,11 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         }
         laneOfHandle[slot] = Int32(lane)
         lanesOfHandle[slot] &+= 1
-        laneCount += 1
     }
 
     /// Called while `lane` is still in its block.
     private func forget(_ lane: Int, handle: UInt32) {
         let slot = Int(handle)
-        laneCount -= 1
         lanesOfHandle[slot] &-= 1
         if lanesOfHandle[slot] == 0 {
             laneOfHandle[slot] = -1

@@ -74,15 +74,21 @@ struct KeptWritesTests {
         }
     }
 
+    /// A writing and a keeping engine with the script's plans, 3 ticks in.
+    static func startedPair() throws -> (eager: Engine, lazy: Engine) {
+        let eager = try engine(), lazy = try engine()
+        lazy.writesUnread = true
+        for engine in [eager, lazy] { try start(engine) }
+        advance([eager, lazy], ticks: 3)
+        return (eager, lazy)
+    }
+
     static func mismatches(_ eager: [String: [Double]], _ lazy: [String: [Double]]) -> [String] {
         eager.keys.sorted().filter { eager[$0] != lazy[$0] }.prefix(5).map { "\($0): \(eager[$0] ?? []) vs \(lazy[$0] ?? [])" }
     }
 
     @Test func everyReadSeesWhatAWritingEngineWrote() throws {
-        let eager = try Self.engine(), lazy = try Self.engine()
-        lazy.writesUnread = true
-        for engine in [eager, lazy] { try Self.start(engine) }
-        Self.advance([eager, lazy], ticks: 3)
+        let (eager, lazy) = try Self.startedPair()
 
         // The lazy engine really kept them: its store still holds the first values.
         let handle = try #require(lazy.store.handle(for: .init(runtime: Engine.defaultRuntime, target: "s1", property: "p")))
@@ -126,10 +132,7 @@ struct KeptWritesTests {
     /// other kept values stay unwritten until something reads them; many reads in one tick are answered by
     /// one refresh of everything.
     @Test func aReadOfOnePropertyAsksForThatOneOnly() throws {
-        let eager = try Self.engine(), lazy = try Self.engine()
-        lazy.writesUnread = true
-        for engine in [eager, lazy] { try Self.start(engine) }
-        Self.advance([eager, lazy], ticks: 3)
+        let (eager, lazy) = try Self.startedPair()
         let other = try #require(lazy.store.handle(for: .init(runtime: Engine.defaultRuntime, target: "s2", property: "p")))
         #expect(lazy.value(of: "p", target: "s1") == eager.value(of: "p", target: "s1"))
         #expect(lazy.store.slot(other)[0] == 0, "another spring's value is still kept")

@@ -33,13 +33,24 @@ struct ClientLibraryTests {
          "-I", CCompiler.repository.appendingPathComponent("Sources/MotionFrames/include").path]
     }
 
+    /// Builds `source` against the in-tree library, warnings as errors (as a client author would), into
+    /// `directory`; returns the program's path.
+    static func buildAgainstLibrary(_ source: String, named name: String, in directory: URL) async throws -> String {
+        let bin = DaemonProcess.buildDirectory.path
+        let program = directory.appendingPathComponent(name).path
+        let build = try await run("/usr/bin/cc", ["-std=c99", "-Wall", "-Wextra", "-Werror"] + includes + [source,
+                                  "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
+        #expect(build.status == 0, "\(build.output)")
+        return program
+    }
+
+    static func fixture(_ name: String) -> String {
+        CCompiler.repository.appendingPathComponent("Tests/MotiondTests/Fixtures/\(name)").path
+    }
+
     @Test func theCExampleDrivesASpringAndReadsTypedFrames() async throws {
         let directory = try CCompiler.temporaryDirectory()
-        let bin = DaemonProcess.buildDirectory.path
-        let program = directory.appendingPathComponent("c_client").path
-        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Wextra", "-Werror"] + Self.includes + [Self.example,
-                                                       "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
-        #expect(build.status == 0, "\(build.output)")
+        let program = try await Self.buildAgainstLibrary(Self.example, named: "c_client", in: directory)
         let daemon = try await DaemonProcess()
         let ran = try await Self.run(program, [daemon.socket])
         #expect(ran.status == 0, "\(ran.output)")
@@ -100,11 +111,7 @@ struct ClientLibraryTests {
     /// every card's final value, named by the slot events; a JSON subscriber is refused nothing.
     @Test func aSharedMemorySubscriptionHandsOverTheRegionAndItsValues() async throws {
         let directory = try CCompiler.temporaryDirectory()
-        let bin = DaemonProcess.buildDirectory.path
-        let program = directory.appendingPathComponent("c_shm_reader").path
-        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Wextra", "-Werror"] + Self.includes + [Self.shmExample,
-                                                       "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
-        #expect(build.status == 0, "\(build.output)")
+        let program = try await Self.buildAgainstLibrary(Self.shmExample, named: "c_shm_reader", in: directory)
         let daemon = try await DaemonProcess()
         let ran = try await Self.run(program, [daemon.socket])
         #expect(ran.status == 0, "\(ran.output)")
@@ -129,13 +136,8 @@ struct ClientLibraryTests {
     /// A shm subscription made with motion_client_call leaves no descriptor behind for the next
     /// motion_client_subscribe_shm to map by mistake.
     @Test func aSharedMemorySubscriptionAfterOneMadeByCallMapsItsOwnRegion() async throws {
-        let directory = try CCompiler.temporaryDirectory()
-        let bin = DaemonProcess.buildDirectory.path
-        let program = directory.appendingPathComponent("shm_after_call").path
-        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Wextra", "-Werror"] + Self.includes + [
-                                                       CCompiler.repository.appendingPathComponent("Tests/MotiondTests/Fixtures/shm_after_call.c").path,
-                                                       "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
-        #expect(build.status == 0, "\(build.output)")
+        let program = try await Self.buildAgainstLibrary(Self.fixture("shm_after_call.c"), named: "shm_after_call",
+                                                         in: try CCompiler.temporaryDirectory())
         let daemon = try await DaemonProcess()
         let ran = try await Self.run(program, [daemon.socket])
         #expect(ran.status == 0, "\(ran.output)")
@@ -146,12 +148,7 @@ struct ClientLibraryTests {
     /// says so with a `reconnected` event; frames of the new daemon follow.
     @Test func aRestartIsSurvivedWithTheSameSubscription() async throws {
         let directory = try CCompiler.temporaryDirectory()
-        let bin = DaemonProcess.buildDirectory.path
-        let program = directory.appendingPathComponent("reconnecting_client").path
-        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Werror"] + Self.includes + [
-                                                       CCompiler.repository.appendingPathComponent("Tests/MotiondTests/Fixtures/reconnecting_client.c").path,
-                                                       "-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)", "-o", program])
-        #expect(build.status == 0, "\(build.output)")
+        let program = try await Self.buildAgainstLibrary(Self.fixture("reconnecting_client.c"), named: "reconnecting_client", in: directory)
         let path = directory.appendingPathComponent("m.sock").path
         let first = try await DaemonProcess(socket: path)
         async let ran = Self.run(program, [path], timeout: 30)

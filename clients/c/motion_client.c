@@ -58,6 +58,13 @@ static int take_descriptor(motion_client *client) {
 
 static int call_raw(motion_client *client, const char *method, const char *params_json, char **result_json);
 
+/* Unsubscribes `sub` (a subscription this library could not give its caller). */
+static void take_back(motion_client *client, int sub) {
+    char params[32];
+    snprintf(params, sizeof params, "{\"sub\":%d}", sub);
+    call_raw(client, "unsubscribe", params, NULL);
+}
+
 /* Whether a subscribe reply says a shared-memory region came with it (its descriptor is queued). */
 static int passes_region(const char *result) { return result && strstr(result, "\"transport\":\"shm\"") != NULL; }
 
@@ -386,9 +393,7 @@ static int subscribe(motion_client *client, const char *params_json, int *sub_id
         mapped = fd < 0 ? NULL : motion_frames_reader_open(fd, NULL, 0);
         if (!mapped) {
             /* Not mappable here: the subscription is taken back rather than left without a reader. */
-            char params[32];
-            snprintf(params, sizeof params, "{\"sub\":%d}", sub);
-            call_raw(client, "unsubscribe", params, NULL);
+            take_back(client, sub);
             status = -2;
         } else {
             mapped->client = client;
@@ -400,9 +405,7 @@ static int subscribe(motion_client *client, const char *params_json, int *sub_id
     if (status == 0 && record_subscription(client, sub, params_json, mapped) != 0 && mapped) {
         /* Out of memory: the client could not own the reader (nor map it again after a reconnect), so the
          * subscription is taken back rather than leaked. */
-        char params[32];
-        snprintf(params, sizeof params, "{\"sub\":%d}", sub);
-        call_raw(client, "unsubscribe", params, NULL);
+        take_back(client, sub);
         frames_reader_free(mapped);
         mapped = NULL;
         status = -2;

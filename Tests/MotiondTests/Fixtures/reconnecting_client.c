@@ -9,7 +9,7 @@
 
 int main(int argc, char **argv) {
     char error[256];
-    motion_client *client = motion_client_connect(argv[1], error, sizeof error);
+    motion_client *client = motion_client_connect(argc > 1 ? argv[1] : NULL, error, sizeof error);
     if (!client) {
         printf("connect: %s\n", error);
         return 1;
