@@ -1,30 +1,74 @@
+import Foundation
 @testable import MotionEngine
+import MotionKernels
+import MotionTestSupport
 import MotionWire
 import Testing
 
 /// The frame loop in C (`motion_frame_write_updates`) against the encoder's own `appendUpdate`, the
 /// reference: byte for byte, for every kind of number, every component count, another uid's runtimes,
-/// properties without a value, and a buffer that has to grow on the way.
+/// properties without a value, and a buffer that has to grow on the way; and the loop as each target
+/// (baseline x86-64, AVX2, AVX-512) compiles it, the ones this CPU runs.
 @Suite("Frame encoder")
 struct FrameEncoderTests {
     /// Numbers of every kind the fixed format meets, and the ones it hands back to Swift.
     private static func number(_ generator: inout SplitMix64) -> Double {
-        switch Int.random(in: 0..<40, using: &generator) {
+        switch Int.random(in: 0..<46, using: &generator) {
         case 0: return Double(Int.random(in: -1_000_000...1_000_000, using: &generator))
         case 1: return Double.random(in: -1e-8...1e-8, using: &generator)
         case 2: return Double.random(in: -999_999_998...999_999_998, using: &generator)
         case 3: return Double.random(in: 999_999_999...1e12, using: &generator) * (Bool.random(using: &generator) ? 1 : -1)
         case 4: return [Double.nan, .infinity, -.infinity, -0.0, 0.5e-9, 999_999_998.9999999999][Int.random(in: 0..<6, using: &generator)]
         case 5...10: return Double(Int.random(in: 0..<100_000, using: &generator)) / 1000
+        // Where the division into integer and fraction has to be exact: just below an integer (the
+        // rounding carries), near halves of the last decimal, and every magnitude from 1e-12 to 1e9.
+        case 11: return Double(Int.random(in: 0..<999_999_998, using: &generator)) + 1 - Double(Int.random(in: 0..<20, using: &generator)) * 1e-10
+        case 12: return Double(Int.random(in: 0..<100_000, using: &generator)) + Double(Int.random(in: 0..<1000, using: &generator)) * 1e-3 + 0.5e-9
+        case 15, 16: return Double(Int.random(in: 10_000_000..<999_999_999, using: &generator)) + Double(Int.random(in: 0..<3, using: &generator)) * 1e-9
+        case 13, 14: return (Bool.random(using: &generator) ? 1 : -1) * Double(sign: .plus, exponent: Int.random(in: -40...29, using: &generator),
+                                                                               significand: Double.random(in: 1..<2, using: &generator))
         default: return Double.random(in: -2000...2000, using: &generator)
         }
     }
 
     @Test func theCLoopWritesWhatAppendUpdateWrites() throws {
+        try Self.compare(loop: motion_frame_write_updates, target: "this process's clone")
+    }
+
+    /// Each target's loop, built alone (no clones) with the toolchain's clang as the package builds it,
+    /// writes the same text: the vectorised arithmetic is exact on every target, not only on the one
+    /// this machine picks.
+    @Test func everyTargetsLoopWritesTheSame() async throws {
+        let flags = Set((try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))
+            .split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
+        let targets: [(march: String, needs: [String])] = [
+            ("x86-64", []),
+            ("x86-64-v3", ["avx2", "fma", "bmi2", "movbe", "f16c"]),
+            ("x86-64-v4", ["avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"]),
+        ]
+        let directory = try CCompiler.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let compiler = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
+            .map { "\($0)/clang" }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "cc"
+        var compared = 0
+        for target in targets where target.needs.allSatisfy(flags.contains) {
+            let library = try await CCompiler.sharedLibrary(
+                ["Sources/MotionKernels/frame_encoder.c"], name: "libframes-\(target.march).so", in: directory,
+                defines: ["MOTION_KERNELS_ONE_TARGET"], includes: ["Sources/MotionKernels/include"],
+                options: ["-march=\(target.march)"], compiler: compiler)
+            let handle = try #require(dlopen(library, RTLD_NOW | RTLD_LOCAL))
+            let symbol = try #require(dlsym(handle, "motion_frame_write_updates"))
+            try Self.compare(loop: unsafeBitCast(symbol, to: FrameEncoder.UpdateLoop.self), target: target.march)
+            compared += 1
+        }
+        #expect(compared >= 2, "the baseline and at least AVX2 (every machine of this project has it)")
+    }
+
+    private static func compare(loop: FrameEncoder.UpdateLoop, target: String) throws {
         var generator = SplitMix64(seed: 0xF4A3E)
         let store = PropertyStore()
         var handles: [UInt32] = []
-        for index in 0..<3000 {
+        for index in 0..<6000 {
             let runtime = ["default", "1000/work", "0/mine", "2000/other \"quoted\""][index % 4]
             let handle = store.intern(.init(runtime: runtime, target: "t\(index)", property: index % 3 == 0 ? "position" : "é"))
             handles.append(handle)
@@ -49,7 +93,7 @@ struct FrameEncoderTests {
             var special = 0
             let wrote = store.withFrameSource(viewer: viewer, namesOthers: namesOthers) { source in
                 handles.withUnsafeBufferPointer { handles in
-                    encoder.appendUpdates(handles, from: &source, first: true) { handle, isFirst in
+                    encoder.appendUpdates(handles, from: &source, first: true, loop: loop) { handle, isFirst in
                         special += 1
                         encoder.appendUpdate(of: handle, in: store, isFirst: isFirst, owner: foreign(handle))
                     }
@@ -62,7 +106,7 @@ struct FrameEncoderTests {
             let common = min(written.count, expected.count)
             let differsAt = (0..<common).first { written[$0] != expected[$0] } ?? (written.count == expected.count ? nil : common)
             #expect(differsAt == nil, """
-                viewer \(viewer), namesOthers \(namesOthers), from byte \(differsAt ?? 0):
+                \(target): viewer \(viewer), namesOthers \(namesOthers), from byte \(differsAt ?? 0):
                 \(String(decoding: written.dropFirst(differsAt ?? 0).prefix(160), as: UTF8.self))
                 expected
                 \(String(decoding: expected.dropFirst(differsAt ?? 0).prefix(160), as: UTF8.self))

@@ -10,10 +10,11 @@ public enum CCompiler {
     }
 
     /// Compiles `sources` (paths relative to the repository) into a shared library in a fresh directory
-    /// with warnings as errors, and returns its path.
+    /// with warnings as errors, and returns its path. `options` go to the compiler before the sources.
     public static func sharedLibrary(_ sources: [String], name: String, in directory: URL,
                                      defines: [String] = [], libraries: [String] = [],
-                                     includes: [String] = []) async throws -> String {
+                                     includes: [String] = [], options: [String] = [],
+                                     compiler: String = "cc") async throws -> String {
         let output = directory.appendingPathComponent(name).path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -21,10 +22,10 @@ public enum CCompiler {
         let setInclude = repository.appendingPathComponent("Plugins/SetPlugin/include").path
         // `includes` (relative to the repository) come first: a test can build against a frozen header.
         let earlier = includes.flatMap { ["-I", $0.hasPrefix("/") ? $0 : repository.appendingPathComponent($0).path] }
-        let flags: [String] = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPIC"] + earlier
+        let flags: [String] = [compiler, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPIC"] + earlier
             + ["-I", include, "-I", setInclude, "-o", output]
         let paths: [String] = sources.map { $0.hasPrefix("/") ? $0 : repository.appendingPathComponent($0).path }
-        process.arguments = flags + defines.map { "-D" + $0 } + paths + libraries.map { "-l" + $0 }
+        process.arguments = flags + options + defines.map { "-D" + $0 } + paths + libraries.map { "-l" + $0 }
         let errors = Pipe()
         process.standardError = errors
         try process.run()

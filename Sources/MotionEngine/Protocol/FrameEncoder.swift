@@ -145,10 +145,16 @@ final class FrameEncoder {
         }
     }
 
+    /// `motion_frame_write_updates`'s type (tests pass the loop built for each target).
+    typealias UpdateLoop = @convention(c) (UnsafePointer<motion_frame_source>?, UnsafePointer<UInt32>?, Int,
+                                           UnsafeMutablePointer<UInt8>?, Int, UnsafeMutablePointer<Int>?,
+                                           UnsafeMutablePointer<Int32>?) -> Int
+
     /// Appends the updates of `handles` from `source` (those whose count is 0 skipped) with the C loop,
     /// handing it the updates it leaves (a number outside the fixed format) to `special`; returns whether
     /// any was written. `first`: no comma before the first.
     func appendUpdates(_ handles: UnsafeBufferPointer<UInt32>, from source: inout motion_frame_source, first: Bool,
+                       loop: UpdateLoop = motion_frame_write_updates,
                        special: (UInt32, _ isFirst: Bool) -> Void) -> Bool {
         guard let base = handles.baseAddress else { return !first }
         var isFirst: Int32 = first ? 1 : 0
@@ -157,7 +163,7 @@ final class FrameEncoder {
             // Room for about a hundred more updates of this size, then the loop says when it needs more.
             reserve(64 * 1024)
             var used = count
-            index += motion_frame_write_updates(&source, base + index, handles.count - index, storage, capacity, &used,
+            index += loop(&source, base + index, handles.count - index, storage, capacity, &used,
                                                 &isFirst)
             count = used
             guard index < handles.count else { break }
