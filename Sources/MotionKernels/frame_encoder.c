@@ -3,10 +3,11 @@
 #include <math.h>
 #include <string.h>
 
-/* `magnitude * 1e9 + 0.5` rounded as Swift rounds it: two operations, never one fused multiply-add
- * (GCC ignores the pragma, and contracts nothing in ISO C mode, -std=c11). */
+/* `magnitude * 1e9 + 0.5` rounded as Swift rounds it: two operations, never one fused multiply-add. */
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
 #endif
 
 /* The frame encoder's inner loop (MotionEngine's FrameEncoder keeps the headers and the rare numbers).
@@ -52,9 +53,9 @@ static inline __attribute__((always_inline)) uint32_t four_digits(uint32_t v) {
  * 999,999,999 (others come out as 0: the caller writes them). Without 64-bit integers, which vectors of
  * AVX2 and SSE2 cannot divide or convert: with d = |x|·1e9 + 0.5 (below 1e18), q = ⌊d·1e-9⌋ converted is
  * the quotient or one above (fl(1e-9) > 1e-9; one below would be corrected too), and d − q·1e9 is exact
- * (q·1e9 has at most 51 significant bits; the difference is below 2^31 and has no bit below d's last), so
- * one correction gives the quotient and the remainder, whose truncation is fixed mod 1e9 (q·1e9 is an
- * integer). */
+ * (q·1e9 has at most 51 significant bits; for d ≥ 2^30 the difference is below 2^31 and has no bit below
+ * d's last; below, q is 0 or 1 and Sterbenz's lemma applies), as is the corrected remainder (the same
+ * difference for the true quotient), whose truncation is fixed mod 1e9 (q·1e9 is an integer). */
 static inline __attribute__((always_inline)) void split_fixed(number_digits *restrict digits, size_t count) {
     for (size_t i = 0; i < count; i++) {
         double magnitude = fabs(digits->numbers[i]);

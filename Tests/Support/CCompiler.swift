@@ -32,7 +32,7 @@ public enum CCompiler {
         let status = await process.exitStatus()
         guard status == 0 else {
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw Failure(description: "cc failed: \(text)")
+            throw Failure(description: "\(compiler) failed: \(text)")
         }
         return output
     }

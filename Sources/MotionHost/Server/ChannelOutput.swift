@@ -20,11 +20,8 @@ final class ChannelOutput: ClientOutput {
     /// that carries a descriptor (sent with sendmsg once nothing is in flight before it).
     nonisolated(unsafe) private var inFlight = 0
     nonisolated(unsafe) private var waiting: [(buffer: ByteBuffer, descriptor: Int32?)] = []
-    /// Buffers whose writes completed, for the next lines: a 6 MB frame in a fresh allocation took ~1,400
-    /// page faults on the engine thread (as long as encoding its 40,000 updates; BENCHMARKS.md).
-    private let spares = Mutex<[ByteBuffer]>([])
-    private static let spareLimit = 2
-    private static let spareCapacityLimit = 64 << 20
+    /// Buffers of large lines already written, for the next ones (frames of thousands of updates).
+    private let spares = SpareBuffers()
 
     init(channel: any Channel, socketCookie: UInt64 = 0) {
         self.channel = channel
@@ -48,8 +45,7 @@ final class ChannelOutput: ClientOutput {
     }
 
     func send(bytes: UnsafeRawBufferPointer) {
-        var buffer = spares.withLock { $0.popLast() } ?? channel.allocator.buffer(capacity: bytes.count)
-        buffer.clear()
+        var buffer = spares.take(for: bytes.count) ?? channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
         pending.add(bytes.count, ordering: .relaxed)
         batcher.enqueue(self, buffer)
@@ -90,22 +86,14 @@ final class ChannelOutput: ClientOutput {
     private func writeToChannel(_ buffer: ByteBuffer) {
         let count = buffer.readableBytes
         inFlight += 1
-        channel.write(buffer).whenComplete { _ in
+        channel.write(buffer).whenComplete { result in
             self.pending.subtract(count, ordering: .relaxed)
-            self.keepSpare(buffer)
+            if case .success = result { self.spares.keep(buffer) }
             self.inFlight -= 1
             if self.inFlight == 0, !self.waiting.isEmpty {
                 self.releaseWaiting()
                 self.channel.flush()
             }
-        }
-    }
-
-    /// Keeps a written line's buffer for a later one (large lines only: small ones cost no page faults).
-    private func keepSpare(_ buffer: ByteBuffer) {
-        guard buffer.capacity >= 64 << 10, buffer.capacity <= Self.spareCapacityLimit else { return }
-        spares.withLock { spares in
-            if spares.count < Self.spareLimit { spares.append(buffer) }
         }
     }
 

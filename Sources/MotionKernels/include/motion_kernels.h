@@ -99,7 +99,8 @@ size_t motion_store_write(double *slots, uint8_t *counts, const uint8_t *live, u
 
 /**
  * Where a frame's updates come from (MotionEngine's `PropertyStore`): per handle a 64-byte slot (values at
- * 0–3, velocities at 4–7), a component count (0: no property), an owner uid and the pre-encoded
+ * 0–3, velocities at 4–7; readable for every handle passed, count 0 too), a component count (0: no
+ * property, else 1–4), an owner uid and the pre-encoded
  * `{"runtime":"…","target":…,"property":…,"value":` prefix at `prefixes + prefix_starts[h]`.
  */
 typedef struct motion_frame_source {
