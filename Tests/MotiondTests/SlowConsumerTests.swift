@@ -44,4 +44,41 @@ struct SlowConsumerTests {
         await watcher.close()
         await control.close()
     }
+
+    /// A reader that stopped for longer than its grace and then reads again (a process stopped in a
+    /// debugger, a machine waking up) finds, after what the socket held, the error that says why it was
+    /// disconnected: the connection closes once that line is written, or 5 s after the decision.
+    @Test func aReaderThatComesBackIsToldWhy() async throws {
+        let daemon = try await DaemonProcess()
+        let control = try await daemon.client()
+        for index in 0..<300 {
+            _ = try await control.call("plan.add", [
+                "target": .string("s\(index)"),
+                "plan": ["type": "Spring", "property": "position", "to": [500, 500], "damping": 0.05, "threshold": 1e-9],
+            ])
+        }
+        // ~40 KB a frame: the socket is full within a second, then 10 s behind decide; back at 12.5 s.
+        let descriptor = try stuckReader(socket: daemon.socket)
+        defer { close(descriptor) }
+        try await Task.sleep(for: .seconds(12.5))
+        var tail: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 256 << 10)
+        let start = ContinuousClock.now
+        var ended = false
+        while !ended, ContinuousClock.now - start < .seconds(10) {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 1000) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 {
+                ended = true
+                break
+            }
+            tail += buffer.prefix(count)
+            if tail.count > 1 << 20 { tail.removeFirst(tail.count - (512 << 10)) }
+        }
+        #expect(ended, "disconnected")
+        let last = String(decoding: tail.split(separator: UInt8(ascii: "\n")).last ?? [], as: UTF8.self)
+        #expect(last.contains("protocol.slow_consumer"), "the last line: \(last.prefix(200))")
+        await control.close()
+    }
 }

@@ -20,6 +20,8 @@ final class ChannelOutput: ClientOutput {
     /// that carries a descriptor (sent with sendmsg once nothing is in flight before it).
     nonisolated(unsafe) private var inFlight = 0
     nonisolated(unsafe) private var waiting: [(buffer: ByteBuffer, descriptor: Int32?)] = []
+    /// On the event loop: `close()` was asked; the channel closes once nothing is in flight.
+    nonisolated(unsafe) private var isClosing = false
     /// Buffers of large lines already written, for the next ones (frames of thousands of updates).
     private let spares = SpareBuffers()
 
@@ -51,9 +53,25 @@ final class ChannelOutput: ClientOutput {
         batcher.enqueue(self, buffer)
     }
 
-    /// On the event loop, after every write sent before it (tasks run in the order they were queued).
+    /// Closes the connection once every line sent before is in the socket (the last is usually an error
+    /// saying why: a slow reader that catches up still gets it), or after `closeGrace` at the latest.
+    /// Runs on the event loop after the writes handed over before it (tasks run in the order queued);
+    /// nothing more is read from the client meanwhile.
     func close() {
-        channel.close(promise: nil)
+        channel.eventLoop.execute {
+            self.isClosing = true
+            self.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            self.closeIfWritten()
+            self.channel.eventLoop.assumeIsolated().scheduleTask(in: Self.closeGrace) {
+                self.channel.close(promise: nil)
+            }
+        }
+    }
+
+    static let closeGrace = TimeAmount.seconds(5)
+
+    private func closeIfWritten() {
+        if isClosing, inFlight == 0, waiting.isEmpty { channel.close(promise: nil) }
     }
 
     /// On the event loop.
@@ -94,6 +112,7 @@ final class ChannelOutput: ClientOutput {
                 self.releaseWaiting()
                 self.channel.flush()
             }
+            self.closeIfWritten()
         }
     }
 
