@@ -81,4 +81,24 @@ struct SlowConsumerTests {
         #expect(last.contains("protocol.slow_consumer"), "the last line: \(last.prefix(200))")
         await control.close()
     }
+
+    /// Stopping does not wait for a reader whose socket is full: its last line gets a second.
+    @Test func aStuckReaderDoesNotHoldUpTheStop() async throws {
+        let daemon = try await DaemonProcess()
+        let control = try await daemon.client()
+        for index in 0..<300 {
+            _ = try await control.call("plan.add", [
+                "target": .string("s\(index)"),
+                "plan": ["type": "Spring", "property": "position", "to": [500, 500], "damping": 0.05, "threshold": 1e-9],
+            ])
+        }
+        let descriptor = try stuckReader(socket: daemon.socket)
+        defer { close(descriptor) }
+        try await Task.sleep(for: .seconds(1.5))  // its socket is full by now
+        let start = ContinuousClock.now
+        let status = await daemon.stop(signal: SIGTERM)
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        #expect(status == 0)
+        #expect(seconds < 3.5, "stopped in \(seconds) s")
+    }
 }

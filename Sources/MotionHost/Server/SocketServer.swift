@@ -64,8 +64,13 @@ public struct SocketServer: Service {
         try? await channel.close()
         let closing = await loop.perform { $0.closeAllSessions(reason: "motiond is stopping") }
         // The engine thread only queued the last lines and the closes on the event loops; wait until they
-        // ran, or the process could exit first and a client would never see why it was disconnected.
-        for case let output as ChannelOutput in closing {
+        // ran, or the process could exit first and a client would never see why it was disconnected. A
+        // client whose socket is full gets a second, not the 5 s of a connection closed while running.
+        let outputs = closing.compactMap { $0 as? ChannelOutput }
+        for output in outputs {
+            output.channel.eventLoop.scheduleTask(in: .seconds(1)) { output.channel.close(promise: nil) }
+        }
+        for output in outputs {
             try? await output.channel.closeFuture.get()
         }
         if inheritedListener == nil { unlink(path) }
