@@ -57,4 +57,16 @@ struct UnitFileTests {
         let socket = try String(contentsOf: CCompiler.repository.appendingPathComponent("dist/systemd/motiond.socket"), encoding: .utf8)
         #expect(socket.contains("SocketMode=0660") && socket.contains("SocketGroup=motion"))
     }
+
+    /// The system-call filter denies @resources but gives back `setpriority`: a plugin's probe child
+    /// lowers its own priority with it (under the filter it used to fail with EPERM, and the probe ran
+    /// beside the frame clock at the daemon's priority).
+    @Test func theProbeMayLowerItsPriority() throws {
+        let text = try String(contentsOf: CCompiler.repository.appendingPathComponent("dist/systemd/motiond.service"), encoding: .utf8)
+        let filters = text.split(separator: "\n").filter { $0.hasPrefix("SystemCallFilter=") }
+        let denied = filters.firstIndex { $0.contains("~") && $0.contains("@resources") }
+        let allowed = filters.lastIndex { !$0.contains("~") && $0.split(separator: "=").last?.split(separator: " ").contains("setpriority") == true }
+        #expect(denied != nil)
+        #expect(allowed.map { index in denied.map { index > $0 } ?? true } == true, "setpriority is given back after @resources is denied")
+    }
 }
