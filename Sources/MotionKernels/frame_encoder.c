@@ -145,6 +145,15 @@ static uint8_t *write_uint(uint8_t *out, uint32_t value) {
 
 static const char velocity_key[] = ",\"velocity\":";
 
+/* Whether every number of the update is in the fixed format (magnitude below 999,999,999: not NaN). */
+static inline __attribute__((always_inline)) int is_plain(const motion_frame_source *source, uint32_t handle) {
+    const double *slot = source->slots + (size_t)handle * 8;
+    const unsigned count = source->counts[handle];
+    int plain = 1;
+    for (unsigned c = 0; c < count; c++) plain &= (fabs(slot[c]) < 999999999.0) & (fabs(slot[4 + c]) < 999999999.0);
+    return plain;
+}
+
 MULTIVERSION
 size_t motion_frame_write_updates(const motion_frame_source *source, const uint32_t *handles, size_t n,
                                   uint8_t *out, size_t capacity, size_t *used, int *first) {
@@ -152,6 +161,9 @@ size_t motion_frame_write_updates(const motion_frame_source *source, const uint3
     const uint8_t *limit = out + capacity;
     number_digits digits;
     size_t index = 0;
+    /* Called again after each update the caller wrote (a number outside the fixed format): when the
+     * next is one too, it goes back at once, not after a batch's digits. */
+    if (n > 0 && !is_plain(source, handles[0])) goto stop;
     while (index < n) {
         const size_t batch = n - index < BATCH ? n - index : BATCH;
         /* Each update's values then its velocities, `count` of each, packed; where they start. */
