@@ -73,6 +73,10 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
 
     // MARK: Frame
 
+    // Called through `AnimationLaneSet`, an existential: without these, the shipped animations' loops run
+    // unspecialized, copying each animation through its value witnesses (a quarter of a tween's tick).
+    @_specialize(where Animation == TweenAnimation)
+    @_specialize(where Animation == KeyframesAnimation)
     public func advanceAll(by dt: Double, writer: PropertyBatchWriter?) {
         reserveWrites(animations.count)
         withLanes { lanes in
@@ -80,6 +84,8 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
         }
     }
 
+    @_specialize(where Animation == TweenAnimation)
+    @_specialize(where Animation == KeyframesAnimation)
     public func advance(_ selected: [Int], by dt: Double) {
         reserveWrites(writeCount + animations.count)
         withLanes { lanes in
@@ -89,6 +95,8 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
 
     /// Sends this tick's writes in one call, then ends the lanes that finished or were removed (highest
     /// lane first, so that the lanes still to end keep their indices).
+    @_specialize(where Animation == TweenAnimation)
+    @_specialize(where Animation == KeyframesAnimation)
     public func finishTick(writer: PropertyBatchWriter?) {
         if let writer {
             writeHandles.withUnsafeBufferPointer { handles in
