@@ -4,6 +4,8 @@
 
 #if defined(__x86_64__) && defined(__clang__) && defined(__linux__)
 #define MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+/* Some loops of clamped springs stay scalar in the baseline clone (SSE2); the vector clones take them all. */
+#pragma clang diagnostic ignored "-Wpass-failed"
 #else
 #define MULTIVERSION
 #endif
@@ -126,42 +128,36 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
         ended += rests;                                                                                        \
     }
 
-/* Springs with overshootClamping (mode 2, rare) take a scalar loop of their own: their crossing test
- * does not vectorise, and the other lanes' loops keep none of its work. */
-#define CLAMPED_LANE_LOOP(W, STEPS)                                                                            \
-    for (size_t i = 0; i < n; i++) {                                                                           \
-        const uint8_t rests = advance_lane(*lanes, i, W, STEPS, dt, h, writes ? values + i * 4 : NULL,         \
-                                           writes ? velocities + i * 4 : NULL, 1, lanes->shared_force != 0,    \
-                                           writes, 0);                                                         \
-        lanes->ended[i] = rests;                                                                               \
-        ended += rests;                                                                                        \
-    }
-
-#define WIDTH_LOOPS(STEPS, SHARES, WRITES)                                                                     \
+#define WIDTH_LOOPS(STEPS, CLAMPS, SHARES, WRITES)                                                             \
     switch (lanes->width) {                                                                                    \
-    case 1: { LANE_LOOP(1, STEPS, 0, SHARES, WRITES) } break;                                                  \
-    case 2: { LANE_LOOP(2, STEPS, 0, SHARES, WRITES) } break;                                                  \
-    case 3: { LANE_LOOP(3, STEPS, 0, SHARES, WRITES) } break;                                                  \
-    case 4: { LANE_LOOP(4, STEPS, 0, SHARES, WRITES) } break;                                                  \
+    case 1: { LANE_LOOP(1, STEPS, CLAMPS, SHARES, WRITES) } break;                                             \
+    case 2: { LANE_LOOP(2, STEPS, CLAMPS, SHARES, WRITES) } break;                                             \
+    case 3: { LANE_LOOP(3, STEPS, CLAMPS, SHARES, WRITES) } break;                                             \
+    case 4: { LANE_LOOP(4, STEPS, CLAMPS, SHARES, WRITES) } break;                                             \
     default: break;                                                                                            \
     }
 
-#define WRITE_SWITCH(STEPS, SHARES)                                                                            \
+#define WRITE_SWITCH(STEPS, CLAMPS, SHARES)                                                                    \
     if (writes) {                                                                                              \
-        WIDTH_LOOPS(STEPS, SHARES, 1)                                                                          \
+        WIDTH_LOOPS(STEPS, CLAMPS, SHARES, 1)                                                                  \
     } else {                                                                                                   \
-        WIDTH_LOOPS(STEPS, SHARES, 0)                                                                          \
+        WIDTH_LOOPS(STEPS, CLAMPS, SHARES, 0)                                                                  \
+    }
+
+/* Springs with overshootClamping (mode 2) take loops of their own, so that the other lanes' loops keep
+ * none of the crossing test's work. */
+#define FORCE_SWITCH(STEPS, CLAMPS)                                                                            \
+    if (lanes->shared_force) {                                                                                 \
+        WRITE_SWITCH(STEPS, CLAMPS, 1)                                                                         \
+    } else {                                                                                                   \
+        WRITE_SWITCH(STEPS, CLAMPS, 0)                                                                         \
     }
 
 #define WIDTH_SWITCH(STEPS)                                                                                    \
     if (lanes->rests_at_target == 2) {                                                                         \
-        if (lanes->width >= 1 && lanes->width <= 4) { CLAMPED_LANE_LOOP((int)lanes->width, STEPS) }            \
+        FORCE_SWITCH(STEPS, 1)                                                                                 \
     } else {                                                                                                   \
-        if (lanes->shared_force) {                                                                             \
-            WRITE_SWITCH(STEPS, 1)                                                                             \
-        } else {                                                                                               \
-            WRITE_SWITCH(STEPS, 0)                                                                             \
-        }                                                                                                      \
+        FORCE_SWITCH(STEPS, 0)                                                                                 \
     }
 
 /* Every accumulator is in [−h, 0] before a tick, so no lane needs more than ceil(dt / h) steps. */
