@@ -4,8 +4,6 @@
 
 #if defined(__x86_64__) && defined(__clang__) && defined(__linux__)
 #define MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-/* Some loops of clamped springs stay scalar in the baseline clone (SSE2); the vector clones take them all. */
-#pragma clang diagnostic ignored "-Wpass-failed"
 #else
 #define MULTIVERSION
 #endif
@@ -153,11 +151,17 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
         WRITE_SWITCH(STEPS, CLAMPS, 0)                                                                         \
     }
 
-#define WIDTH_SWITCH(STEPS)                                                                                    \
-    if (lanes->rests_at_target == 2) {                                                                         \
-        FORCE_SWITCH(STEPS, 1)                                                                                 \
+#define STEP_SWITCH(CLAMPS)                                                                                    \
+    if (steps <= 1) {                                                                                          \
+        FORCE_SWITCH(1, CLAMPS)                                                                                \
+    } else if (steps <= 2) {                                                                                   \
+        FORCE_SWITCH(2, CLAMPS)                                                                                \
+    } else if (steps <= 3) {                                                                                   \
+        FORCE_SWITCH(3, CLAMPS)                                                                                \
     } else {                                                                                                   \
-        FORCE_SWITCH(STEPS, 0)                                                                                 \
+        /* A late tick (up to ~48 ms at the 8 ms step) stays on the vector path, so one slow tick does not     \
+         * make the next one slower. */                                                                        \
+        FORCE_SWITCH(6, CLAMPS)                                                                                \
     }
 
 /* Every accumulator is in [−h, 0] before a tick, so no lane needs more than ceil(dt / h) steps. */
@@ -172,6 +176,25 @@ static inline double latest_accumulator(const double *accumulator, size_t n, dou
     return latest;
 }
 
+/* Springs with overshootClamping, `steps` ≤ 6: loops of their own (out of line, so that their diagnostics
+ * stay theirs). Some of them stay scalar in the baseline clone (SSE2); the vector clones take them all. */
+#ifdef __clang__
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wpass-failed"
+#endif
+MULTIVERSION
+static size_t advance_clamped(const motion_simulation_lanes *lanes, double dt, double h, double *values,
+                              double *velocities, double steps) {
+    const size_t n = lanes->count;
+    const int writes = values && velocities;
+    size_t ended = 0;
+    STEP_SWITCH(1)
+    return ended;
+}
+#ifdef __clang__
+#pragma clang diagnostic pop
+#endif
+
 MULTIVERSION
 size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt, double h, double *values,
                                  double *velocities) {
@@ -179,16 +202,9 @@ size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt
     const int writes = values && velocities;
     size_t ended = 0;
     const double steps = steps_needed(latest_accumulator(lanes->accumulator, n, h) + dt, h);
-    if (steps <= 1) {
-        WIDTH_SWITCH(1)
-    } else if (steps <= 2) {
-        WIDTH_SWITCH(2)
-    } else if (steps <= 3) {
-        WIDTH_SWITCH(3)
-    } else if (steps <= 6) {
-        /* A late tick (up to ~48 ms at the 8 ms step) stays on the vector path, so one slow tick does not
-         * make the next one slower. */
-        WIDTH_SWITCH(6)
+    if (steps <= 6) {
+        if (lanes->rests_at_target == 2) return advance_clamped(lanes, dt, h, values, velocities, steps);
+        STEP_SWITCH(0)
     } else {
         /* Rare (a stalled clock): lane by lane. */
         const int many = steps < 1e6 ? (int)steps : 1000000;

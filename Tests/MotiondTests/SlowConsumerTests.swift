@@ -7,6 +7,44 @@ import Testing
 /// SPEC §5: a client that stops reading never delays the frame clock or other clients.
 @Suite("Slow consumers")
 struct SlowConsumerTests {
+    /// Reads as fast as it can until the end of the stream (or 10 s): whether it ended, and the last bytes.
+    private func readToTheEnd(_ descriptor: Int32) -> (ended: Bool, tail: [UInt8]) {
+        var tail: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 256 << 10)
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(10) {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 1000) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { return (true, tail) }
+            tail += buffer.prefix(count)
+            if tail.count > 1 << 20 { tail.removeFirst(tail.count - (512 << 10)) }
+        }
+        return (false, tail)
+    }
+
+    /// motiond streaming 300 moving springs, and a subscriber that has not read since it subscribed 1.5 s
+    /// ago: its socket is full.
+    private func daemonWithAStuckReader() async throws -> (DaemonProcess, Int32) {
+        let daemon = try await DaemonProcess()
+        let control = try await daemon.client()
+        try await addMovingSprings(300, through: control)
+        await control.close()
+        let descriptor = try stuckReader(socket: daemon.socket)
+        try await Task.sleep(for: .seconds(1.5))
+        return (daemon, descriptor)
+    }
+
+    /// Springs that keep moving (barely damped, never at rest): a frame of each, every tick.
+    private func addMovingSprings(_ count: Int, through control: MotionClient) async throws {
+        for index in 0..<count {
+            _ = try await control.call("plan.add", [
+                "target": .string("s\(index)"),
+                "plan": ["type": "Spring", "property": "position", "to": [500, 500], "damping": 0.05, "threshold": 1e-9],
+            ])
+        }
+    }
+
     /// A connection that subscribes to every frame and then never reads a byte.
     private func stuckReader(socket path: String) throws -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -20,12 +58,7 @@ struct SlowConsumerTests {
     @Test func aReaderThatNeverReadsDoesNotSlowAnyoneElse() async throws {
         let daemon = try await DaemonProcess()
         let control = try await daemon.client()
-        for index in 0..<300 {
-            _ = try await control.call("plan.add", [
-                "target": .string("s\(index)"),
-                "plan": ["type": "Spring", "property": "position", "to": [500, 500], "damping": 0.05, "threshold": 1e-9],
-            ])
-        }
+        try await addMovingSprings(300, through: control)
         // Stuck from here on (connected after the plans, so a slow machine adding them does not use up
         // the reader's 10 s grace before the measurement).
         let stuck = try stuckReader(socket: daemon.socket)
@@ -49,56 +82,47 @@ struct SlowConsumerTests {
     /// debugger, a machine waking up) finds, after what the socket held, the error that says why it was
     /// disconnected: the connection closes once that line is written, or 5 s after the decision.
     @Test func aReaderThatComesBackIsToldWhy() async throws {
-        let daemon = try await DaemonProcess()
-        let control = try await daemon.client()
-        for index in 0..<300 {
-            _ = try await control.call("plan.add", [
-                "target": .string("s\(index)"),
-                "plan": ["type": "Spring", "property": "position", "to": [500, 500], "damping": 0.05, "threshold": 1e-9],
-            ])
-        }
         // ~40 KB a frame: the socket is full within a second, then 10 s behind decide; back at 12.5 s.
-        let descriptor = try stuckReader(socket: daemon.socket)
+        let (daemon, descriptor) = try await daemonWithAStuckReader()
         defer { close(descriptor) }
-        try await Task.sleep(for: .seconds(12.5))
-        var tail: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 256 << 10)
-        let start = ContinuousClock.now
-        var ended = false
-        while !ended, ContinuousClock.now - start < .seconds(10) {
-            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, 1000) > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count <= 0 {
-                ended = true
-                break
-            }
-            tail += buffer.prefix(count)
-            if tail.count > 1 << 20 { tail.removeFirst(tail.count - (512 << 10)) }
-        }
+        try await Task.sleep(for: .seconds(11))
+        let (ended, tail) = readToTheEnd(descriptor)
         #expect(ended, "disconnected")
         let last = String(decoding: tail.split(separator: UInt8(ascii: "\n")).last ?? [], as: UTF8.self)
         #expect(last.contains("protocol.slow_consumer"), "the last line: \(last.prefix(200))")
-        await control.close()
+        withExtendedLifetime(daemon) {}  // running until the end was read
     }
 
-    /// Stopping does not wait for a reader whose socket is full: its last line gets a second.
+    /// Stopping does not wait for a reader whose socket is full: its last line gets a second (not the 5 s
+    /// of a connection closed while running). Timed to the moment its connection ends, seen without
+    /// reading (a read would let the line out and the close come sooner).
     @Test func aStuckReaderDoesNotHoldUpTheStop() async throws {
-        let daemon = try await DaemonProcess()
-        let control = try await daemon.client()
-        for index in 0..<300 {
-            _ = try await control.call("plan.add", [
-                "target": .string("s\(index)"),
-                "plan": ["type": "Spring", "property": "position", "to": [500, 500], "damping": 0.05, "threshold": 1e-9],
-            ])
-        }
-        let descriptor = try stuckReader(socket: daemon.socket)
+        let (daemon, descriptor) = try await daemonWithAStuckReader()
         defer { close(descriptor) }
-        try await Task.sleep(for: .seconds(1.5))  // its socket is full by now
         let start = ContinuousClock.now
-        let status = await daemon.stop(signal: SIGTERM)
+        let stopping = Task { await daemon.stop(signal: SIGTERM) }
+        let peerClosed: Int16 = 0x2000  // POLLRDHUP (_GNU_SOURCE: not imported)
+        var closed = false
+        while !closed, ContinuousClock.now - start < .seconds(10) {
+            var ready = pollfd(fd: descriptor, events: peerClosed, revents: 0)
+            if poll(&ready, 1, 50) > 0, ready.revents & (peerClosed | Int16(POLLHUP)) != 0 { closed = true }
+        }
         let seconds = (ContinuousClock.now - start) / .seconds(1)
-        #expect(status == 0)
-        #expect(seconds < 3.5, "stopped in \(seconds) s")
+        #expect(closed)
+        #expect(seconds < 3.5, "its connection ended \(seconds) s after SIGTERM")
+        #expect(await stopping.value == 0)
+    }
+
+    /// A reader that is behind when motiond stops and reads at once finds `server.shutting_down` last:
+    /// frames the engine still makes meanwhile are not sent after it.
+    @Test func aReaderBehindAtTheStopFindsWhyLast() async throws {
+        let (daemon, descriptor) = try await daemonWithAStuckReader()
+        defer { close(descriptor) }
+        let stopping = Task { await daemon.stop(signal: SIGTERM) }
+        let (ended, tail) = readToTheEnd(descriptor)
+        #expect(ended)
+        let last = String(decoding: tail.split(separator: UInt8(ascii: "\n")).last ?? [], as: UTF8.self)
+        #expect(last.contains("server.shutting_down"), "the last line: \(last.prefix(200))")
+        #expect(await stopping.value == 0)
     }
 }

@@ -21,7 +21,7 @@ final class ChannelOutput: ClientOutput {
     nonisolated(unsafe) private var inFlight = 0
     nonisolated(unsafe) private var waiting: [(buffer: ByteBuffer, descriptor: Int32?)] = []
     /// On the event loop: `close()` was asked; the channel closes once nothing is in flight.
-    nonisolated(unsafe) private var isClosing = false
+    nonisolated(unsafe) private(set) var isClosing = false
     /// Buffers of large lines already written, for the next ones (frames of thousands of updates).
     private let spares = SpareBuffers()
 
@@ -57,18 +57,24 @@ final class ChannelOutput: ClientOutput {
     /// saying why: a slow reader that catches up still gets it), or after `closeGrace` at the latest.
     /// Runs on the event loop after the writes handed over before it (tasks run in the order queued);
     /// nothing more is read from the client meanwhile.
+    /// Lines sent after it are dropped: the error stays the last line.
     func close() {
         channel.eventLoop.execute {
+            guard !self.isClosing else { return }
             self.isClosing = true
             self.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
             self.closeIfWritten()
-            self.channel.eventLoop.assumeIsolated().scheduleTask(in: Self.closeGrace) {
-                self.channel.close(promise: nil)
-            }
+            Self.close(self.channel, after: Self.closeGrace)
         }
     }
 
     static let closeGrace = TimeAmount.seconds(5)
+
+    /// Closes `channel` after `delay` unless it closed before (holds the channel only, not its output).
+    static func close(_ channel: any Channel, after delay: TimeAmount) {
+        let scheduled = channel.eventLoop.scheduleTask(in: delay) { channel.close(promise: nil) }
+        channel.closeFuture.whenComplete { _ in scheduled.cancel() }
+    }
 
     private func closeIfWritten() {
         if isClosing, inFlight == 0, waiting.isEmpty { channel.close(promise: nil) }
@@ -76,6 +82,11 @@ final class ChannelOutput: ClientOutput {
 
     /// On the event loop.
     fileprivate func write(_ buffer: ByteBuffer, passing descriptor: Int32? = nil) {
+        guard !isClosing else {
+            pending.subtract(buffer.readableBytes, ordering: .relaxed)
+            if let descriptor { Glibc.close(descriptor) }
+            return
+        }
         waiting.append((buffer, descriptor))
         releaseWaiting()
     }
@@ -99,6 +110,7 @@ final class ChannelOutput: ClientOutput {
                 writeToChannel(item.buffer)
             }
         }
+        closeIfWritten()
     }
 
     private func writeToChannel(_ buffer: ByteBuffer) {

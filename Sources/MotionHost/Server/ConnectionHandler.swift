@@ -74,7 +74,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     private func received(line: ByteBuffer, context: ChannelHandlerContext) {
-        guard !isClosing else { return }
+        // Closing (here, or the engine closed the output): what the client still sends is not read.
+        guard !isClosing, output?.isClosing != true else { return }
         guard line.readableBytes <= maximumLineLength else { return refuseOversizedLine(context: context) }
         guard line.readableBytes > 0 else { return }
         let parsed = Request.parse(line: line.readableBytesView)
@@ -93,7 +94,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// The client shut down its sending side: everything it sent is answered, then the connection
     /// closes, unless it subscribed (events flow until it goes) or a reply is still owed.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ChannelEvent, event == .inputClosed, admittedUID != nil, !isClosing {
+        if let event = event as? ChannelEvent, event == .inputClosed, admittedUID != nil, !isClosing,
+           output?.isClosing != true {
             let id = sessionID
             loop.submit { $0.endOfInput(from: id) }
         }
@@ -126,7 +128,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func resumeWhenDrained(context: ChannelHandlerContext) {
         let channel = context.channel
         channel.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(5)) { [self] in
-            guard channel.isActive else { return }
+            guard channel.isActive, output?.isClosing != true else { return }
             if pending.value > Self.maximumPendingRequests / 2 || (output?.backlog ?? 0) > Self.maximumPendingOutput / 2 {
                 return resumeWhenDrained(context: context)
             }
@@ -186,6 +188,8 @@ final class ConnectionHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { [channel = context.channel] _ in
             channel.close(promise: nil)
         }
+        // A client that does not read may never take the line.
+        ChannelOutput.close(context.channel, after: ChannelOutput.closeGrace)
     }
 }
 
