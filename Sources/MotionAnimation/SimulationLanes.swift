@@ -14,13 +14,14 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
     public var delayingOwners = 0
     /// Block `kind << 2 | (width − 1)`; kind 0 rests at its target (spring), 1 where it stops (decay),
     /// 2 at its target or the first time it reaches it (a spring with `overshootClamping`).
-    private let blocks: [SimulationBlock] = (0..<12).map {
+    private static var blockCount: Int { 12 }
+    private let blocks: [SimulationBlock] = (0..<blockCount).map {
         SimulationBlock(width: $0 & 3 + 1, restsAtTarget: $0 >> 2 != 1, clampsAtTarget: $0 >> 2 == 2)
     }
     /// Lanes that end at this tick's `finishTick`.
     private var ended: [(lane: Int, interrupted: Bool)] = []
     /// Scratch for `advance(_:by:)`: the selected lanes of each block.
-    private var selection: [[UInt32]] = Array(repeating: [], count: 12)
+    private var selection: [[UInt32]] = Array(repeating: [], count: blockCount)
     /// The last `advanceAll` kept its values (no one read them, "motion.unread/1"): `writeKept` writes
     /// them when the host asks, and a lane that goes is written first. `keptWriter` is that advance's.
     private var kept = false
@@ -35,7 +36,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
     private var lanesOfHandle: [UInt16] = []
     private var laneCount: Int { blocks.reduce(0) { $0 + $1.count } }
     /// Scratch for `advanceAll`: per block, the lanes of the properties read (ascending).
-    private var readLanes: [[UInt32]] = Array(repeating: [], count: 12)
+    private var readLanes: [[UInt32]] = Array(repeating: [], count: blockCount)
 
     static func shared(host: UInt) -> SimulationLanes {
         sharedLaneSet(SimulationLanes.self, host: host) { SimulationLanes() }
