@@ -69,8 +69,9 @@ static inline __attribute__((always_inline)) size_t write_slots(
                       values + last * 4, velocities ? velocities + last * 4 : 0, 0, streaming);
 }
 
-/* Two loops, not one with a branch: the optimiser would merge the two stores and lose the non-temporal one. */
-#if defined(__x86_64__) && defined(__clang__) && defined(__linux__)
+/* Two loops, not one with a branch: the optimiser would merge the two stores and lose the non-temporal one.
+ * MOTION_KERNELS_ONE_TARGET: compiled for the -march given only (Benchmarks/kernels/targets). */
+#if defined(__x86_64__) && defined(__clang__) && defined(__linux__) && !defined(MOTION_KERNELS_ONE_TARGET)
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 size_t motion_store_write(double *slots, uint8_t *counts, const uint8_t *live, uint32_t *dirty_frame, uint32_t frame,

@@ -2,7 +2,9 @@
 
 #include <math.h>
 
-#if defined(__x86_64__) && defined(__clang__) && defined(__linux__)
+/* MOTION_KERNELS_ONE_TARGET: compiled for the -march given only (scripts/bench times each target's loop on
+ * one machine that way: Benchmarks/kernels/targets). */
+#if defined(__x86_64__) && defined(__clang__) && defined(__linux__) && !defined(MOTION_KERNELS_ONE_TARGET)
 #define MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define MULTIVERSION

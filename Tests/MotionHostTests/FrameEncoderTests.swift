@@ -44,6 +44,7 @@ struct FrameEncoderTests {
             .split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
         let targets: [(march: String, needs: [String])] = [
             ("x86-64", []),
+            ("x86-64-v2", ["sse4_1", "sse4_2", "ssse3", "popcnt", "cx16"]),
             ("x86-64-v3", ["avx2", "fma", "bmi2", "movbe", "f16c"]),
             ("x86-64-v4", ["avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"]),
         ]
