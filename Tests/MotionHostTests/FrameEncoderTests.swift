@@ -40,33 +40,23 @@ struct FrameEncoderTests {
     /// this machine picks.
     #if arch(x86_64)
     @Test func everyTargetsLoopWritesTheSame() async throws {
-        let flags = Set((try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))
-            .split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
-        let targets: [(march: String, needs: [String])] = [
-            ("x86-64", []),
-            ("x86-64-v2", ["sse4_1", "sse4_2", "ssse3", "popcnt", "cx16"]),
-            ("x86-64-v3", ["avx2", "fma", "bmi2", "movbe", "f16c"]),
-            ("x86-64-v4", ["avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"]),
-        ]
         let directory = try CCompiler.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let compiler = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
-            .map { "\($0)/clang" }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "cc"
         var compared = 0
-        let runnable = targets.filter { $0.needs.allSatisfy(flags.contains) }
-        for target in runnable {
+        let runnable = try KernelTargets.runnable()
+        for march in runnable {
             let library = try await CCompiler.sharedLibrary(
-                ["Sources/MotionKernels/frame_encoder.c"], name: "libframes-\(target.march).so", in: directory,
+                ["Sources/MotionKernels/frame_encoder.c"], name: "libframes-\(march).so", in: directory,
                 defines: ["MOTION_KERNELS_ONE_TARGET"], includes: ["Sources/MotionKernels/include"],
-                options: ["-march=\(target.march)"], compiler: compiler)
+                options: ["-march=\(march)"], compiler: KernelTargets.compiler)
             let handle = try #require(dlopen(library, RTLD_NOW | RTLD_LOCAL))
             let symbol = try #require(dlsym(handle, "motion_frame_write_updates"))
-            try Self.compare(loop: unsafeBitCast(symbol, to: FrameEncoder.UpdateLoop.self), target: target.march)
+            try Self.compare(loop: unsafeBitCast(symbol, to: FrameEncoder.UpdateLoop.self), target: march)
             compared += 1
         }
         #expect(compared == runnable.count)
         // Every machine of this project has AVX2: its loop is the one most of them run.
-        #expect(runnable.contains { $0.march == "x86-64-v3" }, "this CPU has no AVX2: its loop was not compared")
+        #expect(runnable.contains("x86-64-v3"), "this CPU has no AVX2: its loop was not compared")
     }
     #endif
 

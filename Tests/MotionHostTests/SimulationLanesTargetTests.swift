@@ -17,32 +17,22 @@ struct SimulationLanesTargetTests {
 
     #if arch(x86_64)
     @Test func everyTargetsLoopMovesAsThisProcesssDoes() async throws {
-        let flags = Set((try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))
-            .split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
-        let targets: [(march: String, needs: [String])] = [
-            ("x86-64", []),
-            ("x86-64-v2", ["sse4_1", "sse4_2", "ssse3", "popcnt", "cx16"]),
-            ("x86-64-v3", ["avx2", "fma", "bmi2", "movbe", "f16c"]),
-            ("x86-64-v4", ["avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"]),
-        ]
         let directory = try CCompiler.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let compiler = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
-            .map { "\($0)/clang" }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "cc"
-        let runnable = targets.filter { $0.needs.allSatisfy(flags.contains) }
+        let runnable = try KernelTargets.runnable()
         var compared = 0
-        for target in runnable {
+        for march in runnable {
             let library = try await CCompiler.sharedLibrary(
-                ["Sources/MotionKernels/simulation_lanes.c"], name: "liblanes-\(target.march).so", in: directory,
+                ["Sources/MotionKernels/simulation_lanes.c"], name: "liblanes-\(march).so", in: directory,
                 defines: ["MOTION_KERNELS_ONE_TARGET"], includes: ["Sources/MotionKernels/include"],
-                options: ["-march=\(target.march)"], compiler: compiler)
+                options: ["-march=\(march)"], compiler: KernelTargets.compiler)
             let handle = try #require(dlopen(library, RTLD_NOW | RTLD_LOCAL))
             let advance = unsafeBitCast(try #require(dlsym(handle, "motion_simulation_advance")), to: Advance.self)
             let advanceSome = unsafeBitCast(try #require(dlsym(handle, "motion_simulation_advance_some")), to: AdvanceSome.self)
             for width in 1...4 {
                 for kind: UInt32 in [0, 1, 2] {
                     for shared in [false, true] {
-                        Self.compare(target: target.march, width: width, kind: kind, shared: shared,
+                        Self.compare(target: march, width: width, kind: kind, shared: shared,
                                      advance: advance, advanceSome: advanceSome)
                     }
                 }
@@ -50,7 +40,7 @@ struct SimulationLanesTargetTests {
             compared += 1
         }
         #expect(compared == runnable.count)
-        #expect(runnable.contains { $0.march == "x86-64-v3" }, "this CPU has no AVX2: its loop was not compared")
+        #expect(runnable.contains("x86-64-v3"), "this CPU has no AVX2: its loop was not compared")
     }
     #endif
 
