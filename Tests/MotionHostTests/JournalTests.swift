@@ -57,6 +57,21 @@ struct JournalTests {
         #expect(journal.records.count == 4)
     }
 
+    /// A plan that its plugin refuses after the host's schema passed it (here: Emit of text that is not a
+    /// plan) was written before it was applied; it must not stay in the journal to be replayed, and
+    /// refused again, at every start.
+    @Test func aPlanThatItsPluginRefusesLeavesTheJournal() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        _ = call(context, output, 1, "runtime.create", ["name": "work"])
+        _ = call(context, output, 2, "plan.add", ["runtime": "work", "target": "a", "plan": ["type": "Frames", "frames": 1000]])
+        #expect(call(context, output, 3, "plan.add", ["runtime": "work", "target": "b", "plan": ["type": "Emit", "plan": "{"]])["code"]
+            == "plan.invalid")
+        #expect(journal.records.map { "\($0["op"]?.stringValue ?? "") \($0["target"]?.stringValue ?? "")" } == ["create ", "add a"])
+        let (restarted, _) = try Self.context(journal: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 1)
+        #expect(restarted.engine.isActive(runtime: "0/work"), "the accepted plan is still replayed")
+    }
+
     @Test func aFailedWriteChangesNothing() throws {
         let journal = MemoryJournal()
         let (context, output) = try Self.context(journal: journal)

@@ -86,6 +86,9 @@ extension EngineContext {
         for entry in group {
             if let creates = entry.creates { pendingCreates[creates] = nil }
         }
+        // A change written but then refused by its plugin (an `add_plan` that checks more than the schema):
+        // the journal is rewritten from what was applied, so no start replays it.
+        var refusedAfterWriting = false
         for entry in group {
             let session = sessions[entry.sessionID]
             session?.journalPending -= 1
@@ -99,12 +102,13 @@ extension EngineContext {
                     reply = WireMessage.result(id: entry.id, try entry.apply(self))
                     for record in entry.records { remember(record) }
                 } catch {
+                    refusedAfterWriting = refusedAfterWriting || !entry.records.isEmpty
                     reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
                 }
             }
             session?.sendOwedReply(reply)
         }
-        if let journal, journal.size > Self.journalCompactionBytes { compactJournal() }
+        if let journal, refusedAfterWriting || journal.size > Self.journalCompactionBytes { compactJournal() }
         for entry in group {
             guard let session = sessions[entry.sessionID] else { continue }
             while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
