@@ -60,7 +60,7 @@ extension Engine {
                     slot.readers.remove(id)
                     continue
                 }
-                PluginCallMarker.calling(performer.label, "advance") { advance(instance, 0) }
+                calling(performer.label, "advance") { advance(instance, 0) }
             }
         }
     }

@@ -46,7 +46,7 @@ extension Engine {
         for performer in told {
             guard let instance = performer.instance,
                   let yield = registry.factories[performer.factoryIndex].descriptor.yield else { continue }
-            PluginCallMarker.calling(performer.label, "yield_property") { yield.pointee.yield_property(performer.factory, instance, property) }
+            calling(performer.label, "yield_property") { yield.pointee.yield_property(performer.factory, instance, property) }
         }
     }
 

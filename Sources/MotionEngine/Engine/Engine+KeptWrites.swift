@@ -16,7 +16,7 @@ extension Engine {
         defer { isKeepingWrites = keeping }
         for group in advanceGroups {
             guard let kept = group.kept else { continue }
-            PluginCallMarker.calling(group.label, "write_kept") { kept.pointee.write_kept(group.factory, host.pointer) }
+            calling(group.label, "write_kept") { kept.pointee.write_kept(group.factory, host.pointer) }
         }
     }
 
@@ -39,12 +39,12 @@ extension Engine {
         for group in advanceGroups {
             guard let kept = group.kept else { continue }
             if Int(kept.pointee.struct_size) >= MemoryLayout<motion_kept>.size, let some = kept.pointee.write_kept_some {
-                PluginCallMarker.calling(group.label, "write_kept_some") {
+                calling(group.label, "write_kept_some") {
                     some(group.factory, host.pointer, handles.baseAddress, handles.count)
                 }
             } else if keptWrittenWhole.insert(UInt(bitPattern: group.factory)).inserted {
                 // Once per advance: after it, that factory holds nothing kept.
-                PluginCallMarker.calling(group.label, "write_kept") { kept.pointee.write_kept(group.factory, host.pointer) }
+                calling(group.label, "write_kept") { kept.pointee.write_kept(group.factory, host.pointer) }
             }
         }
     }

@@ -170,7 +170,7 @@ extension Engine {
     private func removeNamedPlan(_ name: String, from target: TargetScope, in scope: RuntimeScope) -> Bool {
         guard let performer = target.named.removeValue(forKey: name) else { return false }
         if let remove = performer.table.pointee.remove_named_plan, let instance = performer.instance {
-            PluginCallMarker.calling(performer.label, "remove_named_plan") { remove(instance, name) }
+            calling(performer.label, "remove_named_plan") { remove(instance, name) }
         }
         trace(TraceEvent(kind: "plan.named.removed", runtime: scope.name, target: target.name,
                          fields: ["name": .string(name), "performer": .number(Double(performer.id))]))
@@ -185,7 +185,7 @@ extension Engine {
                                      runtime: scope, target: target)
         nextPerformerID += 1
         performers[record.id] = record
-        let instance = PluginCallMarker.calling(factory.label, "create") {
+        let instance = calling(factory.label, "create") {
             factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer, record.id, target.name)
         }
         guard let instance else {
@@ -213,7 +213,7 @@ extension Engine {
         let factory = performer.table.pointee
         host.plans.begin(plan)
         defer { host.plans.end() }
-        let status: Int32 = PluginCallMarker.calling(performer.label, "add_plan") { json.withUnsafeBufferPointer { bytes in
+        let status: Int32 = calling(performer.label, "add_plan") { json.withUnsafeBufferPointer { bytes in
             let text = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
             if let name {
                 if let addNamed = factory.add_named_plan {

@@ -195,7 +195,7 @@ extension Engine {
         }
         var buffer = [CChar](repeating: 0, count: 4096)
         func export() -> Int {
-            PluginCallMarker.calling(old.label, "export_state") {
+            calling(old.label, "export_state") {
                 oldTable.pointee.export_state(old.factory, oldInstance, &buffer, buffer.count)
             }
         }
@@ -219,7 +219,7 @@ extension Engine {
         nextPerformerID += 1
         record.isShadow = true
         performers[record.id] = record
-        guard let instance = PluginCallMarker.calling(factory.label, "create", {
+        guard let instance = calling(factory.label, "create", {
             factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer, record.id, old.target.name)
         }) else {
             performers[record.id] = nil
@@ -227,7 +227,7 @@ extension Engine {
         }
         record.instance = instance
         var message = [CChar](repeating: 0, count: 1024)
-        let status = PluginCallMarker.calling(factory.label, "import_state") {
+        let status = calling(factory.label, "import_state") {
             newTable.pointee.import_state(factory.descriptor.pointer, instance, buffer, length, &message, message.count)
         }
         guard status == MOTION_OK else {

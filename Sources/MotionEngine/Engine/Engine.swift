@@ -65,6 +65,8 @@ public final class Engine {
     var isKeepingWrites = false
     /// Factories without `write_kept_some` asked for everything since the store last went stale.
     var keptWrittenWhole: Set<UInt> = []
+    /// Plugin calls that held the engine thread past `slowCallLimit` (`Engine+SlowCalls`).
+    var slowCalls = SlowCalls()
 
     public struct Usage: Equatable, Sendable {
         public var runtimes = 0
@@ -164,7 +166,7 @@ public final class Engine {
             let keeps = writesUnread && group.kept != nil
             isKeepingWrites = keeps
             if keeps { markKept() }
-            PluginCallMarker.calling(group.label, "advance") {
+            calling(group.label, "advance", performers: group.instances.count) {
                 group.instances.withUnsafeBufferPointer { instances in
                     if let batch = group.batch {
                         batch(group.factory, instances.baseAddress, instances.count, dt)
@@ -206,7 +208,7 @@ public final class Engine {
         phase = .frame
         for performer in active {
             if let instance = performer.instance, let advance = performer.table.pointee.advance {
-                PluginCallMarker.calling(performer.label, "advance") { advance(instance, dt) }
+                calling(performer.label, "advance") { advance(instance, dt) }
             }
         }
         finishFrame()
@@ -276,6 +278,6 @@ public final class Engine {
         // Its animations' latest values stay in the store when it goes (kept ones included).
         for property in performer.target.properties.values { store.refreshIfStale(property) }
         performer.instance = nil
-        PluginCallMarker.calling(performer.label, "destroy") { performer.table.pointee.destroy(instance) }
+        calling(performer.label, "destroy") { performer.table.pointee.destroy(instance) }
     }
 }

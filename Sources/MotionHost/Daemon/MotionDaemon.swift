@@ -37,6 +37,8 @@ public struct MotionDaemon: Sendable {
         _ = await loop.start {
             let host = HostServices(logger: logger)
             let engine = Engine(registry: PluginRegistryBuilder().freeze(), host: host)
+            // A plugin call that takes a frame interval alone makes every client miss a frame: reported.
+            engine.slowCallLimit = UInt64(1e9 / configuration.rate)
             return (EngineContext(engine: engine, configuration: configuration, logger: logger), ())
         }
         // A plugin that crashed the last run stays out until its content changes (needs a state directory).

@@ -217,7 +217,9 @@ typedef struct motion_factory {
      * at least one is-active token (a performer that takes its first token during a frame is advanced
      * from the next tick); NULL for performers that are not continuous. The probe (motiond checks each
      * new plugin file in a child process first) also calls it once on a fresh instance that has no plan
-     * and no token: it must then return at once.
+     * and no token: it must then return at once. Every client's frames wait for it: a call into the
+     * plugin (this one, a batch, add_plan, …) that takes longer than a frame interval is reported by
+     * motiond (a warning and a `plugin.slow` trace event naming the plugin, function and milliseconds).
      */
     void (*advance)(void *instance, double dt);
 

@@ -1,0 +1,37 @@
+/// Calls into plugins that held the engine thread too long (SPEC §5: no one may stall the shared frame
+/// clock; a plugin's advance is no exception). Every call is timed; one that takes longer than `limit`
+/// (the host sets a frame interval) is noted, and reported at once the first time for its plugin and
+/// function, then at most every `interval` with how many more were slow meanwhile: an operator learns
+/// which plugin freezes the frames without a flood of lines at 120 Hz.
+struct SlowCalls {
+    struct Key: Hashable {
+        let label: UInt
+        let function: UInt
+    }
+
+    struct Report: Equatable {
+        /// Calls of this plugin and function slower than the limit since the last report, this one included.
+        var calls: Int
+        /// The slowest of them, in nanoseconds.
+        var slowest: UInt64
+    }
+
+    /// Nanoseconds a call may take; 0: calls are not timed.
+    var limit: UInt64 = 0
+    /// Nanoseconds between two reports of the same plugin and function.
+    var interval: UInt64 = 10_000_000_000
+    private var pending: [Key: (calls: Int, slowest: UInt64, reported: UInt64?)] = [:]
+
+    /// Notes a call of `nanoseconds` that ended at `now`; returns what to report, if it is time to.
+    mutating func note(_ key: Key, nanoseconds: UInt64, now: UInt64) -> Report? {
+        guard limit > 0, nanoseconds > limit else { return nil }
+        var entry = pending[key] ?? (0, 0, nil)
+        entry.calls += 1
+        entry.slowest = max(entry.slowest, nanoseconds)
+        defer { pending[key] = entry }
+        if let reported = entry.reported, now &- reported < interval { return nil }
+        let report = Report(calls: entry.calls, slowest: entry.slowest)
+        entry = (0, 0, now)
+        return report
+    }
+}
