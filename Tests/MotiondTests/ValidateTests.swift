@@ -44,6 +44,22 @@ struct ValidateTests {
         #expect(output.contains("result: FAIL"))
     }
 
+    /// An advance that takes longer than a frame interval fails (every client's frames would wait for it);
+    /// one of a millisecond is a warning saying how many such performers fill a frame.
+    @Test func aPluginWhoseAdvanceStallsTheFramesFails() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let stalling = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/slow_advance.c"], name: "libstall.so", in: directory,
+                                                         defines: ["MINIMUM_MS=20"])
+        let (status, output) = try await Self.validate([stalling])
+        #expect(status == 1, "\(output)")
+        #expect(output.contains("FAIL  Slow: advance: one advance of one performer took 2"), "\(output)")
+        #expect(output.contains("more than a frame interval (8.33 ms at 120 Hz)"), "\(output)")
+        let slow = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/slow_advance.c"], name: "libslow.so", in: directory)
+        let (passed, warned) = try await Self.validate([slow])
+        #expect(passed == 0, "\(warned)")
+        #expect(warned.contains("WARN  Slow: advance: an advance of one performer takes 1."), "\(warned)")
+    }
+
     @Test func aPluginBuiltWithoutASchemaPassesWithAWarning() async throws {
         let directory = try CCompiler.temporaryDirectory()
         let file = try await CCompiler.sharedLibrary(["Tests/MotionHostTests/Fixtures/c/abi11_pair.c"], name: "libold.so", in: directory,

@@ -141,11 +141,19 @@ struct FactoryChecks {
         do throws(EngineError) { try engine.addPlan(plan, to: "validate") } catch { return .fail(error.message) }
         let frame = 1.0 / 120
         var ticks = 0
+        var durations: [UInt64] = []
         let before = motion_heap_in_use()
         while engine.isAnimating, ticks < 120 * 60 {
+            let started = MonotonicClock.now()
             engine.advance(by: frame)
+            durations.append(MonotonicClock.now() - started)
             engine.clearFrame()
             ticks += 1
+            // Every client's frames wait for each advance (docs/operations.md, "A plugin that stalls").
+            if let took = durations.last, Double(took) > frame * 1e9 {
+                return .fail("one advance of one performer took \(Self.milliseconds(took)) ms, more than a frame interval "
+                    + "(\(Self.milliseconds(UInt64(frame * 1e9))) ms at 120 Hz): every client's frames would wait for it")
+            }
             if ticks == 120 {
                 let now = motion_heap_in_use()
                 if now > before + (1 << 20) { return .fail("memory in use grew by \(now - before) bytes in the first second of advancing") }
@@ -156,9 +164,15 @@ struct FactoryChecks {
         }
         let grown = Int(motion_heap_in_use()) - Int(before)
         let memory = grown > (64 << 10) ? "; memory in use grew by \(grown) bytes while advancing" : ""
+        if let median = durations.sorted().dropFirst(durations.count / 2).first, median > 100_000 {
+            return .warn("an advance of one performer takes \(Self.milliseconds(median)) ms (median of \(ticks) ticks): "
+                + "\(Int(frame * 1e9) / Int(median)) such performers fill a frame" + memory)
+        }
         if engine.isAnimating { return .warn("still animating after 60 s of ticks (\(ticks) ticks)" + memory) }
         return .pass("settled after \(ticks) ticks (\(String(format: "%.2f", Double(ticks) * frame)) s), values finite" + memory)
     }
+
+    static func milliseconds(_ nanoseconds: UInt64) -> String { String(format: "%.2f", Double(nanoseconds) / 1e6) }
 
     private func destroy(_ plan: JSONValue) -> Outcome {
         let engine = engine()

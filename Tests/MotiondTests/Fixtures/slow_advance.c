@@ -1,7 +1,8 @@
 /*
  * A plugin whose advance sleeps: `{"type":"Slow","ms":30,"ticks":3}` holds the engine thread `ms`
  * milliseconds in each of its first `ticks` advances, then ends. motiond must say which plugin stalls the
- * frames (a `plugin.slow` trace event and a warning), not only count overruns.
+ * frames (a `plugin.slow` trace event and a warning), not only count overruns. Built with MINIMUM_MS=20,
+ * the example plan `motiond --validate` makes from the schema sleeps 20 ms: the validator must fail it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -9,6 +10,12 @@
 #include <time.h>
 
 #include "motion_plugin.h"
+
+#ifndef MINIMUM_MS
+#define MINIMUM_MS 0
+#endif
+#define TEXT(x) #x
+#define STRING(x) TEXT(x)
 
 typedef struct slow {
     const motion_host *host;
@@ -65,7 +72,7 @@ static void advance(void *instance, double dt) {
 static const motion_factory factories[] = {{
     .struct_size = sizeof(motion_factory), .flags = MOTION_FACTORY_CONTINUOUS, .plan_type = "Slow",
     .create = create, .destroy = destroy, .add_plan = add_plan, .advance = advance,
-    .plan_schema = "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\",\"minimum\":0},"
+    .plan_schema = "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\",\"minimum\":" STRING(MINIMUM_MS) "},"
                    "\"ticks\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"ms\",\"ticks\"]}",
 }};
 
