@@ -12,8 +12,9 @@ enum Slow: Speed { static let rate = 10.0 }
 enum Fast: Speed { static let rate = 100.0 }
 
 final class Ramp<S: Speed>: MigratablePerformer {
-    /// `poison` makes the state one that no build will import (a NaN value).
-    struct Plan: Decodable { var poison: Bool? }
+    /// `poison` makes the state one that no build will import (a negative value); `unexportable`, one this
+    /// build cannot export (a NaN value, which JSON cannot hold).
+    struct Plan: Decodable { var poison: Bool?; var unexportable: Bool? }
     struct State: Codable { var value: Double; var running: Bool }
     static var planType: String { "Ramp" }
     static var isContinuous: Bool { true }
@@ -24,7 +25,8 @@ final class Ramp<S: Speed>: MigratablePerformer {
     init(context: PerformerContext, target: String) { self.context = context }
 
     func add(_ plan: Plan) throws {
-        if plan.poison == true { value = .nan }
+        if plan.poison == true { value = -1e9 }
+        if plan.unexportable == true { value = .nan }
         if token == nil { token = context.generateToken() }
         if let property = context.property("x") { context.claim(property) }
     }
@@ -45,7 +47,7 @@ final class Ramp<S: Speed>: MigratablePerformer {
     func exportState() -> State { State(value: value, running: token != nil) }
 
     func importState(_ state: State) throws {
-        guard state.value.isFinite else { throw PlanError("value: not finite") }
+        guard state.value >= 0 else { throw PlanError("value: negative") }
         value = state.value
         if state.running { token = context.generateToken() }
     }
@@ -183,6 +185,25 @@ struct HotSwapTests {
         #expect(engine.isActive(runtime: "default"))
         engine.advance(by: 0.1)
         #expect(abs((engine.value(of: "x", target: "card")?[0] ?? 0) - 2.0) < 1e-9, "still v1 at 10/s")
+    }
+
+    /// A performer its old build cannot export (that build's bug, which the new build may be there to
+    /// fix) stays on the old build and finishes there; the swap goes on for the others and new plans.
+    @Test func aPerformerItsOldBuildCannotExportStaysThereAndTheSwapGoesOn() throws {
+        let engine = harness.engine
+        try engine.addPlan(["type": "Ramp"], to: "card")
+        try engine.addPlan(["type": "Ramp", "unexportable": true], to: "box")
+        engine.advance(by: 0.1)
+        let job = try engine.beginSwap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp", budgetNanos: .max)
+        #expect(job.isFinished && job.report == .init(migrated: 1, remaining: 1), "\(job.report)")
+        #expect(job.failures.count == 1 && job.failures[0].contains("could not export its state; it finishes on its old build"),
+                "\(job.failures)")
+        #expect(engine.registry.current(id: "test.ramp")?.plugin.version == "2.0.0")
+        engine.advance(by: 0.1)
+        #expect(abs((engine.value(of: "x", target: "card")?[0] ?? 0) - 11.0) < 1e-9, "card moved: 1 + 100/s × 0.1")
+        try engine.addPlan(["type": "Ramp"], to: "next")
+        engine.advance(by: 0.1)
+        #expect(abs((engine.value(of: "x", target: "next")?[0] ?? 0) - 10.0) < 1e-9, "new plans use the new build")
     }
 
     /// A swap under many performers moves them in slices between ticks: the first slice with the swap,

@@ -52,8 +52,10 @@ extension Engine {
     /// `pluginID` is the new build, and moves every performer of an older generation of that plugin to
     /// the new build's factory for its plan type. Runs between ticks, so no frame sees half a swap.
     ///
-    /// All or nothing: if one performer cannot export or import its state, the ones prepared so far are
-    /// dropped, `registry` stays as it was and the error names the performer.
+    /// All or nothing for the new build: if it refuses a performer's state, the ones prepared so far are
+    /// dropped, `registry` stays as it was and the error names the performer. A performer that its old
+    /// build cannot export (that build's fault, which the new one may be there to fix) stays on the old
+    /// build and finishes there, counted in `remaining`.
     public func swap(to extended: PluginRegistry, pluginID: String) throws(EngineError) -> SwapReport {
         try beginSwap(to: extended, pluginID: pluginID, budgetNanos: .max).report
     }
@@ -96,13 +98,14 @@ extension Engine {
             job.next += 1
             guard let move = migration(of: id, in: job) else { continue }
             let start = MonotonicClock.now()
-            do throws(EngineError) {
-                prepared.append((move.old, try prepareMigration(of: move.old, to: move.newIndex, from: move.oldTable,
-                                                                into: move.newTable)))
-            } catch {
-                for (_, shadow) in prepared { discard(shadow) }
-                registry = previous
-                throw error
+            if let state = exportState(of: move.old, from: move.oldTable, in: job) {
+                do throws(EngineError) {
+                    prepared.append((move.old, try importState(state, of: move.old, to: move.newIndex, into: move.newTable)))
+                } catch {
+                    for (_, shadow) in prepared { discard(shadow) }
+                    registry = previous
+                    throw error
+                }
             }
             if !job.recordMove(from: start, to: MonotonicClock.now(), deadline: deadline) { break }
         }
@@ -141,9 +144,9 @@ extension Engine {
     }
 
     private func move(_ id: UInt64, in job: SwapJob) {
-        guard let move = migration(of: id, in: job) else { return }
+        guard let move = migration(of: id, in: job), let state = exportState(of: move.old, from: move.oldTable, in: job) else { return }
         do throws(EngineError) {
-            let new = try prepareMigration(of: move.old, to: move.newIndex, from: move.oldTable, into: move.newTable)
+            let new = try importState(state, of: move.old, to: move.newIndex, into: move.newTable)
             commitMigration(from: move.old, to: new)
             job.report.migrated += 1
         } catch {
@@ -186,10 +189,20 @@ extension Engine {
     /// The largest hot-swap state a performer may export.
     static let maximumStateBytes = 16 << 20
 
-    /// Exports the old instance's state and imports it into a new instance of the new factory, under a
-    /// new performer record. Nothing is visible until `commitMigration`.
-    private func prepareMigration(of old: PerformerRecord, to newIndex: Int, from oldTable: UnsafePointer<motion_migrate>,
-                                  into newTable: UnsafePointer<motion_migrate>) throws(EngineError) -> PerformerRecord {
+    /// The old instance's state, NUL-terminated, or nil when its build cannot give it: the performer then
+    /// stays on that build and finishes there (counted in `remaining` once, the reason in `failures`).
+    private func exportState(of old: PerformerRecord, from oldTable: UnsafePointer<motion_migrate>,
+                             in job: SwapJob) -> [CChar]? {
+        do throws(EngineError) {
+            return try exportState(of: old, from: oldTable)
+        } catch {
+            if job.countedAsRemaining.insert(old.id).inserted { job.report.remaining += 1 }
+            job.failures.append(error.message + "; it finishes on its old build")
+            return nil
+        }
+    }
+
+    private func exportState(of old: PerformerRecord, from oldTable: UnsafePointer<motion_migrate>) throws(EngineError) -> [CChar] {
         guard let oldInstance = old.instance else {
             throw EngineError(.internalError, "performer \(old.id) has no instance")
         }
@@ -212,7 +225,16 @@ extension Engine {
         guard length > 0, length <= buffer.count else {
             throw EngineError(.invalidPlan, "performer \(old.id) (\(old.planType) on \(old.target.name)) could not export its state")
         }
+        buffer.removeSubrange(length...)
         buffer.append(0)
+        return buffer
+    }
+
+    /// Imports `state` (NUL-terminated) into a new instance of the new factory, under a new performer
+    /// record. Nothing is visible until `commitMigration`.
+    private func importState(_ buffer: [CChar], of old: PerformerRecord, to newIndex: Int,
+                             into newTable: UnsafePointer<motion_migrate>) throws(EngineError) -> PerformerRecord {
+        let length = buffer.count - 1
         let factory = registry.factories[newIndex]
         let record = PerformerRecord(id: nextPerformerID, factoryIndex: newIndex, factory: factory,
                                      runtime: old.runtime, target: old.target)

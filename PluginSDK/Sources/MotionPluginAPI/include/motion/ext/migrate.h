@@ -16,8 +16,9 @@ extern "C" {
 /**
  * Plugin extension "motion.migrate/1": hot swap with state. When a new build of a plugin replaces a
  * running one, the host moves each running performer to the new build at a tick boundary: it exports the
- * old instance's state as JSON, creates an instance with the new build's factory for the same plan type,
- * target and performer ref, and imports the state into it. Both builds must offer the extension;
+ * old instance's state as JSON, creates an instance with the new build's factory for the same plan type
+ * and target (under a new performer ref: the trace's `performer.migrated {performer, from}` pairs them;
+ * property handles stay valid), and imports the state into it. Both builds must offer the extension;
  * without it, running performers finish on the old build and new plans go to the new one.
  * Return it from `motion_plugin.get_extension(MOTION_MIGRATE_EXTENSION)`.
  */
@@ -28,8 +29,10 @@ typedef struct motion_migrate {
     uint32_t reserved;
     /**
      * [control] Writes the instance's state (UTF-8 JSON, no NUL needed) into `buffer` of `capacity` bytes
-     * and returns its length. If the length exceeds `capacity`, the host calls again with a buffer at
-     * least that large. Returns 0 if the instance cannot be exported (the swap is then abandoned).
+     * and returns its length. If the length exceeds `capacity` (the first buffer is 4 KiB), the host calls
+     * again with a buffer at least that large; a state over 16 MiB is not exported. Returns 0 if the
+     * instance cannot be exported: that performer then stays on this build and finishes here, and the
+     * others move.
      * `instance` was made by `factory`, a factory of this plugin image.
      */
     size_t (*export_state)(const motion_factory *factory, void *instance, char *buffer, size_t capacity);
