@@ -186,7 +186,12 @@ public final class HostServices: PlanNodesOwner {
         properties.deallocate()
     }
 
+    /// While a plugin's `init` runs (`PluginLoader`), the lines it logs: the last one is its reason if it
+    /// fails. Nil otherwise.
+    package var initMessages: [String]?
+
     func log(level: Int32, message: String, performer: UInt64) {
+        if initMessages != nil { initMessages = Array((initMessages! + [String(message.prefix(300))]).suffix(4)) }
         let plugin = engine?.performers[performer]?.pluginID ?? "-"
         let metadata: Logger.Metadata = ["plugin": "\(plugin)", "performer": "\(performer)"]
         switch level {

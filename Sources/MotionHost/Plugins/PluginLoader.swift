@@ -45,8 +45,12 @@ public enum PluginLoader {
         guard let raw = function() else { return fail("\(MOTION_PLUGIN_ENTRY_SYMBOL): returned NULL") }
         let checked = DescriptorCheck.check(UnsafeRawPointer(raw), file: label)
         guard case .success(let descriptor) = checked else { return checked }
-        if let initialize = descriptor.pointer.pointee.`init`, initialize(host.pointer) != MOTION_OK {
-            return fail("init: the plugin reported a failure")
+        if let initialize = descriptor.pointer.pointee.`init` {
+            host.initMessages = []
+            let status = initialize(host.pointer)
+            let said = host.initMessages?.last
+            host.initMessages = nil
+            if status != MOTION_OK { return fail("init: the plugin reported a failure" + (said.map { ": " + $0 } ?? "")) }
         }
         return .success(descriptor)
     }

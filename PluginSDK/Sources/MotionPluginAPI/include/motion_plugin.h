@@ -270,7 +270,8 @@ typedef struct motion_plugin {
 
     /**
      * [load] Called once after the descriptor was checked, before any factory is used. Returns MOTION_OK
-     * or MOTION_ERROR (the plugin is then not used). May be NULL.
+     * or MOTION_ERROR (the plugin is then not used). May be NULL. To say why it failed, `host->log` the
+     * reason first: the last line it logged during init is the rejection's reason in `plugins.list`.
      */
     int32_t (*init)(const motion_host *host);
     /** [load] Reserved for orderly shutdown; motiond never unloads a plugin image. May be NULL. */
