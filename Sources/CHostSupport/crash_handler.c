@@ -1,46 +1,79 @@
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host_support.h"
 
 static int record_fd = -1;
+/* "<2>" when stderr is the journal's (JOURNAL_STREAM set at install): the line is logged as critical. */
+static int journal_prefix;
 static const void *const *marker_slots;
 static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 static struct sigaction previous[sizeof signals / sizeof signals[0]];
 
-static void write_all(const char *text, size_t length) {
+static void write_to(int fd, const char *text, size_t length) {
     while (length > 0) {
-        ssize_t written = write(record_fd, text, length);
+        ssize_t written = write(fd, text, length);
         if (written <= 0) return;
         text += written;
         length -= (size_t)written;
     }
 }
 
+static void write_all(const char *text, size_t length) { write_to(record_fd, text, length); }
+
 static void write_string(const char *text) { write_all(text, strlen(text)); }
+
+/* `value` in decimal into `out` (room for 20 digits); returns the number of digits. */
+static size_t decimal(unsigned long long value, char *out) {
+    char reversed[20];
+    size_t digits = 0;
+    do {
+        reversed[digits++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value > 0 && digits < sizeof reversed);
+    for (size_t i = 0; i < digits; i++) out[i] = reversed[digits - 1 - i];
+    return digits;
+}
+
+/* One line on stderr, so the log says why the daemon is gone (the next start says the rest). */
+static void say(const char *label, const char *function, const char *number, size_t digits) {
+    if (journal_prefix) write_to(2, "<2>", 3);
+    static const char opening[] = "motiond: killed by signal ";
+    write_to(2, opening, sizeof opening - 1);
+    write_to(2, number, digits);
+    static const char inside[] = " inside a plugin's ";
+    write_to(2, inside, sizeof inside - 1);
+    write_to(2, function != NULL ? function : "?", function != NULL ? strlen(function) : 1);
+    write_to(2, ": ", 2);
+    const char *end = strchr(label, '\n');
+    write_to(2, label, end != NULL ? (size_t)(end - label) : strlen(label));
+    static const char closing[] = " (recorded: it is quarantined at the next start)\n";
+    write_to(2, closing, sizeof closing - 1);
+}
 
 static void on_crash(int signal, siginfo_t *info, void *context) {
     const char *label = marker_slots != NULL ? (const char *)marker_slots[0] : NULL;
     const char *function = marker_slots != NULL ? (const char *)marker_slots[1] : NULL;
     if (label != NULL && record_fd >= 0) {
-        char number[16];
-        size_t digits = 0;
-        char reversed[16];
-        int value = signal;
-        do {
-            reversed[digits++] = (char)('0' + value % 10);
-            value /= 10;
-        } while (value > 0 && digits < sizeof reversed);
-        for (size_t i = 0; i < digits; i++) number[i] = reversed[digits - 1 - i];
+        char number[20], seconds[20];
+        const size_t digits = decimal((unsigned long long)signal, number);
+        /* When it happened (clock_gettime is async-signal-safe): the quarantine's time is the crash's. */
+        struct timespec now;
+        const size_t second_digits = clock_gettime(CLOCK_REALTIME, &now) == 0 ? decimal((unsigned long long)now.tv_sec, seconds) : 0;
         write_string(label);
         write_all("\n", 1);
         write_string(function != NULL ? function : "?");
         write_all("\n", 1);
         write_all(number, digits);
         write_all("\n", 1);
+        write_all(seconds, second_digits);
+        write_all("\n", 1);
         fsync(record_fd);
+        say(label, function, number, digits);
     }
     /* A crash inside a plugin dies at once (the plugin is named in the record); any other crash goes to
      * the handler that was there before (Swift's backtracer prints where the daemon itself failed). */
@@ -70,6 +103,7 @@ static void on_crash(int signal, siginfo_t *info, void *context) {
 int motion_crash_handler_install(int fd, const void *const *marker) {
     record_fd = fd;
     marker_slots = marker;
+    journal_prefix = getenv("JOURNAL_STREAM") != NULL;
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_sigaction = on_crash;

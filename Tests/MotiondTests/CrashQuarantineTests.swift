@@ -23,13 +23,18 @@ struct CrashQuarantineTests {
         let record = (try? String(contentsOf: state.appendingPathComponent("crash.record"), encoding: .utf8)) ?? ""
         #expect(record.hasPrefix(file + "\n"), "the crash names the plugin file: \(record)")
         #expect(record.contains("\nadvance\n11\n"), "and the function and signal: \(record)")
+        let crashedAt = Double(record.split(separator: "\n").last ?? "") ?? 0
+        #expect(abs(crashedAt - Date().timeIntervalSince1970) < 60, "and when: \(record)")
+        #expect(first.log.contains("motiond: killed by signal 11 inside a plugin's advance: \(file)"), "the log says why it died: \(first.log)")
 
         let second = try await DaemonProcess(arguments: arguments)
         let again = try await second.client()
         let list = try await again.call("plugins.list")
         let rejected = list["rejected"]?.arrayValue ?? []
         let reason = rejected.first { $0["file"]?.stringValue == file }?["reason"]?.stringValue ?? ""
-        #expect(reason.hasPrefix("crashed motiond (signal 11, Segmentation fault, in advance)"), "\(list)")
+        #expect(reason.hasPrefix("crashed motiond (signal 11, Segmentation fault, in advance) on "), "\(list)")
+        let crashTime = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: crashedAt))
+        #expect(reason.contains(" on \(crashTime);"), "the crash's time, not the restart's: \(reason)")
         await #expect(throws: MotionClientError.self, "its plan type is not there") {
             _ = try await again.call("plan.add", ["target": "card", "plan": ["type": "Crashy", "property": "x"]])
         }

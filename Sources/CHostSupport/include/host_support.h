@@ -8,10 +8,12 @@ size_t motion_heap_in_use(void);
 
 /**
  * Installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT that, when the engine thread was
- * inside a plugin, write "label\nfunction\nsignal\n" (label is "file\nhash") to `fd` and fsync it,
- * using only async-signal-safe calls; then the handler that was there before runs (or the default
- * action). `marker` points at two pointers: the label and the function name (NULL when no plugin is
- * being called). Returns 0, or -1 if a handler could not be installed.
+ * inside a plugin, write "label\nfunction\nsignal\nseconds\n" (label is "file\nhash"; seconds since
+ * the epoch) to `fd`, fsync it, say so in one line on stderr (journal-prefixed when JOURNAL_STREAM was
+ * set at install) and die by the signal, using only async-signal-safe calls; a crash outside a plugin
+ * goes to the handler that was there before (or the default action). `marker` points at two pointers:
+ * the label and the function name (NULL when no plugin is being called). Returns 0, or -1 if a handler
+ * could not be installed.
  */
 int motion_crash_handler_install(int fd, const void *const *marker);
 

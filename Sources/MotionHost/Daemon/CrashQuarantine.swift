@@ -41,8 +41,10 @@ public struct CrashQuarantine: Sendable {
         if let data = FileManager.default.contents(atPath: recordPath), !data.isEmpty {
             let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             if lines.count >= 4, let signal = Int32(lines[3]) {
+                // The crash's own time (the record's fifth line, seconds since the epoch), else now.
+                let crashed = lines.count >= 5 ? Double(lines[4]).map { Date(timeIntervalSince1970: $0) } : nil
                 let entry = Entry(file: lines[0], hash: lines[1], function: lines[2], signal: signal,
-                                  time: ISO8601DateFormatter().string(from: Date()))
+                                  time: ISO8601DateFormatter().string(from: crashed ?? Date()))
                 if !quarantine.entries.contains(where: { $0.hash == entry.hash }) { quarantine.entries.append(entry) }
                 logger.critical("a plugin crashed motiond; it is quarantined", metadata: [
                     "file": "\(entry.file)", "function": "\(entry.function)", "signal": "\(signal)", "sha256": "\(entry.hash)"])
