@@ -19,6 +19,10 @@ struct PluginDirectoryTests {
         #expect(rejected["reason"]?.stringValue?.hasPrefix("dlopen:") == true)
         #expect(try await client.call("hello", ["protocol": 1])["planTypes"] == ["Spring"])
         _ = try await client.call("plan.add", ["target": "t", "plan": ["type": "Spring", "property": "x", "to": [1]]])
+        // Removed, it is no longer listed once the directories are rescanned.
+        try FileManager.default.removeItem(at: plugins.appendingPathComponent("libcorrupt.so"))
+        _ = try await client.call("plugins.reload")
+        #expect(try await client.call("plugins.list")["rejected"] == [], "a removed file is not rejected any more")
         await client.close()
         #expect(await daemon.stop() == 0)
     }

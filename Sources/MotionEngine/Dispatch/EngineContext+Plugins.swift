@@ -123,6 +123,16 @@ extension EngineContext {
                         migrated: report.migrated, remaining: report.remaining)
     }
 
+    /// Forgets the rejections of files that a full rescan no longer found in any plugin directory: a file
+    /// removed is not "rejected" any more.
+    public func forgetRejections(ofFilesNotIn present: Set<String>) {
+        let gone = engine.registry.rejected.map(\.file).filter { !present.contains($0) }
+        guard !gone.isEmpty else { return }
+        var builder = PluginRegistryBuilder(extending: engine.registry)
+        for file in gone { builder.forgetRejection(of: file) }
+        engine.extendRegistry(builder.freeze())
+    }
+
     /// Lists `file` as rejected (plugins.list, a `plugin.rejected` trace event, the log).
     @discardableResult
     public func reject(file: String, reason: String) -> InstallOutcome {

@@ -90,6 +90,10 @@ public actor PluginManager {
         let loaded = await loop.perform { $0.loadedPlugins }
         let byFile = Dictionary(loaded.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
         var candidates = searchPath.flatMap { PluginLoader.pluginFiles(in: $0.path, shippedOnly: $0.shippedOnly) }
+        if id == nil, files == nil {
+            let present = Set(candidates)
+            await loop.perform { $0.forgetRejections(ofFilesNotIn: present) }
+        }
         if let id { candidates = candidates.filter { byFile[$0]?.id == id } }
         if let files { candidates = candidates.filter { files.contains($0) } }
 
