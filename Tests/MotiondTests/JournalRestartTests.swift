@@ -57,4 +57,31 @@ struct JournalRestartTests {
         await client.close()
         _ = await second.stop()
     }
+
+    /// After a restart that replayed a journal in which nothing still moves, the first animation added
+    /// later starts at its beginning: it does not jump ahead by the time since the start.
+    @Test func theFirstAnimationAfterARestartStartsAtItsBeginning() async throws {
+        let state = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let first = try await DaemonProcess(arguments: ["--state-dir", state.path])
+        var client = try await first.client()
+        _ = try await client.call("runtime.create", ["name": "work"])
+        _ = try await client.call("plan.add", ["runtime": "work", "target": "bar", "plan": ["type": "Set", "property": "x", "value": [1]]])
+        await client.close()
+        #expect(await first.stop() == 0)
+
+        let second = try await DaemonProcess(arguments: ["--state-dir", state.path])
+        client = try await second.client()
+        try await Task.sleep(for: .milliseconds(1500))
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["frames"], "targets": ["long"]])
+        _ = try await client.call("plan.add", ["target": "long", "plan": [
+            "type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": 10, "timing": "linear"]])
+        let frame = try await events.waitFor { $0["event"] == "frame" && $0["updates"]?.arrayValue?.isEmpty == false }.last
+        let x = frame?["updates"]?.arrayValue?.first?["value"]?.arrayValue?.first?.doubleValue ?? -1
+        // 100 units a second: the first frame is within a few ticks of the start, not 1.5 s (150) in.
+        #expect(x >= 0 && x < 30, "first value \(x)")
+        await client.close()
+        _ = await second.stop()
+    }
 }

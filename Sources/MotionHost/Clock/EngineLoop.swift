@@ -125,6 +125,9 @@ public final class EngineLoop: Sendable {
             }
             if !context.wantsTicks {
                 schedule = nil
+                // Nothing replayed moves: the next animation starts from its own first tick, not from the
+                // replay's end (a tween added seconds after the start jumped ahead by them).
+                context.resumesAt = nil
                 // No tick is coming: what waited for one runs now.
                 for command in afterTick { command(context) }
                 afterTick.removeAll()
