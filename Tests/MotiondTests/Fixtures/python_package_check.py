@@ -2,6 +2,7 @@
 Prints one line per check; argv[2] == "restart" waits for the test to restart the daemon."""
 import asyncio
 import sys
+import time
 
 from motiond_client import AsyncClient, Client, MotiondError
 
@@ -63,10 +64,31 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
         client.call("subscribe", streams=["frames"], transport="shm", slots=1024)  # no reader: made again without one
         shm_sub, reader = client.subscribe_shm(targets=["after"])
         client.call("unsubscribe", sub=unwanted)
+        # Polling with timeout 0 (as after select) keeps the connection when nothing is there to read.
+        client.call("runtime.create", name="idle", ephemeral=True)
+        polled = [client.next_event(timeout=0) for _ in range(20)]
+        client.call("runtime.state", runtime="idle")  # raises runtime.not_found if the connection was made again
+        if not any(event and event.get("event") == "reconnected" for event in polled):
+            print("timeout 0 keeps the connection", flush=True)
         client.call("runtime.create", name="waiting", ephemeral=True)  # tells the test to restart the daemon
         print("waiting", flush=True)
         reconnected = False
-        for event in client.events(timeout=20):
+        longest = 0.0
+
+        def polled_events(seconds):
+            """Events from next_event(timeout=0) polls, as a select loop would make them."""
+            global longest
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                started = time.monotonic()
+                event = client.next_event(timeout=0)
+                longest = max(longest, time.monotonic() - started)
+                if event is None:
+                    time.sleep(0.01)
+                else:
+                    yield event
+
+        for event in polled_events(20):
             if event.get("event") == "reconnected":
                 reconnected = True
                 print("reconnected", flush=True)
@@ -84,3 +106,7 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
             if event.get("event") == "frame" and event.get("sub") == unwanted:
                 print("a frame for the unsubscribed subscription", event, flush=True)
         print("unsubscribed stays unsubscribed", flush=True)
+        if longest < 0.5:
+            print("timeout 0 never blocks", flush=True)
+        else:
+            print(f"timeout 0 blocked for {longest:.2f} s", flush=True)

@@ -97,6 +97,8 @@ class Client:
         self.readers = {}        # sub id -> FrameReader (transport "shm")
         self.pending = []
         self.hello = None
+        self._retry = None       # backoff() while reconnecting, with the next attempt's time
+        self._attempt_at = 0.0
         self._connect()
 
     # Connection
@@ -148,15 +150,28 @@ class Client:
     def _write(self, text):
         self.sock.sendall(text.encode("utf-8"))
 
-    def _reconnect(self):
-        for delay in backoff():
-            time.sleep(delay)
+    def _reconnect(self, deadline=None):
+        """Connects again, attempts spaced by `backoff()` across calls; False if the next attempt falls
+        after `deadline` (a time.monotonic() instant; None: wait as long as it takes)."""
+        if self._retry is None:
+            self._retry = backoff()
+            self._attempt_at = time.monotonic() + next(self._retry)
+        while True:
+            now = time.monotonic()
+            if self._attempt_at > now:
+                if deadline is not None and self._attempt_at > deadline:
+                    if deadline > now:
+                        time.sleep(deadline - now)
+                    return False
+                time.sleep(self._attempt_at - now)
             try:
                 self._connect()
             except (ConnectionError, OSError):
+                self._attempt_at = time.monotonic() + next(self._retry)
                 continue
+            self._retry = None
             self._resubscribe()
-            return
+            return True
 
     def _resubscribe(self):
         for sub, result in self.subscriptions.replay(self._call, MotiondError).items():
@@ -252,19 +267,24 @@ class Client:
     # Events
 
     def next_event(self, timeout=None):
-        """The next event; None if `timeout` seconds pass without one (None: wait)."""
+        """The next event; None if `timeout` seconds pass without one (None: wait). With `timeout` 0 it
+        never blocks: it returns an event already received, else None (while the daemon is away, it
+        tries to connect again only when the backoff says so)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             if self.pending:
                 return self._applied(self.pending.pop(0))
             if self.sock is None:
                 if not self.reconnect:
                     raise ConnectionError("motiond closed the connection")
-                self._reconnect()
+                if not self._reconnect(deadline):
+                    return None
                 return {"event": "reconnected"}
             try:
-                self.sock.settimeout(timeout)
+                self.sock.settimeout(None if deadline is None else max(0.0, deadline - time.monotonic()))
                 line = self._readline()
-            except socket.timeout:
+            except (socket.timeout, BlockingIOError):
+                # Nothing to read in time (a timeout of 0 makes the socket non-blocking: BlockingIOError).
                 return None
             except OSError:
                 line = ""
