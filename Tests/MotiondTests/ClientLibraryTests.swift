@@ -92,6 +92,11 @@ struct ClientLibraryTests {
         // The shared library has a soname and needs no Swift (SPEC §12); the program links to it.
         let library = try await Self.run("/usr/bin/readelf", ["-d", stage.appendingPathComponent("usr/lib/libmotion-client.so").path])
         #expect(library.output.contains("Library soname: [libmotion-client.so.1]") && !library.output.contains("swift"), "\(library.output)")
+        // It exports its API only: no json_member or frames_reader_map for a program's own to clash with.
+        let symbols = try await Self.run("/usr/bin/nm", ["-D", "--defined-only", stage.appendingPathComponent("usr/lib/libmotion-client.so").path])
+        let foreign = symbols.output.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+            .filter { !$0.hasPrefix("motion_") && !$0.hasPrefix("_") }
+        #expect(symbols.status == 0 && foreign.isEmpty, "exported beside the API: \(foreign)")
         let linked = try await Self.run("/usr/bin/readelf", ["-d", program])
         #expect(linked.output.contains("Shared library: [libmotion-client.so.1]"), "\(linked.output)")
         let daemon = try await DaemonProcess()
@@ -162,6 +167,47 @@ struct ClientLibraryTests {
         #expect(!output.output.contains("unsubscribed subscription"), "\(output.output)")
         await client.close()
         _ = await second.stop()
+    }
+
+    /// The edges a client author met (issue #21's trial): params that are not JSON answer protocol.parse
+    /// (the call waited forever); a program's own `json_int` does not replace the library's (shared and
+    /// static); one pollable descriptor for the client's life, through a restart; a reconnect made by a
+    /// call is told by a "reconnected" event.
+    @Test(arguments: [false, true])
+    func theLibrarysEdgesHold(linkedStatically: Bool) async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let source = Self.fixture("client_edges.c"), bin = DaemonProcess.buildDirectory.path
+        let program = directory.appendingPathComponent("client_edges").path
+        let library = linkedStatically ? ["\(bin)/libmotion-client-static.a"] : ["-L", bin, "-lmotion-client", "-Wl,-rpath,\(bin)"]
+        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Wextra", "-Werror"] + Self.includes + [source] + library
+                                       + ["-o", program])
+        #expect(build.status == 0, "\(build.output)")
+        let path = directory.appendingPathComponent("m.sock").path
+        let first = try await DaemonProcess(socket: path)
+        async let ran = Self.run(program, [path], timeout: 60)
+        func waitFor(_ runtime: String, on daemon: DaemonProcess) async throws {
+            let watcher = try await daemon.client()
+            var there = false
+            for _ in 0..<400 where !there {
+                there = (try? await watcher.call("runtime.state", ["runtime": .string(runtime)])) != nil
+                if !there { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(there, "the program reached \(runtime)")
+            await watcher.close()
+        }
+        try await waitFor("waiting1", on: first)
+        let (second, client) = try await Self.restart(first, at: path)
+        await client.close()
+        try await waitFor("waiting2", on: second)
+        let (third, last) = try await Self.restart(second, at: path)
+        let output = try await ran
+        #expect(output.status == 0, "\(output.output)")
+        for line in ["not json: -1 {\"code\":\"protocol.parse\"", "subscribed 1", "reconnected in the poll loop, the same descriptor",
+                     "frame after restart", "reconnected in a call, told"] {
+            #expect(output.output.contains(line), "\(line): \(output.output)")
+        }
+        await last.close()
+        _ = await third.stop()
     }
 
     /// The Swift client's reconnecting wrapper, through the same restart.

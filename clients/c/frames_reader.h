@@ -39,9 +39,17 @@ struct motion_frames_reader {
     uint32_t named;
 };
 
+/* Internal: prefixed and hidden, as json_scan.h's. */
+#define frames_reader_map motion_client_internal_frames_reader_map
+#define frames_reader_apply_names motion_client_internal_frames_reader_apply_names
+#define frames_reader_free motion_client_internal_frames_reader_free
+#pragma GCC visibility push(hidden)
+
 /* Maps `fd` (taking it) into `reader`, replacing any earlier region. 0 on success. */
 int frames_reader_map(motion_frames_reader *reader, int fd, char *error, size_t error_capacity);
 int frames_reader_apply_names(motion_frames_reader *reader, const char *line, const char *end);
 void frames_reader_free(motion_frames_reader *reader);
+
+#pragma GCC visibility pop
 
 #endif

@@ -5,6 +5,18 @@
 
 #include <stddef.h>
 
+/* Internal to the library: prefixed names (a program linking it, shared or static, may have its own
+ * json_member), and hidden from the shared library's exports. */
+#define json_member motion_client_internal_json_member
+#define json_next_element motion_client_internal_json_next_element
+#define json_number motion_client_internal_json_number
+#define json_int motion_client_internal_json_int
+#define json_string_is motion_client_internal_json_string_is
+#define json_decode_string motion_client_internal_json_decode_string
+#define json_copy motion_client_internal_json_copy
+#define json_write_string motion_client_internal_json_write_string
+#pragma GCC visibility push(hidden)
+
 typedef struct json_span {
     const char *start; /* first byte of the value */
     const char *end;   /* one past its last byte */
@@ -25,5 +37,7 @@ size_t json_decode_string(json_span span, char *out);
 char *json_copy(json_span span);
 /* Writes `text` as a JSON string literal into `out` (room for 6·strlen + 3); returns the bytes written. */
 int json_write_string(char *out, const char *text);
+
+#pragma GCC visibility pop
 
 #endif

@@ -1,4 +1,5 @@
-/* libmotion-client: see include/motion_client.h. JSON lines over a Unix socket, C99 + POSIX only. */
+/* libmotion-client: see include/motion_client.h. JSON lines over a Unix socket, C99 + POSIX, and Linux's
+ * epoll and timerfd for a descriptor that stays the same across reconnects. */
 #define _GNU_SOURCE
 #include "motion_client.h"
 
@@ -11,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +25,10 @@
 
 struct motion_client {
     int fd; /* -1 while disconnected */
+    /* What motion_client_fd hands out, the same for the client's life: an epoll set of the socket and
+     * `retry_fd`, a timer that fires when the next reconnect attempt is due (armed while disconnected).
+     * `retry_ms`: the backoff, 0.1 s doubling to 2 s. */
+    int poll_fd, retry_fd, retry_ms;
     long next_id;
     /* Reconnecting: the socket's path, whether to, and the subscriptions to make again, by id − 1 (the
      * daemon numbers a connection's subscriptions from 1, so they get their old ids back; NULL: since
@@ -222,12 +229,22 @@ static int greet(motion_client *client, char *error, size_t error_capacity) {
     return status;
 }
 
-/* The connection is gone: what was read of it is dropped (events already queued stay). */
+/* The retry timer fires in `ms` (0: disarmed); a timer that fired is read, so the poll set quiets. */
+static void arm_retry(motion_client *client, int ms) {
+    uint64_t expirations;
+    while (read(client->retry_fd, &expirations, sizeof expirations) > 0) {}
+    struct itimerspec when = {.it_value = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000}};
+    timerfd_settime(client->retry_fd, 0, &when, NULL);
+}
+
+/* The connection is gone: what was read of it is dropped (events already queued stay); while
+ * reconnecting, the poll set becomes readable when the first attempt is due. */
 static void drop_connection(motion_client *client) {
     while (client->received_count > 0) close(take_descriptor(client));
-    if (client->fd >= 0) close(client->fd);
+    if (client->fd >= 0) close(client->fd); /* which also takes it out of the poll set */
     client->fd = -1;
     client->input_start = client->input_length = 0;
+    if (client->reconnects) arm_retry(client, client->retry_ms);
 }
 
 /* Where an unsubscribed subscription was: a trace subscription to a target no one names. */
@@ -240,10 +257,33 @@ static int sub_of(const char *json) {
     return json_int(field);
 }
 
-/* One attempt: connect, hello, subscribe again. 0 on success. */
+static int attach_socket(motion_client *client, int fd) {
+    struct epoll_event readable = {.events = EPOLLIN};
+    readable.data.fd = fd;
+    return epoll_ctl(client->poll_fd, EPOLL_CTL_ADD, fd, &readable);
+}
+
+static int reconnect_attempt(motion_client *client);
+
+/* One attempt: connect, hello, subscribe again. 0 on success; else the next attempt waits longer. */
 static int reconnect_once(motion_client *client) {
+    if (reconnect_attempt(client) == 0) {
+        client->retry_ms = 100;
+        arm_retry(client, 0);
+        return 0;
+    }
+    client->retry_ms = client->retry_ms < 1000 ? client->retry_ms * 2 : 2000;
+    arm_retry(client, client->retry_ms);
+    return -1;
+}
+
+static int reconnect_attempt(motion_client *client) {
     int fd = open_socket(client->path, NULL, 0);
     if (fd < 0) return -1;
+    if (attach_socket(client, fd) != 0) {
+        close(fd);
+        return -1;
+    }
     client->fd = fd;
     client->next_id = 0;
     if (greet(client, NULL, 0) != 0) {
@@ -298,8 +338,20 @@ motion_client *motion_client_connect(const char *socket_path, char *error, size_
         set_error(error, error_capacity, "out of memory");
         return NULL;
     }
+    client->poll_fd = client->retry_fd = -1;
     client->fd = fd;
     client->reconnects = 1;
+    client->retry_ms = 100;
+    client->poll_fd = epoll_create1(EPOLL_CLOEXEC);
+    client->retry_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    struct epoll_event readable = {.events = EPOLLIN};
+    readable.data.fd = client->retry_fd;
+    if (client->poll_fd < 0 || client->retry_fd < 0 || attach_socket(client, fd) != 0 ||
+        epoll_ctl(client->poll_fd, EPOLL_CTL_ADD, client->retry_fd, &readable) != 0) {
+        set_error(error, error_capacity, "cannot make the client's poll descriptor: %s", strerror(errno));
+        motion_client_close(client);
+        return NULL;
+    }
     if (greet(client, error, error_capacity) != 0) {
         motion_client_close(client);
         return NULL;
@@ -308,7 +360,10 @@ motion_client *motion_client_connect(const char *socket_path, char *error, size_
 }
 
 void motion_client_set_reconnect(motion_client *client, int enabled) {
-    if (client) client->reconnects = enabled != 0;
+    if (!client) return;
+    client->reconnects = enabled != 0;
+    if (!client->reconnects) arm_retry(client, 0);
+    else if (client->fd < 0) arm_retry(client, client->retry_ms);
 }
 
 static int record_subscription(motion_client *client, int sub, const char *params_json, motion_frames_reader *reader);
@@ -339,7 +394,13 @@ static int call_raw(motion_client *client, const char *method, const char *param
     if (!client || !method) return -2;
     /* Disconnected: one attempt to connect again (a call is never replayed on a new connection: it
      * might have been applied before the old one failed). */
-    if (client->fd < 0 && (!client->reconnects || reconnect_once(client) != 0)) return -2;
+    if (client->fd < 0) {
+        if (!client->reconnects || reconnect_once(client) != 0) return -2;
+        /* Told as an event, as motion_client_next_event tells its own reconnects: the application
+         * re-adds what lived only in the old daemon. */
+        char *told = strdup("{\"event\":\"reconnected\"}");
+        if (!told || queue_line(client, told) != 0) free(told);
+    }
     long id = ++client->next_id;
     size_t length = strlen(method) * 6 + (params_json ? strlen(params_json) : 2) + 64;
     char *request = malloc(length);
@@ -363,12 +424,22 @@ static int call_raw(motion_client *client, const char *method, const char *param
         while ((line = take_line(client))) {
             json_span reply_id, result, reply_error;
             const char *end = line + strlen(line);
-            if (json_member(line, end, "id", &reply_id) && json_number(reply_id) == (double)id) {
+            int has_id = json_member(line, end, "id", &reply_id);
+            if (has_id && json_number(reply_id) == (double)id) {
                 int status = json_member(line, end, "result", &result) ? 0 : -1;
                 if (status == -1 && !json_member(line, end, "error", &reply_error)) status = -2;
                 if (result_json && status != -2) *result_json = json_copy(status == 0 ? result : reply_error);
                 free(line);
                 return status;
+            }
+            /* "id":null with an error: motiond could not read a request line (params that are not JSON)
+             * and so cannot name it; this library sends one line and waits for its answer, so it is this
+             * call's. */
+            if (has_id && reply_id.end - reply_id.start == 4 && memcmp(reply_id.start, "null", 4) == 0 &&
+                json_member(line, end, "error", &reply_error)) {
+                if (result_json) *result_json = json_copy(reply_error);
+                free(line);
+                return -1;
             }
             if (queue_line(client, line) != 0) {
                 free(line);
@@ -464,7 +535,7 @@ int motion_client_subscribe_shm(motion_client *client, const char *params_json, 
     return status;
 }
 
-int motion_client_fd(const motion_client *client) { return client ? client->fd : -1; }
+int motion_client_fd(const motion_client *client) { return client ? client->poll_fd : -1; }
 
 int motion_client_pending(const motion_client *client) {
     return client && (client->queued_count > 0 || has_line(client));
@@ -565,7 +636,6 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
     long deadline_ms = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
     free(client->event_line);
     client->event_line = NULL;
-    int delay_ms = 100;
     for (;;) {
         if (client->fd < 0 && client->queued_count == 0) {
             if (!client->reconnects) return -1;
@@ -575,8 +645,9 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
                 return client->event_line && fill_event(client, event) == 0 ? 1 : -1;
             }
             if (timeout_ms >= 0) return 0;
-            usleep((useconds_t)delay_ms * 1000);
-            delay_ms = delay_ms < 1000 ? delay_ms * 2 : 2000;
+            /* Until the next attempt is due (the retry timer reconnect_once armed). */
+            struct pollfd due = {.fd = client->retry_fd, .events = POLLIN};
+            while (poll(&due, 1, -1) < 0 && errno == EINTR) {}
             continue;
         }
         if (client->queued_count > 0) {
@@ -610,6 +681,8 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
 void motion_client_close(motion_client *client) {
     if (!client) return;
     if (client->fd >= 0) close(client->fd);
+    if (client->poll_fd >= 0) close(client->poll_fd);
+    if (client->retry_fd >= 0) close(client->retry_fd);
     for (size_t index = 0; index < client->subscription_count; index++) {
         free(client->subscriptions[index]);
         frames_reader_free(client->readers[index]);

@@ -50,7 +50,8 @@ motion_client *motion_client_connect(const char *socket_path, char *error, size_
 /*
  * Sends a request and waits for its reply. `params_json` is a JSON object or NULL (none). Returns 0 on
  * success with the result object in *result_json; -1 when motiond answered an error (*result_json is the
- * error object: {"code":…,"message":…}); -2 when the connection failed (*result_json is NULL).
+ * error object: {"code":…,"message":…}; params that are not JSON are "protocol.parse"); -2 when the
+ * connection failed (*result_json is NULL).
  * `result_json` may be NULL when the caller does not want the text. A "subscribe" with "transport":"shm"
  * made here gets no reader (the region's descriptor is closed): use motion_client_subscribe_shm.
  */
@@ -59,9 +60,14 @@ int motion_client_call(motion_client *client, const char *method, const char *pa
 /* `subscribe` with `params_json` (e.g. {"streams":["frames"],"runtime":"ui"}); *sub_id gets the id. 0 on success. */
 int motion_client_subscribe(motion_client *client, const char *params_json, int *sub_id);
 
-/* The socket's file descriptor, to poll for reading with other work; then call motion_client_next_event
- * with timeout 0 until it returns 0. Events a call queued (or lines already read) do not make the fd
- * readable: drain them after every call, or check motion_client_pending before polling. */
+/*
+ * A descriptor to poll for reading with other work (poll, select, epoll); when it is readable, call
+ * motion_client_next_event with timeout 0 until it returns 0. It is the same for the client's life, across
+ * reconnects (an epoll set of the socket and a timer): readable when the socket has bytes, and while the
+ * daemon is away when the next reconnect attempt is due (motion_client_next_event then makes it). Events
+ * a call queued (or lines already read) do not make it readable: drain them after every call, or check
+ * motion_client_pending before polling. Do not read from it or close it.
+ */
 int motion_client_fd(const motion_client *client);
 
 /* 1 if an event can be taken without reading the socket (queued during a call, or already read). */
@@ -106,7 +112,8 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
  * attempt per call), says hello, makes every subscription again (they keep their ids; one made with
  * motion_client_call("subscribe") too, one since unsubscribed not) and returns an
  * event {"event":"reconnected"} (kind MOTION_EVENT_OTHER): re-add what lived only in the old daemon. A
- * call on a lost connection returns -2 and is never replayed; the next call connects first.
+ * call on a lost connection returns -2 and is never replayed; the next call connects first, and then the
+ * "reconnected" event is queued for motion_client_next_event all the same.
  * `enabled` 0: a lost connection makes motion_client_next_event return -1.
  */
 void motion_client_set_reconnect(motion_client *client, int enabled);
