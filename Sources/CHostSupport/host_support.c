@@ -13,6 +13,11 @@
 
 size_t motion_heap_in_use(void) { return mallinfo2().uordblks; }
 
+long motion_thread_involuntary_switches(void) {
+    struct rusage usage;
+    return getrusage(RUSAGE_THREAD, &usage) == 0 ? usage.ru_nivcsw : -1;
+}
+
 int motion_memory_file(const char *name) { return memfd_create(name, MFD_CLOEXEC); }
 
 int motion_thread_set_name(const char *name) { return pthread_setname_np(pthread_self(), name); }

@@ -6,6 +6,10 @@
 /** Bytes of heap in use by malloc (mallinfo2's uordblks): `motiond --validate` watches it grow. */
 size_t motion_heap_in_use(void);
 
+/** The calling thread's involuntary context switches so far (getrusage RUSAGE_THREAD), or -1: a tick
+ *  the validator times was preempted if this moved during it. */
+long motion_thread_involuntary_switches(void);
+
 /**
  * Installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT that, when the engine thread was
  * inside a plugin, write "label\nfunction\nsignal\nseconds\n" (label is "file\nhash"; seconds since
