@@ -13,9 +13,14 @@
 
 size_t motion_heap_in_use(void) { return mallinfo2().uordblks; }
 
-long motion_thread_involuntary_switches(void) {
+int motion_thread_usage(motion_thread_usage_t *out) {
     struct rusage usage;
-    return getrusage(RUSAGE_THREAD, &usage) == 0 ? usage.ru_nivcsw : -1;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
+    out->cpu_ns = ((uint64_t)usage.ru_utime.tv_sec + (uint64_t)usage.ru_stime.tv_sec) * 1000000000u +
+                  ((uint64_t)usage.ru_utime.tv_usec + (uint64_t)usage.ru_stime.tv_usec) * 1000u;
+    out->voluntary = usage.ru_nvcsw;
+    out->involuntary = usage.ru_nivcsw;
+    return 0;
 }
 
 int motion_memory_file(const char *name) { return memfd_create(name, MFD_CLOEXEC); }

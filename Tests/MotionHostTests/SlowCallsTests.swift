@@ -20,6 +20,20 @@ struct SlowCallsTests {
         #expect(calls.note(advance, nanoseconds: 10_000_000, now: 13_000_000_000) == nil)
     }
 
+    /// A call made slow by a busy machine (the thread preempted since the tick began, never blocked, and
+    /// running less than the limit) is not the plugin's; one that blocked or computed that long is.
+    @Test func preemptionAloneIsNotBlamedOnThePlugin() {
+        var calls = SlowCalls()
+        calls.limit = 8_000_000
+        let start = SlowCalls.ThreadUsage(cpuNanos: 1_000_000_000, voluntary: 10, involuntary: 5)
+        calls.usage = { start }
+        calls.markTick()
+        #expect(calls.wasPreempted(now: .init(cpuNanos: 1_002_000_000, voluntary: 10, involuntary: 6)))
+        #expect(!calls.wasPreempted(now: .init(cpuNanos: 1_002_000_000, voluntary: 11, involuntary: 6)), "it blocked (a sleep)")
+        #expect(!calls.wasPreempted(now: .init(cpuNanos: 1_030_000_000, voluntary: 10, involuntary: 6)), "it computed 30 ms")
+        #expect(!calls.wasPreempted(now: .init(cpuNanos: 1_002_000_000, voluntary: 10, involuntary: 5)), "never preempted")
+    }
+
     @Test func aLimitOfZeroTimesNothing() {
         var calls = SlowCalls()
         #expect(calls.note(SlowCalls.Key(label: 1, function: 1), nanoseconds: 1_000_000_000, now: 1) == nil)

@@ -57,7 +57,7 @@ struct ValidateTests {
         let slow = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/slow_advance.c"], name: "libslow.so", in: directory)
         let (passed, warned) = try await Self.validate([slow])
         #expect(passed == 0, "\(warned)")
-        // 1 ms of sleep (more on a busy machine: nanosleep wakes late), under a frame: a warning.
+        // 1 ms of CPU, under a frame: a warning (its figure is the wall clock's: more on a busy machine).
         #expect(warned.contains("WARN  Slow: advance: an advance of one performer takes "), "\(warned)")
     }
 

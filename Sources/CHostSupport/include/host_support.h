@@ -2,13 +2,20 @@
 #ifndef MOTION_HOST_SUPPORT_H
 #define MOTION_HOST_SUPPORT_H
 #include <stddef.h>
+#include <stdint.h>
 
 /** Bytes of heap in use by malloc (mallinfo2's uordblks): `motiond --validate` watches it grow. */
 size_t motion_heap_in_use(void);
 
-/** The calling thread's involuntary context switches so far (getrusage RUSAGE_THREAD), or -1: a tick
- *  the validator times was preempted if this moved during it. */
-long motion_thread_involuntary_switches(void);
+/** The calling thread's CPU time and context switches so far (getrusage RUSAGE_THREAD): voluntary ones
+ *  (it blocked: a sleep, I/O) and involuntary ones (it was preempted). Tells a slow plugin call from a
+ *  busy machine. 0, or -1 on failure. */
+typedef struct motion_thread_usage_t {
+    uint64_t cpu_ns;
+    long voluntary;
+    long involuntary;
+} motion_thread_usage_t;
+int motion_thread_usage(motion_thread_usage_t *out);
 
 /**
  * Installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT that, when the engine thread was

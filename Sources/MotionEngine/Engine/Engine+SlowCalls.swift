@@ -11,6 +11,13 @@ extension Engine {
         set { slowCalls.limit = newValue }
     }
 
+    /// Reads the engine thread's CPU time and context switches (the daemon sets getrusage): a call made
+    /// slow by a busy machine (the thread preempted, not blocked, little CPU) is not blamed on its plugin.
+    public var threadUsage: (() -> SlowCalls.ThreadUsage)? {
+        get { slowCalls.usage }
+        set { slowCalls.usage = newValue }
+    }
+
     @inline(__always)
     func calling<Result>(_ label: UnsafePointer<CChar>?, _ function: StaticString, performers: Int = 1,
                          _ body: () throws -> Result) rethrows -> Result {
@@ -25,6 +32,7 @@ extension Engine {
 
     private func noteSlowCall(_ label: UnsafePointer<CChar>?, _ function: StaticString, nanoseconds: UInt64, now: UInt64,
                               performers: Int) {
+        if let usage = slowCalls.usage?(), slowCalls.wasPreempted(now: usage) { return }
         let key = SlowCalls.Key(label: UInt(bitPattern: label), function: UInt(bitPattern: function.utf8Start))
         guard let report = slowCalls.note(key, nanoseconds: nanoseconds, now: now) else { return }
         let file = label.map { String(cString: $0).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? "" } ?? ""

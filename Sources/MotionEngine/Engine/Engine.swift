@@ -158,6 +158,7 @@ public final class Engine {
     public func advance(by dt: Double) {
         time += dt
         phase = .frame
+        slowCalls.markTick()
         // Starts and stops wait until the frame is over: no group changes while a plugin loops over it.
         for index in advanceGroups.indices where !advanceGroups[index].instances.isEmpty {
             let group = advanceGroups[index]

@@ -3,7 +3,7 @@
 /// (the host sets a frame interval) is noted, and reported at once the first time for its plugin and
 /// function, then at most every `interval` with how many more were slow meanwhile: an operator learns
 /// which plugin freezes the frames without a flood of lines at 120 Hz.
-struct SlowCalls {
+public struct SlowCalls {
     struct Key: Hashable {
         let label: UInt
         let function: UInt
@@ -16,11 +16,42 @@ struct SlowCalls {
         var slowest: UInt64
     }
 
+    /// The engine thread's CPU time and context switches (getrusage), when the host can tell them.
+    public struct ThreadUsage: Sendable, Equatable {
+        public var cpuNanos: UInt64
+        /// It blocked (a sleep, I/O).
+        public var voluntary: Int
+        /// It was preempted.
+        public var involuntary: Int
+        public init(cpuNanos: UInt64, voluntary: Int, involuntary: Int) {
+            self.cpuNanos = cpuNanos
+            self.voluntary = voluntary
+            self.involuntary = involuntary
+        }
+    }
+
     /// Nanoseconds a call may take; 0: calls are not timed.
     var limit: UInt64 = 0
+    /// Reads the engine thread's usage (set by the host); nil: every slow call is reported.
+    var usage: (() -> ThreadUsage)?
+    /// The usage at the start of the current tick (`markTick`).
+    private(set) var mark: ThreadUsage?
     /// Nanoseconds between two reports of the same plugin and function.
     var interval: UInt64 = 10_000_000_000
     private var pending: [Key: (calls: Int, slowest: UInt64, reported: UInt64?)] = [:]
+
+    /// At the start of a tick: what a slow call in it is measured against (one getrusage a tick).
+    mutating func markTick() {
+        if limit > 0, let usage { mark = usage() }
+    }
+
+    /// Whether a call slower than the limit was a busy machine's doing, not the plugin's: since the tick
+    /// began, the thread was preempted, never blocked, and ran for less than the limit.
+    func wasPreempted(now current: ThreadUsage) -> Bool {
+        guard let mark else { return false }
+        return current.involuntary > mark.involuntary && current.voluntary == mark.voluntary
+            && current.cpuNanos &- mark.cpuNanos < limit
+    }
 
     /// Notes a call of `nanoseconds` that ended at `now`; returns what to report, if it is time to.
     mutating func note(_ key: Key, nanoseconds: UInt64, now: UInt64) -> Report? {

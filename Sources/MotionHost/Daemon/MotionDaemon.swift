@@ -39,6 +39,7 @@ public struct MotionDaemon: Sendable {
             let engine = Engine(registry: PluginRegistryBuilder().freeze(), host: host)
             // A plugin call that takes a frame interval alone makes every client miss a frame: reported.
             engine.slowCallLimit = UInt64(1e9 / configuration.rate)
+            engine.threadUsage = ThreadUsage.now
             return (EngineContext(engine: engine, configuration: configuration, logger: logger), ())
         }
         // A plugin that crashed the last run stays out until its content changes (needs a state directory).

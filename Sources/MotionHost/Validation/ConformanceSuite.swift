@@ -144,17 +144,18 @@ struct FactoryChecks {
         var durations: [UInt64] = []
         let before = motion_heap_in_use()
         while engine.isAnimating, ticks < 120 * 60 {
-            let preemptions = Self.involuntarySwitches(), computed = Self.threadTime()
+            let usage = ThreadUsage.now()
             let started = MonotonicClock.now()
             engine.advance(by: frame)
             durations.append(MonotonicClock.now() - started)
             engine.clearFrame()
             ticks += 1
             // Every client's frames wait for each advance (docs/operations.md, "A plugin that stalls"). A
-            // tick that blocked (a sleep, I/O) or computed that long fails; one during which the validator
-            // was preempted (a busy machine) only on the CPU time it took.
-            let preempted = Self.involuntarySwitches() != preemptions
-            let took = preempted ? Self.threadTime() &- computed : durations.last ?? 0
+            // tick that computed that long fails, and so does one that blocked (a sleep, I/O) that long; one
+            // during which the validator was only preempted (a busy machine) counts its CPU time alone.
+            let after = ThreadUsage.now()
+            let blocked = after.voluntary != usage.voluntary, preempted = after.involuntary != usage.involuntary
+            let took = preempted && !blocked ? after.cpuNanos &- usage.cpuNanos : durations.last ?? 0
             if Double(took) > frame * 1e9 {
                 return .fail("one advance of one performer took \(Self.milliseconds(took)) ms, more than a frame interval "
                     + "(\(Self.milliseconds(UInt64(frame * 1e9))) ms at 120 Hz): every client's frames would wait for it")
@@ -175,15 +176,6 @@ struct FactoryChecks {
         }
         if engine.isAnimating { return .warn("still animating after 60 s of ticks (\(ticks) ticks)" + memory) }
         return .pass("settled after \(ticks) ticks (\(String(format: "%.2f", Double(ticks) * frame)) s), values finite" + memory)
-    }
-
-    static func involuntarySwitches() -> Int { motion_thread_involuntary_switches() }
-
-    /// This thread's CPU time, in nanoseconds.
-    static func threadTime() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 
     static func milliseconds(_ nanoseconds: UInt64) -> String { String(format: "%.2f", Double(nanoseconds) / 1e6) }

@@ -1,8 +1,8 @@
 /*
- * A plugin whose advance sleeps: `{"type":"Slow","ms":30,"ticks":3}` holds the engine thread `ms`
- * milliseconds in each of its first `ticks` advances, then ends. motiond must say which plugin stalls the
+ * A plugin whose advance computes: `{"type":"Slow","ms":30,"ticks":3}` holds the engine thread for `ms`
+ * milliseconds of CPU in each of its first `ticks` advances, then ends. motiond must say which plugin stalls the
  * frames (a `plugin.slow` trace event and a warning), not only count overruns. Built with MINIMUM_MS=20,
- * the example plan `motiond --validate` makes from the schema sleeps 20 ms: the validator must fail it.
+ * the example plan `motiond --validate` makes from the schema computes for 20 ms: the validator must fail it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -61,8 +61,13 @@ static void advance(void *instance, double dt) {
     (void)dt;
     slow *performer = instance;
     if (performer->token == 0) return;
-    const struct timespec pause = {performer->ms / 1000, (performer->ms % 1000) * 1000000};
-    nanosleep(&pause, NULL);
+    /* `ms` of this thread's CPU time, spun: as long however busy the machine (a sleep would be the
+     * plugin blocking, which motiond reports too, but a preempted spin on the wall clock would not be
+     * the plugin's time). */
+    struct timespec start, now;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+    do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < performer->ms);
     if (--performer->ticks <= 0) {
         performer->host->token_terminate(performer->host, performer->ref, performer->token);
         performer->token = 0;
