@@ -202,7 +202,8 @@ struct ClientLibraryTests {
         let (third, last) = try await Self.restart(second, at: path)
         let output = try await ran
         #expect(output.status == 0, "\(output.output)")
-        for line in ["not json: -1 {\"code\":\"protocol.parse\"", "subscribed 1", "reconnected in the poll loop, the same descriptor",
+        for line in ["not json: -1 {\"code\":\"protocol.parse\"", "subscribed 1", "refused subscribe: -1 {\"code\":\"request.invalid\"", "shm without streams: 0 sub 2",
+                     "reconnected in the poll loop, the same descriptor",
                      "frame after restart", "reconnected in a call, told"] {
             #expect(output.output.contains(line), "\(line): \(output.output)")
         }

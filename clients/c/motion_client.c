@@ -54,7 +54,15 @@ struct motion_client {
     size_t received_count;
     /* Shared-memory readers, by subscription index (NULL for JSON ones), parallel to `subscriptions`. */
     motion_frames_reader **readers;
+    /* Why the last call, subscribe included, failed: motiond's error object, or a connection message as
+     * one ({"code":"connection.failed",…}); NULL after a success. */
+    char *last_error;
 };
+
+static void note_error(motion_client *client, const char *error_json) {
+    free(client->last_error);
+    client->last_error = error_json ? strdup(error_json) : NULL;
+}
 
 static int take_descriptor(motion_client *client) {
     if (client->received_count == 0) return -1;
@@ -389,7 +397,23 @@ int motion_client_call(motion_client *client, const char *method, const char *pa
     return status;
 }
 
+static int call_line(motion_client *client, const char *method, const char *params_json, char **result_json);
+
+/* A call, its outcome noted for motion_client_last_error. */
 static int call_raw(motion_client *client, const char *method, const char *params_json, char **result_json) {
+    char *result = NULL;
+    int status = call_line(client, method, params_json, &result);
+    if (client) {
+        if (status == -1) note_error(client, result);
+        else if (status == -2) note_error(client, "{\"code\":\"connection.failed\",\"message\":\"the connection to motiond failed\"}");
+        else note_error(client, NULL);
+    }
+    if (result_json) *result_json = result;
+    else free(result);
+    return status;
+}
+
+static int call_line(motion_client *client, const char *method, const char *params_json, char **result_json) {
     if (result_json) *result_json = NULL;
     if (!client || !method) return -2;
     /* Disconnected: one attempt to connect again (a call is never replayed on a new connection: it
@@ -465,6 +489,7 @@ static int subscribe(motion_client *client, const char *params_json, int *sub_id
         if (!mapped) {
             /* Not mappable here: the subscription is taken back rather than left without a reader. */
             take_back(client, sub);
+            note_error(client, "{\"code\":\"shm.unmappable\",\"message\":\"the shared-memory region could not be mapped\"}");
             status = -2;
         } else {
             mapped->client = client;
@@ -521,21 +546,25 @@ int motion_client_subscribe_shm(motion_client *client, const char *params_json, 
                                 motion_frames_reader **reader) {
     if (reader) *reader = NULL;
     if (!client || !params_json || !reader) return -2;
-    /* The params with "transport":"shm" added (after the opening brace). */
+    /* The params with "transport":"shm" added (after the opening brace), and the frames stream when no
+     * streams are named (the only one a shm subscription takes). */
     const char *brace = strchr(params_json, '{');
     if (!brace) return -2;
-    size_t length = strlen(params_json) + 32;
+    size_t length = strlen(params_json) + 64;
     char *params = malloc(length);
     if (!params) return -2;
     const char *rest = brace + 1;
     while (*rest == ' ' || *rest == '\n' || *rest == '\t' || *rest == '\r') rest++;
-    snprintf(params, length, "{\"transport\":\"shm\"%s%s", *rest == '}' ? "" : ",", rest);
+    const char *streams = strstr(params_json, "\"streams\"") ? "" : ",\"streams\":[\"frames\"]";
+    snprintf(params, length, "{\"transport\":\"shm\"%s%s%s", streams, *rest == '}' ? "" : ",", rest);
     int status = subscribe(client, params, sub_id, reader);
     free(params);
     return status;
 }
 
 int motion_client_fd(const motion_client *client) { return client ? client->poll_fd : -1; }
+
+const char *motion_client_last_error(const motion_client *client) { return client ? client->last_error : NULL; }
 
 int motion_client_pending(const motion_client *client) {
     return client && (client->queued_count > 0 || has_line(client));
@@ -697,5 +726,6 @@ void motion_client_close(motion_client *client) {
     free(client->event_line);
     free(client->updates);
     free(client->strings);
+    free(client->last_error);
     free(client);
 }

@@ -3,7 +3,8 @@
  *   - a program with its own json_int (a common name) still gets the library's subscription ids;
  *   - motion_client_fd is one descriptor for the client's life: a poll loop on it sees the daemon go,
  *     the reconnect attempt fall due, the "reconnected" event and the new daemon's frames;
- *   - a reconnect made by a call is told by a "reconnected" event too.
+ *   - a reconnect made by a call is told by a "reconnected" event too;
+ *   - a refused subscription says why (motion_client_last_error); a shm one names the frames stream itself.
  * Ephemeral runtimes "waiting1" and "waiting2" tell the test when to restart the daemon. */
 #define _POSIX_C_SOURCE 200809L
 #include <motion_client.h>
@@ -39,6 +40,13 @@ int main(int argc, char **argv) {
     int sub = -1;
     if (motion_client_subscribe(client, "{\"streams\":[\"frames\"],\"targets\":[\"after\"]}", &sub) != 0) return 1;
     printf("subscribed %d\n", sub);
+    int refused = -1;
+    status = motion_client_subscribe(client, "{\"streams\":[\"video\"]}", &refused);
+    printf("refused subscribe: %d %s\n", status, motion_client_last_error(client) ? motion_client_last_error(client) : "(no reason)");
+    int shm_sub = -1;
+    motion_frames_reader *frames = NULL;
+    status = motion_client_subscribe_shm(client, "{\"targets\":[\"after\"]}", &shm_sub, &frames);
+    printf("shm without streams: %d sub %d\n", status, shm_sub);
     const int fd = motion_client_fd(client);
     motion_client_call(client, "runtime.create", "{\"name\":\"waiting1\",\"ephemeral\":true}", NULL);
     fflush(stdout);

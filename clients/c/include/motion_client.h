@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #define MOTION_CLIENT_VERSION_MAJOR 1
-#define MOTION_CLIENT_VERSION_MINOR 0
+#define MOTION_CLIENT_VERSION_MINOR 1
 
 typedef struct motion_client motion_client;
 
@@ -57,8 +57,14 @@ motion_client *motion_client_connect(const char *socket_path, char *error, size_
  */
 int motion_client_call(motion_client *client, const char *method, const char *params_json, char **result_json);
 
-/* `subscribe` with `params_json` (e.g. {"streams":["frames"],"runtime":"ui"}); *sub_id gets the id. 0 on success. */
+/* `subscribe` with `params_json` (e.g. {"streams":["frames"],"runtime":"ui"}); *sub_id gets the id. 0 on
+ * success; -1 refused, -2 the connection failed (motion_client_last_error says why). */
 int motion_client_subscribe(motion_client *client, const char *params_json, int *sub_id);
+
+/* Why the last call or subscription on `client` failed: motiond's error object ({"code":…,"message":…}),
+ * or {"code":"connection.failed",…}; NULL after a success. Owned by the client, valid until its next
+ * call. (1.1) */
+const char *motion_client_last_error(const motion_client *client);
 
 /*
  * A descriptor to poll for reading with other work (poll, select, epoll); when it is readable, call
@@ -120,7 +126,8 @@ void motion_client_set_reconnect(motion_client *client, int enabled);
 
 /*
  * Shared-memory frames (SPEC §12, layout in motion_frames.h). motion_client_subscribe_shm subscribes with
- * `params_json` plus "transport":"shm" (e.g. {"streams":["frames"],"runtime":"ui","slots":65536}) and maps
+ * `params_json` plus "transport":"shm" (e.g. {"runtime":"ui","slots":65536}; "streams":["frames"] when
+ * none are named) and maps
  * the region the daemon passes with the reply. The reader belongs to the client (valid until
  * motion_client_close; after a reconnect it maps the new daemon's region by itself).
  *
