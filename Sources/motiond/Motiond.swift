@@ -44,6 +44,10 @@ struct Motiond: AsyncParsableCommand {
     @Option(help: .hidden)
     var probe: String?
 
+    /// With `--probe`: states of the running build's performers to import (a hot swap's probe).
+    @Option(help: .hidden)
+    var probeStates: String?
+
     @Option(parsing: .upToNextOption,
             help: "Check plugin files (each in a child process) against the plugin conformance suite, print a report, and exit: 0 when every file passes.")
     var validate: [String] = []
@@ -53,7 +57,7 @@ struct Motiond: AsyncParsableCommand {
     var validateChild: String?
 
     func run() async throws {
-        if let probe { throw ExitCode(PluginProbe.runChild(file: probe)) }
+        if let probe { throw ExitCode(PluginProbe.runChild(file: probe, states: probeStates)) }
         if let validateChild { throw ExitCode(ConformanceSuite.runChild(file: validateChild)) }
         if !validate.isEmpty {
             let passed = await PluginValidator.validate(files: validate, executable: "/proc/self/exe") { Swift.print($0) }

@@ -9,10 +9,11 @@ import Testing
 struct HotSwapTests {
     /// Builds `Fixtures/ramp.c` at `rate` into `directory` as `name`, replacing any file there by
     /// write-temp-then-rename, as an installer must.
-    static func installRamp(rate: Double, version: String, in directory: URL, name: String = "libramp.so") async throws {
+    static func installRamp(rate: Double, version: String, in directory: URL, name: String = "libramp.so",
+                            defines: [String] = []) async throws {
         let temporary = try await CCompiler.sharedLibrary(
             ["Tests/MotiondTests/Fixtures/ramp.c"], name: ".\(name).tmp", in: directory,
-            defines: ["RAMP_RATE=\(rate)", "RAMP_VERSION=\"\(version)\""])
+            defines: ["RAMP_RATE=\(rate)", "RAMP_VERSION=\"\(version)\""] + defines)
         guard rename(temporary, directory.appendingPathComponent(name).path) == 0 else { throw Failure("rename failed") }
     }
 
@@ -61,6 +62,33 @@ struct HotSwapTests {
         #expect(swapped["fromVersion"] == "1.0.0" && swapped["toVersion"] == "2.0.0")
         try await Task.sleep(for: .milliseconds(600))
         #expect(await events.events.filter(isTrace("plugin.swapped")).count == 1)
+    }
+
+    /// A new build that crashes on the state of a running performer is refused by its probe, which
+    /// imports the running build's states in a child first: the daemon stays up and the old build runs on
+    /// (the swap itself would have crashed motiond, and after the restart the animations would be gone).
+    @Test func aBuildThatCrashesOnARunningStateIsRefusedBeforeTheSwap() async throws {
+        let plugins = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: plugins) }
+        let (daemon, client) = try await Self.rampDaemon(in: plugins)
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["trace"]])
+        _ = try await client.call("plan.add", ["target": "card", "plan": ["type": "Ramp"]])
+        try await Self.installRamp(rate: 100, version: "2.0.0", in: plugins, defines: ["RAMP_CRASH_ON_IMPORT"])
+        let rejected = try #require(try await events.waitFor(isTrace("plugin.rejected")).last)
+        let reason = rejected["reason"]?.stringValue ?? ""
+        #expect(reason.hasPrefix("probe: crashed in import_state of a running Ramp's state (signal 11"), "\(reason)")
+        let x = { () async throws -> Double in
+            try await client.call("runtime.state")["targets"]?["card"]?["properties"]?["x"]?["value"]?.arrayValue?.first?.doubleValue ?? -1
+        }
+        let before = try await x()
+        try await Task.sleep(for: .milliseconds(500))
+        let after = try await x()
+        #expect(after - before > 3 && after - before < 8, "still on 1.0.0 at 10/s: \(before) → \(after)")
+        let list = try await client.call("plugins.list")
+        #expect(list["plugins"]?.arrayValue?.first { $0["id"] == "test.ramp" }?["version"] == "1.0.0", "\(list)")
+        #expect(daemon.process.isRunning)
+        await client.close()
     }
 
     /// Every reload probes the changed file in a child process; none leaves a descriptor behind (each

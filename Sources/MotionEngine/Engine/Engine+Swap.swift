@@ -202,7 +202,7 @@ extension Engine {
         }
     }
 
-    private func exportState(of old: PerformerRecord, from oldTable: UnsafePointer<motion_migrate>) throws(EngineError) -> [CChar] {
+    func exportState(of old: PerformerRecord, from oldTable: UnsafePointer<motion_migrate>) throws(EngineError) -> [CChar] {
         guard let oldInstance = old.instance else {
             throw EngineError(.internalError, "performer \(old.id) has no instance")
         }

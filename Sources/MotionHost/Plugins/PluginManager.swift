@@ -151,11 +151,39 @@ public actor PluginManager {
         let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
         if hash == loadedHash { return nil }
         if let reason = refused[hash] { return .failure(Refusal(reason: reason, isRemembered: true)) }
-        if let probeExecutable, let reason = await PluginProbe.check(file: file, executable: probeExecutable) {
-            refused[hash] = reason
-            return .failure(Refusal(reason: reason))
+        if let probeExecutable {
+            // A new build of a loaded plugin: the probe imports what its running performers would hand over.
+            let states = loadedHash == nil ? nil : await migrationStates(for: file)
+            defer { if let states { unlink(states) } }
+            if let reason = await PluginProbe.check(file: file, executable: probeExecutable, states: states) {
+                refused[hash] = reason
+                return .failure(Refusal(reason: reason))
+            }
         }
         return .success(hash)
+    }
+
+    /// States the performers running on `file`'s current build export now (up to 16, one per plan type
+    /// first), as JSON lines in a private temporary file for the probe; nil when there are none.
+    private func migrationStates(for file: String) async -> String? {
+        let samples = await loop.perform { $0.engine.migrationSamples(ofPluginFile: file, limit: 16) }
+        guard !samples.isEmpty else { return nil }
+        var lines: [UInt8] = []
+        for sample in samples {
+            lines += JSONWriter.bytes(["planType": .string(sample.planType), "state": .string(String(decoding: sample.state, as: UTF8.self))])
+            lines.append(UInt8(ascii: "\n"))
+        }
+        var template = Array((FileManager.default.temporaryDirectory.path + "/motiond-states-XXXXXX").utf8CString)
+        let descriptor = mkstemp(&template)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let written = lines.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == lines.count else {
+            unlink(path)
+            return nil
+        }
+        return path
     }
 
     /// Copies the file to a unique private path (a second dlopen of one path returns the first image),

@@ -6,13 +6,16 @@ import MotionWire
 
 /// Runs a plugin file in a child process before the daemon loads it (SPEC §6, GStreamer's scanner):
 /// `motiond --probe FILE` dlopens it, checks the descriptor, calls `init`, and creates, advances and
-/// destroys one performer per factory. A crash, a hang or a mismatch refuses the file; the daemon is
-/// never exposed to it.
+/// destroys one performer per factory. For a new build of a loaded plugin (a hot swap), it also imports
+/// states the running build's performers exported (`--probe-states PATH`: JSON lines `{planType, state}`)
+/// into new instances and advances each once, as the swap will. A crash, a hang or a mismatch refuses
+/// the file; the daemon is never exposed to it.
 public enum PluginProbe {
     public static let timeout = 5.0
 
-    /// The child's side: one JSON line on stdout; exit status 0 (usable) or 2 (refused).
-    public static func runChild(file: String) -> Int32 {
+    /// The child's side: one JSON line on stdout; exit status 0 (usable) or 2 (refused). Before each call
+    /// into the plugin that real states drive, a `{"stage":…}` line, so that a crash can be named.
+    public static func runChild(file: String, states: String? = nil) -> Int32 {
         // Probing is background work: it yields the CPU to the daemon's frame loop and its clients
         // (a reload probes every changed file at once; on two cores that starved a frame reader).
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
@@ -33,6 +36,10 @@ public enum PluginProbe {
             if let advance = table.advance { advance(instance, 1.0 / 120) }
             table.destroy(instance)
         }
+        if let states, let refusal = importStates(from: states, into: descriptor, host: host) {
+            print(JSONWriter.string(["ok": false, "reason": .string(refusal)]))
+            return 2
+        }
         print(JSONWriter.string([
             "ok": true, "id": .string(descriptor.id), "version": .string(descriptor.version),
             "planTypes": .array(descriptor.factories.map { .string($0.planType) }),
@@ -40,21 +47,60 @@ public enum PluginProbe {
         return 0
     }
 
-    /// The daemon's side: runs `executable --probe file` with a scrubbed environment and a timeout.
-    /// Returns nil when the file may be loaded, else the reason.
-    public static func check(file: String, executable: String, timeout: Double = timeout) async -> String? {
+    /// Imports each state of the file at `path` into a new instance of its plan type's factory and advances
+    /// it once; nil, or why the new build is refused. A state the build declines (`MOTION_ERROR`) is not a
+    /// refusal: that performer stays on its old build, as the swap would leave it.
+    static func importStates(from path: String, into descriptor: PluginDescriptor, host: HostServices) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let migrate = descriptor.pointer.pointee.get_extension?(MOTION_MIGRATE_EXTENSION)?.assumingMemoryBound(to: motion_migrate.self)
+        guard let migrate, migrate.pointee.struct_size >= UInt32(MemoryLayout<motion_migrate>.size) else { return nil }
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            guard let sample = try? JSONValue.parse(Array(line)), let planType = sample["planType"]?.stringValue,
+                  let state = sample["state"]?.stringValue,
+                  let factory = descriptor.factories.first(where: { $0.planType == planType }) else { continue }
+            let table = factory.table.pointee
+            guard let instance = table.create(factory.pointer, host.pointer, 1, "probe") else {
+                return "\(planType): create returned NULL"
+            }
+            var message = [CChar](repeating: 0, count: 1024)
+            let bytes = Array(state.utf8CString)
+            print(JSONWriter.string(["stage": .string("import_state"), "planType": .string(planType)]))
+            fflush(nil)
+            let status = bytes.withUnsafeBufferPointer { text in
+                migrate.pointee.import_state(factory.pointer, instance, text.baseAddress, text.count - 1, &message, message.count)
+            }
+            if status == MOTION_OK, let advance = table.advance {
+                print(JSONWriter.string(["stage": .string("advance"), "planType": .string(planType)]))
+                fflush(nil)
+                advance(instance, 1.0 / 120)
+            }
+            table.destroy(instance)
+        }
+        return nil
+    }
+
+    /// The daemon's side: runs `executable --probe file` with a scrubbed environment and a timeout (and,
+    /// for a swap, the running build's states at `states`). Returns nil when the file may be loaded, else
+    /// the reason.
+    public static func check(file: String, executable: String, states: String? = nil, timeout: Double = timeout) async -> String? {
         let result: ChildProcess.Result
         do {
-            result = try await ChildProcess.run(executable, ["--probe", file], timeout: timeout)
+            result = try await ChildProcess.run(executable, ["--probe", file] + (states.map { ["--probe-states", $0] } ?? []),
+                                                timeout: timeout)
         } catch {
             return "probe: could not start \(executable): \(error)"
         }
-        if result.timedOut { return "probe: no answer within \(Int(timeout)) s (the plugin hangs while loading)" }
+        let lines = result.output.split(separator: UInt8(ascii: "\n")).compactMap { try? JSONValue.parse(Array($0)) }
+        // Where it was when it stopped answering: with a running performer's state, or still loading.
+        let stage = lines.last { $0["stage"] != nil }.map { line in
+            "in \(line["stage"]?.stringValue ?? "?") of a running \(line["planType"]?.stringValue ?? "?")'s state"
+        }
+        if result.timedOut { return "probe: no answer within \(Int(timeout)) s (the plugin hangs \(stage ?? "while loading"))" }
         if let signal = result.signal {
-            return "probe: crashed while loading (signal \(signal), \(ChildProcess.signalName(signal)))"
+            return "probe: crashed \(stage ?? "while loading") (signal \(signal), \(ChildProcess.signalName(signal)))"
                 + result.firstErrorLine.map { ": \($0)" }.orEmpty
         }
-        let answer = (try? JSONValue.parse(Array(result.output.split(separator: UInt8(ascii: "\n")).last ?? []))) ?? .null
+        let answer = lines.last ?? .null
         if result.status == 0, answer["ok"] == true { return nil }
         if let reason = answer["reason"]?.stringValue { return reason }
         return "probe: exited with status \(result.status)" + result.firstErrorLine.map { ": \($0)" }.orEmpty

@@ -1,6 +1,8 @@
 /* A plugin built twice from this one source with a different RAMP_RATE (and RAMP_VERSION): plan type
  * "Ramp" moves property "x" at RAMP_RATE units per second forever. It implements motion.migrate/1, so
- * a running ramp moves to the new build keeping its value and switches to the new rate. */
+ * a running ramp moves to the new build keeping its value and switches to the new rate. Built with
+ * RAMP_CRASH_ON_IMPORT, its import_state crashes: the swap's probe must refuse that build. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,9 @@ static size_t ramp_export(const motion_factory *f, void *instance, char *buffer,
 static int32_t ramp_import(const motion_factory *f, void *instance, const char *json, size_t length, char *error, size_t capacity) {
     (void)f; (void)length;
     ramp *r = instance;
+#ifdef RAMP_CRASH_ON_IMPORT
+    raise(SIGSEGV);
+#endif
     int active = 0;
     if (sscanf(json, "{\"value\":%lf,\"active\":%d}", &r->value, &active) != 2) {
         snprintf(error, capacity, "state: expected {\"value\":…,\"active\":…}");
