@@ -10,7 +10,7 @@ import Testing
 @Suite("Runtime journal")
 struct JournalTests {
     final class MemoryJournal: JournalStorage, @unchecked Sendable {
-        let state = Mutex<(lines: [UInt8], failing: Bool, appends: Int)>(([], false, 0))
+        let state = Mutex<(lines: [UInt8], failing: Bool, appends: Int, rewrites: Int)>(([], false, 0, 0))
         func append(_ lines: [UInt8]) throws(EngineError) {
             let failing = state.withLock { $0.failing }
             if failing { throw EngineError(.stateWriteFailed, "the runtime journal could not be written: no space left on device") }
@@ -19,7 +19,12 @@ struct JournalTests {
                 $0.appends += 1
             }
         }
-        func rewrite(_ lines: [UInt8]) throws(EngineError) { state.withLock { $0.lines = lines } }
+        func rewrite(_ lines: [UInt8]) throws(EngineError) {
+            state.withLock {
+                $0.lines = lines
+                $0.rewrites += 1
+            }
+        }
         func load() -> (records: [JSONValue], problems: [String]) {
             let lines = state.withLock { $0.lines }
             return (lines.split(separator: UInt8(ascii: "\n")).map { try! JSONValue.parse(Array($0)) }, [])
@@ -70,6 +75,29 @@ struct JournalTests {
         #expect(journal.records.map { "\($0["op"]?.stringValue ?? "") \($0["target"]?.stringValue ?? "")" } == ["create ", "add a"])
         let (restarted, _) = try Self.context(journal: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 1)
         #expect(restarted.engine.isActive(runtime: "0/work"), "the accepted plan is still replayed")
+    }
+
+    /// Issue #16's attacker, smaller: a uid journals 100 plans of 50 KB into a moving runtime. What it
+    /// keeps stays within its `journalBytes`, the journal within the compaction bound, and the journal is
+    /// rewritten a few times, not at every write once it passed 4 MiB (each rewrite had every later write
+    /// wait: 4.5 s per plan.add at 566 MB).
+    @Test func aUidsJournalStaysWithinItsBytesAndIsNotRewrittenAtEveryWrite() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        context.settings.quotas.journalBytes = 1 << 20
+        _ = call(context, output, 1, "runtime.create", ["name": "work"])
+        let padded = #"{"type":"Frames","frames":100000}"# + String(repeating: " ", count: 50_000)
+        for index in 0..<100 {
+            let reply = call(context, output, 10 + index, "plan.add", ["runtime": "work", "target": .string("t\(index)"),
+                                                                      "plan": ["type": "Emit", "plan": .string(padded)]])
+            #expect(reply["performer"] != nil, "\(reply)")
+        }
+        #expect((context.journalKept.ownerBytes[0] ?? 0) <= 1 << 20, "\(context.journalKept.ownerBytes)")
+        #expect(journal.size <= (4 << 20) + (64 << 10), "\(journal.size)")
+        let rewrites = journal.state.withLock { $0.rewrites }
+        #expect(rewrites >= 1 && rewrites <= 3, "\(rewrites) rewrites")
+        let (restarted, _) = try Self.context(journal: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 1)
+        #expect(restarted.engine.isActive(runtime: "0/work"), "the newest plans are replayed")
     }
 
     @Test func aFailedWriteChangesNothing() throws {

@@ -11,6 +11,8 @@ extension EngineContext {
     struct JournalEntry {
         /// Empty when the change is not journaled (it only keeps its place in line).
         var records: [JournalRecord]
+        /// Their lines, serialized once (written, then kept for compactions).
+        var lines: [[UInt8]] = []
         /// The runtime this entry creates, listed in `pendingCreates` until it is applied.
         var creates: String? = nil
         var sessionID: UInt64
@@ -20,7 +22,8 @@ extension EngineContext {
 
     /// Methods that may join a journal group; a connection waiting on the journal defers the others.
     static let journalMethods: Set<String> = ["plan.add", "plan.remove", "runtime.create", "runtime.destroy"]
-    /// Past this size the journal is rewritten from what the live runtimes need.
+    /// Past this size, and past twice what the last compaction wrote, the journal is rewritten from what
+    /// the live runtimes need (so a large live state is not rewritten at every write).
     static let journalCompactionBytes = 4 << 20
     /// Records kept per runtime that is still moving (a runtime at rest is kept as its values).
     static let maximumJournalRecords = 1000
@@ -40,8 +43,9 @@ extension EngineContext {
         session.owedReplies += 1
         session.journalPending += 1
         if let creates { pendingCreates[creates] = journaled }
-        journalGroup.append(JournalEntry(records: journaled ? record() : [], creates: creates, sessionID: session.id, id: id,
-                                         apply: apply))
+        let records = journaled ? record() : []
+        journalGroup.append(JournalEntry(records: records, lines: records.map(\.line), creates: creates, sessionID: session.id,
+                                         id: id, apply: apply))
         flushJournal()
         return nil
     }
@@ -64,7 +68,7 @@ extension EngineContext {
         guard journalWriting.isEmpty, !journalGroup.isEmpty, let journal else { return }
         journalWriting = journalGroup
         journalGroup = []
-        let lines = journalWriting.reduce(into: [UInt8]()) { lines, entry in for record in entry.records { lines += record.line } }
+        let lines = journalWriting.reduce(into: [UInt8]()) { lines, entry in for line in entry.lines { lines += line } }
         let write: @Sendable () -> Result<Void, EngineError> = {
             lines.isEmpty ? .success(()) : Result { () throws(EngineError) in try journal.append(lines) }
         }
@@ -100,7 +104,7 @@ extension EngineContext {
             } else {
                 do throws(EngineError) {
                     reply = WireMessage.result(id: entry.id, try entry.apply(self))
-                    for record in entry.records { remember(record) }
+                    for (record, line) in zip(entry.records, entry.lines) { remember(record, line: line) }
                 } catch {
                     refusedAfterWriting = refusedAfterWriting || !entry.records.isEmpty
                     reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
@@ -108,7 +112,9 @@ extension EngineContext {
             }
             session?.sendOwedReply(reply)
         }
-        if let journal, refusedAfterWriting || journal.size > Self.journalCompactionBytes { compactJournal() }
+        if let journal, refusedAfterWriting || journal.size > max(Self.journalCompactionBytes, 2 * journalCompactedBytes) {
+            compactJournal()
+        }
         for entry in group {
             guard let session = sessions[entry.sessionID] else { continue }
             while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
@@ -119,44 +125,41 @@ extension EngineContext {
         flushJournal()
     }
 
-    /// Keeps what a replay of `record`'s runtime needs (the compaction's source).
-    private func remember(_ record: JournalRecord) {
-        if case .destroy = record {
-            journalRecords[record.runtime] = nil
-            return
-        }
-        if journalRecords[record.runtime] == nil, !{ if case .create = record { true } else { false } }() {
-            // A uid's `default` comes into being at hello, unjournaled: its creation is implied.
-            journalRecords[record.runtime] = [.create(runtime: record.runtime, shared: false, t: record.time)]
-        }
-        journalRecords[record.runtime, default: []].append(record)
-        if let records = journalRecords[record.runtime], records.count > Self.maximumJournalRecords {
-            journalRecords[record.runtime]!.removeSubrange(1..<(records.count - Self.maximumJournalRecords + 1))
-        }
+    /// Keeps what a replay of `record`'s runtime needs (the compaction's source), within the uid's
+    /// `journalBytes` quota (`JournalKeeper`).
+    private func remember(_ record: JournalRecord, line: [UInt8]) {
+        journalKept.maximumRecords = Self.maximumJournalRecords
+        journalKept.maximumOwnerBytes = settings.quotas.journalBytes
+        journalKept.remember(record, line: line)
     }
 
     /// Compacts now (tests; the daemon compacts past `journalCompactionBytes`).
     func compactForTesting() { compactJournal() }
 
     /// Rewrites the journal from memory: each live runtime's creation, then its values if it is at rest,
-    /// else its plans.
+    /// else its plans. The lines were serialized when written: here they are only gathered, and joined on
+    /// the save queue, off the engine thread.
     private func compactJournal() {
         guard let journal else { return }
         let now = WallClock.now()
-        var lines: [UInt8] = []
-        for (runtime, records) in journalRecords.sorted(by: { $0.key < $1.key }) {
-            guard case .create? = records.first else { continue }
-            lines += records[0].line
+        var parts: [[JournalKeeper.Kept]] = []
+        for (runtime, kept) in journalKept.all {
+            guard kept.first?.record.isCreate == true else { continue }
             if engine.isActive(runtime: runtime) {
-                for record in records.dropFirst() { lines += record.line }
+                parts.append(kept)
             } else {
                 let values = engine.properties(ofRuntime: runtime).map { ($0.target, $0.property, engine.store.value($0.handle)) }
                 let resting = JournalRecord.values(runtime: runtime, values: values, t: now)
-                journalRecords[runtime] = [records[0], resting]
-                lines += resting.line
+                let compacted = [kept[0], JournalKeeper.Kept(record: resting, line: resting.line)]
+                journalKept.replace(runtime, with: compacted)
+                parts.append(compacted)
             }
         }
-        let rewrite: @Sendable () -> Void = { [logger, lines] in
+        journalCompactedBytes = journalKept.totalBytes
+        let rewrite: @Sendable () -> Void = { [logger, parts] in
+            var lines: [UInt8] = []
+            lines.reserveCapacity(parts.reduce(0) { $0 + $1.reduce(0) { $0 + $1.line.count } })
+            for kept in parts { for part in kept { lines += part.line } }
             do throws(EngineError) { try journal.rewrite(lines) } catch {
                 logger.error("journal not compacted", metadata: ["error": "\(error.message)"])
             }
@@ -232,10 +235,13 @@ extension EngineContext {
             } catch {
                 problems.append("journal: \(record.runtime): \(error.message)")
             }
-            remember(record)
+            remember(record, line: record.line)
         }
         advance(to: now)
         resumesAt = min(monotonicNow, MonotonicClock.now())
-        return (journalRecords.count, records.count, problems)
+        // A journal far larger than what the runtimes need now (written before the bounds, or mostly
+        // superseded) is rewritten once, at the start, not at the first write.
+        if journal.size > max(Self.journalCompactionBytes, 2 * journalKept.totalBytes) { compactJournal() }
+        return (journalKept.all.count, records.count, problems)
     }
 }

@@ -46,7 +46,9 @@ public final class EngineContext: TraceObserver {
     var journal: (any JournalStorage)?
     var journalGroup: [JournalEntry] = []
     var journalWriting: [JournalEntry] = []
-    var journalRecords: [String: [JournalRecord]] = [:]
+    var journalKept = JournalKeeper()
+    /// What the last compaction wrote: the next one waits until the journal is twice that.
+    var journalCompactedBytes = 0
     /// Runtimes whose `runtime.create` waits for the journal, and whether they will be journaled: later
     /// requests of the same connection may name them already.
     var pendingCreates: [String: Bool] = [:]

@@ -7,11 +7,15 @@ public struct Quotas: Sendable, Equatable {
     public var gestures = 64
     /// Bytes of router state (configurations and URLs, as saved).
     public var stateBytes = 16 << 20
+    /// Bytes of journal lines kept for its lasting runtimes (the newest changes of each; past it the
+    /// oldest of its largest runtime are dropped, as past 1,000 records a runtime: a restart then replays
+    /// from the newest). Not refused: a bound on what the journal, and a restart's replay, cost.
+    public var journalBytes = 16 << 20
 
     public init() {}
 
     /// The config file's names, in the order `status` lists them.
-    public static let names = ["performers", "runtimes", "routers", "gestures", "stateBytes"]
+    public static let names = ["performers", "runtimes", "routers", "gestures", "stateBytes", "journalBytes"]
 
     public subscript(name: String) -> Int? {
         get {
@@ -21,6 +25,7 @@ public struct Quotas: Sendable, Equatable {
             case "routers": routers
             case "gestures": gestures
             case "stateBytes": stateBytes
+            case "journalBytes": journalBytes
             default: nil
             }
         }
@@ -32,6 +37,7 @@ public struct Quotas: Sendable, Equatable {
             case "routers": routers = newValue
             case "gestures": gestures = newValue
             case "stateBytes": stateBytes = newValue
+            case "journalBytes": journalBytes = newValue
             default: break
             }
         }

@@ -1,0 +1,76 @@
+/// What a replay of each journaled runtime needs, the compaction's source (SPEC §13), within bounds: a
+/// runtime keeps its creation and its newest records, at most `maximumRecords` of them, and the runtimes
+/// of one uid at most `maximumOwnerBytes` of journal lines together (past it, the oldest records of that
+/// uid's largest runtime go first). A client that journals 10,000 plans of 60 KB no longer makes a
+/// 566 MB journal that every later write waits on, nor a restart that replays it for 23 s.
+///
+/// Each record is kept with its line, serialized once when it was written: a compaction only
+/// concatenates them (off the engine thread).
+struct JournalKeeper {
+    struct Kept {
+        var record: JournalRecord
+        var line: [UInt8]
+    }
+
+    var maximumRecords = 1000
+    var maximumOwnerBytes = 16 << 20
+    private(set) var runtimes: [String: [Kept]] = [:]
+    private(set) var bytes: [String: Int] = [:]
+    private(set) var ownerBytes: [UInt32: Int] = [:]
+
+    /// Bytes kept for all runtimes.
+    var totalBytes: Int { bytes.values.reduce(0, +) }
+
+    /// Keeps `record` (written as `line`); a destroy forgets its runtime.
+    mutating func remember(_ record: JournalRecord, line: [UInt8]) {
+        let runtime = record.runtime
+        if case .destroy = record {
+            set(runtime, nil)
+            return
+        }
+        var kept = runtimes[runtime] ?? []
+        if kept.isEmpty, !record.isCreate {
+            // A uid's `default` comes into being at hello, unjournaled: its creation is implied.
+            let create = JournalRecord.create(runtime: runtime, shared: false, t: record.time)
+            kept.append(Kept(record: create, line: create.line))
+        }
+        kept.append(Kept(record: record, line: line))
+        if kept.count > maximumRecords + 1 { kept.removeSubrange(1..<(kept.count - maximumRecords)) }
+        set(runtime, kept)
+        trim(owner: OwnedName.split(runtime).owner ?? 0)
+    }
+
+    /// Replaces what `runtime` keeps (a compaction of a runtime at rest: its creation and its values).
+    mutating func replace(_ runtime: String, with kept: [Kept]) { set(runtime, kept) }
+
+    /// Every runtime's kept records, by name.
+    var all: [(runtime: String, kept: [Kept])] { runtimes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+
+    private mutating func set(_ runtime: String, _ kept: [Kept]?) {
+        let owner = OwnedName.split(runtime).owner ?? 0
+        let before = bytes[runtime] ?? 0
+        let after = kept?.reduce(0) { $0 + $1.line.count } ?? 0
+        runtimes[runtime] = kept
+        bytes[runtime] = kept == nil ? nil : after
+        ownerBytes[owner, default: 0] += after - before
+        if ownerBytes[owner] == 0 { ownerBytes[owner] = nil }
+    }
+
+    /// Drops the oldest records of `owner`'s largest runtime until its runtimes fit `maximumOwnerBytes`
+    /// (each keeps its creation and newest record).
+    private mutating func trim(owner: UInt32) {
+        while (ownerBytes[owner] ?? 0) > maximumOwnerBytes {
+            let largest = runtimes.keys.filter { OwnedName.split($0).owner ?? 0 == owner && (runtimes[$0]?.count ?? 0) > 2 }
+                .max { (bytes[$0] ?? 0) < (bytes[$1] ?? 0) }
+            guard let largest, var kept = runtimes[largest] else { return }
+            // The oldest half beyond the creation goes at once: a trim costs O(records), not one per record.
+            let drop = max(1, (kept.count - 2) / 2)
+            kept.removeSubrange(1..<(1 + drop))
+            set(largest, kept)
+        }
+    }
+}
+
+extension JournalRecord {
+    var isCreate: Bool { if case .create = self { true } else { false } }
+}
