@@ -71,7 +71,7 @@ extension EngineContext {
 
     /// Usage and quotas per uid, for admins' `status`.
     func usageByUID() -> JSONValue {
-        var uids = Set(engine.usage.keys)
+        var uids = Set(engine.usage.keys).union(journalKept.ownerBytes.keys)
         for router in routers.values { uids.insert(router.owner) }
         let entries = uids.sorted().map { uid -> JSONValue in
             let usage = engine.usage[uid] ?? Engine.Usage()
@@ -81,6 +81,7 @@ extension EngineContext {
                 "performers": .number(Double(usage.performers)), "routers": .number(Double(owned.count)),
                 "stateBytes": .number(Double(owned.reduce(0) { $0 + $1.stateBytes })),
                 "gestures": .number(Double(engine.runtimes.values.reduce(0) { $0 + ($1.owner == uid ? $1.gestures.count : 0) })),
+                "journalBytes": .number(Double(journalKept.ownerBytes[uid] ?? 0)),
             ]
         }
         var quotas: [String: JSONValue] = [:]
