@@ -169,4 +169,22 @@ struct OwnershipTests {
         #expect(status["usage"]?["quotas"]?["runtimes"] == 3)
         #expect(test.call(1, "status")["usage"] == nil, "usage per uid is for admins")
     }
+
+    /// Target names in a uid's subscription filters are counted together, across its connections.
+    @Test func filterTargetsAreAQuotaPerUid() throws {
+        var quotas = Quotas()
+        quotas.filterTargets = 6000
+        var test = try OwnershipTests(quotas: quotas)
+        let names = JSONValue.array((0..<4000).map { .string("target-\($0)") })
+        #expect(test.call(1, "subscribe", ["streams": ["frames"], "targets": names])["sub"] == 1)
+        let refused = test.call(1, "subscribe", ["streams": ["frames"], "targets": names])
+        #expect(refused["code"] == "quota.exceeded", "\(refused)")
+        #expect(refused["message"]?.stringValue?.hasPrefix("quota filterTargets: uid 1000 holds 6000 target names") == true, "\(refused)")
+        #expect(test.call(2, "subscribe", ["streams": ["frames"], "targets": names])["sub"] == 1, "bob's quota is his own")
+        #expect(test.call(1, "subscribe", ["streams": ["frames"], "targets": ["a", "b"]])["sub"] == 2, "within what is left")
+        _ = test.call(1, "unsubscribe", ["sub": 1])
+        #expect(test.call(1, "subscribe", ["streams": ["frames"], "targets": names])["sub"] != nil, "given back when unsubscribed")
+        let usage = test.call(3, "status")["usage"]?["uids"]?.arrayValue?.first { $0["uid"] == 1000 }
+        #expect(usage?["filterTargets"] == 4002, "\(String(describing: usage))")
+    }
 }

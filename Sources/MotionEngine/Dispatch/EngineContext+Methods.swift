@@ -207,6 +207,9 @@ extension EngineContext {
         if let targets, targets.count > Self.maximumSubscriptionTargets {
             throw EngineError(.limitExceeded, "targets: \(targets.count) names; a subscription filters on at most \(Self.maximumSubscriptionTargets) targets (subscribe to a runtime instead)")
         }
+        if let targets, filterTargets(of: session.uid) + targets.count > settings.quotas.filterTargets {
+            throw quotaExceeded("filterTargets", session.uid)
+        }
         let subscription = Subscription(
             id: session.nextSubscription, session: session, frames: streams.contains("frames"),
             trace: streams.contains("trace"), routes: streams.contains("routes"),
@@ -227,6 +230,13 @@ extension EngineContext {
             return nil
         }
         return ["sub": .number(Double(subscription.id))]
+    }
+
+    /// Target names the subscriptions of `uid`'s connections filter on, together.
+    func filterTargets(of uid: UInt32) -> Int {
+        sessions.values.reduce(0) { total, session in
+            session.uid != uid ? total : session.subscriptions.values.reduce(total) { $0 + ($1.targets?.count ?? 0) }
+        }
     }
 
     private func pluginList() -> JSONValue {

@@ -61,7 +61,7 @@ extension EngineContext {
     }
 
     func quotaExceeded(_ quota: String, _ uid: UInt32) -> EngineError {
-        EngineError(.quotaExceeded, "quota \(quota): uid \(uid) holds \(settings.quotas[quota] ?? 0) \(quota == "stateBytes" ? "bytes of router state" : quota) (its quota; see the config file's quotas)")
+        EngineError(.quotaExceeded, "quota \(quota): uid \(uid) holds \(settings.quotas[quota] ?? 0) \(quota == "stateBytes" ? "bytes of router state" : quota == "filterTargets" ? "target names in subscription filters" : quota) (its quota; see the config file's quotas)")
     }
 
     /// The performer quota of the runtime's owner (nil for the daemon's own runtimes).
@@ -82,6 +82,7 @@ extension EngineContext {
                 "stateBytes": .number(Double(owned.reduce(0) { $0 + $1.stateBytes })),
                 "gestures": .number(Double(engine.runtimes.values.reduce(0) { $0 + ($1.owner == uid ? $1.gestures.count : 0) })),
                 "journalBytes": .number(Double(journalKept.ownerBytes[uid] ?? 0)),
+                "filterTargets": .number(Double(filterTargets(of: uid))),
             ]
         }
         var quotas: [String: JSONValue] = [:]

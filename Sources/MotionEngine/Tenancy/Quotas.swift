@@ -11,11 +11,15 @@ public struct Quotas: Sendable, Equatable {
     /// oldest of its largest runtime are dropped, as past 1,000 records a runtime: a restart then replays
     /// from the newest). Not refused: a bound on what the journal, and a restart's replay, cost.
     public var journalBytes = 16 << 20
+    /// Target names its subscriptions filter on, together (each subscription ≤ 4,096): a filter's names
+    /// are interned and indexed, ~0.5 KB each (64 subscriptions × 4,096 names of 250 bytes on 40
+    /// connections took 4.5 GB, and their teardown froze the frames for seconds).
+    public var filterTargets = 65_536
 
     public init() {}
 
     /// The config file's names, in the order `status` lists them.
-    public static let names = ["performers", "runtimes", "routers", "gestures", "stateBytes", "journalBytes"]
+    public static let names = ["performers", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets"]
 
     public subscript(name: String) -> Int? {
         get {
@@ -26,6 +30,7 @@ public struct Quotas: Sendable, Equatable {
             case "gestures": gestures
             case "stateBytes": stateBytes
             case "journalBytes": journalBytes
+            case "filterTargets": filterTargets
             default: nil
             }
         }
@@ -38,6 +43,7 @@ public struct Quotas: Sendable, Equatable {
             case "gestures": gestures = newValue
             case "stateBytes": stateBytes = newValue
             case "journalBytes": journalBytes = newValue
+            case "filterTargets": filterTargets = newValue
             default: break
             }
         }
