@@ -84,6 +84,15 @@ final class Subscription {
     /// Set at the start of each frame: nothing was pending (its updates may share an encoding).
     var wasUpToDate = true
     var lastFrameTime = -Double.infinity
+    /// `maxRate`'s schedule (`RateLimit`).
+    lazy var rateLimit = RateLimit(interval: minimumInterval)
+
+    func frameSent(at time: Double) {
+        lastFrameTime = time
+        rateLimit.sent(at: time)
+    }
+
+    func isFrameDue(at time: Double) -> Bool { rateLimit.isDue(at: time) }
     var traceLost = 0
     /// Display-timed (SPEC §11): the display it follows; nil on the `--rate` clock.
     var display: DisplayTiming?

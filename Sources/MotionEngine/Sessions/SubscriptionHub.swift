@@ -141,7 +141,7 @@ public final class SubscriptionHub {
             default: break
             }
             guard !subscription.pending.isEmpty, !isBehind(subscription.session),
-                time - subscription.lastFrameTime >= subscription.minimumInterval
+                subscription.isFrameDue(at: time)
             else { continue }
             if let channel = subscription.sharedFrames {
                 sendSharedFrame(to: subscription, through: channel, store: store, time: time)
@@ -272,7 +272,7 @@ public final class SubscriptionHub {
         }
         subscription.pending.removeAll(keepingCapacity: true)
         subscription.dropped = 0
-        subscription.lastFrameTime = time
+        subscription.frameSent(at: time)
         guard hasUpdates else { return }
         _ = subscription.nextSeq()
         if case .present(let at, _) = step, let display = subscription.display {
@@ -296,7 +296,7 @@ public final class SubscriptionHub {
         subscription.pending.removeAll(keepingCapacity: true)
         let dropped = subscription.dropped
         subscription.dropped = 0
-        subscription.lastFrameTime = time
+        subscription.frameSent(at: time)
         guard written > 0 else { return }
         let frame = channel.publish(subscription: subscription.id, output: subscription.session.output, time: time,
                                     present: 0, dropped: dropped)
