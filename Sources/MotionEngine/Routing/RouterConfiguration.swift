@@ -87,6 +87,11 @@ struct RouterConfiguration: Sendable {
             throw EngineError(.invalidRequest, "routes: at most \(Self.maximumRoutes) routes")
         }
         for (key, entry) in declared {
+            // A key names screens' targets (`screen:<path>`): a name, held to names' length (a 900 KB key
+            // made each configure a frame-stalling copy).
+            guard key.utf8.count <= Params.maximumNameLength else {
+                throw EngineError(.limitExceeded, "routes: a route key of \(key.utf8.count) bytes; keys are at most \(Params.maximumNameLength) bytes")
+            }
             let field = "routes.\(key)"
             guard RouteComponent.isValidKey(key) else {
                 throw EngineError(.invalidRequest, "\(field): a route key must be non-empty, without spaces or / ! # ? ( ) : , =")

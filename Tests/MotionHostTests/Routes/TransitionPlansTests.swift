@@ -128,6 +128,9 @@ struct TransitionPlansTests {
         }
         #expect(failure(["routes": [:]])?.message.hasPrefix("routes:") == true)
         #expect(failure(["routes": ["a b": ["kind": "stack"]]])?.message.hasPrefix("routes.a b:") == true)
+        let long = failure(["routes": .object([String(repeating: "k", count: 257): ["kind": "stack"]])])
+        #expect(long?.code == .limitExceeded && long?.message == "routes: a route key of 257 bytes; keys are at most 256 bytes", "\(String(describing: long))")
+        #expect(failure(["routes": .object([String(repeating: "k", count: 256): ["kind": "stack"]])]) == nil)
         #expect(failure(["routes": ["a": ["kind": "stack", "transition": ["slide": Self.plan("x")]]]])?.message.hasPrefix("routes.a.transition.slide") == true)
         #expect(failure(["routes": ["a": ["kind": "stack", "transition": ["type": "Nope"]]]])?.code == .unknownPlanType)
         #expect(failure(["routes": ["a": ["kind": "stack"]], "transitions": [["from": "a", "to": "b", "animation": "none"]]])?.message
