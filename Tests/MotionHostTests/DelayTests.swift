@@ -52,6 +52,13 @@ struct DelayTests {
         #expect(abs(x[0] - 0.5) < 1e-6 && abs(x[1] - 0.4) < 1e-6 && abs(x[2] - 0.3) < 1e-6, "\(x)")
         #expect(call("plan.add", ["targets": ["a"], "target": "b", "plan": ["type": "Tween", "property": "x", "to": [1]]])["code"] == "request.invalid")
         #expect(call("plan.add", ["targets": [], "plan": ["type": "Tween", "property": "x", "to": [1]]])["code"] == "request.invalid")
+        // One request is applied whole between two ticks: at most 256 targets (~3 ms of the engine thread).
+        let names = { (count: Int) in JSONValue.array((0..<count).map { .string("s\($0)") }) }
+        let tooMany = call("plan.add", ["targets": names(257), "plan": ["type": "Tween", "property": "x", "to": [1]]])
+        #expect(tooMany["code"] == "request.limit" && tooMany["message"] == "targets: 257 names; a staggered plan.add takes at most 256",
+                "\(tooMany)")
+        #expect(call("plan.add", ["targets": names(256), "plan": ["type": "Tween", "property": "x", "to": [1]]])["performers"]?
+            .arrayValue?.count == 256)
     }
 
     @Test func removingADelayedNamedPlanEndsItInterrupted() throws {
