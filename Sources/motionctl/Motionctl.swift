@@ -14,7 +14,21 @@ enum ExitCodes {
 enum Entry {
     /// `motionctl [--socket PATH] SUBCOMMAND ...` (SPEC §7): the global option may come first.
     static func main() async {
-        await Motionctl.main(GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst())))
+        let arguments = GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst()))
+        var command: ParsableCommand
+        do { command = try Motionctl.parseAsRoot(arguments) } catch { Motionctl.exit(withError: error) }
+        do {
+            if var asynchronous = command as? AsyncParsableCommand { try await asynchronous.run() } else { try command.run() }
+        } catch let error as ValidationError {
+            // A usage error found while running (a plan that is not JSON): the subcommand's usage, not the
+            // root's "motionctl <subcommand>".
+            let usage = Motionctl.usageString(for: type(of: command))
+            let path = usage.split(separator: " ").prefix { !$0.hasPrefix("[") && !$0.hasPrefix("<") }.joined(separator: " ")
+            FileHandle.standardError.write(Data("Error: \(error.message)\nUsage: \(usage)\n  See '\(path) --help' for more information.\n".utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        } catch {
+            Motionctl.exit(withError: error)
+        }
     }
 }
 
