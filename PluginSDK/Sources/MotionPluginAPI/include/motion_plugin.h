@@ -197,7 +197,8 @@ typedef struct motion_factory {
      * by a NUL that `length` does not count, borrowed for the call. Object keys arrive sorted.
      * Returns MOTION_OK, or MOTION_ERROR with a NUL-terminated message in `error` (capacity bytes) when the
      * plan is invalid; an invalid plan must leave the performer as it was. The message should start with
-     * the offending field, e.g. "to: expected 1 to 4 numbers".
+     * the offending field, e.g. "to: expected 1 to 4 numbers". `error` is never NULL; motiond passes 1 KiB.
+     * A performer that takes its first token here is advanced from the next tick.
      */
     int32_t (*add_plan)(void *instance, const char *plan_json, size_t length, char *error,
                         size_t error_capacity);
@@ -213,9 +214,11 @@ typedef struct motion_factory {
     void (*remove_named_plan)(void *instance, const char *name);
 
     /**
-     * [frame] Advances the performer by `dt` seconds. Called once per tick while the performer holds
-     * at least one is-active token (a performer that takes its first token during a frame is advanced
-     * from the next tick); NULL for performers that are not continuous. The probe (motiond checks each
+     * [frame] Advances the performer by `dt` seconds of animation time: the tick's interval times the
+     * global speed of `settings.set` (1 unless changed; at speed 0 plans complete when added, and dt is
+     * the plain interval). Called once per tick while the performer holds at least one is-active token
+     * (a performer that takes its first token during a frame is advanced from the next tick); NULL for
+     * performers that are not continuous. The probe (motiond checks each
      * new plugin file in a child process first) also calls it once on a fresh instance that has no plan
      * and no token: it must then return at once. Every client's frames wait for it: a call into the
      * plugin (this one, a batch, add_plan, …) that takes longer than a frame interval is reported by
