@@ -90,9 +90,6 @@ extension EngineContext {
         for entry in group {
             if let creates = entry.creates { pendingCreates[creates] = nil }
         }
-        // A change written but then refused by its plugin (an `add_plan` that checks more than the schema):
-        // the journal is rewritten from what was applied, so no start replays it.
-        var refusedAfterWriting = false
         for entry in group {
             let session = sessions[entry.sessionID]
             session?.journalPending -= 1
@@ -106,13 +103,15 @@ extension EngineContext {
                     reply = WireMessage.result(id: entry.id, try entry.apply(self))
                     for (record, line) in zip(entry.records, entry.lines) { remember(record, line: line) }
                 } catch {
-                    refusedAfterWriting = refusedAfterWriting || !entry.records.isEmpty
+                    // Written but refused by its plugin (an `add_plan` that checks more than the schema): not
+                    // kept, so the next rewrite (or the next start's) drops it. Not a rewrite now: a refused
+                    // request is cheap to send, a rewrite is not.
                     reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
                 }
             }
             session?.sendOwedReply(reply)
         }
-        if let journal, refusedAfterWriting || journal.size > max(Self.journalCompactionBytes, 2 * journalCompactedBytes) {
+        if let journal, journal.size > max(Self.journalCompactionBytes, 2 * journalCompactedBytes) {
             compactJournal()
         }
         for entry in group {
@@ -196,6 +195,7 @@ extension EngineContext {
             engine.clearFrame()
         }
         var clock = first.time
+        var dropped = 0
         let frame = 1 / settings.rate
         func advance(to time: Double) {
             while time - clock > 1e-9 {
@@ -232,16 +232,25 @@ extension EngineContext {
                         engine.write(value, velocity: [], to: property, target: target, runtime: runtime)
                     }
                 }
+                remember(record, line: record.line)
             } catch {
                 problems.append("journal: \(record.runtime): \(error.message)")
+                if error.code == .unknownPlanType {
+                    // Its plugin is not loaded this time (a directory missing): kept for a start that has it.
+                    remember(record, line: record.line)
+                } else {
+                    // Refused again (a plan its plugin refused after it was written): not kept, so the
+                    // rewrite below leaves it out of the journal.
+                    dropped += 1
+                }
             }
-            remember(record, line: record.line)
         }
         advance(to: now)
         resumesAt = min(monotonicNow, MonotonicClock.now())
         // A journal far larger than what the runtimes need now (written before the bounds, or mostly
-        // superseded) is rewritten once, at the start, not at the first write.
-        if journal.size > max(Self.journalCompactionBytes, 2 * journalKept.totalBytes) { compactJournal() }
+        // superseded), or with records that were refused, is rewritten once, at the start.
+        journalCompactedBytes = journalKept.totalBytes
+        if dropped > 0 || journal.size > max(Self.journalCompactionBytes, 2 * journalKept.totalBytes) { compactJournal() }
         return (journalKept.all.count, records.count, problems)
     }
 }
