@@ -186,5 +186,8 @@ struct OwnershipTests {
         #expect(test.call(1, "subscribe", ["streams": ["frames"], "targets": names])["sub"] != nil, "given back when unsubscribed")
         let usage = test.call(3, "status")["usage"]?["uids"]?.arrayValue?.first { $0["uid"] == 1000 }
         #expect(usage?["filterTargets"] == 4002, "\(String(describing: usage))")
+        // Each name is a name (≤ 256 bytes): the quota's count bounds their memory too.
+        let long = test.call(1, "subscribe", ["streams": ["frames"], "targets": [.string(String(repeating: "n", count: 257))]])
+        #expect(long["code"] == "request.limit" && long["message"] == "targets[0]: 257 bytes; names are at most 256 bytes", "\(long)")
     }
 }

@@ -21,6 +21,23 @@ struct RateLimitTests {
         return sent
     }
 
+    /// After an idle spell (nothing to send for a while), the next frames keep the interval: no two come
+    /// one tick apart at maxRate 10.
+    @Test func anIdleSpellStartsANewScheduleWithoutABurst() {
+        var limit = RateLimit(interval: 0.1)
+        var sent: [Double] = []
+        for tick in 0..<360 {
+            let time = Double(tick) / 120
+            // Something to send in the first and the last second only.
+            guard time < 1 || time >= 2, limit.isDue(at: time) else { continue }
+            limit.sent(at: time)
+            sent.append(time)
+        }
+        let late = sent.filter { $0 >= 2 }
+        #expect(late.count <= 11, "\(late)")
+        #expect(zip(late, late.dropFirst()).allSatisfy { $1 - $0 >= 0.075 - 1e-9 }, "\(late)")
+    }
+
     @Test(arguments: [(1000.0, 240...240), (121, 240...240), (120, 238...240), (119, 226...238), (90, 178...181),
                       (60, 119...121), (30, 59...61)])
     func aSubscriberGetsTheRateItAskedFor(maxRate: Double, expected: ClosedRange<Int>) {

@@ -555,7 +555,8 @@ int motion_client_subscribe_shm(motion_client *client, const char *params_json, 
     if (!params) return -2;
     const char *rest = brace + 1;
     while (*rest == ' ' || *rest == '\n' || *rest == '\t' || *rest == '\r') rest++;
-    const char *streams = strstr(params_json, "\"streams\"") ? "" : ",\"streams\":[\"frames\"]";
+    json_span named;
+    const char *streams = json_member(params_json, params_json + strlen(params_json), "streams", &named) ? "" : ",\"streams\":[\"frames\"]";
     snprintf(params, length, "{\"transport\":\"shm\"%s%s%s", streams, *rest == '}' ? "" : ",", rest);
     int status = subscribe(client, params, sub_id, reader);
     free(params);

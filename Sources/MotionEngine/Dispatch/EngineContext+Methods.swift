@@ -207,6 +207,10 @@ extension EngineContext {
         if let targets, targets.count > Self.maximumSubscriptionTargets {
             throw EngineError(.limitExceeded, "targets: \(targets.count) names; a subscription filters on at most \(Self.maximumSubscriptionTargets) targets (subscribe to a runtime instead)")
         }
+        // Names, as everywhere (≤ 256 bytes): the quota counts names, so a name's size is bounded too.
+        for (index, target) in (targets ?? []).enumerated() {
+            try Params.check(name: target, "targets[\(index)]", maximumLength: Params.maximumNameLength)
+        }
         if let targets, filterTargets(of: session.uid) + targets.count > settings.quotas.filterTargets {
             throw quotaExceeded("filterTargets", session.uid)
         }

@@ -268,8 +268,8 @@ class Client:
 
     def next_event(self, timeout=None):
         """The next event; None if `timeout` seconds pass without one (None: wait). With `timeout` 0 it
-        never blocks: it returns an event already received, else None (while the daemon is away, it
-        tries to connect again only when the backoff says so)."""
+        does not wait: it returns an event already received, else None; while the daemon is away it tries
+        to connect again only when the backoff says so (that attempt's hello and resubscribe are calls)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             if self.pending:
