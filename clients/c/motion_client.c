@@ -669,15 +669,26 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
     for (;;) {
         if (client->fd < 0 && client->queued_count == 0) {
             if (!client->reconnects) return -1;
+            /* An attempt only when the retry timer says one is due (drop_connection and reconnect_once arm
+             * it): a poll loop woken by other work does not try at every wake-up, and a timeout waits for
+             * the attempt that falls within it. */
+            int wait_ms = timeout_ms;
+            if (timeout_ms > 0) {
+                long left = deadline_ms - now_ms();
+                if (left <= 0) return 0;
+                wait_ms = (int)left;
+            }
+            struct pollfd due = {.fd = client->retry_fd, .events = POLLIN};
+            int ready;
+            do ready = poll(&due, 1, wait_ms);
+            while (ready < 0 && errno == EINTR);
+            if (ready <= 0) return 0;
             if (reconnect_once(client) == 0) {
                 /* Told as an event of its own: the application re-adds what lived only in the old daemon. */
                 client->event_line = strdup("{\"event\":\"reconnected\"}");
                 return client->event_line && fill_event(client, event) == 0 ? 1 : -1;
             }
-            if (timeout_ms >= 0) return 0;
-            /* Until the next attempt is due (the retry timer reconnect_once armed). */
-            struct pollfd due = {.fd = client->retry_fd, .events = POLLIN};
-            while (poll(&due, 1, -1) < 0 && errno == EINTR) {}
+            if (timeout_ms == 0) return 0;
             continue;
         }
         if (client->queued_count > 0) {

@@ -114,8 +114,8 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
 
 /*
  * Reconnecting (on by default; SPEC §12): when motiond goes away (a restart, an upgrade),
- * motion_client_next_event connects again with backoff (0.1 s doubling to 2 s; with a timeout ≥ 0 one
- * attempt per call), says hello, makes every subscription again (they keep their ids; one made with
+ * motion_client_next_event connects again with backoff (0.1 s doubling to 2 s: an attempt when one is
+ * due, waiting for it up to the call's timeout; motion_client_fd becomes readable then), says hello, makes every subscription again (they keep their ids; one made with
  * motion_client_call("subscribe") too, one since unsubscribed not) and returns an
  * event {"event":"reconnected"} (kind MOTION_EVENT_OTHER): re-add what lived only in the old daemon. A
  * call on a lost connection returns -2 and is never replayed; the next call connects first, and then the
