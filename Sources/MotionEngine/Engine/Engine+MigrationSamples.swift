@@ -12,18 +12,32 @@ extension Engine {
     }
 
     /// Up to `limit` states of performers running on the current build of the plugin loaded from `file`
-    /// (one per plan type first, then more), oldest performers first; none when the build cannot export.
-    public func migrationSamples(ofPluginFile file: String, limit: Int) -> [MigrationSample] {
+    /// (one per plan type first, then more), at most `maximumBytes` of them and what `budgetNanos` of this
+    /// thread allow (it is the engine thread: one pass over the performers, no sort); none when the build
+    /// cannot export.
+    public func migrationSamples(ofPluginFile file: String, limit: Int, maximumBytes: Int = 1 << 20,
+                                 budgetNanos: UInt64 = 1_000_000) -> [MigrationSample] {
         guard let entry = registry.current.first(where: { $0.plugin.file == file }), let table = Self.migrateTable(entry.plugin)
         else { return [] }
-        let running = performers.values.filter { $0.pluginID == entry.plugin.id && registry.factories[$0.factoryIndex].generation == entry.generation }
-            .sorted { $0.id < $1.id }
-        var seenTypes: Set<String> = []
-        let firstOfEachType = running.filter { seenTypes.insert($0.planType).inserted }
-        var samples: [MigrationSample] = []
-        var taken: Set<UInt64> = []
-        for performer in firstOfEachType + running where samples.count < limit && taken.insert(performer.id).inserted {
-            guard let state = try? exportState(of: performer, from: table) else { continue }
+        var isCurrent = [Bool](repeating: false, count: registry.factories.count)
+        for (index, factory) in registry.factories.enumerated()
+        where factory.pluginID == entry.plugin.id && factory.generation == entry.generation {
+            isCurrent[index] = true
+        }
+        var firstOfEachType: [PerformerRecord] = [], others: [PerformerRecord] = []
+        var seenTypes: Set<Int> = []
+        for performer in performers.values where isCurrent[performer.factoryIndex] {
+            if seenTypes.insert(performer.factoryIndex).inserted {
+                firstOfEachType.append(performer)
+            } else if others.count < limit {
+                others.append(performer)
+            }
+        }
+        let deadline = MonotonicClock.now() &+ budgetNanos
+        var samples: [MigrationSample] = [], bytes = 0
+        for performer in firstOfEachType + others where samples.count < limit && MonotonicClock.now() < deadline {
+            guard let state = try? exportState(of: performer, from: table), bytes + state.count <= maximumBytes else { continue }
+            bytes += state.count
             samples.append(MigrationSample(planType: performer.planType, state: state.dropLast().map { UInt8(bitPattern: $0) }))
         }
         return samples

@@ -18,6 +18,10 @@ extension Engine {
         set { slowCalls.usage = newValue }
     }
 
+    /// Starts a window that slow calls' preemption is judged over (one getrusage): the engine loop calls
+    /// it when it wakes for commands, `advance(by:)` at each tick.
+    public func markSlowCallWindow() { slowCalls.markTick() }
+
     @inline(__always)
     func calling<Result>(_ label: UnsafePointer<CChar>?, _ function: StaticString, performers: Int = 1,
                          _ body: () throws -> Result) rethrows -> Result {

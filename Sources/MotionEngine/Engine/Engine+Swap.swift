@@ -144,7 +144,8 @@ extension Engine {
     }
 
     private func move(_ id: UInt64, in job: SwapJob) {
-        guard let move = migration(of: id, in: job), let state = exportState(of: move.old, from: move.oldTable, in: job) else { return }
+        // One that could not move stays on its old build: not asked to export again at each plan for it.
+        guard !job.countedAsRemaining.contains(id), let move = migration(of: id, in: job), let state = exportState(of: move.old, from: move.oldTable, in: job) else { return }
         do throws(EngineError) {
             let new = try importState(state, of: move.old, to: move.newIndex, into: move.newTable)
             commitMigration(from: move.old, to: new)

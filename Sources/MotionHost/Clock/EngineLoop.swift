@@ -139,6 +139,8 @@ public final class EngineLoop: Sendable {
                 let held = context.nextHeldFrame
                 let deadline = [schedule?.nextDeadline, held].compactMap { $0 }.min()
                 queue.take(until: deadline, limit: 64, into: &batch)
+                // Woken (it may have slept): a plugin call among these commands is judged against now.
+                if !batch.isEmpty { context.engine.markSlowCallWindow() }
                 if held != nil { context.releaseHeldFrames(now: MonotonicClock.now()) }
             }
             let first = next
