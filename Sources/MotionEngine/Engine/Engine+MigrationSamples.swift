@@ -42,4 +42,44 @@ extension Engine {
         }
         return samples
     }
+
+    /// The probe's side (a child process that loaded the new build alone): imports `state` into a new
+    /// performer of `planType` as a swap does — a real performer record in a runtime and target of its
+    /// own, so that the host's services (`intern_property`, `token_generate`, writes) answer as they do in
+    /// the daemon — advances it one tick if it took the state, and discards it. False when the build
+    /// declines the state (the swap would leave that performer on its old build) or has no migration; a
+    /// crash or a hang ends the child, which is the point.
+    public func probeImport(planType: String, state: [UInt8], stage: (StaticString) -> Void = { _ in }) -> Bool {
+        guard let index = registry.factory(forPlanType: planType),
+              let entry = registry.current(id: registry.factories[index].pluginID), let table = Self.migrateTable(entry.plugin)
+        else { return false }
+        let runtime = "motiond.probe"
+        if runtimes[runtime] == nil { try? createRuntime(runtime) }
+        guard let scope = runtimes[runtime] else { return false }
+        let factory = registry.factories[index], target = scope.target("probe")
+        let record = PerformerRecord(id: nextPerformerID, factoryIndex: index, factory: factory, runtime: scope, target: target)
+        nextPerformerID += 1
+        performers[record.id] = record
+        guard let instance = calling(factory.label, "create", {
+            factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer, record.id, target.name)
+        }) else {
+            performers[record.id] = nil
+            return false
+        }
+        record.instance = instance
+        let text = state.map { CChar(bitPattern: $0) } + [0]
+        var message = [CChar](repeating: 0, count: 1024)
+        stage("import_state")
+        let status = calling(factory.label, "import_state") {
+            table.pointee.import_state(factory.descriptor.pointer, instance, text, state.count, &message, message.count)
+        }
+        if status == MOTION_OK, !record.tokens.isEmpty, let advance = record.table.pointee.advance {
+            phase = .frame
+            stage("advance")
+            calling(factory.label, "advance") { advance(instance, 1.0 / 120) }
+            finishFrame()
+        }
+        discard(record)
+        return status == MOTION_OK
+    }
 }

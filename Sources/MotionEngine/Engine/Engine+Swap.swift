@@ -288,7 +288,7 @@ extension Engine {
     }
 
     /// Forgets a prepared record: its instance, its tokens (silently: they were never visible).
-    private func discard(_ record: PerformerRecord) {
+    func discard(_ record: PerformerRecord) {
         releaseSilently(record)
     }
 

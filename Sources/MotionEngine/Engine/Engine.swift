@@ -182,7 +182,7 @@ public final class Engine {
         finishFrame()
     }
 
-    private func finishFrame() {
+    func finishFrame() {
         phase = .control
         for performer in startsAfterFrame {
             performer.advanceSlot = -1

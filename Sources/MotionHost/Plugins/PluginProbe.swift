@@ -47,34 +47,22 @@ public enum PluginProbe {
         return 0
     }
 
-    /// Imports each state of the file at `path` into a new instance of its plan type's factory and advances
-    /// it once; nil, or why the new build is refused. A state the build declines (`MOTION_ERROR`) is not a
-    /// refusal: that performer stays on its old build, as the swap would leave it.
+    /// Imports each state of the file at `path` into a new performer of its plan type, through an engine
+    /// holding the new build (as the swap will: real records, so the host's services answer), and
+    /// advances it once; nil, or why the new build is refused. A state the build declines (`MOTION_ERROR`)
+    /// is not a refusal: that performer stays on its old build, as the swap would leave it.
     static func importStates(from path: String, into descriptor: PluginDescriptor, host: HostServices) -> String? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        let migrate = descriptor.pointer.pointee.get_extension?(MOTION_MIGRATE_EXTENSION)?.assumingMemoryBound(to: motion_migrate.self)
-        guard let migrate, migrate.pointee.struct_size >= UInt32(MemoryLayout<motion_migrate>.size) else { return nil }
+        var builder = PluginRegistryBuilder()
+        builder.add(descriptor)
+        let engine = Engine(registry: builder.freeze(), host: host)
         for line in data.split(separator: UInt8(ascii: "\n")) {
             guard let sample = try? JSONValue.parse(Array(line)), let planType = sample["planType"]?.stringValue,
-                  let state = sample["state"]?.stringValue,
-                  let factory = descriptor.factories.first(where: { $0.planType == planType }) else { continue }
-            let table = factory.table.pointee
-            guard let instance = table.create(factory.pointer, host.pointer, 1, "probe") else {
-                return "\(planType): create returned NULL"
-            }
-            var message = [CChar](repeating: 0, count: 1024)
-            let bytes = Array(state.utf8CString)
-            print(JSONWriter.string(["stage": .string("import_state"), "planType": .string(planType)]))
-            fflush(nil)
-            let status = bytes.withUnsafeBufferPointer { text in
-                migrate.pointee.import_state(factory.pointer, instance, text.baseAddress, text.count - 1, &message, message.count)
-            }
-            if status == MOTION_OK, let advance = table.advance {
-                print(JSONWriter.string(["stage": .string("advance"), "planType": .string(planType)]))
+                  let state = sample["state"]?.stringValue else { continue }
+            _ = engine.probeImport(planType: planType, state: Array(state.utf8)) { stage in
+                print(JSONWriter.string(["stage": .string("\(stage)"), "planType": .string(planType)]))
                 fflush(nil)
-                advance(instance, 1.0 / 120)
             }
-            table.destroy(instance)
         }
         return nil
     }
