@@ -64,7 +64,7 @@ int main(int argc, char **argv) {
             if (mode & 1) motion_simulation_advance(&lanes, 1.0 / 120, 0.008, values, velocities);
             if (mode & 2)
                 dirty_count = motion_store_write(slots, counts, live, dirty_frame, frame, dirty, dirty_count, n, handles + first,
-                                                 write_counts, values, velocities, k, n >= 131072);
+                                                 write_counts, values, velocities, k, n >= 131072, NULL);
         }
         times[t] = now_ns() - start;
     }

@@ -24,15 +24,18 @@ static inline __attribute__((always_inline)) void masked(const double *source, u
     *out = result;
 }
 
-/* One entry (4 doubles of value and of velocity readable at `value`, `velocity` when `whole`). */
+/* One entry (4 doubles of value and of velocity readable at `value`, `velocity` when `whole`). Lanes of
+ * `bad` become nonzero where a component is NaN or infinite (x − x is +0.0, all bits clear, for every
+ * finite x, and NaN otherwise): a plugin's bug told, for two subtractions and two ors a slot. */
 static inline __attribute__((always_inline)) size_t write_slot(
     double *restrict slots, uint8_t *restrict counts, const uint8_t *restrict live, uint32_t *restrict dirty_frame,
     uint32_t frame, uint32_t *restrict dirty, size_t dirty_count, size_t limit, uint32_t handle, unsigned count,
-    const double *value, const double *velocity, const int whole, const int streaming) {
+    const double *value, const double *velocity, const int whole, const int streaming, half_mask *restrict bad) {
     if (handle >= limit || !live[handle] || count - 1 > 3) return dirty_count;
     half_vector values, velocities = {0, 0, 0, 0};
     masked(value, count, whole, &values);
     if (velocity) masked(velocity, count, whole, &velocities);
+    *bad |= (half_mask)(values - values) | (half_mask)(velocities - velocities);
     const slot_vector slot = __builtin_shufflevector(values, velocities, 0, 1, 2, 3, 4, 5, 6, 7);
     if (streaming) {
         __builtin_nontemporal_store(slot, (slot_vector *)(slots + (size_t)handle * 8));
@@ -50,23 +53,27 @@ static inline __attribute__((always_inline)) size_t write_slot(
 static inline __attribute__((always_inline)) size_t write_slots(
     double *restrict slots, uint8_t *restrict counts, const uint8_t *restrict live, uint32_t *restrict dirty_frame,
     uint32_t frame, uint32_t *restrict dirty, size_t dirty_count, size_t limit, const uint32_t *handles,
-    const uint8_t *new_counts, const double *values, const double *velocities, size_t n, const int streaming) {
+    const uint8_t *new_counts, const double *values, const double *velocities, size_t n, const int streaming,
+    int *non_finite) {
     if (n == 0) return dirty_count;
+    half_mask bad = {0, 0, 0, 0};
     /* Every entry but the last has 4 doubles of value and of velocity before the next one starts. */
     if (velocities) {
         for (size_t entry = 0; entry + 1 < n; entry++) {
             dirty_count = write_slot(slots, counts, live, dirty_frame, frame, dirty, dirty_count, limit, handles[entry],
-                                     new_counts[entry], values + entry * 4, velocities + entry * 4, 1, streaming);
+                                     new_counts[entry], values + entry * 4, velocities + entry * 4, 1, streaming, &bad);
         }
     } else {
         for (size_t entry = 0; entry + 1 < n; entry++) {
             dirty_count = write_slot(slots, counts, live, dirty_frame, frame, dirty, dirty_count, limit, handles[entry],
-                                     new_counts[entry], values + entry * 4, 0, 1, streaming);
+                                     new_counts[entry], values + entry * 4, 0, 1, streaming, &bad);
         }
     }
     const size_t last = n - 1;
-    return write_slot(slots, counts, live, dirty_frame, frame, dirty, dirty_count, limit, handles[last], new_counts[last],
-                      values + last * 4, velocities ? velocities + last * 4 : 0, 0, streaming);
+    dirty_count = write_slot(slots, counts, live, dirty_frame, frame, dirty, dirty_count, limit, handles[last], new_counts[last],
+                             values + last * 4, velocities ? velocities + last * 4 : 0, 0, streaming, &bad);
+    if (non_finite) *non_finite = (bad[0] | bad[1] | bad[2] | bad[3]) != 0;
+    return dirty_count;
 }
 
 /* Two loops, not one with a branch: the optimiser would merge the two stores and lose the non-temporal one.
@@ -77,13 +84,14 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 size_t motion_store_write(double *slots, uint8_t *counts, const uint8_t *live, uint32_t *dirty_frame, uint32_t frame,
                           uint32_t *dirty, size_t dirty_count, size_t limit, const uint32_t *handles,
                           const uint8_t *new_counts, const double *values, const double *velocities, size_t n,
-                          int streaming) {
+                          int streaming, int *non_finite) {
+    if (non_finite) *non_finite = 0;
     if (!streaming) {
         return write_slots(slots, counts, live, dirty_frame, frame, dirty, dirty_count, limit, handles, new_counts, values,
-                           velocities, n, 0);
+                           velocities, n, 0, non_finite);
     }
     dirty_count = write_slots(slots, counts, live, dirty_frame, frame, dirty, dirty_count, limit, handles, new_counts,
-                              values, velocities, n, 1);
+                              values, velocities, n, 1, non_finite);
 #if defined(__x86_64__)
     __builtin_ia32_sfence();
 #endif

@@ -41,4 +41,25 @@ struct SlowPluginTests {
         #expect(daemon.log.contains("test.slow-advance"))
         await client.close()
     }
+
+    /// A plugin that writes NaN is named (a `plugin.error` trace event and a warning, once per performer);
+    /// the frame carries the value as null.
+    @Test func aPluginThatWritesNaNIsNamed() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let plugins = directory.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        _ = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/nan_writer.c"], name: "libnan.so", in: plugins)
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["frames", "trace"]])
+        _ = try await client.call("plan.add", ["target": "card", "plan": ["type": "NaNWriter", "property": "x"]])
+        let error = try #require(try await events.waitFor(isTrace("plugin.error")).last)
+        #expect(error["plugin"] == "test.nan-writer" && error["target"] == "card", "\(error)")
+        #expect(error["message"]?.stringValue?.hasPrefix("wrote a value that is not finite (NaN or infinite) to x") == true, "\(error)")
+        let frame = await events.events.last { $0["event"] == "frame" && ($0["updates"]?.arrayValue?.isEmpty == false) }
+        #expect(frame?["updates"]?.arrayValue?.first?["value"] == [.null], "\(String(describing: frame))")
+        #expect(daemon.log.contains("a plugin wrote a value that is not finite"), "\(daemon.log)")
+        await client.close()
+    }
 }

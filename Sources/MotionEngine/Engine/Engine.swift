@@ -67,6 +67,8 @@ public final class Engine {
     var keptWrittenWhole: Set<UInt> = []
     /// Plugin calls that held the engine thread past `slowCallLimit` (`Engine+SlowCalls`).
     var slowCalls = SlowCalls()
+    /// Performers already reported for writing a value that is not finite (once each).
+    var reportedNonFinite: Set<UInt64> = []
 
     public struct Usage: Equatable, Sendable {
         public var runtimes = 0
@@ -94,12 +96,14 @@ public final class Engine {
         host.engine = self
         store.refresh = { [unowned self] in self.writeKeptValues() }
         store.refreshSome = { [unowned self] handles in self.writeKeptValues(of: handles) }
+        store.onNonFinite = { [unowned self] handle in self.reportNonFinite(handle) }
     }
 
     deinit {
         // Nothing reads the store once the engine goes: what plugins kept is not asked for.
         store.refresh = nil
         store.refreshSome = nil
+        store.onNonFinite = nil
         for performer in performers.values { destroyInstance(performer) }
         host.engine = nil
     }

@@ -73,6 +73,9 @@ final class PropertyStore {
     var refresh: (() -> Void)?
     /// Asks for what was kept of these properties only ("motion.kept/1" `write_kept_some`), set by the engine.
     var refreshSome: ((UnsafeBufferPointer<UInt32>) -> Void)?
+    /// Told the handles of a write that held a NaN or an infinity (a plugin's bug; written all the same:
+    /// frames show `null`), set by the engine to report them.
+    var onNonFinite: ((UInt32) -> Void)?
     private var freshness = KeptFreshness()
     private var refreshDepth = 0
     /// Handles given to a property since `clearInterned()` (at most `internedLimit`; past it
@@ -227,8 +230,17 @@ final class PropertyStore {
                values newValues: UnsafePointer<Double>, velocities newVelocities: UnsafePointer<Double>?) {
         // Every handle is dirty at most once, so the list never outgrows the handles.
         let live = UnsafeRawPointer(isWritable).assumingMemoryBound(to: UInt8.self)
+        var nonFinite: Int32 = 0
         dirtyCount = motion_store_write(slots, counts, live, dirtyFrame, frame, dirtyList, dirtyCount, keys.count,
-                                        handles, newCounts, newValues, newVelocities, n, keys.count >= Self.streamingHandles ? 1 : 0)
+                                        handles, newCounts, newValues, newVelocities, n, keys.count >= Self.streamingHandles ? 1 : 0,
+                                        &nonFinite)
+        guard nonFinite != 0, let onNonFinite else { return }
+        // Rare (a bug): which entries, found by looking again.
+        for entry in 0..<n {
+            let count = min(Int(newCounts[entry]), Self.width)
+            let finite = (0..<count).allSatisfy { newValues[entry * 4 + $0].isFinite && (newVelocities?[entry * 4 + $0].isFinite ?? true) }
+            if !finite { onNonFinite(handles[entry]) }
+        }
     }
 
     func value(_ handle: UInt32) -> [Double] {

@@ -90,12 +90,13 @@ size_t motion_simulation_select_listed(const uint8_t *ended, size_t start, size_
  * past `limit`, not live, or with a count outside 1–4. Each written handle not yet in this frame
  * (`dirty_frame[h] != frame`) is appended to `dirty`, which has room for one entry more than `limit`
  * (each write stores its handle at the end and counts it only if new). Returns the new length of `dirty`. `streaming`: write
- * the slots past the caches (for stores much larger than them).
+ * the slots past the caches (for stores much larger than them). `non_finite` (may be NULL) is set to 1 if a
+ * value or velocity written was NaN or infinite (they are written all the same), else 0.
  */
 size_t motion_store_write(double *slots, uint8_t *counts, const uint8_t *live, uint32_t *dirty_frame, uint32_t frame,
                           uint32_t *dirty, size_t dirty_count, size_t limit, const uint32_t *handles,
                           const uint8_t *new_counts, const double *values, const double *velocities, size_t n,
-                          int streaming);
+                          int streaming, int *non_finite);
 
 /**
  * Where a frame's updates come from (MotionEngine's `PropertyStore`): per handle a 64-byte slot (values at
