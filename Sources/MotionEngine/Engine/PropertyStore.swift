@@ -314,14 +314,6 @@ final class PropertyStore {
         dirtyCount = kept
     }
 
-    static let runtimeOpening = Array(##"{"runtime":""##.utf8)
-
-    /// The pre-encoded start of `handle`'s updates.
-    func prefix(_ handle: UInt32) -> ArraySlice<UInt8> {
-        let start = prefixStarts[Int(handle)]
-        return prefixBytes[start..<start + prefixLengths[Int(handle)]]
-    }
-
     private func setPrefix(_ bytes: [UInt8], of slot: Int) {
         prefixGarbage += prefixLengths[slot]
         if prefixGarbage > 1 << 20, prefixGarbage > prefixBytes.count / 2 { compactPrefixes() }
@@ -349,26 +341,6 @@ final class PropertyStore {
         return raw.initializeMemory(as: Double.self, repeating: 0, count: max(capacity, 1) * slotSize)
     }
 
-    /// Lends the columns a frame's updates are encoded from (`motion_frame_write_updates`); with
-    /// `namesOthers` another uid's properties are named `<uid>/<runtime>` for `viewer`.
-    func withFrameSource<Result>(viewer: UInt32, namesOthers: Bool,
-                                 _ body: (inout motion_frame_source) -> Result) -> Result {
-        owners.withUnsafeBufferPointer { owners in
-            prefixBytes.withUnsafeBufferPointer { prefixes in
-                prefixStarts.withUnsafeBufferPointer { starts in
-                    prefixLengths.withUnsafeBufferPointer { lengths in
-                        var source = motion_frame_source(
-                            slots: slots, counts: counts, owners: owners.baseAddress, prefixes: prefixes.baseAddress,
-                            prefix_starts: starts.baseAddress, prefix_lengths: lengths.baseAddress,
-                            names_others: namesOthers ? 1 : 0, viewer: viewer, daemon: Self.daemon,
-                            runtime_opening: Self.runtimeOpening.count)
-                        return body(&source)
-                    }
-                }
-            }
-        }
-    }
-
     /// Where `handle`'s value (then, `width` later, its velocity) is.
     func slot(_ handle: UInt32) -> UnsafeMutablePointer<Double> { slots + Int(handle) * Self.slotSize }
 
@@ -394,18 +366,5 @@ final class PropertyStore {
         dirtyList = list
         generations = moved(generations, 1, 0)
         capacity = newCapacity
-    }
-
-    /// Starts with `runtimeOpening`; the runtime's name as its owner writes it (another uid's view puts
-    /// `<uid>/` in front, see `FrameEncoder.appendUpdate`).
-    private static func prefix(for key: Key, runtime: Substring) -> [UInt8] {
-        var bytes = Array(runtimeOpening.dropLast())  // the string's own quote opens it
-        JSONWriter.writeString(String(runtime), into: &bytes)
-        bytes.append(contentsOf: ",\"target\":".utf8)
-        JSONWriter.writeString(key.target, into: &bytes)
-        bytes.append(contentsOf: ",\"property\":".utf8)
-        JSONWriter.writeString(key.property, into: &bytes)
-        bytes.append(contentsOf: ",\"value\":".utf8)
-        return bytes
     }
 }
