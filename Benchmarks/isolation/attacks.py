@@ -9,7 +9,7 @@ its frame rate and longest gap between frames. One JSON line per attack. Standar
 """
 import json, os, socket, subprocess, sys, threading, time
 
-ATTACKS = ["swarm", "filters", "scrub", "sample", "state", "bigplan", "neighbour", "idle"]
+ATTACKS = ["swarm", "filters", "fanout", "scrub", "sample", "state", "bigplan", "neighbour", "idle"]
 
 
 class Client:
@@ -69,7 +69,7 @@ def attack(path, name, seconds):
     def count(code):
         seen[code] = seen.get(code, 0) + 1
 
-    if name in ("swarm", "filters"):
+    if name in ("swarm", "filters", "fanout"):
         # Many moving springs of its own ("swarm": nothing else, the reference for "filters"), and
         # every subscription it may have, each filtering on the longest target list allowed; it never
         # reads what it subscribed to.
@@ -82,10 +82,22 @@ def attack(path, name, seconds):
         names = ["s%d" % i for i in range(4096)]
         for _ in range(64 if name == "filters" else 0):
             client.send("subscribe", {"streams": ["frames"], "targets": names})
+        # "fanout": its 10,000 springs to 64 shared-memory subscribers of its own, whose small frame
+        # announcements it reads (the regions' descriptors are dropped unread): cheap for it, 64 region
+        # writes of every spring a tick for the daemon.
+        for _ in range(64 if name == "fanout" else 0):
+            client.send("subscribe", {"streams": ["frames"], "transport": "shm"})
         client.file.flush()
         count("subscribed")
+        client.sock.settimeout(0.1)
         while time.monotonic() < end:
-            time.sleep(0.1)
+            if name != "fanout":
+                time.sleep(0.1)
+                continue
+            try:
+                client.sock.recv(1 << 20)
+            except socket.timeout:
+                pass
     elif name == "scrub":
         client.call("runtime.create", {"name": "long"})
         for index in range(200):

@@ -190,4 +190,26 @@ struct OwnershipTests {
         let long = test.call(1, "subscribe", ["streams": ["frames"], "targets": [.string(String(repeating: "n", count: 257))]])
         #expect(long["code"] == "request.limit" && long["message"] == "targets[0]: 257 bytes; names are at most 256 bytes", "\(long)")
     }
+
+    /// A uid's many subscribers share a frame budget per step: past it, the rest of its subscribers wait
+    /// for the next step (conflated, served in turn), while another uid's subscriber is served every step.
+    @Test mutating func aUidsSubscribersShareAFrameBudget() {
+        context.hub.uidFrameBudgetNanos = 1  // only each uid's first subscriber of a step fits
+        for _ in 0..<4 { _ = call(1, "subscribe", ["streams": ["frames"]]) }
+        _ = call(2, "subscribe", ["streams": ["frames"]])
+        _ = call(1, "plan.add", ["target": "card", "plan": ["type": "ForeverActive"]])
+        _ = call(2, "plan.add", ["target": "card", "plan": ["type": "ForeverActive"]])
+        func frames(_ output: RecordingOutput) -> [Int] {
+            output.lines.filter { $0["event"] == "frame" && $0["updates"]?.arrayValue?.isEmpty == false }.compactMap { $0["sub"]?.intValue }
+        }
+        let (aliceBefore, bobBefore) = (frames(alice).count, frames(bob).count)
+        for _ in 0..<8 { context.tick(dt: 1.0 / 120) }
+        let aliceSubs = frames(alice).dropFirst(aliceBefore), bobSubs = frames(bob).dropFirst(bobBefore)
+        #expect(bobSubs.count == 8, "bob's one subscriber every step: \(bobSubs)")
+        #expect(aliceSubs.count == 8, "one of alice's four a step: \(aliceSubs)")
+        #expect(Set(aliceSubs) == [1, 2, 3, 4], "each in turn: \(aliceSubs)")
+        #expect(context.hub.hasDeferredFrames, "the others wait for the next step")
+        let dropped = alice.lines.filter { $0["event"] == "frame" }.compactMap { $0["dropped"]?.intValue }.max() ?? 0
+        #expect(dropped > 0, "conflated values are counted as dropped")
+    }
 }

@@ -6,7 +6,7 @@ import MotionWire
 /// Only the engine thread touches it: NIO threads reach it through `EngineLoop.submit`.
 public final class EngineContext: TraceObserver {
     package let engine: Engine
-    let hub: SubscriptionHub
+    package let hub: SubscriptionHub
     package var settings: EngineSettings {
         didSet { engine.instantMotion = settings.instantMotion }
     }
@@ -86,7 +86,7 @@ public final class EngineContext: TraceObserver {
 
     /// The clock should keep ticking: something animates or a written value awaits its frame.
     package var wantsTicks: Bool {
-        engine.isAnimating || engine.hasPendingFrame || isRouterWaiting || hub.hasPendingDisplayUpdates
+        engine.isAnimating || engine.hasPendingFrame || isRouterWaiting || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames
     }
 
     public func engine(_ engine: Engine, didTrace event: TraceEvent) {
@@ -246,7 +246,7 @@ public final class EngineContext: TraceObserver {
         advanceEngine(by: dt * settings.tickScale)
         let now = time
         let dirty = engine.dirtyProperties
-        if !dirty.isEmpty { hub.publishFrame(dirty: dirty, store: engine.store, time: now) }
+        if !dirty.isEmpty || hub.hasDeferredFrames { hub.publishFrame(dirty: dirty, store: engine.store, time: now) }
         engine.clearFrame()
         for event in tickEvents { hub.publish(event, time: now) }
         tickEvents.removeAll(keepingCapacity: true)

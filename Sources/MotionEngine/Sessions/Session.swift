@@ -84,6 +84,10 @@ final class Subscription {
     /// Set at the start of each frame: nothing was pending (its updates may share an encoding).
     var wasUpToDate = true
     var lastFrameTime = -Double.infinity
+    /// Its frame waited for the next step (its uid's frame budget was spent); the step it was last looked
+    /// at (`SubscriptionHub.publishFrame`).
+    var wasDeferred = false
+    var visitedStep: UInt64 = 0
     /// `maxRate`'s schedule (`RateLimit`).
     lazy var rateLimit = RateLimit(interval: minimumInterval)
 

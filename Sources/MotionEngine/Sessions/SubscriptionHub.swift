@@ -100,6 +100,19 @@ public final class SubscriptionHub {
     /// Display-timed frame subscribers.
     private(set) var displaySubscriptions: [Subscription] = []
 
+    /// Nanoseconds of frame work (encoding, writing, sending) the subscribers of one uid may take in a step
+    /// beyond its first one's; admins' are not counted; 0: no budget. The daemon sets a quarter of a frame
+    /// interval. A uid that subscribes many times to much motion (64 shared-memory subscribers of 10,000
+    /// springs took another uid's client from 120 to 20 frames/s) has the rest of its subscribers' frames
+    /// wait for the next step, their changes conflated; other uids' frames go out on time.
+    public var uidFrameBudgetNanos: UInt64 = 0
+    private var spentByUID: [UInt32: UInt64] = [:]
+    /// Numbers `publishFrame` calls (each subscriber is looked at once per call).
+    private var step: UInt64 = 0
+    /// Subscribers whose frame waited for the next step (the clock keeps ticking until they are served).
+    private(set) var deferredCount = 0
+    var hasDeferredFrames: Bool { deferredCount > 0 }
+
     /// Whether a display-timed subscriber has updates waiting for its next present: the clock must run
     /// until they are sent, even when nothing moves (a `Set`, an animation's last value).
     var hasPendingDisplayUpdates: Bool {
@@ -111,7 +124,7 @@ public final class SubscriptionHub {
     /// Subscribers that were up to date get exactly this tick's matching properties, so those with the
     /// same filter share one encoding of the updates; only the header (`sub`, `seq`, `dropped`) is theirs.
     /// Subscribers the step is not for keep what changed pending for their next frame.
-    func publishFrame(dirty: UnsafeBufferPointer<UInt32>, store: PropertyStore, time: Double, step: FrameStep = .rate) {
+    func publishFrame(dirty: UnsafeBufferPointer<UInt32>, store: PropertyStore, time: Double, step frameStep: FrameStep = .rate) {
         // Frames read only written handles (`dirty`, then pending): never a value a plugin kept, since a
         // property a subscriber may read is written at every tick (`withTickReaders`).
         guard hasFrameSubscribers else { return }
@@ -133,19 +146,35 @@ public final class SubscriptionHub {
             }
         }
         filtered.markWritten(dirty, store)
-        for subscription in subscriptions where subscription.frames && !subscription.session.isClosed {
+        spentByUID.removeAll(keepingCapacity: true)
+        let hadDeferred = deferredCount > 0
+        deferredCount = 0
+        step &+= 1
+        func serve(_ subscription: Subscription) {
+            guard subscription.frames, !subscription.session.isClosed, subscription.visitedStep != step else { return }
+            subscription.visitedStep = step
+            subscription.wasDeferred = false
             let wasUpToDate = subscription.wasUpToDate
-            switch step {
-            case .rate where subscription.display != nil: continue
-            case .present(let at, _) where subscription.presentingAt != at: continue
+            switch frameStep {
+            case .rate where subscription.display != nil: return
+            case .present(let at, _) where subscription.presentingAt != at: return
             default: break
             }
             guard !subscription.pending.isEmpty, !isBehind(subscription.session),
                 subscription.isFrameDue(at: time)
-            else { continue }
+            else { return }
+            let budgeted = uidFrameBudgetNanos > 0 && !subscription.seesAll
+            if budgeted, let spent = spentByUID[subscription.viewer], spent >= uidFrameBudgetNanos {
+                // Its changes stay pending (the latest value wins) for the next step, where it goes first.
+                subscription.wasDeferred = true
+                deferredCount += 1
+                return
+            }
+            let began = budgeted ? MonotonicClock.now() : 0
+            defer { if budgeted { spentByUID[subscription.viewer, default: 0] &+= MonotonicClock.now() &- began } }
             if let channel = subscription.sharedFrames {
                 sendSharedFrame(to: subscription, through: channel, store: store, time: time)
-                continue
+                return
             }
             var body: Range<Int>?
             if shares, wasUpToDate {
@@ -161,8 +190,17 @@ public final class SubscriptionHub {
                     sharedBodies[filter] = body
                 }
             }
-            sendFrame(to: subscription, store: store, time: time, sharedBody: body, step: step)
+            sendFrame(to: subscription, store: store, time: time, sharedBody: body, step: frameStep)
         }
+        // Subscribers that waited at the last step go first, from a point that moves each step so each
+        // gets its turn; none waited: the subscription order, as ever.
+        if hadDeferred, !subscriptions.isEmpty {
+            let first = Int(step % UInt64(subscriptions.count))
+            for offset in subscriptions.indices where subscriptions[(first + offset) % subscriptions.count].wasDeferred {
+                serve(subscriptions[(first + offset) % subscriptions.count])
+            }
+        }
+        for subscription in subscriptions { serve(subscription) }
     }
 
     private struct FilterKey: Hashable {

@@ -40,7 +40,10 @@ public struct MotionDaemon: Sendable {
             // A plugin call that takes a frame interval alone makes every client miss a frame: reported.
             engine.slowCallLimit = UInt64(1e9 / configuration.rate)
             engine.threadUsage = ThreadUsage.now
-            return (EngineContext(engine: engine, configuration: configuration, logger: logger), ())
+            let context = EngineContext(engine: engine, configuration: configuration, logger: logger)
+            // One uid's many subscribers cannot take the frame from the others (SubscriptionHub).
+            context.hub.uidFrameBudgetNanos = UInt64(1e9 / configuration.rate / 4)
+            return (context, ())
         }
         // A plugin that crashed the last run stays out until its content changes (needs a state directory).
         let quarantine = configuration.stateDirectory.map { CrashQuarantine.start(stateDirectory: $0, logger: logger) }
