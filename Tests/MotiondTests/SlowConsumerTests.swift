@@ -147,7 +147,9 @@ struct SlowConsumerTests {
         #expect(ended)
         let received = tail.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
         #expect(received.contains { $0.contains(#""event":"frame""#) }, "frames came before")
-        #expect(received.last?.contains("server.shutting_down") == true, "the last line: \(received.last?.prefix(200) ?? "")")
+        let notice = received.lastIndex { $0.contains("server.shutting_down") }
+        #expect(received.last?.contains("server.shutting_down") == true,
+                "the notice at line \(notice.map(String.init) ?? "none") of \(received.count); the last: \(received.last?.prefix(200) ?? "")")
         #expect(await stopping.value == 0)
     }
 }

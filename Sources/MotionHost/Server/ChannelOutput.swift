@@ -9,6 +9,10 @@ final class ChannelOutput: ClientOutput {
     let channel: any Channel
     fileprivate let pending = Atomic<Int>(0)
     private let greeted = Atomic<Bool>(false)
+    /// Set by `close()` on the caller's thread: what that thread sends afterwards is dropped there, before
+    /// it could join a batch that the event loop writes ahead of the close (a frame of the next tick came
+    /// after the shutdown notice on a busy machine).
+    private let closeRequested = Atomic<Bool>(false)
     /// Set by the engine thread once the session's hello was accepted.
     var isGreeted: Bool { greeted.load(ordering: .relaxed) }
     func markGreeted() { greeted.store(true, ordering: .relaxed) }
@@ -34,6 +38,10 @@ final class ChannelOutput: ClientOutput {
     var canPassDescriptors: Bool { socketCookie != 0 }
 
     func send(_ line: [UInt8], passing descriptor: Int32) {
+        guard !closeRequested.load(ordering: .acquiring) else {
+            Glibc.close(descriptor)
+            return
+        }
         var buffer = channel.allocator.buffer(capacity: line.count)
         buffer.writeBytes(line)
         pending.add(line.count, ordering: .relaxed)
@@ -47,6 +55,7 @@ final class ChannelOutput: ClientOutput {
     }
 
     func send(bytes: UnsafeRawBufferPointer) {
+        guard !closeRequested.load(ordering: .acquiring) else { return }
         var buffer = spares.take(for: bytes.count) ?? channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
         pending.add(bytes.count, ordering: .relaxed)
@@ -59,6 +68,7 @@ final class ChannelOutput: ClientOutput {
     /// nothing more is read from the client meanwhile.
     /// Lines sent after it are dropped: the error stays the last line.
     func close() {
+        closeRequested.store(true, ordering: .releasing)
         channel.eventLoop.execute {
             guard !self.isClosing else { return }
             self.isClosing = true
