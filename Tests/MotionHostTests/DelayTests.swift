@@ -59,6 +59,11 @@ struct DelayTests {
                 "\(tooMany)")
         #expect(call("plan.add", ["targets": names(256), "plan": ["type": "Tween", "property": "x", "to": [1]]])["performers"]?
             .arrayValue?.count == 256)
+        // And at most 1 MiB of plan over all of them (each target is journaled with its own copy).
+        let big: JSONValue = ["type": "Keyframes", "property": "x", "values": .array((0..<1000).map { [.number(Double($0))] })]
+        let heavy = call("plan.add", ["targets": names(256), "plan": big])
+        #expect(heavy["code"] == "request.limit" && heavy["message"]?.stringValue?.hasPrefix("targets: 256 copies of a plan of ") == true,
+                "\(heavy)")
     }
 
     @Test func removingADelayedNamedPlanEndsItInterrupted() throws {

@@ -5,6 +5,10 @@ extension EngineContext {
     /// ticks (one journaled change): 1,000 plans took ~12 ms of the engine thread, more than a frame, and
     /// a second uid sending them back to back made 40 % of the ticks overrun; 256 take ~3 ms.
     static let maximumStaggeredTargets = 256
+    /// Bytes of plan a staggered `plan.add` may carry over all its targets (the plan's size × targets):
+    /// each target is journaled with its own copy, and 256 copies of a 55 KB plan made one request write
+    /// 14 MB (a second uid's flood grew the journal to 230 MB and froze others' frames for seconds).
+    static let maximumStaggeredBytes = 1 << 20
 
     /// `plan.add {targets: [..], stagger: s, plan}` (SPEC §10): the plan on each target with `delay`
     /// i·s (added to its own), one performer per target, in one journaled change.
@@ -29,6 +33,10 @@ extension EngineContext {
         }
         let plan = try params.object("plan")
         if request.lineLength > Self.maximumPlanBytes { try Self.checkSize(of: plan) }
+        let planBytes = JSONWriter.bytes(plan).count
+        guard planBytes * targets.count <= Self.maximumStaggeredBytes else {
+            throw EngineError(.limitExceeded, "targets: \(targets.count) copies of a plan of \(planBytes) bytes; a staggered plan.add carries at most \(Self.maximumStaggeredBytes) bytes of plan over all its targets")
+        }
         let base = plan["delay"]?.doubleValue ?? 0
         let plans = targets.indices.map { index -> JSONValue in
             var staggered = plan
