@@ -48,7 +48,7 @@ struct FrameEncoderTests {
             let library = try await CCompiler.sharedLibrary(
                 ["Sources/MotionKernels/frame_encoder.c"], name: "libframes-\(march).so", in: directory,
                 defines: ["MOTION_KERNELS_ONE_TARGET"], includes: ["Sources/MotionKernels/include"],
-                options: ["-march=\(march)"], compiler: KernelTargets.compiler)
+                options: ["-march=\(march)"], compiler: KernelTargets.compiler, background: true)
             let handle = try #require(dlopen(library, RTLD_NOW | RTLD_LOCAL))
             let symbol = try #require(dlsym(handle, "motion_frame_write_updates"))
             try Self.compare(loop: unsafeBitCast(symbol, to: FrameEncoder.UpdateLoop.self), target: march)

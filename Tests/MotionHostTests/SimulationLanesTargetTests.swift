@@ -8,7 +8,7 @@ import Testing
 /// process's own loop, which `SimulationLanesTests` holds to the reference `Simulation`. The suite builds
 /// for debugging, so without this the optimised, vectorised loops of the targets a machine does not pick
 /// would run nowhere before they ship.
-@Suite("Simulation lanes per target")
+@Suite("Simulation lanes per target", .serialized)
 struct SimulationLanesTargetTests {
     typealias Advance = @convention(c) (UnsafePointer<motion_simulation_lanes>?, Double, Double,
                                         UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?) -> Int
@@ -25,7 +25,7 @@ struct SimulationLanesTargetTests {
         let library = try await CCompiler.sharedLibrary(
             ["Sources/MotionKernels/simulation_lanes.c"], name: "liblanes-\(march).so", in: directory,
             defines: ["MOTION_KERNELS_ONE_TARGET"], includes: ["Sources/MotionKernels/include"],
-            options: ["-march=\(march)"], compiler: KernelTargets.compiler)
+            options: ["-march=\(march)"], compiler: KernelTargets.compiler, background: true)
         let handle = try #require(dlopen(library, RTLD_NOW | RTLD_LOCAL))
         let advance = unsafeBitCast(try #require(dlsym(handle, "motion_simulation_advance")), to: Advance.self)
         let advanceSome = unsafeBitCast(try #require(dlsym(handle, "motion_simulation_advance_some")), to: AdvanceSome.self)
