@@ -55,25 +55,3 @@ extension Engine {
         ]))
     }
 }
-
-/// A value that is not finite (NaN, ±infinity) written by a plugin is its bug: frames carry it as `null`,
-/// which a client may not expect. The engine says which performer wrote it (a `plugin.error` trace event
-/// and a warning), once per performer; the value is written all the same.
-extension Engine {
-    func reportNonFinite(_ handle: UInt32) {
-        // The property's animator if it claimed the property, else the plugin being called now.
-        let performer = Int(handle) < animators.count ? animators[Int(handle)] : nil
-        let label = PluginCallMarker.address.assumingMemoryBound(to: UInt.self)[0]
-        let key = performer.map { $0.id } ?? (1 << 63 | UInt64(label))
-        guard performer != nil || label != 0, reportedNonFinite.insert(key).inserted else { return }
-        if reportedNonFinite.count > 10_000 { reportedNonFinite = [key] }
-        let plugin = performer?.pluginID ?? registry.factories.first { UInt(bitPattern: $0.label) == label }?.pluginID ?? "?"
-        let name = store.keys[Int(handle)]
-        let message = "wrote a value that is not finite (NaN or infinite) to \(name?.property ?? "?"); frames show it as null"
-        host.logger.warning("a plugin wrote a value that is not finite", metadata: [
-            "plugin": "\(plugin)", "target": "\(name?.target ?? "?")", "property": "\(name?.property ?? "?")"])
-        var fields: [String: JSONValue] = ["plugin": .string(plugin), "message": .string(message)]
-        if let performer { fields["performer"] = .number(Double(performer.id)) }
-        trace(TraceEvent(kind: "plugin.error", runtime: name?.runtime, target: name?.target, fields: fields))
-    }
-}

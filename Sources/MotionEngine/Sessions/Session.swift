@@ -69,8 +69,8 @@ final class Subscription {
     /// Whose motion it may see: its uid's, shared runtimes', and with `seesAll` (admins) everyone's.
     let viewer: UInt32
     let seesAll: Bool
-    /// Seconds between frames when the client set `maxRate`, else 0.
-    let minimumInterval: Double
+    /// `maxRate`'s schedule (an interval of 0 without one).
+    var rateLimit: RateLimit
     var seq: UInt64 = 0
     /// Properties whose latest value the subscriber has not been sent yet (conflation).
     var pending: [UInt32] = []
@@ -83,20 +83,10 @@ final class Subscription {
     var dropped = 0
     /// Set at the start of each frame: nothing was pending (its updates may share an encoding).
     var wasUpToDate = true
-    var lastFrameTime = -Double.infinity
     /// Its frame waited for the next step (its uid's frame budget was spent); the step it was last looked
     /// at (`SubscriptionHub.publishFrame`).
     var wasDeferred = false
     var visitedStep: UInt64 = 0
-    /// `maxRate`'s schedule (`RateLimit`).
-    lazy var rateLimit = RateLimit(interval: minimumInterval)
-
-    func frameSent(at time: Double) {
-        lastFrameTime = time
-        rateLimit.sent(at: time)
-    }
-
-    func isFrameDue(at time: Double) -> Bool { rateLimit.isDue(at: time) }
     var traceLost = 0
     /// Display-timed (SPEC §11): the display it follows; nil on the `--rate` clock.
     var display: DisplayTiming?
@@ -124,7 +114,7 @@ final class Subscription {
         self.targets = targets
         self.isFiltered = runtime != nil || targets != nil || session.role != .admin
         self.seesOthers = runtime.map { OwnedName.split($0).owner != session.uid } ?? true
-        self.minimumInterval = maximumRate.map { 1 / $0 } ?? 0
+        self.rateLimit = RateLimit(interval: maximumRate.map { 1 / $0 } ?? 0)
     }
 
     /// For trace and route events: `shared` says whether the event's runtime is readable by everyone.

@@ -161,7 +161,7 @@ public final class SubscriptionHub {
             default: break
             }
             guard !subscription.pending.isEmpty, !isBehind(subscription.session),
-                subscription.isFrameDue(at: time)
+                subscription.rateLimit.isDue(at: time)
             else { return }
             let budgeted = uidFrameBudgetNanos > 0 && !subscription.seesAll
             if budgeted, let spent = spentByUID[subscription.viewer], spent >= uidFrameBudgetNanos {
@@ -310,7 +310,7 @@ public final class SubscriptionHub {
         }
         subscription.pending.removeAll(keepingCapacity: true)
         subscription.dropped = 0
-        subscription.frameSent(at: time)
+        subscription.rateLimit.sent(at: time)
         guard hasUpdates else { return }
         _ = subscription.nextSeq()
         if case .present(let at, _) = step, let display = subscription.display {
@@ -334,7 +334,7 @@ public final class SubscriptionHub {
         subscription.pending.removeAll(keepingCapacity: true)
         let dropped = subscription.dropped
         subscription.dropped = 0
-        subscription.frameSent(at: time)
+        subscription.rateLimit.sent(at: time)
         guard written > 0 else { return }
         let frame = channel.publish(subscription: subscription.id, output: subscription.session.output, time: time,
                                     present: 0, dropped: dropped)
