@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "MotionWire", dependencies: [.product(name: "MotionJSON", package: "PluginSDK")]),
         // Advance's maths (RK4 simulations, Bézier timing, tweens) and the performer the shipped
         // animation plugins share. Pure Swift, linked into each plugin.
-        .target(name: "MotionAnimation", dependencies: [.product(name: "MotionPluginKit", package: "PluginSDK"), .product(name: "MotionJSON", package: "PluginSDK"), "MotionKernels"], swiftSettings: hotPath),
+        .target(name: "MotionAnimation", dependencies: [.product(name: "MotionPluginKit", package: "PluginSDK"), .product(name: "MotionJSON", package: "PluginSDK"), "MotionKernels", .product(name: "HeapModule", package: "swift-collections")], swiftSettings: hotPath),
         // The frame path's inner loops: MotionAnimation's springs and decays, the host's property writes
         // (C: compiled for several instruction sets, the best chosen at load).
         .target(name: "MotionKernels"),

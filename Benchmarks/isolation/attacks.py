@@ -9,7 +9,7 @@ its frame rate and longest gap between frames. One JSON line per attack. Standar
 """
 import json, os, socket, subprocess, sys, threading, time
 
-ATTACKS = ["swarm", "filters", "fanout", "scrub", "sample", "state", "bigplan", "neighbour", "idle"]
+ATTACKS = ["swarm", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "neighbour", "idle"]
 
 
 class Client:
@@ -137,6 +137,31 @@ def attack(path, name, seconds):
         pad = "x" * 900000
         while time.monotonic() < end:
             count(client.code("plan.add", {"target": "a", "plan": {"type": "Spring", "property": "x", "to": [1], "pad": pad}}))
+    elif name == "keyframes":
+        # Valid plans as large as allowed (a Keyframes plan of ~55 KB, under the 64 KiB limit), 16 in
+        # flight at once, back to back.
+        count_ = 1000
+        plan = {"type": "Keyframes", "property": "x", "duration": 1,
+                "values": [[i * 1.0000001234567, i * 0.9999998765432] for i in range(count_)], "keyTimes": [i / (count_ - 1) for i in range(count_)]}
+        ids = []
+        index = 0
+        while time.monotonic() < end:
+            ids.append(client.send("plan.add", {"target": "k%d" % (index % 64), "plan": plan}))
+            index += 1
+            if len(ids) >= 16:
+                reply = client.reply(ids.pop(0))
+                count(reply.get("error", {}).get("code", "ok"))
+    elif name == "restagger":
+        # A staggered Spring over 256 targets, re-added to the same targets as fast as it is answered,
+        # 8 in flight: each plan waits for its delay while the next one replaces it.
+        names = ["r%d" % i for i in range(256)]
+        plan = {"type": "Spring", "property": "x", "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}
+        ids = []
+        while time.monotonic() < end:
+            ids.append(client.send("plan.add", {"targets": names, "stagger": 0.01, "plan": plan}))
+            if len(ids) >= 8:
+                reply = client.reply(ids.pop(0))
+                count(reply.get("error", {}).get("code", "ok"))
     elif name == "neighbour":
         # Everything another uid could try on the victim's motion.
         while time.monotonic() < end:

@@ -1,3 +1,4 @@
+import HeapModule
 import MotionJSON
 import MotionPluginKit
 
@@ -26,22 +27,30 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
 
     /// A plan waiting for its `delay`: it holds a token meanwhile (the runtime is active) and touches
     /// nothing until it starts.
-    private struct Delayed {
+    private struct Delayed: Comparable {
         var plan: Plan
         var handle: PropertyHandle
         var name: String?
         var token: ActiveToken
-        var remaining: Double
+        /// When it starts, on `waitClock`; of two due at once, the one added first starts first.
+        var due: Double
+        var sequence: UInt64
+
+        static func < (a: Delayed, b: Delayed) -> Bool { (a.due, a.sequence) < (b.due, b.sequence) }
+        static func == (a: Delayed, b: Delayed) -> Bool { a.sequence == b.sequence }
     }
 
     private let context: PerformerContext
     private let lanes: any AnimationLaneSet<Animation>
     private var running: [Running] = []
-    private var delayed: [Delayed] = [] {
-        didSet {
-            if oldValue.isEmpty != delayed.isEmpty { lanes.delayingOwners += delayed.isEmpty ? -1 : 1 }
-        }
-    }
+    /// Earliest first: a tick looks at the plans that start in it, not at every one waiting (a second uid
+    /// re-adding staggered springs kept thousands waiting, and a count-down of each per tick, through an
+    /// array observer that copied it per change, took 33 ms a tick). Changed through `wait` and
+    /// `stopWaiting` only, which keep `lanes.delayingOwners`.
+    private var delayed = Heap<Delayed>()
+    /// Seconds stepped since a plan began waiting (from 0 whenever none waits), and plans added meanwhile.
+    private var waitClock = 0.0
+    private var waitSequence: UInt64 = 0
     /// Looked up at the first plan (a control call), used on the frame path.
     private var writer: PropertyBatchWriter?
 
@@ -66,8 +75,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
 
     public func yield(_ property: PropertyHandle) {
         // A plan waiting for its delay gives way too: a newer plan took the property first.
-        while let waiting = delayed.firstIndex(where: { $0.handle == property }) {
-            let dropped = delayed.remove(at: waiting)
+        for dropped in stopWaiting(where: { $0.handle == property }) {
             context.animationEnded(property: dropped.plan.property, reason: "interrupted", name: dropped.name)
             context.terminate(dropped.token)
         }
@@ -76,8 +84,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     }
 
     public func removePlan(named name: String) {
-        if let index = delayed.firstIndex(where: { $0.name == name }) {
-            let waiting = delayed.remove(at: index)
+        if let waiting = stopWaiting(where: { $0.name == name }).first {
             context.animationEnded(property: waiting.plan.property, reason: "interrupted", name: name)
             context.terminate(waiting.token)
             return
@@ -132,20 +139,22 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         Animation.lanes(host: host).writeKept(handles: handles)
     }
 
-    /// Counts down the waiting plans; one whose delay ends within this tick starts, and moves on by the
-    /// rest of the tick, as if it had started at its exact time.
+    /// Moves the waiting plans' clock on; those whose delay ends within this tick start, in the order they
+    /// were added, each moved on by the rest of the tick, as if it had started at its exact time. A tick
+    /// before the earliest end looks at none; one that reaches it, at each once.
     private func advanceDelays(by dt: Double) {
-        var index = 0
-        while index < delayed.count {
-            delayed[index].remaining -= dt
-            guard delayed[index].remaining <= 1e-12 else {
-                index += 1
-                continue
-            }
-            let waiting = delayed.remove(at: index)
+        waitClock += dt
+        guard let first = delayed.min, first.due - waitClock <= 1e-12 else { return }
+        var starting: [(plan: Delayed, rest: Double)] = []
+        while let next = delayed.min, next.due - waitClock <= 1e-12 {
+            _ = delayed.popMin()
+            starting.append((next, max(waitClock - next.due, 0)))
+        }
+        if delayed.isEmpty { lanes.delayingOwners -= 1 }
+        // Starting one may add plans here (a sequence's next step): they wait in `delayed` as any other.
+        for (waiting, rest) in starting {
             do {
-                try begin(waiting.plan, handle: waiting.handle, name: waiting.name, token: waiting.token,
-                          rest: max(-waiting.remaining, 0))
+                try begin(waiting.plan, handle: waiting.handle, name: waiting.name, token: waiting.token, rest: rest)
             } catch {
                 context.animationEnded(property: waiting.plan.property, reason: "interrupted", name: waiting.name)
                 context.terminate(waiting.token)
@@ -172,12 +181,11 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         if let delay = plan.delay, delay > 0 {
             // Checked now (a bad plan is refused at plan.add), started when its delay ends.
             _ = try Animation(plan: plan, current: context.read(handle), context: context)
-            if let name, let index = delayed.firstIndex(where: { $0.name == name }) {
-                let replaced = delayed.remove(at: index)
+            if let name, let replaced = stopWaiting(where: { $0.name == name }).first {
                 context.animationEnded(property: replaced.plan.property, reason: "interrupted", name: name)
                 context.terminate(replaced.token)
             }
-            delayed.append(Delayed(plan: plan, handle: handle, name: name, token: context.generateToken(), remaining: delay))
+            wait(plan, handle: handle, name: name, delay: delay)
             return
         }
         // A negative delay (only the engine gives one): the animation starts that far along.
@@ -205,6 +213,29 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         // flickering idle in between.
         context.claim(handle)
         launch(animation, plan: plan, handle: handle, name: name, token: token, rest: along)
+    }
+
+    private func wait(_ plan: Plan, handle: PropertyHandle, name: String?, delay: Double) {
+        if delayed.isEmpty {
+            lanes.delayingOwners += 1
+            waitClock = 0
+        }
+        waitSequence += 1
+        delayed.insert(Delayed(plan: plan, handle: handle, name: name, token: context.generateToken(),
+                               due: waitClock + delay, sequence: waitSequence))
+    }
+
+    /// Takes the waiting plans that match out, in the order they were added (a look at each: named
+    /// removals and yields, not ticks).
+    private func stopWaiting(where matches: (Delayed) -> Bool) -> [Delayed] {
+        guard delayed.unordered.contains(where: matches) else { return [] }
+        var removed: [Delayed] = [], kept: [Delayed] = []
+        for waiting in delayed.unordered {
+            if matches(waiting) { removed.append(waiting) } else { kept.append(waiting) }
+        }
+        delayed = Heap(kept)
+        if delayed.isEmpty { lanes.delayingOwners -= 1 }
+        return removed.sorted { $0.sequence < $1.sequence }
     }
 
     /// A delayed plan starts (inside a tick): as `start` would, with the token it held while it waited, then

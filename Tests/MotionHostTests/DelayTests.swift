@@ -78,6 +78,31 @@ struct DelayTests {
         #expect(context.engine.value(of: "x", target: "a", runtime: "0/default") == nil, "never touched")
     }
 
+    /// Plans waiting on one property start in the order of their delays' ends, whatever order they were
+    /// added in, each at its own time; removing one by name among many leaves the others waiting.
+    @Test func manyWaitingPlansStartInTheOrderTheirDelaysEnd() {
+        _ = call("subscribe", ["streams": ["trace"]])
+        // Added latest-first: a Set-like tween of no duration to i at 0.01·i s, for i = 200 … 1.
+        for i in stride(from: 200, through: 1, by: -1) {
+            var params: JSONValue = ["target": "a", "plan": ["type": "Tween", "property": "x", "to": [.number(Double(i))], "duration": 0,
+                                                             "delay": .number(Double(i) * 0.01)]]
+            if i == 150 { params["name"] = "n150" }
+            _ = call("plan.add", params)
+        }
+        _ = call("plan.remove", ["target": "a", "name": "n150"])
+        var seen: [Double] = []
+        for _ in 0..<600 {   // 2.5 s
+            context.tick(dt: 1.0 / 240)
+            if let x = context.engine.value(of: "x", target: "a", runtime: "0/default")?[0], x != seen.last { seen.append(x) }
+        }
+        #expect(seen.count > 100 && seen == seen.sorted(), "values only rise: \(seen.prefix(20))")
+        #expect(!seen.contains(150), "the removed plan never started")
+        #expect(seen.last == 200)
+        #expect(!context.engine.isActive(runtime: "0/default"), "every token released")
+        let ended = output.lines.filter { $0["kind"] == "animation.ended" }
+        #expect(ended.count == 200, "\(ended.count)")
+    }
+
     /// Core Animation's `repeatCount` and `autoreverses` on a tween: each cycle forward (then back), and
     /// at rest where it ended, with velocity 0.
     @Test func aTweenRepeatsAndAutoreverses() {
