@@ -49,14 +49,30 @@ def victim(path, seconds, result):
     client.call("subscribe", {"streams": ["frames"], "runtime": "victim"})
     result["ready"].set()
     frames = []
+    # Ten times a second it adds a plan of its own and times the reply: its requests must not wait
+    # behind the attacker's.
+    asked, latencies = None, []
     end = time.monotonic() + seconds
     while time.monotonic() < end:
+        now = time.monotonic()
+        if asked is None or (asked[1] is None and now - asked[0] >= 0.1):
+            client.send("plan.add", {"target": "w", "plan": {"type": "Set", "property": "x", "value": [now]}})
+            client.file.flush()
+            asked = (now, client.next)
         line = client.file.readline()
         if line.startswith(b'{"event":"frame"'):
             frames.append(time.monotonic())
+        elif asked[1] is not None and line.startswith(b'{') and json.loads(line).get("id") == asked[1]:
+            latencies.append(time.monotonic() - asked[0])
+            asked = (time.monotonic(), None)
     gaps = [b - a for a, b in zip(frames, frames[1:])]
     result["fps"] = round(len(frames) / seconds, 1)
     result["max_gap_ms"] = round(max(gaps) * 1000, 1) if gaps else None
+    if asked is not None and asked[1] is not None:
+        latencies.append(time.monotonic() - asked[0])   # still unanswered: at least this long
+    latencies.sort()
+    result["requests"] = len(latencies)
+    result["request_max_ms"] = round(latencies[-1] * 1000, 1) if latencies else None
 
 
 def attack(path, name, seconds):
@@ -137,31 +153,46 @@ def attack(path, name, seconds):
         pad = "x" * 900000
         while time.monotonic() < end:
             count(client.code("plan.add", {"target": "a", "plan": {"type": "Spring", "property": "x", "to": [1], "pad": pad}}))
-    elif name == "keyframes":
-        # Valid plans as large as allowed (a Keyframes plan of ~55 KB, under the 64 KiB limit), 16 in
-        # flight at once, back to back.
+    elif name in ("keyframes", "restagger"):
+        # Large valid requests back to back on 16 connections, 16 in flight on each. "keyframes": a
+        # Keyframes plan as large as allowed (~60 KB, under the 64 KiB limit); "restagger": a staggered
+        # Spring over 256 targets re-added to the same targets (each plan waits for its delay while the
+        # next one comes).
         count_ = 1000
-        plan = {"type": "Keyframes", "property": "x", "duration": 1,
-                "values": [[i * 1.0000001234567, i * 0.9999998765432] for i in range(count_)], "keyTimes": [i / (count_ - 1) for i in range(count_)]}
-        ids = []
-        index = 0
+        if name == "keyframes":
+            plan = {"type": "Keyframes", "property": "x", "duration": 1,
+                    "values": [[i * 1.0000001234567, i * 0.9999998765432] for i in range(count_)],
+                    "keyTimes": [i / (count_ - 1) for i in range(count_)]}
+        else:
+            names = ["r%d" % i for i in range(256)]
+            plan = {"type": "Spring", "property": "x", "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}
+        clients = [client] + [Client(path) for _ in range(15)]
+        for other in clients[1:]:
+            other.call("hello", {"protocol": 1, "client": "attacker"})
+        lines = []
+        for index, other in enumerate(clients):
+            if name == "keyframes":
+                params = {"target": "k%d" % index, "plan": plan}
+            else:
+                params = {"targets": names, "stagger": 0.01, "plan": plan}
+            lines.append((json.dumps({"id": 0, "method": "plan.add", "params": params}) + "\n").encode())
+            other.sock.settimeout(0.2)
+            other.file.write(lines[-1] * 16)
+            other.file.flush()
+        # Each reply read is answered with one more request.
+        buffers = [b""] * len(clients)
         while time.monotonic() < end:
-            ids.append(client.send("plan.add", {"target": "k%d" % (index % 64), "plan": plan}))
-            index += 1
-            if len(ids) >= 16:
-                reply = client.reply(ids.pop(0))
-                count(reply.get("error", {}).get("code", "ok"))
-    elif name == "restagger":
-        # A staggered Spring over 256 targets, re-added to the same targets as fast as it is answered,
-        # 8 in flight: each plan waits for its delay while the next one replaces it.
-        names = ["r%d" % i for i in range(256)]
-        plan = {"type": "Spring", "property": "x", "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}
-        ids = []
-        while time.monotonic() < end:
-            ids.append(client.send("plan.add", {"targets": names, "stagger": 0.01, "plan": plan}))
-            if len(ids) >= 8:
-                reply = client.reply(ids.pop(0))
-                count(reply.get("error", {}).get("code", "ok"))
+            for index, other in enumerate(clients):
+                try:
+                    data = other.sock.recv(1 << 16)
+                except (socket.timeout, BlockingIOError):
+                    continue
+                buffers[index] += data
+                *done, buffers[index] = buffers[index].split(b"\n")
+                for reply in done:
+                    count("error" if b'"error"' in reply else "ok")
+                if done:
+                    other.sock.sendall(lines[index] * len(done))
     elif name == "neighbour":
         # Everything another uid could try on the victim's motion.
         while time.monotonic() < end:
@@ -213,6 +244,7 @@ def main():
         watcher.join()
         summary = attacker.stdout.strip().splitlines()[-1] if attacker.stdout.strip() else attacker.stderr.strip()[-300:]
         print(json.dumps({"attack": name, "victim_fps": result["fps"], "victim_max_gap_ms": result["max_gap_ms"],
+                          "victim_requests": result["requests"], "victim_request_max_ms": result["request_max_ms"],
                           "attacker_uid": uid or os.getuid(), "attacker_saw": summary}), flush=True)
         time.sleep(1)
 

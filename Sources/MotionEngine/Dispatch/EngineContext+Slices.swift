@@ -23,8 +23,8 @@ extension EngineContext {
             switch outcome {
             case .success(false):
                 // Without an engine loop (tests, tools) the next slice runs at once.
-                guard let onEngineThread else { continue }
-                onEngineThread { $0.continueWork(of: sessionID, replyingTo: id) }
+                guard let onEngineThreadFor else { continue }
+                onEngineThreadFor(session.peer?.uid) { $0.continueWork(of: sessionID, replyingTo: id) }
                 return
             case .success(true):
                 let answer = Result { () throws(EngineError) in try work.finish(in: self) }

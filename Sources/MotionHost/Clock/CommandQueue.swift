@@ -5,12 +5,39 @@ import Glibc
 
 /// The engine thread's inbox: other threads push commands; the engine thread waits for them or for its
 /// next tick deadline, whichever comes first.
+///
+/// Commands wait in lanes: one for the daemon's own (served first), one per uid for its connections'.
+/// Lanes take turns by the engine time their commands used (start-time fair queueing, the engine thread
+/// reporting each command's cost through `charge`): a uid that sends large requests back to back gets its
+/// share, and another uid's request waits for at most about one of its commands, not its whole backlog
+/// (16 connections of 55 KB Keyframes plans made a second uid's plan.add wait 0.4 s in one queue).
+/// Within a lane, commands run in the order they came.
 final class CommandQueue<Command>: @unchecked Sendable {
-    // @unchecked: `commands` is only touched with `mutex` held; the pthread objects live at stable heap
-    // addresses for the queue's lifetime.
+    /// Whose commands: the daemon's own, or the connections of one uid (nil: credentials unknown).
+    enum Lane: Hashable, Sendable {
+        case daemon
+        case uid(UInt32?)
+    }
+
+    private struct Waiting {
+        var commands = Deque<(command: Command, bytes: Int)>()
+        /// Engine time its commands used, on the queue's virtual clock (nanoseconds).
+        var used: UInt64 = 0
+        /// Request bytes of the commands waiting.
+        var bytes = 0
+    }
+
+    // @unchecked: everything below is only touched with `mutex` held; the pthread objects live at stable
+    // heap addresses for the queue's lifetime.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var commands = Deque<Command>()
+    private var daemon = Deque<Command>()
+    private var lanes: [Lane: Waiting] = [:]
+    /// Lanes with commands waiting (few: one per uid sending).
+    private var busy: [Lane] = []
+    /// The `used` of the lane served last: a lane that starts waiting starts from here, so time it spent
+    /// idle is not credit to take the engine thread with later.
+    private var virtualNow: UInt64 = 0
 
     init() {
         pthread_mutex_init(mutex, nil)
@@ -28,26 +55,78 @@ final class CommandQueue<Command>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func push(_ command: Command) {
+    private func locked<Result>(_ body: () -> Result) -> Result {
         pthread_mutex_lock(mutex)
-        commands.append(command)
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
     }
 
-    /// Waits until a command arrives or the monotonic clock reaches `deadline` (nanoseconds; nil waits
-    /// for a command only), then takes up to `limit` commands.
-    func take(until deadline: UInt64?, limit: Int, into batch: inout [Command]) {
-        pthread_mutex_lock(mutex)
-        if commands.isEmpty {
-            if let deadline {
-                var spec = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-                while commands.isEmpty, pthread_cond_timedwait(condition, mutex, &spec) == 0 {}
+    /// Queues `command` at the end of `lane`; `bytes` (a request's line) count toward `bytes(of:)`.
+    func push(_ command: Command, lane: Lane = .daemon, bytes: Int = 0) {
+        locked {
+            if lane == .daemon {
+                daemon.append(command)
             } else {
-                while commands.isEmpty { pthread_cond_wait(condition, mutex) }
+                var waiting = lanes.removeValue(forKey: lane) ?? Waiting()
+                if waiting.commands.isEmpty {
+                    busy.append(lane)
+                    waiting.used = max(waiting.used, virtualNow)
+                }
+                waiting.commands.append((command, bytes))
+                waiting.bytes += bytes
+                lanes[lane] = waiting
             }
+            pthread_cond_signal(condition)
         }
-        while batch.count < limit, let command = commands.popFirst() { batch.append(command) }
-        pthread_mutex_unlock(mutex)
+    }
+
+    /// Request bytes waiting in `lane` (its connections stop reading past a bound).
+    func bytes(of lane: Lane) -> Int {
+        locked { lanes[lane]?.bytes ?? 0 }
+    }
+
+    /// Waits until a command arrives or the monotonic clock reaches `deadline` (nanoseconds; nil waits for
+    /// a command only), then takes the next: the daemon's first, else the first of the lane that used the
+    /// least engine time. Nil at the deadline. `more`: whether others still wait; `waited`: whether it
+    /// slept first.
+    func take(until deadline: UInt64?) -> (command: Command, lane: Lane, more: Bool, waited: Bool)? {
+        locked {
+            let waited = daemon.isEmpty && busy.isEmpty
+            if waited {
+                if let deadline {
+                    var spec = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+                    while daemon.isEmpty, busy.isEmpty, pthread_cond_timedwait(condition, mutex, &spec) == 0 {}
+                } else {
+                    while daemon.isEmpty && busy.isEmpty { pthread_cond_wait(condition, mutex) }
+                }
+            }
+            if let command = daemon.popFirst() {
+                return (command, .daemon, !daemon.isEmpty || !busy.isEmpty, waited)
+            }
+            guard !busy.isEmpty else { return nil }
+            var chosen = 0
+            for index in busy.indices.dropFirst() where lanes[busy[index]]!.used < lanes[busy[chosen]]!.used {
+                chosen = index
+            }
+            let lane = busy[chosen]
+            var waiting = lanes.removeValue(forKey: lane)!
+            let (command, bytes) = waiting.commands.removeFirst()
+            waiting.bytes -= bytes
+            virtualNow = waiting.used
+            if waiting.commands.isEmpty { busy.remove(at: chosen) }
+            lanes[lane] = waiting
+            return (command, lane, !busy.isEmpty, waited)
+        }
+    }
+
+    /// The command just taken from `lane` used `nanos` of the engine thread. A lane with nothing waiting
+    /// and nothing used beyond the others' is forgotten.
+    func charge(_ lane: Lane, nanos: UInt64) {
+        guard lane != .daemon else { return }
+        locked {
+            guard var waiting = lanes.removeValue(forKey: lane) else { return }
+            waiting.used += nanos
+            if !waiting.commands.isEmpty || waiting.used > virtualNow { lanes[lane] = waiting }
+        }
     }
 }

@@ -35,9 +35,20 @@ public final class EngineLoop: Sendable {
         self.rate = rate
     }
 
-    /// Queues `command` to run on the engine thread after the commands queued before it.
+    /// Queues `command` to run on the engine thread after the daemon's commands queued before it.
     public func submit(_ command: @escaping Command) {
         queue.push(.run(command))
+    }
+
+    /// Queues a connection's command (`bytes`: its request line) in its uid's lane: after that lane's
+    /// commands queued before it, taking turns with other uids' by the engine time each used.
+    func submit(uid: UInt32?, bytes: Int = 0, _ command: @escaping Command) {
+        queue.push(.run(command), lane: .uid(uid), bytes: bytes)
+    }
+
+    /// Request bytes of `uid`'s connections waiting for the engine thread.
+    func waitingBytes(of uid: UInt32?) -> Int {
+        queue.bytes(of: .uid(uid))
     }
 
     /// Runs `body` on the engine thread and returns its result.
@@ -94,14 +105,16 @@ public final class EngineLoop: Sendable {
         }
     }
 
+    /// Control frames (what commands changed) go out when the commands waiting are done, and at least
+    /// this often while they keep coming (a gesture's effect within a millisecond, SPEC §8).
+    static let controlFrameInterval: UInt64 = 1_000_000
+
     private func run(_ context: EngineContext) {
         var schedule: FrameSchedule?
-        var batch: [Message] = []
-        batch.reserveCapacity(64)
-        /// Commands of `batch` before it have run; the rest wait for the tick that fell due.
-        var next = 0
         /// `.afterTick` commands waiting for a tick to end, oldest first.
         var afterTick: [Command] = []
+        /// When commands began to run without a control frame since (nil: none ran).
+        var unpublishedSince: UInt64?
         while true {
             if context.wantsTicks {
                 let now = MonotonicClock.now()
@@ -112,6 +125,10 @@ public final class EngineLoop: Sendable {
                     context.resumesAt = nil
                 }
                 if schedule!.isDue(at: now) {
+                    if unpublishedSince != nil {
+                        context.publishControlFrame()
+                        unpublishedSince = nil
+                    }
                     let (dt, lateness) = schedule!.begin(at: now)
                     context.tick(dt: dt, now: now)
                     let end = MonotonicClock.now()
@@ -132,34 +149,33 @@ public final class EngineLoop: Sendable {
                 for command in afterTick { command(context) }
                 afterTick.removeAll()
             }
-            if next == batch.count {
-                batch.removeAll(keepingCapacity: true)
-                next = 0
-                // Display-timed frames computed ahead go out at their send times (SPEC §11).
-                let held = context.nextHeldFrame
-                let deadline = [schedule?.nextDeadline, held].compactMap { $0 }.min()
-                queue.take(until: deadline, limit: 64, into: &batch)
-                // Woken (it may have slept): a plugin call among these commands is judged against now.
-                if !batch.isEmpty { context.engine.markSlowCallWindow() }
-                if held != nil { context.releaseHeldFrames(now: MonotonicClock.now()) }
+            // Display-timed frames computed ahead go out at their send times (SPEC §11).
+            let held = context.nextHeldFrame
+            let deadline = [schedule?.nextDeadline, held].compactMap { $0 }.min()
+            // One command between two looks at the clock: a burst of requests (or a swap's slices) delays
+            // a tick by one command at most.
+            let taken = queue.take(until: deadline)
+            if held != nil { context.releaseHeldFrames(now: MonotonicClock.now()) }
+            guard let (message, lane, more, waited) = taken else { continue }
+            // Woken (it may have slept): a plugin call in this command is judged against now.
+            if waited { context.engine.markSlowCallWindow() }
+            let started = MonotonicClock.now()
+            if unpublishedSince == nil { unpublishedSince = started }
+            switch message {
+            case .run(let command): command(context)
+            case .afterTick(let command):
+                if context.wantsTicks { afterTick.append(command) } else { command(context) }
+            case .stop:
+                for command in afterTick { command(context) }
+                context.publishControlFrame()
+                return
             }
-            let first = next
-            // A tick that falls due between two commands runs before the next one: a burst of requests
-            // (or a swap's slices) delays a tick by one command at most.
-            while next < batch.count {
-                let message = batch[next]
-                next += 1
-                switch message {
-                case .run(let command): command(context)
-                case .afterTick(let command):
-                    if context.wantsTicks { afterTick.append(command) } else { command(context) }
-                case .stop:
-                    for command in afterTick { command(context) }
-                    return
-                }
-                if context.wantsTicks, let schedule, schedule.isDue(at: MonotonicClock.now()) { break }
+            let finished = MonotonicClock.now()
+            queue.charge(lane, nanos: finished &- started)
+            if !more || finished &- unpublishedSince! >= Self.controlFrameInterval {
+                context.publishControlFrame()
+                unpublishedSince = nil
             }
-            if next > first { context.publishControlFrame() }
         }
     }
 }

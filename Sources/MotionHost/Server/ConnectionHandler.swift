@@ -21,6 +21,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// which this connection's socket is not read (the client waits; nobody else does).
     static let maximumPendingRequests = 256
     static let maximumPendingOutput = 8 << 20
+    /// Request bytes all connections of one uid may have waiting for the engine thread, past which none of
+    /// them is read: a uid's backlog is bounded however many connections it opens (16 connections of 55 KB
+    /// plans, 256 in flight on each, held 225 MB).
+    static let maximumWaitingBytesPerUID = 16 << 20
 
     private let loop: EngineLoop
     private let maximumLineLength: Int
@@ -28,6 +32,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private let limiter: ConnectionLimiter
     private var sessionID: UInt64 = 0
     private var admittedUID: UInt32??
+    /// The peer's uid (nil: unknown), whose lane its commands wait in.
+    private var uid: UInt32? { admittedUID ?? nil }
     private var isClosing = false
     private var output: ChannelOutput?
     private let pending = PendingCount()
@@ -58,13 +64,13 @@ final class ConnectionHandler: ChannelInboundHandler {
         let id = sessionID
         let output = ChannelOutput(channel: context.channel, socketCookie: Self.socketCookie(of: context.channel))
         self.output = output
-        loop.submit { $0.openSession(id, output: output, peer: peer, role: role) }
+        loop.submit(uid: peer?.uid) { $0.openSession(id, output: output, peer: peer, role: role) }
         // A connection that has not been greeted (a hello the engine accepted) holds a slot for nothing:
         // after `helloTimeout` the engine thread, which knows, closes it.
         let seconds = Int(helloTimeout.nanoseconds / 1_000_000_000)
         helloDeadline = context.eventLoop.scheduleTask(in: helloTimeout) { [loop] in
             guard !output.isGreeted else { return }
-            loop.submit { $0.closeIfNotGreeted(id, afterSeconds: seconds) }
+            loop.submit(uid: peer?.uid) { $0.closeIfNotGreeted(id, afterSeconds: seconds) }
         }
         context.fireChannelActive()
     }
@@ -82,13 +88,11 @@ final class ConnectionHandler: ChannelInboundHandler {
         let id = sessionID
         let pending = self.pending
         pending.add(1)
-        loop.submit { context in
+        loop.submit(uid: uid, bytes: line.readableBytes) { context in
             context.handle(parsed, from: id)
             pending.add(-1)
         }
-        if pending.value > Self.maximumPendingRequests || (output?.backlog ?? 0) > Self.maximumPendingOutput {
-            pause(context: context)
-        }
+        if isBehind(by: 1) { pause(context: context) }
     }
 
     /// The client shut down its sending side: everything it sent is answered, then the connection
@@ -97,7 +101,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         if let event = event as? ChannelEvent, event == .inputClosed, admittedUID != nil, !isClosing,
            output?.isClosing != true {
             let id = sessionID
-            loop.submit { $0.endOfInput(from: id) }
+            loop.submit(uid: uid) { $0.endOfInput(from: id) }
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -110,7 +114,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             limiter.release(uid: uid)
             admittedUID = nil
             let id = sessionID
-            loop.submit { $0.closeSession(id) }
+            loop.submit(uid: uid) { $0.closeSession(id) }
         }
         context.fireChannelInactive()
     }
@@ -125,13 +129,20 @@ final class ConnectionHandler: ChannelInboundHandler {
         resumeWhenDrained(context: context)
     }
 
-    private func resumeWhenDrained(context: ChannelHandlerContext) {
+    /// Whether this connection has more waiting than its bounds allow (`divisor` 2: than half of them).
+    private func isBehind(by divisor: Int) -> Bool {
+        pending.value > Self.maximumPendingRequests / divisor
+            || (output?.backlog ?? 0) > Self.maximumPendingOutput / divisor
+            || loop.waitingBytes(of: uid) > Self.maximumWaitingBytesPerUID / divisor
+    }
+
+    /// Looks again after 5 ms, then less and less often (to 80 ms): a uid's many paused connections do
+    /// not keep its event loop busy.
+    private func resumeWhenDrained(context: ChannelHandlerContext, after delay: Int64 = 5) {
         let channel = context.channel
-        channel.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(5)) { [self] in
+        channel.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(delay)) { [self] in
             guard channel.isActive, output?.isClosing != true else { return }
-            if pending.value > Self.maximumPendingRequests / 2 || (output?.backlog ?? 0) > Self.maximumPendingOutput / 2 {
-                return resumeWhenDrained(context: context)
-            }
+            if isBehind(by: 2) { return resumeWhenDrained(context: context, after: min(delay * 2, 80)) }
             isPaused = false
             channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
             channel.read()

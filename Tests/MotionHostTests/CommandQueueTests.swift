@@ -1,0 +1,50 @@
+@testable import MotionHost
+import Testing
+
+/// The engine thread's inbox: the daemon's commands first, then uids' lanes by the engine time they used.
+@Suite("Command queue")
+struct CommandQueueTests {
+    typealias Queue = CommandQueue<String>
+
+    /// Takes everything waiting, charging each command `cost(command)` nanoseconds; the order taken.
+    static func drain(_ queue: Queue, cost: (String) -> UInt64) -> [String] {
+        var order: [String] = []
+        while let (command, lane, _, _) = queue.take(until: 0) {
+            order.append(command)
+            queue.charge(lane, nanos: cost(command))
+        }
+        return order
+    }
+
+    @Test func lanesTakeTurnsByTheTimeTheyUsed() {
+        let queue = Queue()
+        for index in 0..<6 { queue.push("a\(index)", lane: .uid(1000), bytes: 100) }
+        queue.push("b0", lane: .uid(2000), bytes: 10)
+        queue.push("b1", lane: .uid(2000), bytes: 10)
+        queue.push("daemon", lane: .daemon)
+        #expect(queue.bytes(of: .uid(1000)) == 600 && queue.bytes(of: .uid(2000)) == 20)
+        // Uid 1000's commands cost 3 ms each, uid 2000's 1 ms: 2000 is served whenever it has used less.
+        let order = Self.drain(queue) { $0.hasPrefix("a") ? 3_000_000 : 1_000_000 }
+        #expect(order == ["daemon", "a0", "b0", "b1", "a1", "a2", "a3", "a4", "a5"], "\(order)")
+        #expect(queue.bytes(of: .uid(1000)) == 0)
+    }
+
+    /// A lane that was idle starts from where the others are: the time it did not use is not credit.
+    @Test func idleTimeIsNotCredit() {
+        let queue = Queue()
+        for index in 0..<4 { queue.push("a\(index)", lane: .uid(1)) }
+        #expect(Self.drain(queue) { _ in 1_000_000 } == ["a0", "a1", "a2", "a3"])
+        for index in 4..<7 { queue.push("a\(index)", lane: .uid(1)) }
+        for index in 0..<3 { queue.push("b\(index)", lane: .uid(2)) }
+        let order = Self.drain(queue) { _ in 1_000_000 }
+        #expect(order == ["a4", "b0", "a5", "b1", "a6", "b2"] || order == ["b0", "a4", "b1", "a5", "b2", "a6"], "\(order)")
+    }
+
+    /// Within a lane, the order they came; a deadline with nothing waiting returns nil.
+    @Test func aLaneKeepsItsOrder() {
+        let queue = Queue()
+        #expect(queue.take(until: 0) == nil)
+        for index in 0..<50 { queue.push("\(index)", lane: .uid(nil)) }
+        #expect(Self.drain(queue) { _ in 1 } == (0..<50).map { "\($0)" })
+    }
+}
