@@ -43,6 +43,10 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     private let context: PerformerContext
     private let lanes: any AnimationLaneSet<Animation>
     private var running: [Running] = []
+    /// Where each of `running` is, by property and by lane: a performer animating many properties (one
+    /// target, 200,000 of them) finds one at once, not by a look at each (quadratic to add or end them).
+    private var indexOfHandle: [PropertyHandle: Int] = [:]
+    private var indexOfLane: [Int: Int] = [:]
     /// Earliest first: a tick looks at the plans that start in it, not at every one waiting (a second uid
     /// re-adding staggered springs kept thousands waiting, and a count-down of each per tick, through an
     /// array observer that copied it per change, took 33 ms a tick). Changed through `wait` and
@@ -79,7 +83,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
             context.animationEnded(property: dropped.plan.property, reason: "interrupted", name: dropped.name)
             context.terminate(dropped.token)
         }
-        guard let index = running.firstIndex(where: { $0.handle == property }) else { return }
+        guard let index = indexOfHandle[property] else { return }
         end(removing: index, reason: "interrupted")
     }
 
@@ -165,11 +169,11 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     // MARK: Called by the lanes
 
     func laneMoved(from old: Int, to new: Int) {
-        if let index = running.firstIndex(where: { $0.lane == old }) { running[index].lane = new }
+        if let index = indexOfLane.removeValue(forKey: old) { setLane(index, new) }
     }
 
     func laneEnded(_ lane: Int, reason: String) {
-        guard let index = running.firstIndex(where: { $0.lane == lane }) else { return }
+        guard let index = indexOfLane[lane] else { return }
         end(removing: index, reason: reason, late: reason == "finished" ? lanes.animation(lane).overrun : 0)
     }
 
@@ -190,12 +194,12 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         }
         // A negative delay (only the engine gives one): the animation starts that far along.
         let along = max(0, -(plan.delay ?? 0))
-        if let index = running.firstIndex(where: { $0.handle == handle }) {
+        if let index = indexOfHandle[handle] {
             let lane = running[index].lane
             let replacement = try lanes.animation(lane).replaced(by: plan, context: context)
             context.claim(handle)
             context.animationEnded(property: running[index].property, reason: "interrupted", name: running[index].name)
-            running[index].lane = lanes.replace(lane, with: replacement)
+            setLane(index, lanes.replace(lane, with: replacement))
             running[index].name = name
             publish(replacement, to: handle)
             if replacement.isFinished {
@@ -241,7 +245,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     /// A delayed plan starts (inside a tick): as `start` would, with the token it held while it waited, then
     /// stepped by `rest`, the part of the tick after its delay ended.
     private func begin(_ plan: Plan, handle: PropertyHandle, name: String?, token: ActiveToken, rest: Double) throws {
-        if let index = running.firstIndex(where: { $0.handle == handle }) {
+        if let index = indexOfHandle[handle] {
             let replacement = try lanes.animation(running[index].lane).replaced(by: plan, context: context)
             end(removing: index, reason: "interrupted")
             launch(replacement, plan: plan, handle: handle, name: name, token: token, rest: rest)
@@ -274,6 +278,8 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         if running.isEmpty { lanes.ownerCount += 1 }
         let lane = lanes.add(animation, handle: handle, owner: self)
         lanes.setRemoved(lane, isRemoved)
+        indexOfHandle[handle] = running.count
+        indexOfLane[lane] = running.count
         running.append(Running(handle: handle, property: property, name: name, token: token, lane: lane))
     }
 
@@ -282,9 +288,25 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         context.write(handle, value: state.value, velocity: state.velocity, count: animation.count)
     }
 
+    /// The animation at `index` is now in `lane` (another may have taken its old lane meanwhile).
+    private func setLane(_ index: Int, _ lane: Int) {
+        let old = running[index].lane
+        if indexOfLane[old] == index { indexOfLane[old] = nil }
+        running[index].lane = lane
+        indexOfLane[lane] = index
+    }
+
     /// Ends the animation at `index`: its lane is freed, the end is traced and its token released.
     private func end(removing index: Int, reason: String, late: Double = 0) {
-        let ended = running.remove(at: index)
+        let ended = running[index]
+        indexOfHandle[ended.handle] = nil
+        if indexOfLane[ended.lane] == index { indexOfLane[ended.lane] = nil }
+        if index != running.count - 1 {
+            running.swapAt(index, running.count - 1)
+            indexOfHandle[running[index].handle] = index
+            indexOfLane[running[index].lane] = index
+        }
+        running.removeLast()
         lanes.remove(ended.lane)
         if running.isEmpty { lanes.ownerCount -= 1 }
         context.animationEnded(property: ended.property, reason: reason, name: ended.name, late: late)

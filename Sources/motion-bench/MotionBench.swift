@@ -182,7 +182,7 @@ func startBenchDaemon(socket: String, rate: Double, extra: [String] = []) throws
     // One uid drives every spring here: its performer quota (100,000 by default) is raised to the
     // largest measurement's, as an operator would in motiond.json.
     let config = socket + ".json"
-    try Data(#"{"quotas":{"performers":2000000}}"#.utf8).write(to: URL(fileURLWithPath: config))
+    try Data(#"{"quotas":{"performers":2000000,"animations":4000000}}"#.utf8).write(to: URL(fileURLWithPath: config))
     process.arguments = ["--socket", socket, "--rate", String(rate), "--log-level", level, "--config", config] + extra
     try process.run()
     return process

@@ -170,6 +170,27 @@ struct OwnershipTests {
         #expect(test.call(1, "status")["usage"] == nil, "usage per uid is for admins")
     }
 
+    /// Animations running or waiting for their delay are counted per uid over all its runtimes; at the
+    /// quota every plan.add is refused, and what ends (or goes with its runtime) is given back.
+    @Test func animationsAreAQuotaPerUid() throws {
+        var quotas = Quotas()
+        quotas.animations = 3
+        var test = try OwnershipTests(quotas: quotas)
+        _ = test.call(1, "runtime.create", ["name": "r"])
+        #expect(test.call(1, "plan.add", ["runtime": "r", "target": "a", "plan": ["type": "ForeverActive"]])["performer"] != nil)
+        #expect(test.call(1, "plan.add", ["runtime": "r", "target": "b", "plan": ["type": "ForeverActive"]])["performer"] != nil)
+        #expect(test.call(1, "plan.add", ["target": "c", "plan": ["type": "ForeverActive"]])["performer"] != nil)
+        let refused = test.call(1, "plan.add", ["target": "d", "plan": ["type": "ForeverActive"]])
+        #expect(refused["code"] == "quota.exceeded", "\(refused)")
+        #expect(refused["message"]?.stringValue?.hasPrefix("quota animations: uid 1000 holds 3 animations") == true, "\(refused)")
+        #expect(test.call(2, "plan.add", ["target": "d", "plan": ["type": "ForeverActive"]])["performer"] != nil, "bob's quota is his own")
+        let usage = test.call(3, "status")["usage"]?["uids"]?.arrayValue?.first { $0["uid"] == 1000 }
+        #expect(usage?["animations"] == 3, "\(String(describing: usage))")
+        _ = test.call(1, "runtime.destroy", ["name": "r"])
+        #expect(test.call(1, "plan.add", ["target": "d", "plan": ["type": "ForeverActive"]])["performer"] != nil, "given back with its runtime")
+        #expect(test.context.engine.animations(of: 1000) == 2)
+    }
+
     /// Target names in a uid's subscription filters are counted together, across its connections.
     @Test func filterTargetsAreAQuotaPerUid() throws {
         var quotas = Quotas()

@@ -28,11 +28,11 @@ final class Composite {
     /// How far past its end the last child's tick ran (the next step starts that far along).
     var endedLate = 0.0
 
-    /// The owner's performer quota, for every step (`quota.exceeded` ends the composite `interrupted`).
-    let performerLimit: Int?
+    /// The owner's quotas (performers, animations), for every step (`quota.exceeded` ends the composite `interrupted`).
+    let quotas: Quotas?
 
-    init(id: UInt64, kind: Kind, children: [JSONValue], runtime: String, target: String, parent: UInt64?, performerLimit: Int? = nil) {
-        self.performerLimit = performerLimit
+    init(id: UInt64, kind: Kind, children: [JSONValue], runtime: String, target: String, parent: UInt64?, quotas: Quotas? = nil) {
+        self.quotas = quotas
         self.id = id
         self.kind = kind
         self.children = children

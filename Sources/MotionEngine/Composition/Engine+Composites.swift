@@ -42,9 +42,9 @@ struct CompositionState {
 extension Engine {
     /// Starts a `Sequence` or `Group` that `check` accepted; returns the performer of its first leaf.
     func addComposite(_ plan: JSONValue, kind: Composite.Kind, to target: String, in scope: RuntimeScope,
-                      performerLimit: Int?) throws(EngineError) -> UInt64 {
+                      quotas: Quotas?) throws(EngineError) -> UInt64 {
         composition.lastPerformer = 0
-        _ = try start(plan, kind: kind, target: target, in: scope, parent: nil, late: 0, performerLimit: performerLimit)
+        _ = try start(plan, kind: kind, target: target, in: scope, parent: nil, late: 0, quotas: quotas)
         return composition.lastPerformer
     }
 
@@ -104,9 +104,9 @@ extension Engine {
 
     /// Starts a composite; returns how late it ended if it ended at once, nil while it runs.
     private func start(_ plan: JSONValue, kind: Composite.Kind, target: String, in scope: RuntimeScope, parent: UInt64?,
-                       late: Double, performerLimit: Int?) throws(EngineError) -> Double? {
+                       late: Double, quotas: Quotas?) throws(EngineError) -> Double? {
         let composite = Composite(id: composition.nextID, kind: kind, children: Composite.inherited(plan),
-                                  runtime: scope.name, target: target, parent: parent, performerLimit: performerLimit)
+                                  runtime: scope.name, target: target, parent: parent, quotas: quotas)
         composition.nextID += 1
         composition.composites[composite.id] = composite
         scope.activeTokens += 1
@@ -115,12 +115,12 @@ extension Engine {
         defer { composite.isLaunching = false }
         switch kind {
         case .sequence:
-            try runSequence(composite, late: late, performerLimit: performerLimit, throwing: parent == nil)
+            try runSequence(composite, late: late, quotas: quotas, throwing: parent == nil)
         case .group:
             var lastLate = late
             for child in composite.children {
                 do throws(EngineError) {
-                    if let ended = try launch(child, in: composite, late: late, performerLimit: performerLimit) {
+                    if let ended = try launch(child, in: composite, late: late, quotas: quotas) {
                         lastLate = ended
                     } else {
                         composite.running += 1
@@ -139,14 +139,14 @@ extension Engine {
     }
 
     /// Starts the Sequence's next steps until one keeps running; ends it after its last.
-    private func runSequence(_ composite: Composite, late: Double, performerLimit: Int? = nil,
+    private func runSequence(_ composite: Composite, late: Double, quotas: Quotas? = nil,
                              throwing: Bool = false) throws(EngineError) {
         var late = late
         while composite.next < composite.children.count {
             let child = composite.children[composite.next]
             composite.next += 1
             do throws(EngineError) {
-                guard let ended = try launch(child, in: composite, late: late, performerLimit: performerLimit) else {
+                guard let ended = try launch(child, in: composite, late: late, quotas: quotas) else {
                     composite.running = 1
                     return
                 }
@@ -163,11 +163,11 @@ extension Engine {
 
     /// Starts one child `late` seconds along; returns how late it ended if it ended at once.
     private func launch(_ child: JSONValue, in composite: Composite, late: Double,
-                        performerLimit: Int?) throws(EngineError) -> Double? {
+                        quotas: Quotas?) throws(EngineError) -> Double? {
         guard let scope = runtimes[composite.runtime] else { throw EngineError(.runtimeNotFound, "runtime: gone") }
         if let kind = Composite.kind(of: child) {
             return try start(child, kind: kind, target: composite.target, in: scope, parent: composite.id, late: late,
-                             performerLimit: performerLimit)
+                             quotas: quotas)
         }
         let plan = Composite.delayed(child, by: -late)
         let leaf = CompositionState.Leaf(runtime: scope.name, target: composite.target,
@@ -180,7 +180,7 @@ extension Engine {
         composition.delivering = leaf
         composition.deliveredEnd = nil
         defer { (composition.delivering, composition.deliveringName, composition.deliveredEnd) = outer }
-        let performer = try deliverLeaf(plan, to: composite.target, in: scope, performerLimit: performerLimit) { performer in
+        let performer = try deliverLeaf(plan, to: composite.target, in: scope, quotas: quotas) { performer in
             composition.deliveringName = performer.table.pointee.add_named_plan == nil ? nil : name
             return composition.deliveringName
         }
@@ -204,7 +204,7 @@ extension Engine {
             if composite.interrupted {
                 end(composite, late: late)
             } else {
-                try? runSequence(composite, late: late, performerLimit: composite.performerLimit)
+                try? runSequence(composite, late: late, quotas: composite.quotas)
             }
         case .group:
             if composite.running <= 0 { end(composite, late: late) }

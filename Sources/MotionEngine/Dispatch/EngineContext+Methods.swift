@@ -23,10 +23,10 @@ extension EngineContext {
             let journaled = willBeJournaled(runtime)
             // A journaled plan is checked before it is written: the journal holds plans that were accepted.
             if journaled { try engine.check(plan) }
-            let limit = performerLimit(of: runtime), shown = name ?? Engine.defaultRuntime
+            let limit = quotas(of: runtime), shown = name ?? Engine.defaultRuntime
             return try journalOrApply(session, id: request.id, journaled: journaled,
                                       record: { [.add(runtime: runtime, target: target, plan: plan, name: planName, t: WallClock.now())] }) { context throws(EngineError) in
-                let performer = try context.engine.addPlan(plan, to: target, in: runtime, named: planName, performerLimit: limit)
+                let performer = try context.engine.addPlan(plan, to: target, in: runtime, named: planName, quotas: limit)
                 return ["runtime": .string(shown), "target": .string(target), "performer": .number(Double(performer))]
             }
         case "plan.remove":

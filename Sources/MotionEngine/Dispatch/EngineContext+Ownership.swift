@@ -64,9 +64,9 @@ extension EngineContext {
         EngineError(.quotaExceeded, "quota \(quota): uid \(uid) holds \(settings.quotas[quota] ?? 0) \(quota == "stateBytes" ? "bytes of router state" : quota == "filterTargets" ? "target names in subscription filters" : quota) (its quota; see the config file's quotas)")
     }
 
-    /// The performer quota of the runtime's owner (nil for the daemon's own runtimes).
-    func performerLimit(of key: String) -> Int? {
-        OwnedName.split(key).owner == nil ? nil : settings.quotas.performers
+    /// The quotas a plan added to the runtime is held to (nil for the daemon's own runtimes).
+    func quotas(of key: String) -> Quotas? {
+        OwnedName.split(key).owner == nil ? nil : settings.quotas
     }
 
     /// Usage and quotas per uid, for admins' `status`.
@@ -79,6 +79,7 @@ extension EngineContext {
             return [
                 "uid": .number(Double(uid)), "runtimes": .number(Double(usage.runtimes)),
                 "performers": .number(Double(usage.performers)), "routers": .number(Double(owned.count)),
+                "animations": .number(Double(engine.animations(of: uid))),
                 "stateBytes": .number(Double(owned.reduce(0) { $0 + $1.stateBytes })),
                 "gestures": .number(Double(engine.runtimes.values.reduce(0) { $0 + ($1.owner == uid ? $1.gestures.count : 0) })),
                 "journalBytes": .number(Double(journalKept.ownerBytes[uid] ?? 0)),

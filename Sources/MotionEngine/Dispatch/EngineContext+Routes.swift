@@ -280,7 +280,7 @@ extension EngineContext {
                 var errors: [String] = []
                 for (target, plan) in phase {
                     do throws(EngineError) {
-                        try engine.addPlan(plan, to: target, in: router.runtime, performerLimit: settings.quotas.performers)
+                        try engine.addPlan(plan, to: target, in: router.runtime, quotas: settings.quotas)
                     } catch {
                         errors.append("\(target): \(error.message)")
                     }

@@ -45,14 +45,14 @@ extension EngineContext {
             return staggered
         }
         for staggered in plans { try engine.check(staggered) }
-        let journaled = willBeJournaled(runtime), limit = performerLimit(of: runtime), shown = name ?? Engine.defaultRuntime
+        let journaled = willBeJournaled(runtime), limit = quotas(of: runtime), shown = name ?? Engine.defaultRuntime
         return try journalOrApply(session, id: request.id, journaled: journaled, record: {
             let now = WallClock.now()
             return zip(targets, plans).map { .add(runtime: runtime, target: $0, plan: $1, name: nil, t: now) }
         }) { context throws(EngineError) in
             var performers: [JSONValue] = []
             for (target, staggered) in zip(targets, plans) {
-                performers.append(.number(Double(try context.engine.addPlan(staggered, to: target, in: runtime, performerLimit: limit))))
+                performers.append(.number(Double(try context.engine.addPlan(staggered, to: target, in: runtime, quotas: limit))))
             }
             return ["runtime": .string(shown), "targets": .array(targets.map(JSONValue.string)), "performers": .array(performers)]
         }

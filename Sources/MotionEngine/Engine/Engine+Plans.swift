@@ -5,11 +5,12 @@ import MotionWire
 extension Engine {
     /// Adds a plan to a target (SPEC §2): finds or creates the one performer for (target, plan type),
     /// hands it the plan, then tells tracers. A named plan replaces an existing one of that name first.
-    /// Returns the id of the performer that received the plan. With `performerLimit`, a plan that needs
-    /// a new performer while the runtime's owner holds that many is refused (`quota.exceeded`).
+    /// Returns the id of the performer that received the plan. With `quotas`, a plan that needs a new
+    /// performer while the runtime's owner holds its quota of them, or any plan while it holds its quota
+    /// of animations (running or waiting for their delay), is refused (`quota.exceeded`).
     @discardableResult
     public func addPlan(_ plan: JSONValue, to target: String, in runtime: String = defaultRuntime,
-                        named name: String? = nil, performerLimit: Int? = nil) throws(EngineError) -> UInt64 {
+                        named name: String? = nil, quotas: Quotas? = nil) throws(EngineError) -> UInt64 {
         guard let scope = runtimes[runtime] else {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(OwnedName.split(runtime).name)\"")
         }
@@ -19,7 +20,7 @@ extension Engine {
             guard name == nil else {
                 throw EngineError(.invalidRequest, "name: a \(planType) is not named (name the plans it runs instead)")
             }
-            let performer = try addComposite(plan, kind: kind, to: target, in: scope, performerLimit: performerLimit)
+            let performer = try addComposite(plan, kind: kind, to: target, in: scope, quotas: quotas)
             recordOnTimeline(.add(plan: plan, name: nil), target: target, in: scope)
             trace(TraceEvent(kind: "plan.added", runtime: runtime, target: target, fields: [
                 "plan": plan, "performer": .number(Double(performer)), "planType": .string(planType),
@@ -28,7 +29,7 @@ extension Engine {
             return performer
         }
         let isNewTarget = scope.targets[target] == nil
-        let targetScope = try admit(factoryIndex, planType: planType, on: target, in: scope, performerLimit: performerLimit)
+        let targetScope = try admit(factoryIndex, planType: planType, on: target, in: scope, quotas: quotas)
         if let name { removeNamedPlan(name, from: targetScope, in: scope) }
         let prepared = prepared(plan, on: target, in: scope)
         let performer = try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: isNewTarget, in: scope) { performer throws(EngineError) in
@@ -50,10 +51,14 @@ extension Engine {
 
     /// The target's scope, once the runtime's owner may hold one more performer of this type (quota).
     private func admit(_ factoryIndex: Int, planType: String, on target: String, in scope: RuntimeScope,
-                       performerLimit: Int?) throws(EngineError) -> TargetScope {
-        if let performerLimit, let uid = scope.owner, (usage[uid]?.performers ?? 0) >= performerLimit,
-           scope.targets[target]?.performers[factoryIndex] == nil {
-            throw EngineError(.quotaExceeded, "quota performers: uid \(uid) holds \(performerLimit) performers (its quota)")
+                       quotas: Quotas?) throws(EngineError) -> TargetScope {
+        if let quotas, let uid = scope.owner {
+            if (usage[uid]?.performers ?? 0) >= quotas.performers, scope.targets[target]?.performers[factoryIndex] == nil {
+                throw EngineError(.quotaExceeded, "quota performers: uid \(uid) holds \(quotas.performers) performers (its quota)")
+            }
+            if (scope.ownerTokens?.value ?? 0) >= quotas.animations {
+                throw EngineError(.quotaExceeded, "quota animations: uid \(uid) holds \(quotas.animations) animations, running or waiting for their delay (its quota)")
+            }
         }
         let targetScope = scope.target(target)
         if !swapJobs.isEmpty, targetScope.performers[factoryIndex] == nil {
@@ -65,13 +70,13 @@ extension Engine {
     /// A composite's leaf (checked with its composite): handed to its performer, nothing recorded or
     /// traced beyond what the performer does (the composite's `plan.added` stands for it).
     /// `naming` picks the name the leaf is handed over with (nil: unnamed), once its performer is known.
-    func deliverLeaf(_ plan: JSONValue, to target: String, in scope: RuntimeScope, performerLimit: Int?,
+    func deliverLeaf(_ plan: JSONValue, to target: String, in scope: RuntimeScope, quotas: Quotas?,
                      naming: (PerformerRecord) -> String?) throws(EngineError) -> PerformerRecord {
         let plan = prepared(plan, on: target, in: scope)
         guard let type = plan["type"]?.stringValue, let factoryIndex = registry.factory(forPlanType: type) else {
             throw EngineError(.unknownPlanType, "plan.type: not registered")
         }
-        let targetScope = try admit(factoryIndex, planType: type, on: target, in: scope, performerLimit: performerLimit)
+        let targetScope = try admit(factoryIndex, planType: type, on: target, in: scope, quotas: quotas)
         // The target stays: its composite is on it (forgetting it would end the composite).
         return try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: false, in: scope) { performer throws(EngineError) in
             try deliver(plan, named: naming(performer), to: performer)

@@ -13,8 +13,15 @@ extension Engine {
         let scope = RuntimeScope(name: name, ephemeralOwner: owner, isShared: shared, createdAt: time,
                                  recordsTimeline: recordsTimeline && !dryRun, isDryRun: dryRun)
         runtimes[name] = scope
-        if let uid = scope.owner { usage[uid, default: Usage()].runtimes += 1 }
+        if let uid = scope.owner {
+            usage[uid, default: Usage()].runtimes += 1
+            if tokenCounts[uid] == nil { tokenCounts[uid] = TokenCount() }
+            scope.ownerTokens = tokenCounts[uid]
+        }
     }
+
+    /// Animations (is-active tokens) held in the runtimes of `uid`.
+    public func animations(of uid: UInt32) -> Int { tokenCounts[uid]?.value ?? 0 }
 
     /// Destroys a runtime: its performers are destroyed, its tokens released, its properties forgotten.
     public func destroyRuntime(_ name: String) throws(EngineError) {
@@ -35,7 +42,10 @@ extension Engine {
         if let uid = scope.owner {
             usage[uid, default: Usage()].runtimes -= 1
             usage[uid, default: Usage()].performers -= scope.performerCount
-            if usage[uid] == Usage() { usage[uid] = nil }
+            if usage[uid] == Usage() {
+                usage[uid] = nil
+                tokenCounts[uid] = nil
+            }
         }
         scope.performerCount = 0
         for target in scope.targets.values {

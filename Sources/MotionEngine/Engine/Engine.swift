@@ -49,6 +49,8 @@ public final class Engine {
     var nextGestureHandle: UInt32 = 0
     /// What each uid holds (SPEC §13 quotas), kept as runtimes and performers come and go.
     public internal(set) var usage: [UInt32: Usage] = [:]
+    /// Per uid, the tokens its runtimes hold (shared with each of its runtimes).
+    var tokenCounts: [UInt32: TokenCount] = [:]
     /// Running `Sequence` and `Group` plans and the leaves they wait on.
     var composition = CompositionState()
     /// Reduce motion and speed 0 (SPEC §10): which plans complete at once when added.

@@ -68,7 +68,11 @@ final class RuntimeScope {
     /// Targets in the order they were created (targets live as long as their runtime): `runtime.state`
     /// pages through them in O(page).
     var targetOrder: [TargetScope] = []
-    var activeTokens = 0
+    var activeTokens = 0 {
+        didSet { ownerTokens?.value += activeTokens - oldValue }
+    }
+    /// Its owner's tokens over all the owner's runtimes (the `animations` quota); nil: the daemon's.
+    var ownerTokens: TokenCount?
     var timeline: Timeline
     /// False for the daemon's scratch runtimes (dry runs, replays): nobody scrubs those.
     let recordsTimeline: Bool
@@ -99,4 +103,9 @@ final class RuntimeScope {
     var performers: [PerformerRecord] {
         targets.values.flatMap { $0.performers.values }.sorted { $0.id < $1.id }
     }
+}
+
+/// Is-active tokens held in all the runtimes of one uid, shared by those runtimes.
+final class TokenCount {
+    var value = 0
 }

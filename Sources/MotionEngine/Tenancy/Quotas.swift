@@ -2,6 +2,10 @@
 /// would go beyond it is refused with `quota.exceeded` naming it; nothing else is disturbed.
 public struct Quotas: Sendable, Equatable {
     public var performers = 100_000
+    /// Animations running or waiting for their delay (each holds an is-active token), over all its
+    /// runtimes: what a tick steps for it. Performers alone did not bound it (one performer on one
+    /// target animated 200,000 properties).
+    public var animations = 250_000
     public var runtimes = 256
     public var routers = 64
     public var gestures = 64
@@ -19,12 +23,13 @@ public struct Quotas: Sendable, Equatable {
     public init() {}
 
     /// The config file's names, in the order `status` lists them.
-    public static let names = ["performers", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets"]
+    public static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets"]
 
     public subscript(name: String) -> Int? {
         get {
             switch name {
             case "performers": performers
+            case "animations": animations
             case "runtimes": runtimes
             case "routers": routers
             case "gestures": gestures
@@ -38,6 +43,7 @@ public struct Quotas: Sendable, Equatable {
             guard let newValue else { return }
             switch name {
             case "performers": performers = newValue
+            case "animations": animations = newValue
             case "runtimes": runtimes = newValue
             case "routers": routers = newValue
             case "gestures": gestures = newValue
