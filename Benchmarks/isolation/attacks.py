@@ -9,7 +9,7 @@ its frame rate and longest gap between frames. One JSON line per attack. Standar
 """
 import json, os, socket, subprocess, sys, threading, time
 
-ATTACKS = ["swarm", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "neighbour", "idle"]
+ATTACKS = ["swarm", "bulk", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "neighbour", "idle"]
 
 
 class Client:
@@ -114,6 +114,19 @@ def attack(path, name, seconds):
                 client.sock.recv(1 << 20)
             except socket.timeout:
                 pass
+    elif name == "bulk":
+        # As many springs as its quotas allow (100,000 performers), added as fast as they are answered:
+        # the lanes they live in grow while the victim's frames go on.
+        client.call("runtime.create", {"name": "bulk"})
+        for index in range(100000):
+            client.send("plan.add", {"runtime": "bulk", "target": "s%d" % index, "plan": {
+                "type": "Spring", "property": "x", "from": [0], "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}})
+            if index % 500 == 499:
+                count(client.reply(client.next).get("error", {}).get("code", "ok"))
+            if time.monotonic() > end:
+                break
+        while time.monotonic() < end:
+            time.sleep(0.1)
     elif name == "scrub":
         client.call("runtime.create", {"name": "long"})
         for index in range(200):

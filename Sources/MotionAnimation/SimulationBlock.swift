@@ -28,19 +28,19 @@ final class SimulationBlock {
     private var forces: [Force: Int] = [:]
     private let sharedForce = UnsafeMutablePointer<Double>.allocate(capacity: 5)
     var sharesOneForce: Bool { forces.count == 1 }
-    var endedFlags = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
-    private(set) var handles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    var endedFlags: UnsafeMutablePointer<UInt8> { endedStorage.pointer }
+    var handles: UnsafeMutablePointer<UInt32> { handleStorage.pointer }
     /// `Unmanaged<AnimationPerformer<…>>` of each lane, unretained (a performer gives its lanes back).
-    private(set) var owners = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: 0)
-    private(set) var removed = UnsafeMutablePointer<Bool>.allocate(capacity: 0)
+    var owners: UnsafeMutablePointer<UnsafeMutableRawPointer> { ownerStorage.pointer }
+    var removed: UnsafeMutablePointer<Bool> { removedStorage.pointer }
     private var removedCount = 0
 
     // Writes: entry i is `counts[i]` (= width) components at `values + 4i`, `velocities + 4i`.
-    var writeValues = UnsafeMutablePointer<Double>.allocate(capacity: 0)
-    var writeVelocities = UnsafeMutablePointer<Double>.allocate(capacity: 0)
-    var writeCounts = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
+    var writeValues: UnsafeMutablePointer<Double> { writeValueStorage.pointer }
+    var writeVelocities: UnsafeMutablePointer<Double> { writeVelocityStorage.pointer }
+    var writeCounts: UnsafeMutablePointer<UInt8> { writeCountStorage.pointer }
     /// Handles of the entries when they are not lane by lane (`advance(_:by:ended:)`, held lanes).
-    var writeHandles = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    var writeHandles: UnsafeMutablePointer<UInt32> { writeHandleStorage.pointer }
     var pendingWrites = 0
     /// Where `shownWithoutStepping` lets the kernel put its rest flags: `endedFlags` must keep saying which
     /// lanes came to rest at the last advance.
@@ -50,7 +50,13 @@ final class SimulationBlock {
     /// 1 for a lane whose value a keeping advance left unwritten ("motion.kept/1") and that nothing has
     /// written since: what the host's asking writes, each once (a value another writer put there after
     /// the lane was written for one read must not be written over by the next). `SimulationBlock+Writes`.
-    var unwritten = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
+    var unwritten: UnsafeMutablePointer<UInt8> { unwrittenStorage.pointer }
+    // The per-lane arrays above, each grown in place once large (`LaneArray`).
+    private var endedStorage = LaneArray<UInt8>(), handleStorage = LaneArray<UInt32>()
+    private var ownerStorage = LaneArray<UnsafeMutableRawPointer>(), removedStorage = LaneArray<Bool>()
+    private var writeValueStorage = LaneArray<Double>(), writeVelocityStorage = LaneArray<Double>()
+    private var writeCountStorage = LaneArray<UInt8>(), writeHandleStorage = LaneArray<UInt32>()
+    private var unwrittenStorage = LaneArray<UInt8>()
     var mayHaveUnwritten = false
 
     init(width: Int, restsAtTarget: Bool, clampsAtTarget: Bool = false) {
@@ -84,15 +90,12 @@ final class SimulationBlock {
         selectedLanes.deallocate()
         sharedForce.deallocate()
         arena.deallocate()
-        writeValues.deallocate()
-        writeVelocities.deallocate()
-        endedFlags.deallocate()
-        unwritten.deallocate()
-        handles.deallocate()
-        owners.deallocate()
-        removed.deallocate()
-        writeCounts.deallocate()
-        writeHandles.deallocate()
+        for storage in [endedStorage, unwrittenStorage, writeCountStorage] { storage.deallocate() }
+        for storage in [handleStorage, writeHandleStorage] { storage.deallocate() }
+        writeValueStorage.deallocate()
+        writeVelocityStorage.deallocate()
+        ownerStorage.deallocate()
+        removedStorage.deallocate()
     }
 
     // MARK: Lanes
@@ -305,31 +308,21 @@ final class SimulationBlock {
             threshold: thresholds + start, ended: ended ?? endedFlags + start, shared_force: shared)
     }
 
+    /// Room for `newCapacity` lanes: in place once large (`LaneArray`, `ColumnArena`), copying nothing.
     private func grow(to newCapacity: Int) {
-        func moved<T>(_ column: UnsafeMutablePointer<T>, _ scale: Int = 1) -> UnsafeMutablePointer<T> {
-            let larger = UnsafeMutablePointer<T>.allocate(capacity: newCapacity * scale)
-            larger.moveInitialize(from: column, count: count * scale)
-            column.deallocate()
-            return larger
-        }
         arena.grow(to: newCapacity, keeping: count)
         locateColumns()
-        endedFlags = moved(endedFlags)
-        unwritten = moved(unwritten)
-        handles = moved(handles)
-        owners = moved(owners)
-        removed = moved(removed)
-        // Write buffers hold nothing between ticks; the counts are all `width`.
-        for buffer in [writeValues, writeVelocities] { buffer.deallocate() }
-        writeValues = .allocate(capacity: newCapacity * 4)
-        writeVelocities = .allocate(capacity: newCapacity * 4)
-        writeValues.initialize(repeating: 0, count: newCapacity * 4)
-        writeVelocities.initialize(repeating: 0, count: newCapacity * 4)
-        writeCounts.deallocate()
-        writeCounts = .allocate(capacity: newCapacity)
-        writeCounts.initialize(repeating: UInt8(width), count: newCapacity)
-        writeHandles.deallocate()
-        writeHandles = .allocate(capacity: newCapacity)
+        endedStorage.grow(to: newCapacity, keeping: count)
+        unwrittenStorage.grow(to: newCapacity, keeping: count)
+        handleStorage.grow(to: newCapacity, keeping: count)
+        ownerStorage.grow(to: newCapacity, keeping: count)
+        removedStorage.grow(to: newCapacity, keeping: count)
+        // Write buffers hold nothing between ticks; what they held stays (finite), the rest reads 0, and
+        // the counts are all `width`.
+        writeValueStorage.grow(to: newCapacity * 4, keeping: capacity * 4, zeroed: true)
+        writeVelocityStorage.grow(to: newCapacity * 4, keeping: capacity * 4, zeroed: true)
+        writeCountStorage.grow(to: newCapacity, keeping: capacity, fill: UInt8(width))
+        writeHandleStorage.grow(to: newCapacity, keeping: 0)
         capacity = newCapacity
     }
 }
