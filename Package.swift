@@ -48,7 +48,10 @@ let package = Package(
         .target(name: "MotionWire", dependencies: [.product(name: "MotionJSON", package: "PluginSDK")]),
         // Advance's maths (RK4 simulations, Bézier timing, tweens) and the performer the shipped
         // animation plugins share. Pure Swift, linked into each plugin.
-        .target(name: "MotionAnimation", dependencies: [.product(name: "MotionPluginKit", package: "PluginSDK"), .product(name: "MotionJSON", package: "PluginSDK"), "MotionKernels", .product(name: "HeapModule", package: "swift-collections")], swiftSettings: hotPath),
+        .target(name: "MotionAnimation", dependencies: [.product(name: "MotionPluginKit", package: "PluginSDK"), .product(name: "MotionJSON", package: "PluginSDK"), "MotionKernels", "GrowingMemory", .product(name: "HeapModule", package: "swift-collections")], swiftSettings: hotPath),
+        // Arrays that grow in place once large (reserved address space): the lanes' columns and the
+        // property store double without copying on the engine thread.
+        .target(name: "GrowingMemory", swiftSettings: hotPath),
         // The frame path's inner loops: MotionAnimation's springs and decays, the host's property writes
         // (C: compiled for several instruction sets, the best chosen at load).
         .target(name: "MotionKernels"),
@@ -67,10 +70,11 @@ let package = Package(
         .target(
             name: "MotionEngine",
             dependencies: [
-                .product(name: "MotionPluginAPI", package: "PluginSDK"), "MotionWire", "MotionRoutes", "CFFI", "MotionKernels", "MotionFrames",
+                .product(name: "MotionPluginAPI", package: "PluginSDK"), "MotionWire", "MotionRoutes", "CFFI", "MotionKernels", "MotionFrames", "GrowingMemory",
                 .product(name: "MotionSchema", package: "PluginSDK"), .product(name: "MotionHostABI", package: "PluginSDK"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
             ],
             swiftSettings: hotPath
         ),

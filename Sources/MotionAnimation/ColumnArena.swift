@@ -1,3 +1,5 @@
+import GrowingMemory
+
 /// Columns of doubles, all of one length, in one allocation, each starting on a cache set of its own.
 ///
 /// A tick streams a dozen columns side by side. Allocated one by one, columns this large each start at
@@ -5,7 +7,7 @@
 /// they evict one another (at 250,000 lanes that doubled the kernel's time on an AMD EPYC; BENCHMARKS.md).
 /// Here column j starts `j × 320` bytes past a page boundary: 64 distinct line offsets before one repeats.
 ///
-/// From `LaneArray.reservedFrom` lanes the columns live in a `ReservedRegion`, each with room reserved to
+/// From `GrowingArray.reservedFrom` lanes the columns live in a `ReservedRegion`, each with room reserved to
 /// grow in place (copying 131,072 lanes' columns took 3.6 ms of the engine thread).
 struct ColumnArena {
     static let stagger = 320
@@ -39,7 +41,7 @@ struct ColumnArena {
         var reserved: ReservedRegion?
         var newStride = (newCapacity * 8 + Self.page - 1) / Self.page * Self.page + Self.stagger
         var larger: UnsafeMutableRawPointer
-        if newCapacity >= LaneArray<Double>.reservedFrom {
+        if newCapacity >= GrowingArray<Double>.reservedFrom {
             let room = ReservedRegion.reservation(for: newCapacity)
             let roomStride = (room * 8 + Self.page - 1) / Self.page * Self.page + Self.stagger
             if let fresh = ReservedRegion(bytes: columns * roomStride),

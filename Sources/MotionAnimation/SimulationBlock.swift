@@ -1,3 +1,4 @@
+import GrowingMemory
 import MotionKernels
 import MotionPluginKit
 
@@ -51,12 +52,12 @@ final class SimulationBlock {
     /// written since: what the host's asking writes, each once (a value another writer put there after
     /// the lane was written for one read must not be written over by the next). `SimulationBlock+Writes`.
     var unwritten: UnsafeMutablePointer<UInt8> { unwrittenStorage.pointer }
-    // The per-lane arrays above, each grown in place once large (`LaneArray`).
-    private var endedStorage = LaneArray<UInt8>(), handleStorage = LaneArray<UInt32>()
-    private var ownerStorage = LaneArray<UnsafeMutableRawPointer>(), removedStorage = LaneArray<Bool>()
-    private var writeValueStorage = LaneArray<Double>(), writeVelocityStorage = LaneArray<Double>()
-    private var writeCountStorage = LaneArray<UInt8>(), writeHandleStorage = LaneArray<UInt32>()
-    private var unwrittenStorage = LaneArray<UInt8>()
+    // The per-lane arrays above, each grown in place once large (`GrowingArray`).
+    private var endedStorage = GrowingArray<UInt8>(), handleStorage = GrowingArray<UInt32>()
+    private var ownerStorage = GrowingArray<UnsafeMutableRawPointer>(), removedStorage = GrowingArray<Bool>()
+    private var writeValueStorage = GrowingArray<Double>(), writeVelocityStorage = GrowingArray<Double>()
+    private var writeCountStorage = GrowingArray<UInt8>(), writeHandleStorage = GrowingArray<UInt32>()
+    private var unwrittenStorage = GrowingArray<UInt8>()
     var mayHaveUnwritten = false
 
     init(width: Int, restsAtTarget: Bool, clampsAtTarget: Bool = false) {
@@ -308,7 +309,7 @@ final class SimulationBlock {
             threshold: thresholds + start, ended: ended ?? endedFlags + start, shared_force: shared)
     }
 
-    /// Room for `newCapacity` lanes: in place once large (`LaneArray`, `ColumnArena`), copying nothing.
+    /// Room for `newCapacity` lanes: in place once large (`GrowingArray`, `ColumnArena`), copying nothing.
     private func grow(to newCapacity: Int) {
         arena.grow(to: newCapacity, keeping: count)
         locateColumns()

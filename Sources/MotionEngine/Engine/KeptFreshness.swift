@@ -2,7 +2,10 @@
 /// the property store last went stale: one read again in the same spell is not asked for again, and past
 /// `targetedLimit` of them (a request that reads many, one by one) one refresh of everything is cheaper.
 struct KeptFreshness {
-    static let targetedLimit = 64
+    /// Targeted refreshes in one spell before one of everything: 64, or one per 256 live properties (a
+    /// refresh of everything costs about that many targeted ones; with a flat 64, a client adding springs
+    /// to 600,000 moving ones made every ~65th `plan.add` of a tick refresh them all, 3 ms each).
+    static func targetedLimit(live: Int) -> Int { max(64, live / 256) }
     /// The spell: bumped each time the store goes stale (an advance kept values).
     private var spell: UInt32 = 1
     private var freshIn: [UInt32] = []

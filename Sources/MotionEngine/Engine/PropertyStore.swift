@@ -1,3 +1,5 @@
+import HashTreeCollections
+import GrowingMemory
 import MotionKernels
 import MotionWire
 
@@ -23,21 +25,21 @@ final class PropertyStore {
     /// reference counting per write. `slots` holds one 64-byte line per handle, value then velocity (4
     /// components each), so that a write fills whole lines of one stream (5× faster than two arrays of
     /// half lines at 250,000 springs; BENCHMARKS.md).
-    private(set) var slots = PropertyStore.allocateSlots(0)
+    var slots: UnsafeMutablePointer<Double> { slotStorage.pointer }
     /// Each handle's component count (0: no value yet).
-    private(set) var counts = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
+    var counts: UnsafeMutablePointer<UInt8> { countStorage.pointer }
     /// `dirtyFrame[handle] == frame`: the handle is in this frame's dirty list. Starting a frame is one
     /// increment, not a pass over the list.
-    private var dirtyFrame = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    private var dirtyFrame: UnsafeMutablePointer<UInt32> { dirtyFrameStorage.pointer }
     private var frame: UInt32 = 1
     /// `isLiveFlags[handle]`: the handle names a property (checked on every write without touching keys).
-    private var isLiveFlags = UnsafeMutablePointer<Bool>.allocate(capacity: 0)
+    private var isLiveFlags: UnsafeMutablePointer<Bool> { isLiveStorage.pointer }
     /// What `motion_store_write` may write: `isLiveFlags`, but for the handles a refresh must not
     /// overwrite while it runs (`refreshQuietly`).
-    private var isWritable = UnsafeMutablePointer<Bool>.allocate(capacity: 0)
+    private var isWritable: UnsafeMutablePointer<Bool> { isWritableStorage.pointer }
     /// Room for every handle and one more (`motion_store_write` stores each written handle at the end
     /// and counts it only if it is new to the frame).
-    private var dirtyList = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+    private var dirtyList: UnsafeMutablePointer<UInt32> { dirtyListStorage.pointer }
     private var dirtyCount = 0
     private var capacity = 0
     /// `{"runtime":…,"target":…,"property":…,"value":` for each handle, encoded once at interning, in
@@ -53,16 +55,26 @@ final class PropertyStore {
     private(set) var isShared: [Bool] = []
     /// Bumped each time a handle is given to a property: a handle seen with another generation names
     /// another property now (shared-memory subscribers name their slots again). A column like `counts`.
-    private(set) var generations = UnsafeMutablePointer<UInt32>.allocate(capacity: 0)
+    var generations: UnsafeMutablePointer<UInt32> { generationStorage.pointer }
+    // The columns above, each grown in place once large (`GrowingArray`: doubling 262,144 handles moved
+    // 16 MiB of slots and zeroed as much on the engine thread).
+    private var slotStorage = GrowingArray<Double>(), countStorage = GrowingArray<UInt8>()
+    private var dirtyFrameStorage = GrowingArray<UInt32>(), dirtyListStorage = GrowingArray<UInt32>()
+    private var isLiveStorage = GrowingArray<Bool>(), isWritableStorage = GrowingArray<Bool>()
+    private var generationStorage = GrowingArray<UInt32>()
     static let daemon = UInt32.max
     /// Properties of dry runs: never in a frame (`dropHiddenFromDirty`).
     private var isHidden: [Bool] = []
-    private var index: [Key: UInt32] = [:]
+    /// A hash trie: growing it rehashes nothing (a Dictionary of 393,216 keys of three strings took 52 ms
+    /// to grow; `Engine.performers`).
+    private var index = TreeDictionary<Key, UInt32>()
     private var free: [UInt32] = []
     /// Live handles by target name and by runtime key: a subscriber filtered to a few targets finds
     /// their properties without a pass over every property (`SubscriptionHub`).
-    private(set) var handlesByTarget: [String: Set<UInt32>] = [:]
-    private(set) var handlesByRuntime: [String: Set<UInt32>] = [:]
+    /// Hash tries (`index`): a runtime's set of 393,216 handles, or a table of as many targets, grew by
+    /// rehashing every entry at once (33 ms).
+    private(set) var handlesByTarget = TreeDictionary<String, TreeSet<UInt32>>()
+    private(set) var handlesByRuntime = TreeDictionary<String, TreeSet<UInt32>>()
 
     /// Some plugin kept values instead of writing them (no one was to read them, "motion.kept/1"): every
     /// read first asks for them (`refresh`, set by the engine). Reads of values go through `read`,
@@ -99,7 +111,7 @@ final class PropertyStore {
     /// The same for one property: a read of one costs what it reads, not a write of every kept value.
     @inline(__always) func refreshIfStale(_ handle: UInt32) {
         guard isStale, !freshness.isFresh(handle) else { return }
-        guard let refreshSome, freshness.targeted < KeptFreshness.targetedLimit else { return refreshIfStale() }
+        guard let refreshSome, freshness.targeted < KeptFreshness.targetedLimit(live: index.count) else { return refreshIfStale() }
         freshness.markFresh(handle)
         // Asked even when this frame wrote the handle (a claimant's start): the write is dropped, and the
         // plugin no longer holds the value as unwritten (it would write it when the lane goes).
@@ -130,13 +142,11 @@ final class PropertyStore {
     }
 
     deinit {
-        slots.deallocate()
-        counts.deallocate()
-        dirtyFrame.deallocate()
-        isLiveFlags.deallocate()
-        isWritable.deallocate()
-        dirtyList.deallocate()
-        generations.deallocate()
+        slotStorage.deallocate()
+        countStorage.deallocate()
+        for storage in [dirtyFrameStorage, dirtyListStorage, generationStorage] { storage.deallocate() }
+        isLiveStorage.deallocate()
+        isWritableStorage.deallocate()
     }
 
     var liveCount: Int { index.count }
@@ -263,7 +273,7 @@ final class PropertyStore {
         }
     }
 
-    private static func forget(_ handle: UInt32, under name: String, in table: inout [String: Set<UInt32>]) {
+    private static func forget(_ handle: UInt32, under name: String, in table: inout TreeDictionary<String, TreeSet<UInt32>>) {
         table[name]?.remove(handle)
         if table[name]?.isEmpty == true { table[name] = nil }
     }
@@ -335,36 +345,18 @@ final class PropertyStore {
         prefixGarbage = 0
     }
 
-    /// `capacity` zeroed slots on a 64-byte boundary (one cache line each).
-    private static func allocateSlots(_ capacity: Int) -> UnsafeMutablePointer<Double> {
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, 1) * slotSize * 8, alignment: 64)
-        return raw.initializeMemory(as: Double.self, repeating: 0, count: max(capacity, 1) * slotSize)
-    }
-
     /// Where `handle`'s value (then, `width` later, its velocity) is.
     func slot(_ handle: UInt32) -> UnsafeMutablePointer<Double> { slots + Int(handle) * Self.slotSize }
 
+    /// Room for `newCapacity` handles, new ones zero: in place once large (`GrowingArray`).
     private func grow(to newCapacity: Int) {
-        func moved<T>(_ column: UnsafeMutablePointer<T>, _ scale: Int, _ zero: T) -> UnsafeMutablePointer<T> {
-            let larger = UnsafeMutablePointer<T>.allocate(capacity: newCapacity * scale)
-            larger.moveInitialize(from: column, count: capacity * scale)
-            (larger + capacity * scale).initialize(repeating: zero, count: (newCapacity - capacity) * scale)
-            column.deallocate()
-            return larger
-        }
-        let larger = Self.allocateSlots(newCapacity)
-        larger.update(from: slots, count: capacity * Self.slotSize)
-        slots.deallocate()
-        slots = larger
-        counts = moved(counts, 1, 0)
-        dirtyFrame = moved(dirtyFrame, 1, 0)
-        isLiveFlags = moved(isLiveFlags, 1, false)
-        isWritable = moved(isWritable, 1, false)
-        let list = UnsafeMutablePointer<UInt32>.allocate(capacity: newCapacity + 1)
-        list.moveInitialize(from: dirtyList, count: dirtyCount)
-        dirtyList.deallocate()
-        dirtyList = list
-        generations = moved(generations, 1, 0)
+        slotStorage.grow(to: newCapacity * Self.slotSize, keeping: capacity * Self.slotSize, zeroed: true)
+        countStorage.grow(to: newCapacity, keeping: capacity, zeroed: true)
+        dirtyFrameStorage.grow(to: newCapacity, keeping: capacity, zeroed: true)
+        isLiveStorage.grow(to: newCapacity, keeping: capacity, zeroed: true)
+        isWritableStorage.grow(to: newCapacity, keeping: capacity, zeroed: true)
+        dirtyListStorage.grow(to: newCapacity + 1, keeping: dirtyCount)
+        generationStorage.grow(to: newCapacity, keeping: capacity, zeroed: true)
         capacity = newCapacity
     }
 }

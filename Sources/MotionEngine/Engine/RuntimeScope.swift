@@ -1,3 +1,4 @@
+import HashTreeCollections
 import MotionPluginAPI
 
 /// One performer: the plugin instance for one (runtime, target, plan type).
@@ -62,7 +63,8 @@ final class RuntimeScope {
     let isShared: Bool
     /// Performers created in it (they live as long as the runtime; a swap replaces one by one).
     var performerCount = 0
-    var targets: [String: TargetScope] = [:]
+    /// A hash trie: growing it rehashes nothing (`Engine.performers`).
+    var targets = TreeDictionary<String, TargetScope>()
     /// Pointer streams clients push into this runtime (SPEC §9); they end with it.
     var gestures: [String: Gesture] = [:]
     /// Targets in the order they were created (targets live as long as their runtime): `runtime.state`

@@ -1,12 +1,13 @@
+import GrowingMemory
 @testable import MotionAnimation
 import Testing
 
-/// Lanes' memory grows in place once large (a reserved region): nothing moves, what was kept stays, and
+/// Lanes and the property store grow in place once large (a reserved region): nothing moves, what was kept stays, and
 /// what is new reads as the caller asked.
-@Suite("Lane memory")
-struct LaneMemoryTests {
-    @Test func aLaneArrayGrowsInPlaceOnceLargeAndKeepsItsElements() {
-        var array = LaneArray<UInt32>()
+@Suite("Growing memory")
+struct GrowingMemoryTests {
+    @Test func aGrowingArrayGrowsInPlaceOnceLargeAndKeepsItsElements() {
+        var array = GrowingArray<UInt32>()
         var capacity = 64, moves = 0
         array.grow(to: capacity, keeping: 0)
         for index in 0..<capacity { array.pointer[index] = UInt32(index) }
@@ -24,7 +25,7 @@ struct LaneMemoryTests {
     }
 
     @Test func newElementsAreZeroOrTheFillAsAsked() {
-        var values = LaneArray<Double>(), counts = LaneArray<UInt8>()
+        var values = GrowingArray<Double>(), counts = GrowingArray<UInt8>()
         var capacity = 0
         for next in [1000, 20_000, 40_000, 80_000] {
             values.grow(to: next, keeping: capacity, zeroed: true)
