@@ -117,7 +117,8 @@ def attack(path, name, seconds):
     elif name == "bulk":
         # As many springs as its quotas allow (100,000 performers), added as fast as they are answered:
         # the lanes they live in grow while the victim's frames go on.
-        client.call("runtime.create", {"name": "bulk"})
+        # Ephemeral: they go with the connection (the attacks after it are held to the same quotas).
+        client.call("runtime.create", {"name": "bulk", "ephemeral": True})
         for index in range(100000):
             client.send("plan.add", {"runtime": "bulk", "target": "s%d" % index, "plan": {
                 "type": "Spring", "property": "x", "from": [0], "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}})
@@ -203,7 +204,7 @@ def attack(path, name, seconds):
                 buffers[index] += data
                 *done, buffers[index] = buffers[index].split(b"\n")
                 for reply in done:
-                    count("error" if b'"error"' in reply else "ok")
+                    count(json.loads(reply).get("error", {}).get("code", "ok"))
                 if done:
                     other.sock.sendall(lines[index] * len(done))
     elif name == "neighbour":

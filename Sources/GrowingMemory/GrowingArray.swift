@@ -36,10 +36,11 @@ package struct GrowingArray<Element> {
         }
         let larger: UnsafeMutablePointer<Element>
         var reserved: ReservedRegion?
-        if newCapacity >= Self.reservedFrom, let fresh = ReservedRegion(bytes: ReservedRegion.reservation(for: newCapacity) * size),
-           fresh.makeUsable(0 ..< newCapacity * size) {
-            reserved = fresh
-            larger = fresh.base.bindMemory(to: Element.self, capacity: newCapacity)
+        if newCapacity >= Self.reservedFrom, let fresh = ReservedRegion(bytes: ReservedRegion.reservation(for: newCapacity) * size) {
+            if fresh.makeUsable(0 ..< newCapacity * size) { reserved = fresh } else { fresh.release() }
+        }
+        if let reserved {
+            larger = reserved.base.bindMemory(to: Element.self, capacity: newCapacity)
             zeroFrom = count
         } else {
             larger = Self.allocate(newCapacity)

@@ -10,7 +10,8 @@ import Glibc
 /// long: a frame or two missed by every client while one of them added springs. Reserving is only address space
 /// (`PROT_NONE`, not counted as committed memory); `makeUsable` commits what is used.
 package struct ReservedRegion {
-    package static let page = 4096
+    /// The kernel's page size (4 KiB on x86-64; 16 or 64 KiB on some arm64 kernels).
+    package static let page = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
     package let base: UnsafeMutableRawPointer
     package let bytes: Int
 

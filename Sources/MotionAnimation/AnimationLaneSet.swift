@@ -14,6 +14,9 @@ public protocol AnimationLaneSet<Animation>: AnyObject {
     var ownerCount: Int { get set }
     /// Performers holding plans that wait for their `delay`: a batch looks for them only while some do.
     var delayingOwners: Int { get set }
+    /// Scratch for a batch that does not hold every owner: the lanes of those it holds, gathered for one
+    /// `advance(_:by:)`.
+    var gathered: [Int] { get set }
 
     func add(_ animation: Animation, handle: PropertyHandle, owner: AnimationPerformer<Animation>) -> Int
     /// Puts `animation` in place of the lane's; returns the lane it now has (it may move).

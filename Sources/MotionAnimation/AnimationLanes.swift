@@ -16,6 +16,7 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
     private var removedFlags: ContiguousArray<Bool> = []
     public var ownerCount = 0
     public var delayingOwners = 0
+    public var gathered: [Int] = []
 
     /// This tick's writes, sent to the host in one call.
     private var writeHandles: ContiguousArray<UInt32> = []

@@ -125,8 +125,14 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         if owners == lanes.ownerCount {
             lanes.advanceAll(by: dt, writer: first.writer)
         } else {
-            // Some owners are not in this batch (a paused runtime): step only the lanes of those that are.
-            for performer in performers { lanes.advance(performer.running.map(\.lane), by: dt) }
+            // Some owners are not in this batch (a paused runtime, a dry run's): step only the lanes of those
+            // that are, in one call (one per performer, 100,000 moving springs took 50 ms a tick while
+            // another uid's plan.sample ran).
+            lanes.gathered.removeAll(keepingCapacity: true)
+            for performer in performers {
+                for entry in performer.running { lanes.gathered.append(entry.lane) }
+            }
+            lanes.advance(lanes.gathered, by: dt)
         }
         lanes.finishTick(writer: first.writer)
         if lanes.delayingOwners > 0 {
@@ -143,8 +149,8 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         Animation.lanes(host: host).writeKept(handles: handles)
     }
 
-    /// Moves the waiting plans' clock on; those whose delay ends within this tick start, in the order they
-    /// were added, each moved on by the rest of the tick, as if it had started at its exact time. A tick
+    /// Moves the waiting plans' clock on; those whose delay ends within this tick start, in the order their
+    /// delays end (of two at once, the one added first), each moved on by the rest of the tick, as if it had started at its exact time. A tick
     /// before the earliest end looks at none; one that reaches it, at each once.
     private func advanceDelays(by dt: Double) {
         waitClock += dt

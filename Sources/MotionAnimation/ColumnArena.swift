@@ -44,10 +44,13 @@ struct ColumnArena {
         if newCapacity >= GrowingArray<Double>.reservedFrom {
             let room = ReservedRegion.reservation(for: newCapacity)
             let roomStride = (room * 8 + Self.page - 1) / Self.page * Self.page + Self.stagger
-            if let fresh = ReservedRegion(bytes: columns * roomStride),
-               (0..<columns).allSatisfy({ fresh.makeUsable($0 * roomStride ..< $0 * roomStride + newCapacity * 8) }) {
-                reserved = fresh
-                newStride = roomStride
+            if let fresh = ReservedRegion(bytes: columns * roomStride) {
+                if (0..<columns).allSatisfy({ fresh.makeUsable($0 * roomStride ..< $0 * roomStride + newCapacity * 8) }) {
+                    reserved = fresh
+                    newStride = roomStride
+                } else {
+                    fresh.release()
+                }
             }
         }
         if let reserved {

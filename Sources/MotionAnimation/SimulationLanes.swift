@@ -12,6 +12,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
 
     public var ownerCount = 0
     public var delayingOwners = 0
+    public var gathered: [Int] = []
     /// Block `kind << 2 | (width − 1)`; kind 0 rests at its target (spring), 1 where it stops (decay),
     /// 2 at its target or the first time it reaches it (a spring with `overshootClamping`).
     private static var blockCount: Int { 12 }

@@ -194,4 +194,40 @@ struct JournalTests {
         #expect(replies[6]["result"]?["targets"]?["u"] != nil)
         #expect(journal.records.count == 3, "the create and two adds (not the refused plan, nor the sample): \(journal.records.count)")
     }
+
+    /// A journal group (all that arrived during one sync) is applied a slice of about a millisecond at a
+    /// time, each next slice queued in the lane of the uid whose entry comes next (applied whole, in the
+    /// daemon's own lane, one uid's flood made every other uid wait for it); the replies keep their order.
+    @Test func aLargeGroupIsAppliedInSlicesThatTakeTurns() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        let writes = SlicedWorkTests.Pump(), applies = SlicedWorkTests.Pump()
+        let turns = Mutex(0)
+        context.offload = { work in writes.queue.withLock { $0.append({ _ in work() }) } }
+        context.onEngineThread = { body in applies.queue.withLock { $0.append(body) } }
+        context.onEngineThreadFor = { _, body in
+            turns.withLock { $0 += 1 }
+            applies.queue.withLock { $0.append(body) }
+        }
+        func send(_ id: Int, _ method: String, _ params: JSONValue) {
+            context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
+        }
+        send(1, "runtime.create", ["name": "work"])
+        let targets = JSONValue.array((0..<256).map { .string("t\($0)") })
+        for id in 2...41 {
+            send(id, "plan.add", ["runtime": "work", "targets": targets, "plan": ["type": "ChangeBoolean", "value": .bool(id % 2 == 0)]])
+        }
+        func replies() -> [Double] { output.lines.compactMap { $0["id"]?.doubleValue }.filter { $0 > 0 } }
+        writes.next()?(context)      // the create's group
+        applies.next()?(context)
+        #expect(replies() == [1])
+        writes.next()?(context)      // the 40 plan.adds', one group
+        applies.next()?(context)     // its first slice
+        let first = replies().count - 1
+        #expect(first >= 1 && first < 40, "\(first) of 40 in the first slice")
+        #expect(turns.withLock { $0 } == 1, "the next slice waits in the uid's lane")
+        while let body = applies.next() { body(context) }
+        #expect(replies() == (1...41).map(Double.init))
+        #expect(journal.records.count == 1 + 40 * 256)
+    }
 }

@@ -13,7 +13,19 @@ struct FairnessTests {
     /// reply came after all of them; taking turns, after about one.
     @Test(.enabled(if: canSwitchUser))
     func anotherUidsBacklogDoesNotDelayARequest() async throws {
-        let daemon = try await DaemonProcess()
+        try await Self.flood(daemon: try await DaemonProcess())
+    }
+
+    /// The same with a state directory: both uids' plans go to lasting runtimes, journaled before they are
+    /// applied (that a large journal group is applied in slices that take turns is
+    /// `JournalTests.aLargeGroupIsAppliedInSlicesThatTakeTurns`: here the groups stay small).
+    @Test(.enabled(if: canSwitchUser))
+    func aJournaledBacklogDoesNotDelayARequestEither() async throws {
+        let state = try DaemonProcess.temporaryDirectory()
+        try await Self.flood(daemon: try await DaemonProcess(arguments: ["--state-dir", state.path]))
+    }
+
+    static func flood(daemon: DaemonProcess) async throws {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: daemon.directory.path)
         try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: daemon.socket)
         let flood = """

@@ -80,37 +80,33 @@ extension EngineContext {
     }
 
     /// Applies the group just written (`journalWriting`), or refuses its journaled changes if the write
-    /// failed.
+    /// failed: in slices of about a millisecond, each next one queued in the lane of the uid whose entry
+    /// comes next (a group is as large as what arrived during one sync: one uid's flood of large plans
+    /// applied whole, in the daemon's own lane, made everyone else wait for it).
     private func applyJournalGroup(written: Result<Void, EngineError>) {
-        let group = journalWriting
-        journalWriting = []
         if case .failure(let error) = written {
             logger.error("journal not written; the changes are refused", metadata: ["error": "\(error.message)"])
         }
-        for entry in group {
-            if let creates = entry.creates { pendingCreates[creates] = nil }
-        }
-        for entry in group {
-            let session = sessions[entry.sessionID]
-            session?.journalPending -= 1
-            let reply: JSONValue
-            if session == nil, entry.records.isEmpty {
-                continue  // its connection closed: nothing durable depends on it (an ephemeral runtime would be orphaned)
-            } else if case .failure(let error) = written, !entry.records.isEmpty {
-                reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
-            } else {
-                do throws(EngineError) {
-                    reply = WireMessage.result(id: entry.id, try entry.apply(self))
-                    for (record, line) in zip(entry.records, entry.lines) { remember(record, line: line) }
-                } catch {
-                    // Written but refused by its plugin (an `add_plan` that checks more than the schema): not
-                    // kept, so the next rewrite (or the next start's) drops it. Not a rewrite now: a refused
-                    // request is cheap to send, a rewrite is not.
-                    reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
-                }
+        journalApplying = JournalApplication(written: written)
+        continueJournalGroup()
+    }
+
+    private func continueJournalGroup() {
+        guard var application = journalApplying else { return }
+        let group = journalWriting
+        let deadline = MonotonicClock.now() + Self.sliceNanos
+        while application.next < group.count {
+            let entry = group[application.next]
+            application.next += 1
+            apply(entry, written: application.written)
+            if application.next < group.count, MonotonicClock.now() > deadline, let onEngineThreadFor {
+                journalApplying = application
+                onEngineThreadFor(sessions[group[application.next].sessionID]?.peer?.uid) { $0.continueJournalGroup() }
+                return
             }
-            session?.sendOwedReply(reply)
         }
+        journalApplying = nil
+        journalWriting = []
         if let journal, journal.size > max(Self.journalCompactionBytes, 2 * journalCompactedBytes) {
             compactJournal()
         }
@@ -122,6 +118,37 @@ extension EngineContext {
         }
         publishControlFrame()
         flushJournal()
+    }
+
+    /// One entry of the group: applied and answered (refused if the write failed).
+    private func apply(_ entry: JournalEntry, written: Result<Void, EngineError>) {
+        if let creates = entry.creates { pendingCreates[creates] = nil }
+        let session = sessions[entry.sessionID]
+        session?.journalPending -= 1
+        let reply: JSONValue
+        if session == nil, entry.records.isEmpty {
+            return  // its connection closed: nothing durable depends on it (an ephemeral runtime would be orphaned)
+        } else if case .failure(let error) = written, !entry.records.isEmpty {
+            reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
+        } else {
+            do throws(EngineError) {
+                reply = WireMessage.result(id: entry.id, try entry.apply(self))
+                for (record, line) in zip(entry.records, entry.lines) { remember(record, line: line) }
+            } catch {
+                // Written but refused by its plugin (an `add_plan` that checks more than the schema): not
+                // kept, so the next rewrite (or the next start's) drops it. Not a rewrite now: a refused
+                // request is cheap to send, a rewrite is not.
+                reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
+            }
+        }
+        session?.sendOwedReply(reply)
+    }
+
+    /// A written group being applied in slices.
+    struct JournalApplication {
+        var written: Result<Void, EngineError>
+        /// The next entry of `journalWriting` to apply.
+        var next = 0
     }
 
     /// Keeps what a replay of `record`'s runtime needs (the compaction's source), within the uid's

@@ -49,6 +49,8 @@ public final class EngineContext: TraceObserver {
     var journal: (any JournalStorage)?
     var journalGroup: [JournalEntry] = []
     var journalWriting: [JournalEntry] = []
+    /// `journalWriting` is being applied (a slice at a time) once this is set.
+    var journalApplying: JournalApplication?
     var journalKept = JournalKeeper()
     /// What the last compaction wrote: the next one waits until the journal is twice that.
     var journalCompactedBytes = 0

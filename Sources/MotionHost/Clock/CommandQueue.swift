@@ -11,7 +11,8 @@ import Glibc
 /// reporting each command's cost through `charge`): a uid that sends large requests back to back gets its
 /// share, and another uid's request waits for at most about one of its commands, not its whole backlog
 /// (16 connections of 55 KB Keyframes plans made a second uid's plan.add wait 0.4 s in one queue).
-/// Within a lane, commands run in the order they came.
+/// Within a lane, commands run in the order they came. A barrier (shutting down) runs once every command
+/// queued before it, in any lane, has been taken.
 final class CommandQueue<Command>: @unchecked Sendable {
     /// Whose commands: the daemon's own, or the connections of one uid (nil: credentials unknown).
     enum Lane: Hashable, Sendable {
@@ -20,7 +21,7 @@ final class CommandQueue<Command>: @unchecked Sendable {
     }
 
     private struct Waiting {
-        var commands = Deque<(command: Command, bytes: Int)>()
+        var commands = Deque<(command: Command, bytes: Int, sequence: UInt64)>()
         /// Engine time its commands used, on the queue's virtual clock (nanoseconds).
         var used: UInt64 = 0
         /// Request bytes of the commands waiting.
@@ -31,7 +32,10 @@ final class CommandQueue<Command>: @unchecked Sendable {
     // heap addresses for the queue's lifetime.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var daemon = Deque<Command>()
+    private var daemon = Deque<(command: Command, sequence: UInt64)>()
+    private var barriers = Deque<(command: Command, sequence: UInt64)>()
+    /// Numbers every command pushed, in order (barriers wait for the ones before them).
+    private var sequence: UInt64 = 0
     private var lanes: [Lane: Waiting] = [:]
     /// Lanes with commands waiting (few: one per uid sending).
     private var busy: [Lane] = []
@@ -64,18 +68,28 @@ final class CommandQueue<Command>: @unchecked Sendable {
     /// Queues `command` at the end of `lane`; `bytes` (a request's line) count toward `bytes(of:)`.
     func push(_ command: Command, lane: Lane = .daemon, bytes: Int = 0) {
         locked {
+            sequence += 1
             if lane == .daemon {
-                daemon.append(command)
+                daemon.append((command, sequence))
             } else {
                 var waiting = lanes.removeValue(forKey: lane) ?? Waiting()
                 if waiting.commands.isEmpty {
                     busy.append(lane)
                     waiting.used = max(waiting.used, virtualNow)
                 }
-                waiting.commands.append((command, bytes))
+                waiting.commands.append((command, bytes, sequence))
                 waiting.bytes += bytes
                 lanes[lane] = waiting
             }
+            pthread_cond_signal(condition)
+        }
+    }
+
+    /// Queues `command` to run once every command pushed before it has been taken.
+    func pushBarrier(_ command: Command) {
+        locked {
+            sequence += 1
+            barriers.append((command, sequence))
             pthread_cond_signal(condition)
         }
     }
@@ -91,17 +105,22 @@ final class CommandQueue<Command>: @unchecked Sendable {
     /// slept first.
     func take(until deadline: UInt64?) -> (command: Command, lane: Lane, more: Bool, waited: Bool)? {
         locked {
-            let waited = daemon.isEmpty && busy.isEmpty
+            let waited = isEmpty
             if waited {
                 if let deadline {
                     var spec = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-                    while daemon.isEmpty, busy.isEmpty, pthread_cond_timedwait(condition, mutex, &spec) == 0 {}
+                    while isEmpty, pthread_cond_timedwait(condition, mutex, &spec) == 0 {}
                 } else {
-                    while daemon.isEmpty && busy.isEmpty { pthread_cond_wait(condition, mutex) }
+                    while isEmpty { pthread_cond_wait(condition, mutex) }
                 }
             }
-            if let command = daemon.popFirst() {
-                return (command, .daemon, !daemon.isEmpty || !busy.isEmpty, waited)
+            if let barrier = barriers.first, daemon.first.map({ $0.sequence > barrier.sequence }) ?? true,
+               busy.allSatisfy({ lanes[$0]!.commands.first!.sequence > barrier.sequence }) {
+                barriers.removeFirst()
+                return (barrier.command, .daemon, !isEmpty, waited)
+            }
+            if let (command, _) = daemon.popFirst() {
+                return (command, .daemon, !isEmpty, waited)
             }
             guard !busy.isEmpty else { return nil }
             var chosen = 0
@@ -110,17 +129,24 @@ final class CommandQueue<Command>: @unchecked Sendable {
             }
             let lane = busy[chosen]
             var waiting = lanes.removeValue(forKey: lane)!
-            let (command, bytes) = waiting.commands.removeFirst()
+            let (command, bytes, _) = waiting.commands.removeFirst()
             waiting.bytes -= bytes
             virtualNow = waiting.used
             if waiting.commands.isEmpty { busy.remove(at: chosen) }
             lanes[lane] = waiting
-            return (command, lane, !busy.isEmpty, waited)
+            // Idle lanes the others have caught up with are forgotten, now and then.
+            if lanes.count > busy.count + 256 {
+                lanes = lanes.filter { !$0.value.commands.isEmpty || $0.value.used > virtualNow }
+            }
+            return (command, lane, !isEmpty, waited)
         }
     }
 
-    /// The command just taken from `lane` used `nanos` of the engine thread. A lane with nothing waiting
-    /// and nothing used beyond the others' is forgotten.
+    /// Nothing waits (called with the mutex held).
+    private var isEmpty: Bool { daemon.isEmpty && busy.isEmpty && barriers.isEmpty }
+
+    /// The command just taken from `lane` used `nanos` of the engine thread. An idle lane is kept while it
+    /// is ahead of the others (`take` forgets it once they catch up).
     func charge(_ lane: Lane, nanos: UInt64) {
         guard lane != .daemon else { return }
         locked {

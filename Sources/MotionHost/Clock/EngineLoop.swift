@@ -93,9 +93,17 @@ public final class EngineLoop: Sendable {
         }
     }
 
+    /// `perform`, once every command queued before it (in any uid's lane) has run: what a client sent
+    /// before the daemon began to stop is answered first.
+    public func performAfterQueued<Result: Sendable>(_ body: @escaping @Sendable (EngineContext) -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            queue.pushBarrier(.run { context in continuation.resume(returning: body(context)) })
+        }
+    }
+
     /// Stops the thread after the commands already queued, and waits for it to end.
     public func stop() async {
-        queue.push(.stop)
+        queue.pushBarrier(.stop)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = finished.withLock { state in
                 if !state.done { state.waiters.append(continuation) }
@@ -157,8 +165,9 @@ public final class EngineLoop: Sendable {
             let taken = queue.take(until: deadline)
             if held != nil { context.releaseHeldFrames(now: MonotonicClock.now()) }
             guard let (message, lane, more, waited) = taken else { continue }
-            // Woken (it may have slept): a plugin call in this command is judged against now.
-            if waited { context.engine.markSlowCallWindow() }
+            // Woken (it may have slept), or the first command since a control frame: a plugin call in this
+            // command is judged against now, not against the last tick.
+            if waited || unpublishedSince == nil { context.engine.markSlowCallWindow() }
             let started = MonotonicClock.now()
             if unpublishedSince == nil { unpublishedSince = started }
             switch message {

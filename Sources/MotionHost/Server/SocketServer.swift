@@ -62,7 +62,7 @@ public struct SocketServer: Service {
         onListening(path)
         try? await gracefulShutdown()
         try? await channel.close()
-        let closing = await loop.perform { $0.closeAllSessions(reason: "motiond is stopping") }
+        let closing = await loop.performAfterQueued { $0.closeAllSessions(reason: "motiond is stopping") }
         // The engine thread only queued the last lines and the closes on the event loops; wait until they
         // ran, or the process could exit first and a client would never see why it was disconnected. A
         // client whose socket is full gets a second, not the 5 s of a connection closed while running.
