@@ -191,7 +191,8 @@ extension Engine {
         nextPerformerID += 1
         performers[record.id] = record
         let instance = calling(factory.label, "create") {
-            factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer, record.id, target.name)
+            factory.descriptor.table.pointee.create(factory.descriptor.pointer, scope.isDryRun ? host.dryRunPointer : host.pointer,
+                                                    record.id, target.name)
         }
         guard let instance else {
             performers[record.id] = nil

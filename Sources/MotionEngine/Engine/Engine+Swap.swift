@@ -243,7 +243,8 @@ extension Engine {
         record.isShadow = true
         performers[record.id] = record
         guard let instance = calling(factory.label, "create", {
-            factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer, record.id, old.target.name)
+            factory.descriptor.table.pointee.create(factory.descriptor.pointer, old.runtime.isDryRun ? host.dryRunPointer : host.pointer,
+                                                    record.id, old.target.name)
         }) else {
             performers[record.id] = nil
             throw EngineError(.invalidPlan, "the new \(old.planType) build could not create a performer for \(old.target.name)")

@@ -9,6 +9,11 @@ import MotionWire
 /// is frozen. Callbacks arrive on the engine thread only, from inside calls the engine made.
 public final class HostServices: PlanNodesOwner {
     package let pointer: UnsafeMutablePointer<motion_host>
+    /// The same host (same calls, same services) at another address, given to the performers of dry runs
+    /// (`plan.sample`, replays): plugins that keep state per host (the shipped animations' lanes, keyed by
+    /// `PerformerContext.hostIdentity`) keep theirs apart, so the clock's batches hold every owner of the
+    /// live lanes (sharing them, a dry run made every tick step 100,000 live springs one list at a time).
+    package let dryRunPointer: UnsafeMutablePointer<motion_host>
     let logger: Logger
     /// Set by the engine for its lifetime. `unowned(unsafe)` keeps the frame-path callbacks free of
     /// reference counting; the engine clears it in `deinit`.
@@ -71,7 +76,9 @@ public final class HostServices: PlanNodesOwner {
                 default: return nil
                 }
             }))
+        dryRunPointer = .allocate(capacity: 1)
         pointer.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+        dryRunPointer.initialize(to: pointer.pointee)
         curves.initialize(to: motion_curves(
             struct_size: UInt32(MemoryLayout<motion_curves>.size), reserved: 0,
             bind: { host, name, arguments, count, errorBuffer, capacity in
@@ -180,6 +187,8 @@ public final class HostServices: PlanNodesOwner {
         claims.deallocate()
         pointer.deinitialize(count: 1)
         pointer.deallocate()
+        dryRunPointer.deinitialize(count: 1)
+        dryRunPointer.deallocate()
         curves.deinitialize(count: 1)
         curves.deallocate()
         properties.deinitialize(count: 1)
