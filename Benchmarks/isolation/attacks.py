@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Issue #16's attacks against a running motiond, each beside a victim that counts its own frames.
 
-    attacks.py SOCKET [--uid UID] [--seconds S] [ATTACK...]
+    attacks.py SOCKET [--uid UID] [--seconds S] [--hold N] [ATTACK...]
+
+With --hold N, the attacker's uid first adds N never-settling springs (in an ephemeral runtime of a
+connection held open) and every attack runs beside them: what a uid within its quotas (100,000
+performers) makes the daemon carry.
 
 The victim (this process's uid) animates one spring that never settles and subscribes to it; while an
 attacker (a subprocess, run as UID through setpriv when given) performs one attack, the victim records
@@ -231,12 +235,30 @@ def attack(path, name, seconds):
     print(json.dumps(seen))
 
 
+def hold(path, count):
+    """Runs in the attacker's process: adds `count` moving springs, says so, and holds them until stdin
+    closes."""
+    client = Client(path)
+    client.call("hello", {"protocol": 1, "client": "holder"})
+    client.call("runtime.create", {"name": "held", "ephemeral": True})
+    for index in range(count):
+        client.send("plan.add", {"runtime": "held", "target": "h%d" % index, "plan": {
+            "type": "Spring", "property": "x", "from": [0], "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}})
+        if index % 500 == 499 or index == count - 1:
+            client.reply(client.next)
+    print("held", flush=True)
+    sys.stdin.read()
+
+
 def main():
     args = sys.argv[1:]
     if args and args[0] == "--attack":
         attack(args[1], args[2], float(args[3]))
         return
-    path, uid, seconds, chosen = args[0], None, 5.0, []
+    if args and args[0] == "--hold":
+        hold(args[1], int(args[2]))
+        return
+    path, uid, seconds, chosen, held = args[0], None, 5.0, [], 0
     rest = args[1:]
     while rest:
         option = rest.pop(0)
@@ -244,23 +266,32 @@ def main():
             uid = rest.pop(0)
         elif option == "--seconds":
             seconds = float(rest.pop(0))
+        elif option == "--hold":
+            held = int(rest.pop(0))
         else:
             chosen.append(option)
+    as_uid = (lambda command: ["setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"] + command) if uid else (lambda command: command)
+    holder = None
+    if held:
+        holder = subprocess.Popen(as_uid([sys.executable, os.path.abspath(__file__), "--hold", path, str(held)]),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        holder.stdout.readline()
     for name in chosen or ATTACKS:
         result = {"ready": threading.Event()}
         watcher = threading.Thread(target=victim, args=(path, seconds, result))
         watcher.start()
         result["ready"].wait()
-        command = [sys.executable, os.path.abspath(__file__), "--attack", path, name, str(seconds)]
-        if uid is not None:
-            command = ["setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"] + command
+        command = as_uid([sys.executable, os.path.abspath(__file__), "--attack", path, name, str(seconds)])
         attacker = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 120)
         watcher.join()
         summary = attacker.stdout.strip().splitlines()[-1] if attacker.stdout.strip() else attacker.stderr.strip()[-300:]
         print(json.dumps({"attack": name, "victim_fps": result["fps"], "victim_max_gap_ms": result["max_gap_ms"],
                           "victim_requests": result["requests"], "victim_request_max_ms": result["request_max_ms"],
-                          "attacker_uid": uid or os.getuid(), "attacker_saw": summary}), flush=True)
+                          "attacker_uid": uid or os.getuid(), "held_springs": held, "attacker_saw": summary}), flush=True)
         time.sleep(1)
+    if holder:
+        holder.stdin.close()
+        holder.wait()
 
 
 if __name__ == "__main__":
