@@ -40,7 +40,8 @@ public struct PerformerContext {
 
     /// Names the host this performer belongs to. A host calls its plugins from one thread; two hosts in
     /// one process (an embedding program, tests) may run at once, so state shared between performers
-    /// is kept per host.
+    /// is kept per host. motiond gives dry runs' performers a host of their own (the same services at
+    /// another address): the clock never advances them, and keyed by this they stay out of live batches.
     public var hostIdentity: UInt { UInt(bitPattern: host) }
 
     /// [control] Interns a property name of this performer's target. Do it when a plan arrives.

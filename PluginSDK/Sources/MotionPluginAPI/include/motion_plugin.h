@@ -90,6 +90,11 @@ typedef uint64_t motion_performer_ref;
 /**
  * Services the host hands to the plugin. The pointer passed to `init` and `create` stays valid until
  * the process exits. Every member is non-NULL in a host of this ABI version.
+ *
+ * motiond creates the performers of dry runs (`plan.sample`, timeline replays) with a second pointer to
+ * the same services: every call works through either. State a plugin shares between performers (a
+ * batch's columns, say) is best kept per pointer a performer was created with, so that a dry run's
+ * performers, which the clock never advances, stay out of the live ones' batches.
  */
 typedef struct motion_host {
     uint32_t struct_size;
