@@ -294,8 +294,11 @@ final class PropertyStore {
     }
 
     /// Forgets every property of `runtime`; their handles may be reused.
+    /// Forgets the runtime's properties: a look at those, not at every property (a client closing its
+    /// ephemeral runtime beside 600,000 properties of others scanned them all).
     func removeAll(inRuntime runtime: String) {
-        remove(index.filter { $0.key.runtime == runtime }.map(\.value))
+        guard let handles = handlesByRuntime[runtime] else { return }
+        remove(Array(handles))
     }
 
     /// Forgets these properties; their handles may be reused.
