@@ -233,4 +233,22 @@ struct OwnershipTests {
         let dropped = alice.lines.filter { $0["event"] == "frame" }.compactMap { $0["dropped"]?.intValue }.max() ?? 0
         #expect(dropped > 0, "conflated values are counted as dropped")
     }
+
+    /// A subscriber without a filter marks what changed when it is served: one that waited longer than
+    /// the steps kept (`ChangeHistory.depth`) gets every property it may see, at its current value.
+    @Test mutating func aSubscriberThatWaitedLongIsResynced() {
+        context.hub.uidFrameBudgetNanos = 1  // one of alice's subscribers a step
+        let count = ChangeHistory.depth + 8
+        for _ in 0..<count { _ = call(1, "subscribe", ["streams": ["frames"]]) }
+        _ = call(1, "plan.add", ["target": "card", "plan": ["type": "ForeverActive"]])
+        _ = call(1, "plan.add", ["target": "still", "plan": ["type": "ChangeBoolean", "value": true]])
+        for _ in 0..<(count + 4) { context.tick(dt: 1.0 / 120) }
+        let frames = alice.lines.filter { $0["event"] == "frame" && $0["updates"]?.arrayValue?.isEmpty == false }
+        let served = Set(frames.compactMap { $0["sub"]?.intValue })
+        #expect(served == Set(1...count), "every subscriber in turn: \(served.count) of \(count)")
+        // The last ones waited past the history: their frame is a resync, with the still property too.
+        let last = frames.last { $0["sub"]?.intValue == count }
+        let targets = Set(last?["updates"]?.arrayValue?.compactMap { $0["target"]?.stringValue } ?? [])
+        #expect(targets.contains("still") && targets.contains("card"), "\(targets)")
+    }
 }

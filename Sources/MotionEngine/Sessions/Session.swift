@@ -87,6 +87,10 @@ final class Subscription {
     /// at (`SubscriptionHub.publishFrame`).
     var wasDeferred = false
     var visitedStep: UInt64 = 0
+    /// Without a filter or a display: its pending properties are marked when it is served, from the hub's
+    /// `ChangeHistory`, through this step of it.
+    var marksWhenServed: Bool { display == nil && runtime == nil && targets == nil }
+    var markedThrough: UInt64 = 0
     var traceLost = 0
     /// Display-timed (SPEC §11): the display it follows; nil on the `--rate` clock.
     var display: DisplayTiming?

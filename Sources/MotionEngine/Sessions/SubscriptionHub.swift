@@ -34,8 +34,10 @@ public final class SubscriptionHub {
 
     /// Frame subscribers with a `runtime` or `targets` filter, found by the properties they watch.
     private let filtered = FilterIndex()
-    /// Frame subscribers without a filter: they look at every written property.
+    /// Frame subscribers without a filter: they look at every written property (those on the `--rate`
+    /// clock when they are served, in `history`).
     private var unfiltered: [Subscription] = []
+    private let history = ChangeHistory()
 
     func add(_ subscription: Subscription) {
         subscriptions.append(subscription)
@@ -45,6 +47,7 @@ public final class SubscriptionHub {
             filtered.add(subscription)
         } else {
             unfiltered.append(subscription)
+            subscription.markedThrough = history.latest
         }
     }
 
@@ -135,8 +138,10 @@ public final class SubscriptionHub {
         }
         for subscription in subscriptions where subscription.frames {
             subscription.wasUpToDate = subscription.pending.isEmpty
+                && (!subscription.marksWhenServed || subscription.markedThrough == history.latest)
         }
-        for subscription in unfiltered where !subscription.session.isClosed {
+        history.record(dirty)
+        for subscription in unfiltered where !subscription.session.isClosed && !subscription.marksWhenServed {
             subscription.growPending(to: store.keys.count)
             subscription.isPending.withUnsafeMutableBufferPointer { isPending in
                 for handle in dirty {
@@ -160,8 +165,9 @@ public final class SubscriptionHub {
             case .present(let at, _) where subscription.presentingAt != at: return
             default: break
             }
-            guard !subscription.pending.isEmpty, !isBehind(subscription.session),
-                subscription.rateLimit.isDue(at: time)
+            let marksNow = subscription.marksWhenServed
+            guard !subscription.pending.isEmpty || (marksNow && history.hasChanges(after: subscription.markedThrough)),
+                !isBehind(subscription.session), subscription.rateLimit.isDue(at: time)
             else { return }
             let budgeted = uidFrameBudgetNanos > 0 && !subscription.seesAll
             if budgeted, let spent = spentByUID[subscription.viewer], spent >= uidFrameBudgetNanos {
@@ -172,6 +178,10 @@ public final class SubscriptionHub {
             }
             let began = budgeted ? MonotonicClock.now() : 0
             defer { if budgeted { spentByUID[subscription.viewer, default: 0] &+= MonotonicClock.now() &- began } }
+            if marksNow {
+                history.catchUp(subscription, store: store)
+                if subscription.pending.isEmpty { return }
+            }
             if let channel = subscription.sharedFrames {
                 sendSharedFrame(to: subscription, through: channel, store: store, time: time)
                 return
