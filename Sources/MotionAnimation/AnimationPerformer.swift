@@ -150,11 +150,10 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     }
 
     /// Moves the waiting plans' clock on; those whose delay ends within this tick start, in the order their
-    /// delays end (of two at once, the one added first), each moved on by the rest of the tick, as if it had started at its exact time. A tick
-    /// before the earliest end looks at none; one that reaches it, at each once.
+    /// delays end (of two at once, the one added first), each moved on by the rest of the tick, as if it
+    /// had started at its exact time. A tick looks only at the plans that start in it.
     private func advanceDelays(by dt: Double) {
         waitClock += dt
-        guard let first = delayed.min, first.due - waitClock <= 1e-12 else { return }
         var starting: [(plan: Delayed, rest: Double)] = []
         while let next = delayed.min, next.due - waitClock <= 1e-12 {
             _ = delayed.popMin()

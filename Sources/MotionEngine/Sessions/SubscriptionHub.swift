@@ -140,7 +140,8 @@ public final class SubscriptionHub {
             subscription.wasUpToDate = subscription.pending.isEmpty
                 && (!subscription.marksWhenServed || subscription.markedThrough == history.latest)
         }
-        history.record(dirty)
+        // Kept only while some subscriber marks when served (a copy of what was written, per step).
+        if unfiltered.contains(where: \.marksWhenServed) { history.record(dirty) }
         for subscription in unfiltered where !subscription.session.isClosed && !subscription.marksWhenServed {
             subscription.growPending(to: store.keys.count)
             subscription.isPending.withUnsafeMutableBufferPointer { isPending in
