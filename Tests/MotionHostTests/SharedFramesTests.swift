@@ -116,4 +116,33 @@ struct SharedFramesTests {
         tick(2)
         #expect(slot(base, 0).value.0 == 4 && header(base).frame == 2)
     }
+
+    /// A frame names at most `namesPerFrame` new slots (a first frame over 100,000 moving properties
+    /// named them all in one tick); the rest follow in the next frames, which the clock runs for even
+    /// when nothing else changes, each property once, with its latest value.
+    @Test func aFrameNamesAtMostItsShareOfNewSlotsAndTheRestFollow() throws {
+        let perFrame = SharedFrameChannel.namesPerFrame
+        let total = perFrame * 2 + 100
+        let base = try subscribe(slots: total)
+        for index in 0..<total { _ = write("t\(index)", [Double(index)]) }
+        tick(1)
+        #expect(header(base).slots_used == UInt32(perFrame) && header(base).frame == 1)
+        #expect(hub.hasDeferredFrames, "the clock must run for the properties still to be named")
+        // The last of them moves meanwhile: the frame that names it carries its latest value.
+        _ = write("t\(total - 1)", [-1])
+        tick(2)
+        #expect(header(base).slots_used == UInt32(perFrame * 2) && hub.hasDeferredFrames)
+        tick(3)
+        #expect(header(base).slots_used == UInt32(total) && header(base).frame == 3)
+        #expect(!hub.hasDeferredFrames)
+        let names = output.lines.filter { $0["event"] == "slots" }.flatMap { $0["slots"]?.arrayValue ?? [] }
+        #expect(names.count == total && names.allSatisfy { $0["tag"] == 1 })
+        #expect(Set(names.compactMap { $0["target"]?.stringValue }).count == total)
+        let last = try #require(names.first { $0["target"]?.stringValue == "t\(total - 1)" }?["slot"]?.doubleValue)
+        #expect(slot(base, Int(last)).value.0 == -1)
+        let middle = try #require(names.first { $0["target"]?.stringValue == "t\(perFrame + 5)" }?["slot"]?.doubleValue)
+        #expect(slot(base, Int(middle)).value.0 == Double(perFrame + 5))
+        tick(4)
+        #expect(header(base).frame == 3, "nothing more to send")
+    }
 }

@@ -226,40 +226,6 @@ public final class SubscriptionHub {
     /// Runtimes created `"shared": true`, by key: their trace events reach every uid.
     var sharedRuntimes: Set<String> = []
 
-    /// Sends a trace event to every subscriber whose filter it matches.
-    func publish(_ event: TraceEvent, time: Double) {
-        for subscription in subscriptions where subscription.trace && !subscription.session.isClosed {
-            let shared = event.runtime.map(sharedRuntimes.contains) ?? false
-            guard subscription.matches(runtime: event.runtime, target: event.target, shared: shared) else { continue }
-            if subscription.session.output.backlog > limits.traceHighWater {
-                subscription.traceLost += 1
-                continue
-            }
-            flushGap(subscription, time: time)
-            let line = EventLines.trace(event, subscription: subscription.id, seq: subscription.nextSeq(), time: time,
-                                        viewer: subscription.viewer)
-            if let last = subscription.held.last {
-                subscription.held.append((last.sendAt, line))
-            } else {
-                subscription.session.output.send(line)
-            }
-        }
-    }
-
-    /// Sends a router event (`route.transition.start`, `route.update`, `route.transition.end`) to every
-    /// subscriber of the `routes` stream. Route events are few and each matters: they are never dropped
-    /// for a slow reader (its backlog is bounded by the disconnect rule instead).
-    func publishRoute(_ name: String, _ fields: [String: JSONValue], time: Double) {
-        for subscription in subscriptions where subscription.routes && !subscription.session.isClosed {
-            let runtime = fields["runtime"]?.stringValue
-            guard subscription.matches(runtime: runtime, target: nil, shared: false) else { continue }
-            var fields = fields
-            if let runtime { fields["runtime"] = .string(OwnedName.display(runtime, for: subscription.viewer)) }
-            subscription.session.output.send(
-                EventLines.route(name, fields, subscription: subscription.id, seq: subscription.nextSeq(), time: time))
-        }
-    }
-
     /// Called once per tick: announces trace gaps to subscribers that caught up and returns the sessions
     /// that stayed behind too long, which the caller disconnects.
     func checkBacklogs(time: Double) -> [Session] {
@@ -286,14 +252,6 @@ public final class SubscriptionHub {
     /// tick comes (with a fixed 1 MiB mark it got every other frame).
     private func isBehind(_ session: Session) -> Bool {
         session.output.backlog > max(limits.frameHighWater, session.lastFrameBytes)
-    }
-
-    private func flushGap(_ subscription: Subscription, time: Double) {
-        guard subscription.traceLost > 0 else { return }
-        subscription.session.output.send(
-            EventLines.gap(subscription: subscription.id, seq: subscription.nextSeq(), lost: subscription.traceLost,
-                           time: time))
-        subscription.traceLost = 0
     }
 
     /// Sends `subscription` its pending updates: `sharedBody`, a range of `bodies` written this tick for
@@ -341,8 +299,15 @@ public final class SubscriptionHub {
         let written = channel.write(subscription.pending, store: store, for: subscription)
         subscription.isPending.withUnsafeMutableBufferPointer { isPending in
             for handle in subscription.pending { isPending[Int(handle)] = false }
+            for handle in channel.waiting { isPending[Int(handle)] = true }
         }
         subscription.pending.removeAll(keepingCapacity: true)
+        if !channel.waiting.isEmpty {
+            // Properties still to be named go first in the next frame, which the clock runs for.
+            subscription.pending.append(contentsOf: channel.waiting)
+            subscription.wasDeferred = true
+            deferredCount += 1
+        }
         let dropped = subscription.dropped
         subscription.dropped = 0
         subscription.rateLimit.sent(at: time)
