@@ -1,7 +1,9 @@
+import Glibc
 import Logging
 @testable import MotionEngine
 @testable import MotionHost
 import MotionWire
+import Synchronization
 import Testing
 
 /// SPEC §13 in an in-process context: sessions of uid 1000 and 1001 (clients) and of root (admin).
@@ -235,8 +237,8 @@ struct OwnershipTests {
     }
 
     /// A subscriber without a filter marks what changed when it is served: one that waited longer than
-    /// the steps kept (`ChangeHistory.depth`) gets every property it may see, at its current value.
-    @Test mutating func aSubscriberThatWaitedLongIsResynced() {
+    /// the steps kept (`ChangeHistory.depth`) still gets each property written since, at its current value.
+    @Test mutating func aSubscriberThatWaitedLongGetsWhatChangedMeanwhile() {
         context.hub.uidFrameBudgetNanos = 1  // one of alice's subscribers a step
         let count = ChangeHistory.depth + 8
         for _ in 0..<count { _ = call(1, "subscribe", ["streams": ["frames"]]) }
@@ -246,9 +248,53 @@ struct OwnershipTests {
         let frames = alice.lines.filter { $0["event"] == "frame" && $0["updates"]?.arrayValue?.isEmpty == false }
         let served = Set(frames.compactMap { $0["sub"]?.intValue })
         #expect(served == Set(1...count), "every subscriber in turn: \(served.count) of \(count)")
-        // The last ones waited past the history: their frame is a resync, with the still property too.
+        // The last ones waited past the history: their first frame has the still property too (written
+        // once, after they subscribed).
         let last = frames.last { $0["sub"]?.intValue == count }
         let targets = Set(last?["updates"]?.arrayValue?.compactMap { $0["target"]?.stringValue } ?? [])
         #expect(targets.contains("still") && targets.contains("card"), "\(targets)")
+    }
+
+    /// A dry run's properties (another uid's `plan.sample`, in slices between ticks) never reach a
+    /// subscriber, not even one that waited many steps and catches up on everything written since.
+    @Test mutating func aDryRunInSlicesNeverReachesASubscriberThatWaitedLong() {
+        let pending = Mutex<[@Sendable (EngineContext) -> Void]>([])
+        context.onEngineThreadFor = { _, body in pending.withLock { $0.append(body) } }
+        context.hub.uidFrameBudgetNanos = 1  // one of bob's subscribers a step: the others wait
+        for _ in 0..<(ChangeHistory.depth + 8) { _ = call(2, "subscribe", ["streams": ["frames"]]) }
+        _ = call(2, "plan.add", ["target": "card", "plan": ["type": "ForeverActive"]])
+        let times = JSONValue.array((0..<10_000).map { .number(Double($0) * 0.06) })
+        _ = call(1, "plan.sample", ["plan": ["type": "Frames", "frames": 100_000, "property": "secret"], "times": times])
+        var slices = 0
+        while let body = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            for _ in 0..<4 { context.tick(dt: 1.0 / 120) }
+            body(context)
+            slices += 1
+        }
+        #expect(slices > 1, "the sample ran in slices")
+        #expect(alice.lines.contains { $0["result"]?["samples"] != nil }, "\(alice.lines.last ?? .null)")
+        let updates = bob.lines.filter { $0["event"] == "frame" }.flatMap { $0["updates"]?.arrayValue ?? [] }
+        #expect(!updates.isEmpty)
+        #expect(updates.allSatisfy { $0["target"] == "card" }, "\(Set(updates.compactMap { $0["runtime"]?.stringValue }))")
+    }
+
+    /// A value written just after a `maxRate` subscriber's frame reaches it when its rate is next due,
+    /// though nothing moves any more: the clock keeps running for what it is owed, then stops.
+    @Test mutating func aRateLimitedSubscriberGetsTheLastValueOfMotionThatStopped() {
+        _ = call(1, "subscribe", ["streams": ["frames"], "maxRate": 10])
+        _ = call(1, "plan.add", ["target": "a", "plan": ["type": "ChangeBoolean", "value": true]])
+        context.tick(dt: 1.0 / 120)
+        _ = call(1, "plan.add", ["target": "b", "plan": ["type": "ChangeBoolean", "value": true]])
+        context.publishControlFrame()
+        #expect(context.wantsTicks, "b's value is owed")
+        let start = ContinuousClock.now
+        while context.wantsTicks, ContinuousClock.now - start < .seconds(2) {
+            context.tick(dt: 1.0 / 120)
+            usleep(2000)
+        }
+        let targets = alice.lines.filter { $0["event"] == "frame" }.flatMap { $0["updates"]?.arrayValue ?? [] }
+            .compactMap { $0["target"]?.stringValue }
+        #expect(targets.contains("b"), "\(targets)")
+        #expect(!context.wantsTicks, "and then the clock may stop")
     }
 }

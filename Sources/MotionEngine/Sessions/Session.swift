@@ -91,6 +91,8 @@ final class Subscription {
     /// `ChangeHistory`, through this step of it.
     var marksWhenServed: Bool { display == nil && runtime == nil && targets == nil }
     var markedThrough: UInt64 = 0
+    /// The writes of properties it may see up to `markedThrough` (`ChangeHistory`), for `dropped`.
+    var writesMarked: UInt64 = 0
     var traceLost = 0
     /// Display-timed (SPEC §11): the display it follows; nil on the `--rate` clock.
     var display: DisplayTiming?

@@ -47,7 +47,7 @@ public final class SubscriptionHub {
             filtered.add(subscription)
         } else {
             unfiltered.append(subscription)
-            subscription.markedThrough = history.latest
+            history.start(subscription)
         }
     }
 
@@ -141,7 +141,7 @@ public final class SubscriptionHub {
                 && (!subscription.marksWhenServed || subscription.markedThrough == history.latest)
         }
         // Kept only while some subscriber marks when served (a copy of what was written, per step).
-        if unfiltered.contains(where: \.marksWhenServed) { history.record(dirty) }
+        if unfiltered.contains(where: \.marksWhenServed) { history.record(dirty, store: store) }
         for subscription in unfiltered where !subscription.session.isClosed && !subscription.marksWhenServed {
             subscription.growPending(to: store.keys.count)
             subscription.isPending.withUnsafeMutableBufferPointer { isPending in
@@ -167,9 +167,15 @@ public final class SubscriptionHub {
             default: break
             }
             let marksNow = subscription.marksWhenServed
-            guard !subscription.pending.isEmpty || (marksNow && history.hasChanges(after: subscription.markedThrough)),
-                !isBehind(subscription.session), subscription.rateLimit.isDue(at: time)
+            guard !subscription.pending.isEmpty || (marksNow && history.hasChanges(after: subscription.markedThrough))
             else { return }
+            guard !isBehind(subscription.session), subscription.rateLimit.isDue(at: time) else {
+                // Owed (its `maxRate` is not due, or its reader is behind): the clock runs until it is
+                // sent, even when nothing moves any more (the last value of a motion that stopped).
+                subscription.wasDeferred = true
+                deferredCount += 1
+                return
+            }
             let budgeted = uidFrameBudgetNanos > 0 && !subscription.seesAll
             if budgeted, let spent = spentByUID[subscription.viewer], spent >= uidFrameBudgetNanos {
                 // Its changes stay pending (the latest value wins) for the next step, where it goes first.
