@@ -147,6 +147,39 @@ struct CompositionTests {
         #expect(context.engine.composition.composites.isEmpty)
     }
 
+    /// A request starts at most 256 plans: a composite's leaves, over every staggered target.
+    @Test func aRequestStartsAtMost256Plans() {
+        func group(_ count: Int) -> JSONValue {
+            ["type": "Group", "plans": .array((0..<count).map { ["type": "Set", "property": .string("p\($0)"), "value": [1]] })]
+        }
+        #expect(call("plan.add", ["target": "a", "plan": group(256)])["performer"] != nil)
+        let large = call("plan.add", ["target": "b", "plan": group(257)])
+        #expect(large["code"] == "plan.invalid" && large["message"]?.stringValue?.contains("at most 256 plans") == true, "\(large)")
+        let targets = JSONValue.array((0..<13).map { .string("t\($0)") })
+        let staggered = call("plan.add", ["targets": targets, "plan": group(20)])
+        #expect(staggered["code"] == "request.limit", "\(staggered)")
+        #expect(staggered["message"] == "targets: 13 targets × 20 plans each; a staggered plan.add starts at most 256 plans")
+        #expect(context.engine.value(of: "p0", target: "t0", runtime: Self.runtime) == nil, "nothing started")
+        #expect(call("plan.add", ["targets": .array(Array(targets.arrayValue!.prefix(12))), "plan": group(20)])["performers"] != nil)
+    }
+
+    /// Composites are found by their target and their leaves by their performer: a target that ends
+    /// or a performer that goes idle ends what is its own, nothing of other targets or runtimes.
+    @Test func endingATargetOrAPerformerTouchesOnlyItsOwnComposites() {
+        _ = call("runtime.create", ["name": "other"])
+        _ = call("plan.add", ["runtime": "other", "target": "a", "plan": ["type": "Group", "plans": [Self.tween(1, 10)]]])
+        _ = call("plan.add", ["target": "b", "plan": ["type": "Group", "plans": [Self.tween(1, 10)]]])
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Group", "plans": [Self.tween(1, 0.05)]]])
+        #expect(context.engine.composition.waits.count == 3)
+        for _ in 0..<12 { context.tick(dt: 1.0 / 120) }
+        #expect(context.engine.composition.waits.count == 2, "a's tween ended, its group with it")
+        context.engine.removeTarget("b", in: Self.runtime)
+        #expect(context.engine.composition.waits.count == 1)
+        #expect(context.engine.isActive(runtime: "0/other"), "the other runtime's group runs on")
+        _ = call("runtime.destroy", ["name": "other"])
+        #expect(context.engine.composition.composites.isEmpty && context.engine.composition.waits.isEmpty)
+    }
+
     @Test func compositesAreCheckedWholeBeforeAnythingStarts() {
         func code(_ plan: JSONValue) -> (String?, String?) {
             let reply = call("plan.add", ["target": "a", "plan": plan])

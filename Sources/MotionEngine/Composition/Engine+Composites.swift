@@ -1,44 +1,5 @@
 import MotionWire
 
-/// What the engine keeps for running composites.
-struct CompositionState {
-    /// A property a composite's leaf animates.
-    struct Leaf: Hashable {
-        var runtime: String
-        var target: String
-        var property: String
-    }
-
-    struct Wait {
-        var composite: UInt64
-        var performer: UInt64
-        /// The name the leaf was handed to its performer with (echoed in its `animation.ended`), when the
-        /// performer takes named plans: another animation of the same property is then never taken for it.
-        var name: String?
-    }
-
-    /// A leaf's end, waiting to be handed to its composite at a safe point (never inside a plugin call).
-    struct End {
-        var composite: UInt64
-        var reason: String
-        var late: Double
-    }
-
-    var composites: [UInt64: Composite] = [:]
-    var nextID: UInt64 = 1
-    /// Leaves that run, by the property they animate.
-    var waits: [Leaf: Wait] = [:]
-    var ends: [End] = []
-    var isDraining = false
-    /// The leaf being handed to its performer: an end `finished` traced meanwhile means it ended at once.
-    var delivering: Leaf?
-    var deliveringName: String?
-    var deliveredEnd: (reason: String, late: Double)?
-    var nextLeaf: UInt64 = 1
-    /// The performer that took the last leaf (what `plan.add` of a composite answers).
-    var lastPerformer: UInt64 = 0
-}
-
 extension Engine {
     /// Starts a `Sequence` or `Group` that `check` accepted; returns the performer of its first leaf.
     func addComposite(_ plan: JSONValue, kind: Composite.Kind, to target: String, in scope: RuntimeScope,
@@ -72,15 +33,14 @@ extension Engine {
             return
         }
         guard let wait = composition.waits[leaf], wait.name == nil || wait.name == name else { return }
-        composition.waits[leaf] = nil
+        composition.waits.remove(leaf)
         composition.ends.append(.init(composite: wait.composite, reason: reason, late: late))
     }
 
     /// A performer released its last token: leaves it ran that never traced their end (a plugin that
     /// does not trace `animation.ended`) are taken as finished.
     func leafPerformerIdle(_ performer: UInt64) {
-        for (leaf, wait) in composition.waits where wait.performer == performer {
-            composition.waits[leaf] = nil
+        for wait in composition.waits.removeAll(ofPerformer: performer) {
             composition.ends.append(.init(composite: wait.composite, reason: "finished", late: 0))
         }
     }
@@ -88,15 +48,13 @@ extension Engine {
     /// Forgets the composites of a runtime that is destroyed, or of one of its targets that ends (they
     /// end `interrupted`, releasing their hold on the runtime).
     func dropComposites(of runtime: String, target: String? = nil) {
-        let dropped = composition.composites.values.filter { $0.runtime == runtime && (target == nil || $0.target == target) }
-        for composite in dropped.sorted(by: { $0.id < $1.id }) {
-            composition.composites[composite.id] = nil
+        for composite in composition.composites.removeAll(inRuntime: runtime, target: target) {
             guard target != nil, let scope = runtimes[runtime] else { continue }
             scope.activeTokens = max(scope.activeTokens - 1, 0)
             trace(TraceEvent(kind: "animation.ended", runtime: runtime, target: composite.target, fields: [
                 "planType": .string(composite.kind.rawValue), "reason": "interrupted", "composite": .number(Double(composite.id))]))
         }
-        composition.waits = composition.waits.filter { $0.key.runtime != runtime || (target != nil && $0.key.target != target) }
+        composition.waits.removeAll(inRuntime: runtime, target: target)
         composition.ends.removeAll { composition.composites[$0.composite] == nil }
     }
 
@@ -108,7 +66,7 @@ extension Engine {
         let composite = Composite(id: composition.nextID, kind: kind, children: Composite.inherited(plan),
                                   runtime: scope.name, target: target, parent: parent, quotas: quotas)
         composition.nextID += 1
-        composition.composites[composite.id] = composite
+        composition.composites.insert(composite)
         scope.activeTokens += 1
         if scope.activeTokens == 1 { trace(TraceEvent(kind: "runtime.active", runtime: scope.name)) }
         composite.isLaunching = true
@@ -191,7 +149,7 @@ extension Engine {
         if let previous = composition.waits[leaf] {
             composition.ends.append(.init(composite: previous.composite, reason: "interrupted", late: 0))
         }
-        composition.waits[leaf] = .init(composite: composite.id, performer: performer.id, name: composition.deliveringName)
+        composition.waits.set(leaf, .init(composite: composite.id, performer: performer.id, name: composition.deliveringName))
         return nil
     }
 
@@ -212,7 +170,7 @@ extension Engine {
     }
 
     private func end(_ composite: Composite, late: Double) {
-        guard composition.composites.removeValue(forKey: composite.id) != nil else { return }
+        guard composition.composites.remove(composite.id) != nil else { return }
         composite.endedLate = late
         let reason = composite.interrupted ? "interrupted" : "finished"
         var fields: [String: JSONValue] = [

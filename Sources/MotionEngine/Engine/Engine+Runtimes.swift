@@ -78,7 +78,7 @@ extension Engine {
         for (ordinal, remaining) in scope.targetOrder.enumerated().dropFirst(target.ordinal) { remaining.ordinal = ordinal }
         for handle in target.properties.values where Int(handle) < animators.count { animators[Int(handle)] = nil }
         store.remove(Array(target.properties.values))
-        composition.waits = composition.waits.filter { $0.key.runtime != runtime || $0.key.target != name }
+        composition.waits.removeAll(inRuntime: runtime, target: name)
         if !composition.composites.isEmpty { dropComposites(of: runtime, target: name) }
         if announcing { trace(TraceEvent(kind: "target.removed", runtime: runtime, target: name)) }
         if wasActive, scope.activeTokens == 0 { trace(TraceEvent(kind: "runtime.idle", runtime: runtime)) }
