@@ -180,6 +180,24 @@ struct CompositionTests {
         #expect(context.engine.composition.composites.isEmpty && context.engine.composition.waits.isEmpty)
     }
 
+    /// A uid's composites start their next steps within a budget per frame; the rest wait for the next
+    /// frame and start as far along as they would have: a step's values never depend on the wait.
+    @Test func stepsPastAUidsBudgetWaitAFrameAndStartAsFarAlong() {
+        context.engine.compositeNanosPerUID = 1  // one end of the uid's a drain
+        let sequence: JSONValue = ["type": "Sequence", "steps": [Self.tween(1, 0.05), Self.tween(2, 0.1)]]
+        for target in ["a", "b", "c"] { _ = call("plan.add", ["target": .string(target), "plan": sequence]) }
+        var carried = false
+        for _ in 0..<8 {
+            context.tick(dt: 1.0 / 120)
+            carried = carried || context.engine.hasCarriedCompositeEnds
+        }
+        #expect(carried, "the first tweens all ended at one frame: two of the three sequences waited")
+        #expect(context.wantsTicks)
+        #expect(x("a") > 1 && x("a") == x("b") && x("b") == x("c"), "\(x("a")) \(x("b")) \(x("c"))")
+        for _ in 0..<20 { context.tick(dt: 1.0 / 120) }
+        #expect(x("a") == 2 && x("b") == 2 && x("c") == 2 && !context.engine.hasCarriedCompositeEnds)
+    }
+
     @Test func compositesAreCheckedWholeBeforeAnythingStarts() {
         func code(_ plan: JSONValue) -> (String?, String?) {
             let reply = call("plan.add", ["target": "a", "plan": plan])

@@ -9,19 +9,46 @@ extension Engine {
         return composition.lastPerformer
     }
 
-    /// Hands the ends traced so far to their composites (which may start their next steps).
+    /// Nanoseconds a uid's composites may spend (`compositeNanosPerUID`, this by default) starting their next steps in one drain. A thousand
+    /// `Sequence`s of a tween then 255 `Set`s, whose tweens all ended at one tick, started 255,000 plans
+    /// in it (~600 ms without a frame for everyone); past the budget a uid's ends wait for the next
+    /// frame, `late` by that frame's time, so the steps they start are as far along as ever.
+    public static let defaultCompositeNanosPerUID: UInt64 = 1_000_000
+
+    /// Hands the ends traced so far to their composites (which may start their next steps), within each
+    /// uid's `compositeNanosPerUID` (the daemon's own, dry runs included, are not counted).
     func drainCompositeEnds() {
         guard !composition.isDraining, !composition.ends.isEmpty, emitDepth == 0, phase == .control else { return }
         composition.isDraining = true
         defer { composition.isDraining = false }
+        var carried: [CompositionState.End] = []
+        var spent: [UInt32: UInt64] = [:]
         var index = 0
         while index < composition.ends.count {
             let end = composition.ends[index]
             index += 1
+            guard let owner = composition.composites[end.composite].flatMap({ runtimes[$0.runtime]?.owner }) else {
+                childEnded(end.composite, reason: end.reason, late: end.late)
+                continue
+            }
+            if spent[owner, default: 0] >= compositeNanosPerUID {
+                carried.append(end)
+                continue
+            }
+            let began = MonotonicClock.now()
             childEnded(end.composite, reason: end.reason, late: end.late)
+            spent[owner, default: 0] &+= MonotonicClock.now() &- began
         }
-        composition.ends.removeAll(keepingCapacity: true)
+        composition.ends = carried
     }
+
+    /// Ends that waited for this frame (their uid's budget was spent) are `dt` later.
+    func ageCarriedEnds(by dt: Double) {
+        for index in composition.ends.indices { composition.ends[index].late += dt }
+    }
+
+    /// Whether composite ends wait for the next frame: the clock must run until they are handed over.
+    public var hasCarriedCompositeEnds: Bool { !composition.ends.isEmpty }
 
     /// An `animation.ended` a performer traced: the end of a composite's leaf, if one waits on it.
     func leafTraced(ended fields: [String: JSONValue], by performer: PerformerRecord) {

@@ -91,7 +91,7 @@ public final class EngineContext: TraceObserver {
 
     /// The clock should keep ticking: something animates or a written value awaits its frame.
     package var wantsTicks: Bool {
-        engine.isAnimating || engine.hasPendingFrame || isRouterWaiting || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames
+        engine.isAnimating || engine.hasPendingFrame || engine.hasCarriedCompositeEnds || isRouterWaiting || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames
     }
 
     public func engine(_ engine: Engine, didTrace event: TraceEvent) {

@@ -117,6 +117,8 @@ public final class Engine {
     // MARK: Queries
 
     /// True while some continuous performer holds a token and needs ticks.
+    /// What a uid's composites may spend starting their next steps in one drain (`drainCompositeEnds`).
+    public var compositeNanosPerUID = Engine.defaultCompositeNanosPerUID
     public var isAnimating: Bool { advancingCount > 0 }
     public var hasPendingFrame: Bool { !store.dirty.isEmpty }
     public var runtimeNames: [String] { runtimes.keys.sorted() }
@@ -167,6 +169,7 @@ public final class Engine {
     /// performer's ticks once the frame is over.
     public func advance(by dt: Double) {
         time += dt
+        if !composition.ends.isEmpty { ageCarriedEnds(by: dt) }
         phase = .frame
         slowCalls.markTick()
         // Starts and stops wait until the frame is over: no group changes while a plugin loops over it.
