@@ -35,7 +35,7 @@ struct AnimationRestTests {
     /// its last plan put it, and every token is released.
     @Test func onePerformerWithManyPropertiesEndsEachWhereItsPlanSays() throws {
         let engine = try ShippedPlanSchemaTests.engine(["TweenPlugin", "SpringPlugin"])
-        let count = 3000
+        let count = Engine.maximumPropertiesPerTarget
         for index in 0..<count {
             try engine.addPlan(plan(#"{"type":"Tween","property":"p\#(index)","from":[0],"to":[\#(index)],"duration":0.5}"#), to: "card")
         }

@@ -9,6 +9,7 @@ extension Engine {
             return UInt32.max
         }
         if let handle = performer.target.properties[name], store.isLive(handle) { return handle }
+        guard performer.target.properties.count < Self.maximumPropertiesPerTarget else { return UInt32.max }
         let handle = store.intern(.init(runtime: performer.runtime.name, target: performer.target.name, property: name),
                                   shared: performer.runtime.isShared, hidden: performer.runtime.isDryRun)
         performer.target.properties[name] = handle

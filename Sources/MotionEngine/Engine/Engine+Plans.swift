@@ -29,7 +29,7 @@ extension Engine {
             return performer
         }
         let isNewTarget = scope.targets[target] == nil
-        let targetScope = try admit(factoryIndex, planType: planType, on: target, in: scope, quotas: quotas)
+        let targetScope = try admit(factoryIndex, planType: planType, property: plan["property"]?.stringValue, on: target, in: scope, quotas: quotas)
         if let name { removeNamedPlan(name, from: targetScope, in: scope) }
         let prepared = prepared(plan, on: target, in: scope)
         let performer = try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: isNewTarget, in: scope) { performer throws(EngineError) in
@@ -50,8 +50,12 @@ extension Engine {
     }
 
     /// The target's scope, once the runtime's owner may hold one more performer of this type (quota).
-    private func admit(_ factoryIndex: Int, planType: String, on target: String, in scope: RuntimeScope,
+    private func admit(_ factoryIndex: Int, planType: String, property: String?, on target: String, in scope: RuntimeScope,
                        quotas: Quotas?) throws(EngineError) -> TargetScope {
+        if let existing = scope.targets[target], existing.properties.count >= Self.maximumPropertiesPerTarget,
+           let property, existing.properties[property] == nil {
+            throw EngineError(.limitExceeded, "property: target \"\(target)\" has \(Self.maximumPropertiesPerTarget) properties; a target holds at most \(Self.maximumPropertiesPerTarget)")
+        }
         if let quotas, let uid = scope.owner {
             if (usage[uid]?.performers ?? 0) >= quotas.performers, scope.targets[target]?.performers[factoryIndex] == nil {
                 throw EngineError(.quotaExceeded, "quota performers: uid \(uid) holds \(quotas.performers) performers (its quota)")
@@ -76,7 +80,7 @@ extension Engine {
         guard let type = plan["type"]?.stringValue, let factoryIndex = registry.factory(forPlanType: type) else {
             throw EngineError(.unknownPlanType, "plan.type: not registered")
         }
-        let targetScope = try admit(factoryIndex, planType: type, on: target, in: scope, quotas: quotas)
+        let targetScope = try admit(factoryIndex, planType: type, property: plan["property"]?.stringValue, on: target, in: scope, quotas: quotas)
         // The target stays: its composite is on it (forgetting it would end the composite).
         return try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: false, in: scope) { performer throws(EngineError) in
             try deliver(plan, named: naming(performer), to: performer)

@@ -1,0 +1,52 @@
+import Logging
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Testing
+
+/// A target holds at most 1,024 properties, and a `runtime.state` page ends with the target that brings
+/// it to 1,024: each property is a few µs of the engine thread (one target of 122,000 held it 0.4 s a page).
+@Suite("Properties per target and per page")
+struct PropertyLimitsTests {
+    let output = RecordingOutput()
+    let context: EngineContext
+
+    init() throws {
+        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["SetPlugin"]),
+                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+        context.openSession(1, output: output)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+    }
+
+    func call(_ method: String, _ params: JSONValue) -> JSONValue {
+        context.receive(line: JSONWriter.bytes(["id": 1, "method": .string(method), "params": params]), from: 1)
+        return output.lines.last?["result"] ?? output.lines.last?["error"] ?? .null
+    }
+
+    func set(_ target: String, _ property: String) -> JSONValue {
+        call("plan.add", ["target": .string(target), "plan": ["type": "Set", "property": .string(property), "value": [1]]])
+    }
+
+    @Test func aTargetHoldsAtMost1024Properties() {
+        let limit = Engine.maximumPropertiesPerTarget
+        #expect(limit == 1024)
+        for index in 0..<limit { _ = set("card", "p\(index)") }
+        let refused = set("card", "one-more")
+        #expect(refused["code"] == "request.limit", "\(refused)")
+        #expect(refused["message"] == "property: target \"card\" has 1024 properties; a target holds at most 1024")
+        #expect(set("card", "p7")["performer"] != nil, "a property it has is still animated")
+        #expect(set("other", "one-more")["performer"] != nil, "another target has its own")
+    }
+
+    @Test func aStatePageEndsWithTheTargetThatBringsItTo1024Properties() throws {
+        for target in ["a", "b", "c"] {
+            for index in 0..<600 { _ = set(target, "p\(index)") }
+        }
+        let first = call("runtime.state", [:])
+        #expect(first["targets"]?.objectValue?.keys.sorted() == ["a", "b"], "600 + 600 passes 1024: the page ends with b")
+        #expect(first["next"] == "b" && first["targetCount"] == 3)
+        let second = call("runtime.state", ["after": "b"])
+        #expect(second["targets"]?.objectValue?.keys.sorted() == ["c"] && second["next"] == nil)
+        #expect(second["targets"]?["c"]?["properties"]?.objectValue?.count == 600)
+    }
+}
