@@ -297,4 +297,23 @@ struct OwnershipTests {
         #expect(targets.contains("b"), "\(targets)")
         #expect(!context.wantsTicks, "and then the clock may stop")
     }
+
+    /// Live properties are a quota per uid: a plan for a new property past it is refused; properties it
+    /// has are still animated, and another uid's are its own.
+    @Test func propertiesAreAQuotaPerUid() throws {
+        var quotas = Quotas()
+        quotas.properties = 3
+        var test = try OwnershipTests(quotas: quotas)
+        let frames: JSONValue = ["type": "Frames", "frames": 100_000, "property": "x"]
+        for target in ["a", "b", "c"] {
+            #expect(test.call(1, "plan.add", ["target": .string(target), "plan": frames])["performer"] != nil)
+        }
+        test.context.tick(dt: 1.0 / 120)  // each writes its property
+        let refused = test.call(1, "plan.add", ["target": "d", "plan": frames])
+        #expect(refused["code"] == "quota.exceeded" && refused["message"] == "quota properties: uid 1000 holds 3 properties (its quota)", "\(refused)")
+        #expect(test.call(1, "plan.add", ["target": "a", "plan": frames])["performer"] != nil, "a property it has")
+        #expect(test.call(2, "plan.add", ["target": "d", "plan": frames])["performer"] != nil, "bob's quota is his own")
+        let usage = test.call(3, "status")["usage"]?["uids"]?.arrayValue?.first { $0["uid"] == 1000 }
+        #expect(usage?["properties"] == 3, "\(String(describing: usage))")
+    }
 }

@@ -71,7 +71,7 @@ extension EngineContext {
 
     /// Usage and quotas per uid, for admins' `status`.
     func usageByUID() -> JSONValue {
-        var uids = Set(engine.usage.keys).union(journalKept.ownerBytes.keys)
+        var uids = Set(engine.usage.keys).union(journalKept.ownerBytes.keys).union(engine.store.liveByOwner.keys)
         for router in routers.values { uids.insert(router.owner) }
         let entries = uids.sorted().map { uid -> JSONValue in
             let usage = engine.usage[uid] ?? Engine.Usage()
@@ -84,6 +84,7 @@ extension EngineContext {
                 "gestures": .number(Double(engine.runtimes.values.reduce(0) { $0 + ($1.owner == uid ? $1.gestures.count : 0) })),
                 "journalBytes": .number(Double(journalKept.ownerBytes[uid] ?? 0)),
                 "filterTargets": .number(Double(filterTargets(of: uid))),
+                "properties": .number(Double(engine.store.liveByOwner[uid] ?? 0)),
             ]
         }
         var quotas: [String: JSONValue] = [:]

@@ -52,9 +52,14 @@ extension Engine {
     /// The target's scope, once the runtime's owner may hold one more performer of this type (quota).
     private func admit(_ factoryIndex: Int, planType: String, property: String?, on target: String, in scope: RuntimeScope,
                        quotas: Quotas?) throws(EngineError) -> TargetScope {
-        if let existing = scope.targets[target], existing.properties.count >= Self.maximumPropertiesPerTarget,
-           let property, existing.properties[property] == nil {
-            throw EngineError(.limitExceeded, "property: target \"\(target)\" has \(Self.maximumPropertiesPerTarget) properties; a target holds at most \(Self.maximumPropertiesPerTarget)")
+        let existing = scope.targets[target]
+        if let property, existing?.properties[property] == nil {
+            if let existing, existing.properties.count >= Self.maximumPropertiesPerTarget {
+                throw EngineError(.limitExceeded, "property: target \"\(target)\" has \(Self.maximumPropertiesPerTarget) properties; a target holds at most \(Self.maximumPropertiesPerTarget)")
+            }
+            if let quotas, let uid = scope.owner, store.liveByOwner[uid, default: 0] >= quotas.properties {
+                throw EngineError(.quotaExceeded, "quota properties: uid \(uid) holds \(quotas.properties) properties (its quota)")
+            }
         }
         if let quotas, let uid = scope.owner {
             if (usage[uid]?.performers ?? 0) >= quotas.performers, scope.targets[target]?.performers[factoryIndex] == nil {

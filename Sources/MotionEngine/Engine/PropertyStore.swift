@@ -52,6 +52,8 @@ final class PropertyStore {
     /// Whose each handle is (`OwnedName`; `daemon` for the daemon's own) and whether every uid may
     /// read it: subscribers see what their uid may see, in O(1) per update.
     private(set) var owners: [UInt32] = []
+    /// Live properties by owner (the `properties` quota; the daemon's are not counted).
+    private(set) var liveByOwner: [UInt32: Int] = [:]
     private(set) var isShared: [Bool] = []
     /// Bumped each time a handle is given to a property: a handle seen with another generation names
     /// another property now (shared-memory subscribers name their slots again). A column like `counts`.
@@ -180,6 +182,7 @@ final class PropertyStore {
         counts[slot] = 0
         let (owner, name) = OwnedName.split(key.runtime)
         owners[slot] = owner ?? Self.daemon
+        if let owner { liveByOwner[owner, default: 0] += 1 }
         // The daemon's own runtimes (and an engine used without sessions) are visible to everyone.
         isShared[slot] = shared || owner == nil
         isHidden[slot] = hidden
@@ -313,6 +316,7 @@ final class PropertyStore {
             isWritable[Int(handle)] = false
             counts[Int(handle)] = 0
             free.append(handle)
+            if owners[Int(handle)] != Self.daemon { liveByOwner[owners[Int(handle)], default: 1] -= 1 }
         }
         var kept = 0
         for position in 0..<dirtyCount {

@@ -19,11 +19,14 @@ public struct Quotas: Sendable, Equatable {
     /// are interned and indexed, ~0.5 KB each (64 subscriptions × 4,096 names of 250 bytes on 40
     /// connections took 4.5 GB, and their teardown froze the frames for seconds).
     public var filterTargets = 65_536
+    /// Properties of its runtimes, live together (~450 bytes each): a `Set` of a new property ends at
+    /// once, so neither performers nor animations bounded them (150,000 in 8 s, +69 MB, and counting).
+    public var properties = 500_000
 
     public init() {}
 
     /// The config file's names, in the order `status` lists them.
-    public static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets"]
+    public static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets", "properties"]
 
     public subscript(name: String) -> Int? {
         get {
@@ -36,6 +39,7 @@ public struct Quotas: Sendable, Equatable {
             case "stateBytes": stateBytes
             case "journalBytes": journalBytes
             case "filterTargets": filterTargets
+            case "properties": properties
             default: nil
             }
         }
@@ -50,6 +54,7 @@ public struct Quotas: Sendable, Equatable {
             case "stateBytes": stateBytes = newValue
             case "journalBytes": journalBytes = newValue
             case "filterTargets": filterTargets = newValue
+            case "properties": properties = newValue
             default: break
             }
         }
