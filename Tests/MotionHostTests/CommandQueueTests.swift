@@ -47,4 +47,17 @@ struct CommandQueueTests {
         for index in 0..<50 { queue.push("\(index)", lane: .uid(nil)) }
         #expect(Self.drain(queue) { _ in 1 } == (0..<50).map { "\($0)" })
     }
+
+    /// With many idle lanes ahead (each forgotten once the others catch up), the lane just taken keeps
+    /// its charge: a uid sending one request at a time is charged like any other.
+    @Test func theLaneJustTakenKeepsItsChargeAmongManyIdleOnes() {
+        let queue = Queue()
+        for uid in 1...300 { queue.push("idle\(uid)", lane: .uid(UInt32(uid))) }
+        _ = Self.drain(queue) { _ in 1_000_000 }
+        queue.push("x0", lane: .uid(5000))
+        #expect(Self.drain(queue) { _ in 5_000_000 } == ["x0"])
+        queue.push("x1", lane: .uid(5000))
+        queue.push("b0", lane: .uid(6000))
+        #expect(Self.drain(queue) { _ in 1_000_000 } == ["b0", "x1"], "x used 5 ms; b none")
+    }
 }

@@ -37,6 +37,8 @@ final class CommandQueue<Command>: @unchecked Sendable {
     /// Numbers every command pushed, in order (barriers wait for the ones before them).
     private var sequence: UInt64 = 0
     private var lanes: [Lane: Waiting] = [:]
+    /// Lanes kept before idle ones are looked at again.
+    private var pruneAbove = 256
     /// Lanes with commands waiting (few: one per uid sending).
     private var busy: [Lane] = []
     /// The `used` of the lane served last: a lane that starts waiting starts from here, so time it spent
@@ -134,9 +136,11 @@ final class CommandQueue<Command>: @unchecked Sendable {
             virtualNow = waiting.used
             if waiting.commands.isEmpty { busy.remove(at: chosen) }
             lanes[lane] = waiting
-            // Idle lanes the others have caught up with are forgotten, now and then.
-            if lanes.count > busy.count + 256 {
-                lanes = lanes.filter { !$0.value.commands.isEmpty || $0.value.used > virtualNow }
+            // Idle lanes the others have caught up with are forgotten, now and then (not the one just
+            // taken: its charge comes next; and not at every take while many stay ahead).
+            if lanes.count > pruneAbove {
+                lanes = lanes.filter { $0.key == lane || !$0.value.commands.isEmpty || $0.value.used > virtualNow }
+                pruneAbove = max(busy.count + 256, lanes.count * 2)
             }
             return (command, lane, !isEmpty, waited)
         }
