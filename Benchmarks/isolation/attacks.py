@@ -13,7 +13,7 @@ its frame rate and longest gap between frames. One JSON line per attack. Standar
 """
 import json, os, socket, subprocess, sys, threading, time
 
-ATTACKS = ["swarm", "bulk", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "neighbour", "idle"]
+ATTACKS = ["swarm", "bulk", "chains", "waits", "props", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "neighbour", "idle"]
 
 
 class Client:
@@ -132,6 +132,47 @@ def attack(path, name, seconds):
                 break
         while time.monotonic() < end:
             time.sleep(0.1)
+    elif name == "chains":
+        # 1,000 Sequences of a 0.5 s tween then 255 Sets, re-added every second: their tweens end at one
+        # tick, and each starts 255 plans then (255,000 in one tick before composites had a budget).
+        client.call("runtime.create", {"name": "chains", "ephemeral": True})
+        plan = {"type": "Sequence", "steps": [{"type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 0.5}] +
+                [{"type": "Set", "property": "p%d" % i, "value": [i]} for i in range(255)]}
+        while time.monotonic() < end - 1:
+            for index in range(1000):
+                client.send("plan.add", {"runtime": "chains", "target": "s%d" % index, "plan": plan})
+                if index % 50 == 49:
+                    count(client.reply(client.next).get("error", {}).get("code", "ok"))
+            time.sleep(1.0)
+    elif name == "waits":
+        # 100,000 leaves of Groups waiting (never-settling springs), then 5,120 short tweens on targets of
+        # their own that end together (each ending tween once looked at every waiting leaf).
+        client.call("runtime.create", {"name": "waits", "ephemeral": True})
+        plan = {"type": "Group", "plans": [{"type": "Spring", "property": "p%d" % i, "to": [1], "tension": 1,
+                                            "damping": 0.001, "threshold": 1e-9} for i in range(250)]}
+        for index in range(400):
+            client.send("plan.add", {"runtime": "waits", "target": "g%d" % index, "plan": plan})
+            if index % 20 == 19:
+                count(client.reply(client.next).get("error", {}).get("code", "ok"))
+        tween = {"type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 0.3}
+        round = 0
+        while time.monotonic() < end - 0.5:
+            round += 1
+            for batch in range(20):
+                client.send("plan.add", {"runtime": "waits", "targets": ["w%d_%d_%d" % (round, batch, i) for i in range(256)],
+                                         "stagger": 0, "plan": tween})
+            count(client.reply(client.next).get("error", {}).get("code", "ok"))
+            time.sleep(1.0)
+    elif name == "props":
+        # Sets of new properties on one target (past 1,024 refused), then runtime.state of it, back to back.
+        client.call("runtime.create", {"name": "props", "ephemeral": True})
+        for index in range(2000):
+            client.send("plan.add", {"runtime": "props", "target": "one", "plan": {
+                "type": "Set", "property": "p%d-%s" % (index, "x" * 200), "value": [index]}})
+            if index % 100 == 99:
+                count(client.reply(client.next).get("error", {}).get("code", "ok"))
+        while time.monotonic() < end:
+            count(client.code("runtime.state", {"runtime": "props", "limit": 1}))
     elif name == "scrub":
         client.call("runtime.create", {"name": "long"})
         for index in range(200):

@@ -102,11 +102,23 @@ struct CompositionState {
             return leaves.compactMap { remove($0) }.sorted { $0.composite < $1.composite }
         }
 
-        /// Removes the leaves of a runtime (or of one of its targets).
+        /// Removes the leaves of a runtime (or of one of its targets). A performer runs leaves of its own
+        /// target only: its entry goes whole.
         mutating func removeAll(inRuntime runtime: String, target: String?) {
-            let leaves: [Leaf] = if let target { Array(byTarget[runtime]?[target] ?? []) }
-                                 else { byTarget[runtime]?.values.flatMap { $0 } ?? [] }
-            for leaf in leaves { remove(leaf) }
+            var removed: [Set<Leaf>] = []
+            if let target {
+                if let leaves = byTarget[runtime]?.removeValue(forKey: target) { removed.append(leaves) }
+                if byTarget[runtime]?.isEmpty == true { byTarget[runtime] = nil }
+            } else if let targets = byTarget.removeValue(forKey: runtime) {
+                removed.append(contentsOf: targets.values)
+            }
+            var performers = Set<UInt64>()
+            for leaves in removed {
+                for leaf in leaves {
+                    if let wait = byLeaf.removeValue(forKey: leaf) { performers.insert(wait.performer) }
+                }
+            }
+            for performer in performers { byPerformer[performer] = nil }
         }
     }
 }

@@ -68,8 +68,10 @@ final class PropertyStore {
     /// Properties of dry runs: never in a frame (`dropHiddenFromDirty`).
     private var isHidden: [Bool] = []
     /// A hash trie: growing it rehashes nothing (a Dictionary of 393,216 keys of three strings took 52 ms
-    /// to grow; `Engine.performers`).
-    private var index = TreeDictionary<Key, UInt32>()
+    /// to grow; `Engine.performers`). One per runtime: a runtime destroyed drops its whole table (one of
+    /// 51,000 properties took ~170 ms key by key).
+    private var index = TreeDictionary<String, TreeDictionary<Key, UInt32>>()
+    private var live = 0
     private var free: [UInt32] = []
     /// Live handles by target name and by runtime key: a subscriber filtered to a few targets finds
     /// their properties without a pass over every property (`SubscriptionHub`).
@@ -113,7 +115,7 @@ final class PropertyStore {
     /// The same for one property: a read of one costs what it reads, not a write of every kept value.
     @inline(__always) func refreshIfStale(_ handle: UInt32) {
         guard isStale, !freshness.isFresh(handle) else { return }
-        guard let refreshSome, freshness.targeted < KeptFreshness.targetedLimit(live: index.count) else { return refreshIfStale() }
+        guard let refreshSome, freshness.targeted < KeptFreshness.targetedLimit(live: live) else { return refreshIfStale() }
         freshness.markFresh(handle)
         // Asked even when this frame wrote the handle (a claimant's start): the write is dropped, and the
         // plugin no longer holds the value as unwritten (it would write it when the lane goes).
@@ -151,7 +153,7 @@ final class PropertyStore {
         isWritableStorage.deallocate()
     }
 
-    var liveCount: Int { index.count }
+    var liveCount: Int { live }
 
     /// Handles written since the last `clearDirty()`, each once (valid until the next write or clear).
     var dirty: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: dirtyList, count: dirtyCount) }
@@ -159,7 +161,7 @@ final class PropertyStore {
     /// The handle for `key`, creating the property (with no value yet) if needed; `shared` when its
     /// runtime is readable by every uid.
     func intern(_ key: Key, shared: Bool = false, hidden: Bool = false) -> UInt32 {
-        if let handle = index[key] { return handle }
+        if let handle = index[key.runtime]?[key] { return handle }
         let handle: UInt32
         if let reused = free.popLast() {
             handle = reused
@@ -187,13 +189,14 @@ final class PropertyStore {
         isShared[slot] = shared || owner == nil
         isHidden[slot] = hidden
         setPrefix(Self.prefix(for: key, runtime: name), of: slot)
-        index[key] = handle
+        index[key.runtime, default: [:]][key] = handle
+        live += 1
         handlesByTarget[key.target, default: []].insert(handle)
         handlesByRuntime[key.runtime, default: []].insert(handle)
         return handle
     }
 
-    func handle(for key: Key) -> UInt32? { index[key] }
+    func handle(for key: Key) -> UInt32? { index[key.runtime]?[key] }
 
     func isLive(_ handle: UInt32) -> Bool {
         Int(handle) < keys.count && isLiveFlags[Int(handle)]
@@ -296,28 +299,49 @@ final class PropertyStore {
         dirtyCount = kept
     }
 
-    /// Forgets every property of `runtime`; their handles may be reused.
-    /// Forgets the runtime's properties: a look at those, not at every property (a client closing its
-    /// ephemeral runtime beside 600,000 properties of others scanned them all).
+    /// Forgets every property of `runtime`; their handles may be reused. A look at those, not at every
+    /// property (a client closing its ephemeral runtime beside 600,000 properties of others scanned them
+    /// all), and its tables dropped whole, not key by key.
     func removeAll(inRuntime runtime: String) {
-        guard let handles = handlesByRuntime[runtime] else { return }
-        remove(Array(handles))
+        guard let handles = handlesByRuntime.removeValue(forKey: runtime) else { return }
+        index[runtime] = nil
+        var byTarget: [String: [UInt32]] = [:]
+        for handle in handles {
+            guard let key = keys[Int(handle)] else { continue }
+            byTarget[key.target, default: []].append(handle)
+            forgetSlot(handle)
+        }
+        for (target, removed) in byTarget {
+            handlesByTarget[target]?.subtract(removed)
+            if handlesByTarget[target]?.isEmpty == true { handlesByTarget[target] = nil }
+        }
+        dropRemovedFromDirty()
     }
 
     /// Forgets these properties; their handles may be reused.
     func remove(_ handles: [UInt32]) {
         for handle in handles {
             guard let key = keys[Int(handle)] else { continue }
-            index[key] = nil
+            index[key.runtime]?[key] = nil
+            if index[key.runtime]?.isEmpty == true { index[key.runtime] = nil }
             Self.forget(handle, under: key.target, in: &handlesByTarget)
             Self.forget(handle, under: key.runtime, in: &handlesByRuntime)
-            keys[Int(handle)] = nil
-            isLiveFlags[Int(handle)] = false
-            isWritable[Int(handle)] = false
-            counts[Int(handle)] = 0
-            free.append(handle)
-            if owners[Int(handle)] != Self.daemon { liveByOwner[owners[Int(handle)], default: 1] -= 1 }
+            forgetSlot(handle)
         }
+        dropRemovedFromDirty()
+    }
+
+    private func forgetSlot(_ handle: UInt32) {
+        keys[Int(handle)] = nil
+        isLiveFlags[Int(handle)] = false
+        isWritable[Int(handle)] = false
+        counts[Int(handle)] = 0
+        free.append(handle)
+        live -= 1
+        if owners[Int(handle)] != Self.daemon { liveByOwner[owners[Int(handle)], default: 1] -= 1 }
+    }
+
+    private func dropRemovedFromDirty() {
         var kept = 0
         for position in 0..<dirtyCount {
             let handle = dirtyList[position]
