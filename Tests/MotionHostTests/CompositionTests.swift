@@ -1,4 +1,3 @@
-import Logging
 import MotionAnimation
 @testable import MotionEngine
 @testable import MotionHost
@@ -14,16 +13,10 @@ struct CompositionTests {
     static let runtime = "0/default"
 
     init() throws {
-        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin", "SpringPlugin", "SetPlugin", "DecayPlugin"]),
-                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
-        context.openSession(1, output: output, role: .admin)
-        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        context = try .greeted(on: output, plugins: ["TweenPlugin", "SpringPlugin", "SetPlugin", "DecayPlugin"], role: .admin)
     }
 
-    func call(_ method: String, _ params: JSONValue) -> JSONValue {
-        context.receive(line: JSONWriter.bytes(["id": 1, "method": .string(method), "params": params]), from: 1)
-        return output.lines.last?["result"] ?? output.lines.last?["error"] ?? .null
-    }
+    func call(_ method: String, _ params: JSONValue) -> JSONValue { context.call(method, params, on: output) }
 
     func values(_ plan: JSONValue, _ times: [Double], property: String? = nil) -> [Double] {
         var params: JSONValue = ["plan": plan, "times": .array(times.map { .number($0) })]

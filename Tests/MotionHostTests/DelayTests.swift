@@ -1,4 +1,3 @@
-import Logging
 import MotionAnimation
 @testable import MotionEngine
 @testable import MotionHost
@@ -13,16 +12,10 @@ struct DelayTests {
     let context: EngineContext
 
     init() throws {
-        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin", "SpringPlugin"]),
-                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
-        context.openSession(1, output: output)
-        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        context = try .greeted(on: output, plugins: ["TweenPlugin", "SpringPlugin"])
     }
 
-    func call(_ method: String, _ params: JSONValue) -> JSONValue {
-        context.receive(line: JSONWriter.bytes(["id": 1, "method": .string(method), "params": params]), from: 1)
-        return output.lines.last?["result"] ?? output.lines.last?["error"] ?? .null
-    }
+    func call(_ method: String, _ params: JSONValue) -> JSONValue { context.call(method, params, on: output) }
 
     func samples(_ plan: JSONValue, _ times: [Double]) -> [JSONValue] {
         call("plan.sample", ["plan": plan, "times": .array(times.map { .number($0) })])["samples"]?.arrayValue ?? []

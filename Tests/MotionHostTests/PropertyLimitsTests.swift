@@ -1,6 +1,4 @@
-import Logging
 @testable import MotionEngine
-@testable import MotionHost
 import MotionWire
 import Testing
 
@@ -12,16 +10,10 @@ struct PropertyLimitsTests {
     let context: EngineContext
 
     init() throws {
-        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["SetPlugin"]),
-                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
-        context.openSession(1, output: output)
-        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        context = try .greeted(on: output, plugins: ["SetPlugin"])
     }
 
-    func call(_ method: String, _ params: JSONValue) -> JSONValue {
-        context.receive(line: JSONWriter.bytes(["id": 1, "method": .string(method), "params": params]), from: 1)
-        return output.lines.last?["result"] ?? output.lines.last?["error"] ?? .null
-    }
+    func call(_ method: String, _ params: JSONValue) -> JSONValue { context.call(method, params, on: output) }
 
     func set(_ target: String, _ property: String) -> JSONValue {
         call("plan.add", ["target": .string(target), "plan": ["type": "Set", "property": .string(property), "value": [1]]])

@@ -13,7 +13,7 @@ extension Engine {
     /// `Sequence`s of a tween then 255 `Set`s, whose tweens all ended at one tick, started 255,000 plans
     /// in it (~600 ms without a frame for everyone); past the budget a uid's ends wait for the next
     /// frame, `late` by that frame's time, so the steps they start are as far along as ever.
-    public static let defaultCompositeNanosPerUID: UInt64 = 1_000_000
+    static let defaultCompositeNanosPerUID: UInt64 = 1_000_000
 
     /// Hands the ends traced so far to their composites (which may start their next steps), within each
     /// uid's `compositeNanosPerUID` (the daemon's own, dry runs included, are not counted).
@@ -48,7 +48,7 @@ extension Engine {
     }
 
     /// Whether composite ends wait for the next frame: the clock must run until they are handed over.
-    public var hasCarriedCompositeEnds: Bool { !composition.ends.isEmpty }
+    var hasCarriedCompositeEnds: Bool { !composition.ends.isEmpty }
 
     /// An `animation.ended` a performer traced: the end of a composite's leaf, if one waits on it.
     func leafTraced(ended fields: [String: JSONValue], by performer: PerformerRecord) {

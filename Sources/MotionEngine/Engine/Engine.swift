@@ -118,7 +118,7 @@ public final class Engine {
 
     /// True while some continuous performer holds a token and needs ticks.
     /// What a uid's composites may spend starting their next steps in one drain (`drainCompositeEnds`).
-    public var compositeNanosPerUID = Engine.defaultCompositeNanosPerUID
+    var compositeNanosPerUID = Engine.defaultCompositeNanosPerUID
     public var isAnimating: Bool { advancingCount > 0 }
     public var hasPendingFrame: Bool { !store.dirty.isEmpty }
     public var runtimeNames: [String] { runtimes.keys.sorted() }

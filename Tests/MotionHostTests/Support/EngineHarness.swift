@@ -49,4 +49,19 @@ extension EngineContext {
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
         return context
     }
+
+    /// The same with the shipped plugins `plugins` (built by the package and loaded as the daemon does).
+    static func greeted(on output: RecordingOutput, plugins: [String], role: Role = .client) throws -> EngineContext {
+        let context = EngineContext(engine: try ShippedPlanSchemaTests.engine(plugins),
+                                    configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+        context.openSession(1, output: output, role: role)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        return context
+    }
+
+    /// Sends one request on session 1; its result, or its error object.
+    func call(_ method: String, _ params: JSONValue, on output: RecordingOutput) -> JSONValue {
+        receive(line: JSONWriter.bytes(["id": 1, "method": .string(method), "params": params]), from: 1)
+        return output.lines.last?["result"] ?? output.lines.last?["error"] ?? .null
+    }
 }
