@@ -60,29 +60,82 @@ struct CompositionState {
             return composite
         }
 
-        /// Removes the composites of a runtime (or of one of its targets); returns them by id.
-        mutating func removeAll(inRuntime runtime: String, target: String?) -> [Composite] {
-            let ids: [UInt64] = if let target { Array(byTarget[runtime]?[target] ?? []) }
-                                else { byTarget[runtime]?.values.flatMap { $0 } ?? [] }
-            return ids.sorted().compactMap { remove($0) }
+        /// Removes the composites of one target of a runtime; returns them by id.
+        mutating func removeAll(inRuntime runtime: String, target: String) -> [Composite] {
+            Array(byTarget[runtime]?[target] ?? []).sorted().compactMap { remove($0) }
+        }
+
+        /// Takes a destroyed runtime's composites out of its name's reach (a runtime of the same name may
+        /// come next); they stay by id until `removeDetached` (nothing finds them by id once their leaves'
+        /// waits and queued ends are gone).
+        mutating func detach(runtime: String) -> [Set<UInt64>] {
+            byTarget.removeValue(forKey: runtime).map { Array($0.values) } ?? []
+        }
+
+        mutating func removeDetached(_ id: UInt64) { byID[id] = nil }
+    }
+
+    /// Leaves that run, by the property they animate, and found by their performer and their target;
+    /// one table per runtime (a runtime destroyed takes its table away whole, `detach`).
+    struct Waits {
+        private var byRuntime: [String: RuntimeWaits] = [:]
+        private(set) var count = 0
+
+        var isEmpty: Bool { count == 0 }
+        subscript(leaf: Leaf) -> Wait? { byRuntime[leaf.runtime]?[leaf] }
+
+        mutating func set(_ leaf: Leaf, _ wait: Wait) {
+            count += byRuntime[leaf.runtime, default: RuntimeWaits()].set(leaf, wait)
+        }
+
+        @discardableResult
+        mutating func remove(_ leaf: Leaf) -> Wait? {
+            guard let wait = byRuntime[leaf.runtime]?.remove(leaf) else { return nil }
+            count -= 1
+            if byRuntime[leaf.runtime]?.isEmpty == true { byRuntime[leaf.runtime] = nil }
+            return wait
+        }
+
+        /// Removes the leaves `performer` runs; returns their waits, by composite.
+        mutating func removeAll(ofPerformer performer: UInt64, in runtime: String) -> [Wait] {
+            guard let waits = byRuntime[runtime]?.removeAll(ofPerformer: performer) else { return [] }
+            count -= waits.count
+            if byRuntime[runtime]?.isEmpty == true { byRuntime[runtime] = nil }
+            return waits
+        }
+
+        /// Removes the leaves of one target of a runtime.
+        mutating func removeAll(inRuntime runtime: String, target: String) {
+            guard let removed = byRuntime[runtime]?.removeAll(inTarget: target) else { return }
+            count -= removed
+            if byRuntime[runtime]?.isEmpty == true { byRuntime[runtime] = nil }
+        }
+
+        /// Takes a destroyed runtime's leaves away (to be emptied a performer at a time, `RuntimeTeardown`).
+        mutating func detach(runtime: String) -> RuntimeWaits? {
+            guard let waits = byRuntime.removeValue(forKey: runtime) else { return nil }
+            count -= waits.count
+            return waits
         }
     }
 
-    /// Leaves that run, by the property they animate, and found by their performer and their target.
-    struct Waits {
+    /// One runtime's leaves.
+    struct RuntimeWaits {
         private var byLeaf: [Leaf: Wait] = [:]
         private var byPerformer: [UInt64: Set<Leaf>] = [:]
-        private var byTarget: [String: [String: Set<Leaf>]] = [:]
+        private var byTarget: [String: Set<Leaf>] = [:]
 
         var isEmpty: Bool { byLeaf.isEmpty }
         var count: Int { byLeaf.count }
         subscript(leaf: Leaf) -> Wait? { byLeaf[leaf] }
 
-        mutating func set(_ leaf: Leaf, _ wait: Wait) {
-            remove(leaf)
+        /// Returns 1 for a new leaf, 0 for one that waited already (now on `wait`).
+        mutating func set(_ leaf: Leaf, _ wait: Wait) -> Int {
+            let replaced = remove(leaf) != nil
             byLeaf[leaf] = wait
             byPerformer[wait.performer, default: []].insert(leaf)
-            byTarget[leaf.runtime, default: [:]][leaf.target, default: []].insert(leaf)
+            byTarget[leaf.target, default: []].insert(leaf)
+            return replaced ? 0 : 1
         }
 
         @discardableResult
@@ -90,35 +143,26 @@ struct CompositionState {
             guard let wait = byLeaf.removeValue(forKey: leaf) else { return nil }
             byPerformer[wait.performer]?.remove(leaf)
             if byPerformer[wait.performer]?.isEmpty == true { byPerformer[wait.performer] = nil }
-            byTarget[leaf.runtime]?[leaf.target]?.remove(leaf)
-            if byTarget[leaf.runtime]?[leaf.target]?.isEmpty == true { byTarget[leaf.runtime]?[leaf.target] = nil }
-            if byTarget[leaf.runtime]?.isEmpty == true { byTarget[leaf.runtime] = nil }
+            byTarget[leaf.target]?.remove(leaf)
+            if byTarget[leaf.target]?.isEmpty == true { byTarget[leaf.target] = nil }
             return wait
         }
 
-        /// Removes the leaves `performer` runs; returns their waits, by composite.
         mutating func removeAll(ofPerformer performer: UInt64) -> [Wait] {
             guard let leaves = byPerformer[performer] else { return [] }
             return leaves.compactMap { remove($0) }.sorted { $0.composite < $1.composite }
         }
 
-        /// Removes the leaves of a runtime (or of one of its targets). A performer runs leaves of its own
-        /// target only: its entry goes whole.
-        mutating func removeAll(inRuntime runtime: String, target: String?) {
-            var removed: [Set<Leaf>] = []
-            if let target {
-                if let leaves = byTarget[runtime]?.removeValue(forKey: target) { removed.append(leaves) }
-                if byTarget[runtime]?.isEmpty == true { byTarget[runtime] = nil }
-            } else if let targets = byTarget.removeValue(forKey: runtime) {
-                removed.append(contentsOf: targets.values)
-            }
+        /// Removes a target's leaves; returns how many. A performer runs leaves of its own target only:
+        /// its entry goes whole.
+        mutating func removeAll(inTarget target: String) -> Int {
+            guard let leaves = byTarget.removeValue(forKey: target) else { return 0 }
             var performers = Set<UInt64>()
-            for leaves in removed {
-                for leaf in leaves {
-                    if let wait = byLeaf.removeValue(forKey: leaf) { performers.insert(wait.performer) }
-                }
+            for leaf in leaves {
+                if let wait = byLeaf.removeValue(forKey: leaf) { performers.insert(wait.performer) }
             }
             for performer in performers { byPerformer[performer] = nil }
+            return leaves.count
         }
     }
 }

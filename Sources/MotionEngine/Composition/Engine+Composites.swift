@@ -66,23 +66,35 @@ extension Engine {
 
     /// A performer released its last token: leaves it ran that never traced their end (a plugin that
     /// does not trace `animation.ended`) are taken as finished.
-    func leafPerformerIdle(_ performer: UInt64) {
-        for wait in composition.waits.removeAll(ofPerformer: performer) {
+    func leafPerformerIdle(_ performer: PerformerRecord) {
+        for wait in composition.waits.removeAll(ofPerformer: performer.id, in: performer.runtime.name) {
             composition.ends.append(.init(composite: wait.composite, reason: "finished", late: 0))
         }
     }
 
-    /// Forgets the composites of a runtime that is destroyed, or of one of its targets that ends (they
-    /// end `interrupted`, releasing their hold on the runtime).
-    func dropComposites(of runtime: String, target: String? = nil) {
+    /// Forgets the composites of a target that ends (they end `interrupted`, releasing their hold on
+    /// the runtime). A runtime destroyed takes its composites away whole (`retireComposites`).
+    func dropComposites(of runtime: String, target: String) {
         for composite in composition.composites.removeAll(inRuntime: runtime, target: target) {
-            guard target != nil, let scope = runtimes[runtime] else { continue }
+            guard let scope = runtimes[runtime] else { continue }
             scope.activeTokens = max(scope.activeTokens - 1, 0)
             trace(TraceEvent(kind: "animation.ended", runtime: runtime, target: composite.target, fields: [
                 "planType": .string(composite.kind.rawValue), "reason": "interrupted", "composite": .number(Double(composite.id))]))
         }
         composition.waits.removeAll(inRuntime: runtime, target: target)
         composition.ends.removeAll { composition.composites[$0.composite] == nil }
+    }
+
+    /// Takes a destroyed runtime's composites and the leaves they wait on out of reach at once (its ends
+    /// queued for a later frame included); returns what is left to free (`RuntimeTeardown`).
+    func retireComposites(of runtime: String) -> (composites: [Set<UInt64>], waits: CompositionState.RuntimeWaits?) {
+        let waits = composition.waits.detach(runtime: runtime)
+        guard !composition.composites.isEmpty else { return ([], waits) }
+        let composites = composition.composites.detach(runtime: runtime)
+        if !composition.ends.isEmpty {
+            composition.ends.removeAll { composition.composites[$0.composite]?.runtime == runtime }
+        }
+        return (composites, waits)
     }
 
     // MARK: Running

@@ -91,7 +91,7 @@ public final class EngineContext: TraceObserver {
 
     /// The clock should keep ticking: something animates or a written value awaits its frame.
     package var wantsTicks: Bool {
-        engine.isAnimating || engine.hasPendingFrame || engine.hasCarriedCompositeEnds || isRouterWaiting || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames
+        engine.isAnimating || engine.hasPendingFrame || engine.hasCarriedCompositeEnds || engine.hasTeardowns || isRouterWaiting || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames
     }
 
     public func engine(_ engine: Engine, didTrace event: TraceEvent) {
@@ -258,10 +258,12 @@ public final class EngineContext: TraceObserver {
         finishTick()
     }
 
-    /// What every tick ends with: routers waiting for their runtime, clients that stopped reading.
+    /// What every tick ends with: routers waiting for their runtime, clients that stopped reading, a
+    /// slice of freeing destroyed runtimes.
     private func finishTick() {
         let now = time
         driveWaitingRouters()
+        if engine.hasTeardowns { engine.continueTeardowns(until: MonotonicClock.now() &+ Self.sliceNanos) }
         for session in hub.checkBacklogs(time: now) {
             logger.warning("disconnecting a client that stopped reading", metadata: [
                 "session": "\(session.id)", "client": "\(session.client)",

@@ -26,7 +26,7 @@ extension Engine {
         }
         var firstOfEachType: [PerformerRecord] = [], others: [PerformerRecord] = []
         var seenTypes: Set<Int> = []
-        for performer in performers.values where isCurrent[performer.factoryIndex] {
+        for performer in performers.values where isCurrent[performer.factoryIndex] && !performer.runtime.isClosing {
             if seenTypes.insert(performer.factoryIndex).inserted {
                 firstOfEachType.append(performer)
             } else if others.count < limit {

@@ -24,6 +24,8 @@ extension Engine {
     public func animations(of uid: UInt32) -> Int { tokenCounts[uid]?.value ?? 0 }
 
     /// Destroys a runtime: its performers are destroyed, its tokens released, its properties forgotten.
+    /// It is gone at once; a large one is freed in slices between ticks (`Engine+Teardown`), its
+    /// owner's quotas of performers and properties charged until it is.
     public func destroyRuntime(_ name: String) throws(EngineError) {
         guard name != Self.defaultRuntime else {
             throw EngineError(.runtimeProtected, "name: the \"default\" runtime always exists")
@@ -31,28 +33,8 @@ extension Engine {
         guard let scope = runtimes.removeValue(forKey: name) else {
             throw EngineError(.runtimeNotFound, "name: no runtime named \"\(name)\"")
         }
-        for performer in scope.performers {
-            stopAdvancing(performer)
-            destroyInstance(performer)
-            performer.tokens.removeAll()
-            performers[performer.id] = nil
-        }
-        scope.activeTokens = 0
-        if !composition.composites.isEmpty { dropComposites(of: name) }
-        if let uid = scope.owner {
-            usage[uid, default: Usage()].runtimes -= 1
-            usage[uid, default: Usage()].performers -= scope.performerCount
-            if usage[uid] == Usage() {
-                usage[uid] = nil
-                tokenCounts[uid] = nil
-            }
-        }
-        scope.performerCount = 0
-        for target in scope.targets.values {
-            for handle in target.properties.values where Int(handle) < animators.count { animators[Int(handle)] = nil }
-        }
-        store.removeAll(inRuntime: name)
-        forgetGestures(of: scope)
+        if let uid = scope.owner { usage[uid, default: Usage()].runtimes -= 1 }
+        retire(scope)
         trace(TraceEvent(kind: "runtime.destroyed", runtime: name))
     }
 

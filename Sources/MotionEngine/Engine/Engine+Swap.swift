@@ -161,7 +161,7 @@ extension Engine {
     private func migration(of id: UInt64, in job: SwapJob) -> (old: PerformerRecord, newIndex: Int,
                                                                 oldTable: UnsafePointer<motion_migrate>,
                                                                 newTable: UnsafePointer<motion_migrate>)? {
-        guard let old = performers[id], old.pluginID == job.pluginID,
+        guard let old = performers[id], !old.runtime.isClosing, old.pluginID == job.pluginID,
             registry.factories[old.factoryIndex].generation < job.generation
         else { return nil }
         guard let newIndex = registry.factory(forPlanType: old.planType),

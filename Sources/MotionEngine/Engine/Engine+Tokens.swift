@@ -37,7 +37,7 @@ extension Engine {
                          fields: ["performer": .number(Double(performer.id)), "token": .number(Double(token))]))
         if performer.tokens.isEmpty {
             stopAdvancing(performer)
-            if !composition.waits.isEmpty { leafPerformerIdle(performer.id) }
+            if !composition.waits.isEmpty { leafPerformerIdle(performer) }
         }
         if performer.runtime.activeTokens == 0 {
             trace(TraceEvent(kind: "runtime.idle", runtime: performer.runtime.name))

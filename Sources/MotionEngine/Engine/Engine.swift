@@ -27,6 +27,8 @@ public final class Engine {
     /// Indexed by property handle: the performer animating the property, its newest claimant
     /// ("motion.claim/1"). A column rather than a dictionary per target: no allocation per target.
     var animators: ContiguousArray<PerformerRecord?> = []
+    /// Destroyed runtimes still being freed, oldest first (`Engine+Teardown`).
+    var teardowns: [RuntimeTeardown] = []
     /// Swaps whose performers are still moving (`beginSwap`).
     var swapJobs: [SwapJob] = []
     /// Continuous performers holding a token, advanced every tick, grouped by factory (indexed like

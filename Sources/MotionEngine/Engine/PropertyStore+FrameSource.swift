@@ -7,19 +7,16 @@ extension PropertyStore {
     static let runtimeOpening = Array(##"{"runtime":""##.utf8)
 
     /// The pre-encoded start of `handle`'s updates.
-    func prefix(_ handle: UInt32) -> ArraySlice<UInt8> {
-        let start = prefixStarts[Int(handle)]
-        return prefixBytes[start..<start + prefixLengths[Int(handle)]]
-    }
+    func prefix(_ handle: UInt32) -> ArraySlice<UInt8> { prefixes[handle] }
 
     /// Lends the columns a frame's updates are encoded from (`motion_frame_write_updates`); with
     /// `namesOthers` another uid's properties are named `<uid>/<runtime>` for `viewer`.
     func withFrameSource<Result>(viewer: UInt32, namesOthers: Bool,
                                  _ body: (inout motion_frame_source) -> Result) -> Result {
         owners.withUnsafeBufferPointer { owners in
-            prefixBytes.withUnsafeBufferPointer { prefixes in
-                prefixStarts.withUnsafeBufferPointer { starts in
-                    prefixLengths.withUnsafeBufferPointer { lengths in
+            prefixes.bytes.withUnsafeBufferPointer { prefixes in
+                self.prefixes.starts.withUnsafeBufferPointer { starts in
+                    self.prefixes.lengths.withUnsafeBufferPointer { lengths in
                         var source = motion_frame_source(
                             slots: slots, counts: counts, owners: owners.baseAddress, prefixes: prefixes.baseAddress,
                             prefix_starts: starts.baseAddress, prefix_lengths: lengths.baseAddress,

@@ -42,13 +42,8 @@ final class PropertyStore {
     private var dirtyList: UnsafeMutablePointer<UInt32> { dirtyListStorage.pointer }
     private var dirtyCount = 0
     private var capacity = 0
-    /// `{"runtime":…,"target":…,"property":…,"value":` for each handle, encoded once at interning, in
-    /// one arena: a frame copies them without touching a reference count.
-    private(set) var prefixBytes: [UInt8] = []
-    private(set) var prefixStarts: [Int] = []
-    private(set) var prefixLengths: [Int] = []
-    /// Arena bytes of prefixes whose handle was reused; compacted once they outweigh the live ones.
-    private var prefixGarbage = 0
+    /// Each handle's update prefix (`PrefixArena`).
+    private(set) var prefixes = PrefixArena()
     /// Whose each handle is (`OwnedName`; `daemon` for the daemon's own) and whether every uid may
     /// read it: subscribers see what their uid may see, in O(1) per update.
     private(set) var owners: [UInt32] = []
@@ -75,10 +70,10 @@ final class PropertyStore {
     private var free: [UInt32] = []
     /// Live handles by target name and by runtime key: a subscriber filtered to a few targets finds
     /// their properties without a pass over every property (`SubscriptionHub`).
-    /// Hash tries (`index`): a runtime's set of 393,216 handles, or a table of as many targets, grew by
-    /// rehashing every entry at once (33 ms).
-    private(set) var handlesByTarget = TreeDictionary<String, TreeSet<UInt32>>()
-    private(set) var handlesByRuntime = TreeDictionary<String, TreeSet<UInt32>>()
+    /// Lists, not hash sets (`HandleGroups`): a runtime's set of 393,216 handles grew by rehashing every
+    /// entry at once (33 ms); a list doubles by one copy of its handles.
+    private(set) var handlesByTarget = HandleGroups()
+    private(set) var handlesByRuntime = HandleGroups()
 
     /// Some plugin kept values instead of writing them (no one was to read them, "motion.kept/1"): every
     /// read first asks for them (`refresh`, set by the engine). Reads of values go through `read`,
@@ -169,8 +164,7 @@ final class PropertyStore {
             handle = UInt32(keys.count)
             if keys.count == capacity { grow(to: max(64, capacity * 2)) }
             keys.append(nil)
-            prefixStarts.append(0)
-            prefixLengths.append(0)
+            prefixes.appendHandle()
             owners.append(Self.daemon)
             isShared.append(false)
             isHidden.append(false)
@@ -188,11 +182,11 @@ final class PropertyStore {
         // The daemon's own runtimes (and an engine used without sessions) are visible to everyone.
         isShared[slot] = shared || owner == nil
         isHidden[slot] = hidden
-        setPrefix(Self.prefix(for: key, runtime: name), of: slot)
+        prefixes.set(Self.prefix(for: key, runtime: name), of: slot) { self.keys[$0] != nil }
         index[key.runtime, default: [:]][key] = handle
         live += 1
-        handlesByTarget[key.target, default: []].insert(handle)
-        handlesByRuntime[key.runtime, default: []].insert(handle)
+        handlesByTarget.insert(handle, into: key.target)
+        handlesByRuntime.insert(handle, into: key.runtime)
         return handle
     }
 
@@ -279,11 +273,6 @@ final class PropertyStore {
         }
     }
 
-    private static func forget(_ handle: UInt32, under name: String, in table: inout TreeDictionary<String, TreeSet<UInt32>>) {
-        table[name]?.remove(handle)
-        if table[name]?.isEmpty == true { table[name] = nil }
-    }
-
     /// Takes hidden properties (dry runs') out of the dirty list.
     func dropHiddenFromDirty() {
         var kept = 0
@@ -299,23 +288,52 @@ final class PropertyStore {
         dirtyCount = kept
     }
 
-    /// Forgets every property of `runtime`; their handles may be reused. A look at those, not at every
-    /// property (a client closing its ephemeral runtime beside 600,000 properties of others scanned them
-    /// all), and its tables dropped whole, not key by key.
-    func removeAll(inRuntime runtime: String) {
-        guard let handles = handlesByRuntime.removeValue(forKey: runtime) else { return }
-        index[runtime] = nil
-        var byTarget: [String: [UInt32]] = [:]
-        for handle in handles {
-            guard let key = keys[Int(handle)] else { continue }
-            byTarget[key.target, default: []].append(handle)
-            forgetSlot(handle)
-        }
-        for (target, removed) in byTarget {
-            handlesByTarget[target]?.subtract(removed)
-            if handlesByTarget[target]?.isEmpty == true { handlesByTarget[target] = nil }
+    /// A destroyed runtime's properties on their way out: out of sight (`retire(runtime:)`), then forgotten
+    /// a few at a time (`forget(_:until:)`), their handles free for other properties only then.
+    struct Retired {
+        let handles: [UInt32]
+        fileprivate var next = 0
+        /// The runtime's table of `index`, emptied key by key (dropped whole, one of 100,000 properties
+        /// held the engine thread ~14 ms).
+        fileprivate var index: TreeDictionary<Key, UInt32>
+        var remaining: Int { handles.count - next }
+    }
+
+    /// Takes every property of `runtime` out of sight at once: no look-up finds them, reads, frames and
+    /// filters skip them (no value) and writes to them are dropped. Their handles go to no other property
+    /// until `forget`: the plugins that wrote them may not be told yet that they are gone.
+    func retire(runtime: String) -> Retired? {
+        guard let handles = handlesByRuntime.removeGroup(runtime) else { return nil }
+        let retired = Retired(handles: handles, index: index.removeValue(forKey: runtime) ?? [:])
+        for handle in retired.handles {
+            isLiveFlags[Int(handle)] = false
+            isWritable[Int(handle)] = false
+            counts[Int(handle)] = 0
         }
         dropRemovedFromDirty()
+        return retired
+    }
+
+    /// Forgets retired properties, 256 at a time, until the monotonic clock passes `deadline`; true once
+    /// every one is forgotten (their handles may then be given to other properties).
+    func forget(_ retired: inout Retired, until deadline: UInt64) -> Bool {
+        while retired.next < retired.handles.count {
+            for handle in retired.handles[retired.next..<min(retired.next + 256, retired.handles.count)] {
+                guard let key = keys[Int(handle)] else { continue }
+                retired.index[key] = nil
+                handlesByTarget.remove(handle, from: key.target)
+                forgetSlot(handle)
+            }
+            retired.next = min(retired.next + 256, retired.handles.count)
+            if retired.next < retired.handles.count, MonotonicClock.now() >= deadline { return false }
+        }
+        return true
+    }
+
+    /// Forgets every property of `runtime` at once; their handles may be reused.
+    func removeAll(inRuntime runtime: String) {
+        guard var retired = retire(runtime: runtime) else { return }
+        _ = forget(&retired, until: .max)
     }
 
     /// Forgets these properties; their handles may be reused.
@@ -324,8 +342,8 @@ final class PropertyStore {
             guard let key = keys[Int(handle)] else { continue }
             index[key.runtime]?[key] = nil
             if index[key.runtime]?.isEmpty == true { index[key.runtime] = nil }
-            Self.forget(handle, under: key.target, in: &handlesByTarget)
-            Self.forget(handle, under: key.runtime, in: &handlesByRuntime)
+            handlesByTarget.remove(handle, from: key.target)
+            handlesByRuntime.remove(handle, from: key.runtime)
             forgetSlot(handle)
         }
         dropRemovedFromDirty()
@@ -345,7 +363,7 @@ final class PropertyStore {
         var kept = 0
         for position in 0..<dirtyCount {
             let handle = dirtyList[position]
-            if keys[Int(handle)] != nil {
+            if isLiveFlags[Int(handle)] {
                 dirtyList[kept] = handle
                 kept += 1
             } else {
@@ -353,27 +371,6 @@ final class PropertyStore {
             }
         }
         dirtyCount = kept
-    }
-
-    private func setPrefix(_ bytes: [UInt8], of slot: Int) {
-        prefixGarbage += prefixLengths[slot]
-        if prefixGarbage > 1 << 20, prefixGarbage > prefixBytes.count / 2 { compactPrefixes() }
-        prefixStarts[slot] = prefixBytes.count
-        prefixLengths[slot] = bytes.count
-        prefixBytes.append(contentsOf: bytes)
-    }
-
-    private func compactPrefixes() {
-        var compacted: [UInt8] = []
-        compacted.reserveCapacity(prefixBytes.count - prefixGarbage)
-        for slot in keys.indices where keys[slot] != nil {
-            let start = prefixStarts[slot]
-            prefixStarts[slot] = compacted.count
-            compacted.append(contentsOf: prefixBytes[start..<start + prefixLengths[slot]])
-        }
-        for slot in keys.indices where keys[slot] == nil { prefixLengths[slot] = 0 }
-        prefixBytes = compacted
-        prefixGarbage = 0
     }
 
     /// Where `handle`'s value (then, `width` later, its velocity) is.

@@ -81,6 +81,8 @@ final class RuntimeScope {
     /// A dry run's scratch runtime: advanced only by `advance(runtime:by:)`, never by the clock, and its
     /// properties never go out in frames (it may live across ticks while it is worked in slices).
     let isDryRun: Bool
+    /// Destroyed, and being freed (`RuntimeTeardown`): its performers are no longer swapped or sampled.
+    var isClosing = false
 
     init(name: String, ephemeralOwner: UInt64?, isShared: Bool = false, createdAt: Double = 0, recordsTimeline: Bool = true,
          isDryRun: Bool = false) {

@@ -150,9 +150,9 @@ final class SharedFrameChannel {
         Self.appendDecimal(tags[slot], to: &names)
         names.append(UInt8(ascii: ","))
         // The update prefix `{"runtime":"…","target":…,"property":…,"value":` without its brace and value.
-        let start = store.prefixStarts[Int(handle)], length = store.prefixLengths[Int(handle)]
+        let start = store.prefixes.starts[Int(handle)], length = store.prefixes.lengths[Int(handle)]
         let opening = PropertyStore.runtimeOpening.count, valueKey = #","value":"#.utf8.count
-        store.prefixBytes.withUnsafeBufferPointer { prefix in
+        store.prefixes.bytes.withUnsafeBufferPointer { prefix in
             names.append(contentsOf: UnsafeBufferPointer(rebasing: prefix[start + 1 ..< start + opening]))
             if let owner {
                 Self.appendDecimal(owner, to: &names)
