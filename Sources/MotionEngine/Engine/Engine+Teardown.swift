@@ -82,7 +82,7 @@ extension Engine {
             teardown.nextPerformer += 1
             // Out of the table first: a call the plugin makes while it is destroyed finds no performer.
             performers[performer.id] = nil
-            _ = teardown.waits?.removeAll(ofPerformer: performer.id)
+            _ = teardown.waits?.removeAll(inTarget: performer.target.name)
             performer.tokens.removeAll()
             if let instance = performer.instance {
                 performer.instance = nil
