@@ -70,9 +70,9 @@ struct JournalTests {
     }
 
     /// A plan that its plugin refuses after the host's schema passed it (here: Emit of text that is not a
-    /// plan) was written before it was applied. It is not kept: the next rewrite drops it. Not rewritten
-    /// at once (a refused request is cheap to send, a rewrite of the whole journal is not): the next start
-    /// refuses it once more and rewrites the journal without it, so the start after that replays cleanly.
+    /// plan) was written before it was applied. It is not kept (the next rewrite drops it) and it is
+    /// written off. Not rewritten at once (a refused request is cheap to send, a rewrite of the whole
+    /// journal is not): the next start skips it and rewrites the journal without it.
     @Test func aPlanThatItsPluginRefusesLeavesTheJournal() throws {
         let journal = MemoryJournal()
         let (context, output) = try Self.context(journal: journal)
@@ -83,8 +83,9 @@ struct JournalTests {
         #expect(journal.state.withLock { $0.rewrites } == 0, "no rewrite for a refused request")
         let now = (journal.records.last?["t"]?.doubleValue ?? 0) + 1
         let first = EngineContext.greetedForJournal()
+        #expect(journal.records.last?["op"] == "refused", "\(journal.records)")
         let (_, _, problems) = first.restoreRuntimes(from: journal, now: now)
-        #expect(problems.count == 1, "\(problems)")
+        #expect(problems.isEmpty, "not replayed, so not refused again: \(problems)")
         #expect(journal.records.map { "\($0["op"]?.stringValue ?? "") \($0["target"]?.stringValue ?? "")" } == ["create ", "add a"],
                 "rewritten at the start without it")
         let second = EngineContext.greetedForJournal()
@@ -125,6 +126,40 @@ struct JournalTests {
         #expect(call(context, output, 4, "runtime.state", [:])["targets"] == [:], "no plan was applied")
         journal.state.withLock { $0.failing = false }
         #expect(call(context, output, 5, "plan.add", ["target": "a", "plan": ["type": "ChangeBoolean", "value": true]])["performer"] != nil)
+    }
+
+    /// A change refused after it was written (a quota, a plugin's own check) is written off in the journal:
+    /// no start replays it, though a start restores without quotas (one brought back a plan its client had
+    /// been told was refused). A staggered plan.add refused at one target keeps the targets before it, in
+    /// memory and in the journal alike, and says so.
+    @Test func aChangeRefusedAfterItWasWrittenIsNeverReplayed() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        context.settings.quotas.performers = 2
+        let frames: JSONValue = ["type": "Frames", "frames": 1000]
+        _ = call(context, output, 1, "runtime.create", ["name": "work"])
+        #expect(call(context, output, 2, "plan.add", ["runtime": "work", "target": "a", "plan": frames])["performer"] != nil)
+        #expect(call(context, output, 3, "plan.add", ["runtime": "work", "target": "b", "plan": frames])["performer"] != nil)
+        #expect(call(context, output, 4, "plan.add", ["runtime": "work", "target": "c", "plan": frames])["code"] == "quota.exceeded")
+        context.settings.quotas.performers = 3
+        let partial = call(context, output, 5, "plan.add", ["runtime": "work", "targets": ["d", "e", "f"], "plan": frames])
+        #expect(partial["code"] == "quota.exceeded")
+        #expect(partial["message"]?.stringValue?.hasPrefix("targets[1]: ") == true, "\(partial)")
+        #expect(partial["message"]?.stringValue?.hasSuffix("; the 1 target before it took the plan") == true, "\(partial)")
+        let live = { (context: EngineContext) in
+            context.engine.runtimes["0/work"]?.targetOrder.filter { !$0.performers.isEmpty }.map(\.name).sorted() ?? []
+        }
+        #expect(live(context) == ["a", "b", "d"])
+        let now = (journal.records.last?["t"]?.doubleValue ?? 0) + 0.1
+        let first = EngineContext.greetedForJournal()
+        let restored = first.restoreRuntimes(from: journal, now: now)
+        #expect(restored.problems.isEmpty, "\(restored.problems)")
+        #expect(live(first) == ["a", "b", "d"], "the refused ones are not replayed")
+        #expect(journal.records.allSatisfy { $0["op"] != "refused" && !["c", "e", "f"].contains($0["target"]) },
+                "rewritten at the start without them: \(journal.records)")
+        let second = EngineContext.greetedForJournal()
+        _ = second.restoreRuntimes(from: journal, now: now)
+        #expect(live(second) == ["a", "b", "d"])
     }
 
     /// A plan added 1.5 s before the restart is where it would have been, to within a frame.

@@ -51,9 +51,9 @@ struct RuntimeTeardownTests {
         #expect(add("t0", ["type": "Set", "property": "p0", "value": [7]])["performer"] != nil)
         #expect(engine.value(of: "p0", target: "t0", runtime: "0/big") == [7])
 
-        // A slice whose time is up frees one performer and stops.
+        // A slice whose time is up frees one target (its Set and its spring performer) and stops.
         engine.continueTeardowns(until: 0)
-        #expect(engine.performerCount == performers, "one freed, one new")
+        #expect(engine.performerCount == performers - 1, "two freed, one new")
         #expect(engine.hasTeardowns)
         // The clock runs while it frees; the old Sequence never goes on in the new runtime.
         #expect(context.wantsTicks)
@@ -79,6 +79,30 @@ struct RuntimeTeardownTests {
         }
         #expect(!engine.hasTeardowns && engine.performerCount == 0 && engine.propertyCount == 0)
         #expect(engine.usage[0] == Engine.Usage(runtimes: 1, performers: 0), "its default runtime alone: \(String(describing: engine.usage[0]))")
+    }
+
+    /// uid 1000 destroys two large runtimes, then uid 1001 one: slices take the uids in turn, so the
+    /// second uid's quotas are not charged until the first's runtimes are all freed.
+    @Test func slicesTakeTheUidsInTurn() throws {
+        let engine = try ShippedPlanSchemaTests.engine(["SetPlugin"])
+        for runtime in ["1000/a", "1000/b", "1001/c"] {
+            try engine.createRuntime(runtime)
+            for target in 0..<10 {
+                for property in 0..<500 {
+                    _ = try engine.addPlan(["type": "Set", "property": .string("p\(property)"), "value": [1]], to: "t\(target)", in: runtime)
+                }
+            }
+            try engine.destroyRuntime(runtime)
+        }
+        #expect(engine.usage[1000]?.performers == 20 && engine.usage[1001]?.performers == 10)
+        engine.continueTeardowns(until: 0)
+        #expect(engine.usage[1000]?.performers == 19 && engine.usage[1001]?.performers == 10)
+        engine.continueTeardowns(until: 0)
+        #expect(engine.usage[1000]?.performers == 19 && engine.usage[1001]?.performers == 9, "uid 1001's turn")
+        engine.continueTeardowns(until: 0)
+        #expect(engine.usage[1000]?.performers == 18 && engine.usage[1001]?.performers == 9)
+        engine.continueTeardowns(until: .max)
+        #expect(!engine.hasTeardowns && engine.usage[1000] == nil && engine.usage[1001] == nil && engine.propertyCount == 0)
     }
 
     @Test func aSmallRuntimeIsFreedInsideTheRequest() {

@@ -18,6 +18,14 @@ extension EngineContext {
         var sessionID: UInt64
         var id: JSONValue
         var apply: (EngineContext) throws(EngineError) -> JSONValue
+        /// How many of `records` took effect when `apply` threw (a staggered plan.add refused at one
+        /// target keeps those before it); nil: none did.
+        var applied: AppliedCount? = nil
+    }
+
+    /// Counts the records of a journaled change that took effect (`JournalEntry.applied`).
+    final class AppliedCount {
+        var value = 0
     }
 
     /// Methods that may join a journal group; a connection waiting on the journal defers the others.
@@ -38,6 +46,7 @@ extension EngineContext {
     /// Applies a change now, or (journaled, or behind another of this connection's changes) queues it for
     /// the journal and returns nil: the reply comes once it is written and applied.
     func journalOrApply(_ session: Session, id: JSONValue, journaled: Bool, creates: String? = nil, record: () -> [JournalRecord],
+                        applied: AppliedCount? = nil,
                         apply: @escaping (EngineContext) throws(EngineError) -> JSONValue) throws(EngineError) -> JSONValue? {
         guard journal != nil, journaled || session.journalPending > 0 else { return try apply(self) }
         session.owedReplies += 1
@@ -45,7 +54,7 @@ extension EngineContext {
         if let creates { pendingCreates[creates] = journaled }
         let records = journaled ? record() : []
         journalGroup.append(JournalEntry(records: records, lines: records.map(\.line), creates: creates, sessionID: session.id,
-                                         id: id, apply: apply))
+                                         id: id, apply: apply, applied: applied))
         flushJournal()
         return nil
     }
@@ -135,13 +144,25 @@ extension EngineContext {
                 reply = WireMessage.result(id: entry.id, try entry.apply(self))
                 for (record, line) in zip(entry.records, entry.lines) { remember(record, line: line) }
             } catch {
-                // Written but refused by its plugin (an `add_plan` that checks more than the schema): not
-                // kept, so the next rewrite (or the next start's) drops it. Not a rewrite now: a refused
-                // request is cheap to send, a rewrite is not.
+                // Written but refused (a quota, a plugin's `add_plan` that checks more than the schema):
+                // not kept, so the next rewrite drops it, and written off, so no start replays it (a start
+                // restores without quotas). Not a rewrite now: a refused request is cheap to send, a
+                // rewrite is not.
                 reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
+                let kept = min(entry.applied?.value ?? 0, entry.records.count)
+                for (record, line) in zip(entry.records, entry.lines).prefix(kept) { remember(record, line: line) }
+                writeOff(Array(entry.records.dropFirst(kept)))
             }
         }
         session?.sendOwedReply(reply)
+    }
+
+    /// Journals that `records`, written earlier, were refused (with the next group; nothing waits on it).
+    private func writeOff(_ records: [JournalRecord]) {
+        guard !records.isEmpty else { return }
+        let now = WallClock.now()
+        let lines = records.map { JournalRecord.refused(record: $0.json, t: max(now, $0.time)).line }
+        journalGroup.append(JournalEntry(records: [], lines: lines, sessionID: .max, id: .null, apply: { _ throws(EngineError) in .null }))
     }
 
     /// A written group being applied in slices.
@@ -216,6 +237,7 @@ extension EngineContext {
             return record
         }
         guard let first = records.first else { return (0, 0, problems) }
+        let refused = writtenOff(records)
         isSampling = true
         defer {
             isSampling = false
@@ -238,7 +260,15 @@ extension EngineContext {
                 clock += dt
             }
         }
-        for record in records {
+        for (index, record) in records.enumerated() {
+            if case .refused = record {
+                dropped += 1  // rewritten at the start without it
+                continue
+            }
+            if refused.contains(index) {
+                dropped += 1
+                continue
+            }
             advance(to: record.time)
             if OwnedName.split(record.runtime).name == Engine.defaultRuntime, engine.runtimes[record.runtime] == nil {
                 try? engine.createRuntime(record.runtime)
@@ -258,6 +288,7 @@ extension EngineContext {
                     for (target, property, value) in values {
                         engine.write(value, velocity: [], to: property, target: target, runtime: runtime)
                     }
+                case .refused: break  // skipped above
                 }
                 remember(record, line: record.line)
             } catch {
@@ -279,5 +310,20 @@ extension EngineContext {
         journalCompactedBytes = journalKept.totalBytes
         if dropped > 0 || journal.size > max(Self.journalCompactionBytes, 2 * journalKept.totalBytes) { compactJournal() }
         return (journalKept.all.count, records.count, problems)
+    }
+
+    /// The records a later `refused` record writes off: for each, the newest earlier record written as
+    /// it says not yet written off (looked for among the 100,000 before it: it follows within a group or two).
+    private func writtenOff(_ records: [JournalRecord]) -> Set<Int> {
+        var refused = Set<Int>()
+        for (index, record) in records.enumerated() {
+            guard case .refused(let written, _) = record else { continue }
+            for earlier in stride(from: index - 1, through: max(0, index - 100_000), by: -1)
+            where records[earlier].runtime == record.runtime && !refused.contains(earlier) && records[earlier].json == written {
+                refused.insert(earlier)
+                break
+            }
+        }
+        return refused
     }
 }

@@ -52,13 +52,22 @@ extension EngineContext {
             throw EngineError(.limitExceeded, "targets: \(targets.count) targets × \(started / targets.count) plans each; a staggered plan.add starts at most \(Self.maximumStaggeredTargets) plans")
         }
         let journaled = willBeJournaled(runtime), limit = quotas(of: runtime), shown = name ?? Engine.defaultRuntime
+        // Applied target by target: one refused (a quota reached midway) ends it, and the targets before
+        // it keep the plan, in memory and in the journal alike; the error says how many.
+        let applied = AppliedCount()
         return try journalOrApply(session, id: request.id, journaled: journaled, record: {
             let now = WallClock.now()
             return zip(targets, plans).map { .add(runtime: runtime, target: $0, plan: $1, name: nil, t: now) }
-        }) { context throws(EngineError) in
+        }, applied: applied) { context throws(EngineError) in
             var performers: [JSONValue] = []
-            for (target, staggered) in zip(targets, plans) {
-                performers.append(.number(Double(try context.engine.addPlan(staggered, to: target, in: runtime, quotas: limit))))
+            for (index, (target, staggered)) in zip(targets, plans).enumerated() {
+                do throws(EngineError) {
+                    performers.append(.number(Double(try context.engine.addPlan(staggered, to: target, in: runtime, quotas: limit))))
+                } catch {
+                    let before = index == 0 ? "" : "; the \(index) target\(index == 1 ? "" : "s") before it took the plan"
+                    throw EngineError(error.code, "targets[\(index)]: \(error.message)\(before)")
+                }
+                applied.value = index + 1
             }
             return ["runtime": .string(shown), "targets": .array(targets.map(JSONValue.string)), "performers": .array(performers)]
         }

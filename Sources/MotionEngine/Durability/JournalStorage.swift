@@ -22,17 +22,21 @@ enum JournalRecord {
     case destroy(runtime: String, t: Double)
     /// A resting runtime's values (compaction): what its earlier records led to.
     case values(runtime: String, values: [(target: String, property: String, value: [Double])], t: Double)
+    /// `record` (as written, earlier) was refused when it was applied: no start replays it.
+    case refused(record: JSONValue, t: Double)
 
     var runtime: String {
         switch self {
         case .create(let runtime, _, _), .add(let runtime, _, _, _, _), .remove(let runtime, _, _, _),
              .destroy(let runtime, _), .values(let runtime, _, _): runtime
+        case .refused(let record, _): record["runtime"]?.stringValue ?? ""
         }
     }
 
     var time: Double {
         switch self {
-        case .create(_, _, let t), .add(_, _, _, _, let t), .remove(_, _, _, let t), .destroy(_, let t), .values(_, _, let t): t
+        case .create(_, _, let t), .add(_, _, _, _, let t), .remove(_, _, _, let t), .destroy(_, let t), .values(_, _, let t),
+             .refused(_, let t): t
         }
     }
 
@@ -51,6 +55,8 @@ enum JournalRecord {
         case .values(let runtime, let values, let t):
             return ["op": "values", "runtime": .string(runtime), "t": .number(t),
                     "values": .array(values.map { [.string($0.target), .string($0.property), JSONValue($0.value)] })]
+        case .refused(let record, let t):
+            return ["op": "refused", "runtime": .string(runtime), "t": .number(t), "record": record]
         }
     }
 
@@ -76,6 +82,9 @@ enum JournalRecord {
                 values.append((target, property, numbers.compactMap(\.doubleValue)))
             }
             self = .values(runtime: runtime, values: values, t: t)
+        case "refused":
+            guard let record = json["record"], record["runtime"]?.stringValue == runtime else { return nil }
+            self = .refused(record: record, t: t)
         default: return nil
         }
     }

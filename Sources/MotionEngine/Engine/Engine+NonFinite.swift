@@ -5,6 +5,9 @@ import MotionWire
 /// and a warning), once per performer; the value is written all the same.
 extension Engine {
     func reportNonFinite(_ handle: UInt32) {
+        // A write to a destroyed runtime's property was dropped: nothing to report, and its name may be
+        // another runtime's by now.
+        guard store.isLive(handle) else { return }
         // The property's animator if it claimed the property, else the plugin being called now.
         let performer = Int(handle) < animators.count ? animators[Int(handle)] : nil
         let label = PluginCallMarker.address.assumingMemoryBound(to: UInt.self)[0]

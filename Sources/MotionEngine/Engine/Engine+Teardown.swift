@@ -5,25 +5,22 @@ import MotionWire
 /// 100,000 springs in one go held the engine thread 150 ms, every other client's frames with it.
 final class RuntimeTeardown {
     let scope: RuntimeScope
-    /// Its performers, each destroyed (its plugin's `destroy`) before any property handle is freed: a
-    /// plugin that writes while it is destroyed writes a property that is gone, never another's.
-    var performers: [PerformerRecord]
-    var nextPerformer = 0
     var waits: CompositionState.RuntimeWaits?
     var composites: [Set<UInt64>]
     var properties: PropertyStore.Retired?
 
-    init(scope: RuntimeScope, performers: [PerformerRecord], waits: CompositionState.RuntimeWaits?,
-         composites: [Set<UInt64>], properties: PropertyStore.Retired?) {
+    init(scope: RuntimeScope, waits: CompositionState.RuntimeWaits?, composites: [Set<UInt64>],
+         properties: PropertyStore.Retired?) {
         self.scope = scope
-        self.performers = performers
         self.waits = waits
         self.composites = composites
         self.properties = properties
     }
 
     /// What is left to free, roughly in steps of equal cost.
-    var size: Int { performers.count - nextPerformer + composites.reduce(0) { $0 + $1.count } + (properties?.remaining ?? 0) }
+    var size: Int {
+        scope.targetOrder.count + scope.performerCount + composites.reduce(0) { $0 + $1.count } + (properties?.remaining ?? 0)
+    }
 }
 
 extension Engine {
@@ -33,26 +30,25 @@ extension Engine {
     /// Whether destroyed runtimes are still being freed: the clock runs until they are.
     public var hasTeardowns: Bool { !teardowns.isEmpty }
 
-    /// Makes `scope` (already out of `runtimes`) gone for everyone now, in O(its performers): they stop
-    /// advancing, its composites and their leaves leave every table found by name, its properties go
-    /// out of sight. The rest is freed in order by `continueTeardowns`.
+    /// Makes `scope` (already out of `runtimes`) gone for everyone now, in O(its performers and
+    /// properties), a few ns each: its performers stop advancing and let go of their tokens, its composites
+    /// and their leaves leave every table found by name, its properties go out of sight. Swaps and
+    /// migration samples pass over its performers (`isClosing`); the rest is freed by `continueTeardowns`.
     func retire(_ scope: RuntimeScope) {
         scope.isClosing = true
-        var performers: [PerformerRecord] = []
-        performers.reserveCapacity(scope.performerCount)
         for target in scope.targetOrder {
             for performer in target.performers.values {
                 stopAdvancing(performer)
-                performers.append(performer)
+                // No tokens: a stop deferred to the end of a frame is carried out, not undone.
+                performer.tokens.removeAll()
             }
         }
         scope.activeTokens = 0
         let (composites, waits) = retireComposites(of: scope.name)
         let properties = store.retire(runtime: scope.name)
         for handle in properties?.handles ?? [] where Int(handle) < animators.count { animators[Int(handle)] = nil }
-        let teardown = RuntimeTeardown(scope: scope, performers: performers, waits: waits, composites: composites,
-                                       properties: properties)
         forgetGestures(of: scope)
+        let teardown = RuntimeTeardown(scope: scope, waits: waits, composites: composites, properties: properties)
         if teardown.size <= Self.inlineTeardownSize {
             _ = free(teardown, until: .max)
         } else {
@@ -60,40 +56,42 @@ extension Engine {
         }
     }
 
-    /// Frees destroyed runtimes, oldest first, until the monotonic clock passes `deadline`.
+    /// Frees destroyed runtimes until the monotonic clock passes `deadline`, taking uids in turn (one uid
+    /// destroying large runtimes again and again does not keep another's quotas charged).
     public func continueTeardowns(until deadline: UInt64) {
-        while let teardown = teardowns.first {
+        while !teardowns.isEmpty {
+            let next = teardowns.firstIndex { ($0.scope.owner ?? .max) > lastTeardownOwner } ?? 0
+            let teardown = teardowns[next]
+            lastTeardownOwner = teardown.scope.owner ?? .max
             guard free(teardown, until: deadline) else { return }
-            teardowns.removeFirst()
+            teardowns.remove(at: next)
+            if MonotonicClock.now() >= deadline { return }
         }
     }
 
-    /// Frees every destroyed runtime now (before a plugin's performers are swapped or sampled).
-    func finishTeardowns() {
-        continueTeardowns(until: .max)
-    }
-
-    /// Performers first (checked after each: a plugin's `destroy` is one call), then composites, then
+    /// Targets first, from the last one created (each one's performers destroyed by their plugins, then
+    /// the target dropped: it goes with its own tables, not all of them at the end), then composites, then
     /// properties; true once everything is freed.
     private func free(_ teardown: RuntimeTeardown, until deadline: UInt64) -> Bool {
         let scope = teardown.scope
-        while teardown.nextPerformer < teardown.performers.count {
-            let performer = teardown.performers[teardown.nextPerformer]
-            teardown.nextPerformer += 1
-            // Out of the table first: a call the plugin makes while it is destroyed finds no performer.
-            performers[performer.id] = nil
-            _ = teardown.waits?.removeAll(inTarget: performer.target.name)
-            performer.tokens.removeAll()
-            if let instance = performer.instance {
-                performer.instance = nil
-                calling(performer.label, "destroy") { performer.table.pointee.destroy(instance) }
+        while let target = scope.targetOrder.last {
+            _ = teardown.waits?.removeAll(inTarget: target.name)
+            for performer in target.performers.values {
+                // Out of the table first: a call the plugin makes while it is destroyed finds no performer.
+                performers[performer.id] = nil
+                if let instance = performer.instance {
+                    performer.instance = nil
+                    calling(performer.label, "destroy") { performer.table.pointee.destroy(instance) }
+                }
+                scope.performerCount -= 1
+                if let uid = scope.owner { usage[uid, default: Usage()].performers -= 1 }
             }
-            scope.performerCount -= 1
-            if let uid = scope.owner { usage[uid, default: Usage()].performers -= 1 }
+            target.performers.removeAll()
+            target.named.removeAll()
+            scope.targets[target.name] = nil
+            scope.targetOrder.removeLast()
             if MonotonicClock.now() >= deadline { return false }
         }
-        teardown.performers = []
-        teardown.nextPerformer = 0
         teardown.waits = nil
         while let ids = teardown.composites.popLast() {
             for id in ids { composition.composites.removeDetached(id) }

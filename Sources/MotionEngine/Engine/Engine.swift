@@ -29,6 +29,8 @@ public final class Engine {
     var animators: ContiguousArray<PerformerRecord?> = []
     /// Destroyed runtimes still being freed, oldest first (`Engine+Teardown`).
     var teardowns: [RuntimeTeardown] = []
+    /// The uid whose teardown was freed last (`continueTeardowns` takes uids in turn).
+    var lastTeardownOwner: UInt32 = 0
     /// Swaps whose performers are still moving (`beginSwap`).
     var swapJobs: [SwapJob] = []
     /// Continuous performers holding a token, advanced every tick, grouped by factory (indexed like
