@@ -16,7 +16,7 @@ extension Engine {
     }
 
     func internGesture(_ name: String, for performerID: UInt64) -> UInt32 {
-        guard !name.isEmpty, name.utf8.count <= 256, let performer = performers[performerID] else { return MOTION_INVALID_GESTURE }
+        guard !name.isEmpty, name.utf8.count <= 256, let performer = performer(calling: performerID) else { return MOTION_INVALID_GESTURE }
         let handle = gestureSlots.first { $0.value.runtime === performer.runtime && $0.value.name == name }?.key ?? {
             nextGestureHandle += 1
             gestureSlots[nextGestureHandle] = GestureSlot(runtime: performer.runtime, name: name)
@@ -27,7 +27,7 @@ extension Engine {
     }
 
     func readGesture(_ handle: UInt32, for performerID: UInt64, into state: UnsafeMutablePointer<motion_gesture_state>) -> Bool {
-        guard let slot = gestureSlots[handle], let performer = performers[performerID],
+        guard let slot = gestureSlots[handle], let performer = performer(calling: performerID),
               slot.runtime === performer.runtime, slot.readers.contains(performerID) else { return false }
         var result = motion_gesture_state()
         if let gesture = performer.runtime.gestures[slot.name] {

@@ -5,7 +5,7 @@ extension Engine {
     static let reservedTracePrefixes = ["runtime.", "plan.", "performer.", "token.", "plugin.", "route.", "timeline."]
 
     func internProperty(_ name: String, for performerID: UInt64) -> UInt32 {
-        guard !name.isEmpty, name.utf8.count <= 256, let performer = performers[performerID] else {
+        guard !name.isEmpty, name.utf8.count <= 256, let performer = performer(calling: performerID) else {
             return UInt32.max
         }
         if let handle = performer.target.properties[name], store.isLive(handle) { return handle }
@@ -29,7 +29,7 @@ extension Engine {
         // What plugins kept of the property is written before the performer that animated it lets go,
         // and not over a value the claimant wrote already (`PropertyStore.refreshIfStale`).
         store.refreshIfStale(property)
-        guard let claimant = performers[performerID],
+        guard let claimant = performer(calling: performerID),
               claimant.target.properties.values.contains(property) else { return }
         let index = Int(property)
         if index >= animators.count { animators.append(contentsOf: repeatElement(nil, count: index + 1 - animators.count)) }
@@ -52,7 +52,7 @@ extension Engine {
     }
 
     func pluginTrace(kind: String, fieldsJSON: String?, from performerID: UInt64) {
-        guard let performer = performers[performerID] else { return }
+        guard let performer = performer(calling: performerID) else { return }
         func pluginError(_ message: String) {
             trace(TraceEvent(kind: "plugin.error", runtime: performer.runtime.name, target: performer.target.name,
                              fields: ["performer": .number(Double(performerID)), "plugin": .string(performer.pluginID),

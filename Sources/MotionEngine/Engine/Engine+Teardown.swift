@@ -30,19 +30,21 @@ extension Engine {
     /// Whether destroyed runtimes are still being freed: the clock runs until they are.
     public var hasTeardowns: Bool { !teardowns.isEmpty }
 
-    /// Makes `scope` (already out of `runtimes`) gone for everyone now, in O(its performers and
-    /// properties), a few ns each: its performers stop advancing and let go of their tokens, its composites
-    /// and their leaves leave every table found by name, its properties go out of sight. Swaps and
+    /// The performer a plugin's call names, nil once its runtime is destroyed: until a destroyed runtime's
+    /// performers are freed they may still be advanced, and what they ask for then goes nowhere (their
+    /// writes are dropped too: their properties are not writable).
+    func performer(calling id: UInt64) -> PerformerRecord? {
+        guard let performer = performers[id], !performer.runtime.isClosing else { return nil }
+        return performer
+    }
+
+    /// Makes `scope` (already out of `runtimes`) gone for everyone now, in O(its properties), a few ns
+    /// each, without a look at its targets or performers (at ~0.5 µs each, 50,000 of them held the
+    /// engine thread 27 ms): its performers' calls go nowhere (`performer(calling:)`), its composites and
+    /// their leaves leave every table found by name, its properties go out of sight. Swaps and
     /// migration samples pass over its performers (`isClosing`); the rest is freed by `continueTeardowns`.
     func retire(_ scope: RuntimeScope) {
         scope.isClosing = true
-        for target in scope.targetOrder {
-            for performer in target.performers.values {
-                stopAdvancing(performer)
-                // No tokens: a stop deferred to the end of a frame is carried out, not undone.
-                performer.tokens.removeAll()
-            }
-        }
         scope.activeTokens = 0
         let (composites, waits) = retireComposites(of: scope.name)
         let properties = store.retire(runtime: scope.name)
@@ -77,6 +79,8 @@ extension Engine {
         while let target = scope.targetOrder.last {
             _ = teardown.waits?.removeAll(inTarget: target.name)
             for performer in target.performers.values {
+                stopAdvancing(performer)
+                performer.tokens.removeAll()
                 // Out of the table first: a call the plugin makes while it is destroyed finds no performer.
                 performers[performer.id] = nil
                 if let instance = performer.instance {

@@ -3,7 +3,7 @@ import MotionWire
 extension Engine {
     /// A performer takes an is-active token; the runtime turns active when its first token is taken.
     func generateToken(for performerID: UInt64) -> UInt64 {
-        guard let performer = performers[performerID], performer.instance != nil else { return 0 }
+        guard let performer = performer(calling: performerID), performer.instance != nil else { return 0 }
         let token = nextToken
         nextToken += 1
         performer.tokens.insert(token)
@@ -21,7 +21,7 @@ extension Engine {
     /// Releases a token; the runtime turns idle when its last token is released. A token released twice
     /// (or never taken) is the plugin's error, reported in the trace and otherwise ignored.
     func terminateToken(_ token: UInt64, for performerID: UInt64) {
-        guard let performer = performers[performerID] else { return }
+        guard let performer = performer(calling: performerID) else { return }
         guard performer.tokens.remove(token) != nil else {
             trace(TraceEvent(kind: "plugin.error", runtime: performer.runtime.name, target: performer.target.name,
                              fields: ["performer": .number(Double(performer.id)), "plugin": .string(performer.pluginID),

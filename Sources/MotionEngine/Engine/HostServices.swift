@@ -40,7 +40,7 @@ public final class HostServices: PlanNodesOwner {
             },
             emit_plan: { host, ref, json, length, errorBuffer, capacity in
                 guard let engine = services(host)?.engine, let json,
-                    let performer = engine.performers[ref]
+                    let performer = engine.performer(calling: ref)
                 else { return MOTION_ERROR }
                 do throws(EngineError) {
                     try engine.emitPlan(UnsafeRawBufferPointer(start: json, count: length), from: performer)
