@@ -113,6 +113,22 @@ struct DisplayFramesTests {
         #expect(call("subscribe", ["streams": ["frames"], "display": ["period": 0.05]])["code"] == "request.limit", "four distinct displays per uid")
     }
 
+    /// The engine's one state runs ahead by the largest `latency + lead` of any display, and every display
+    /// subscriber's changes show that much later: one with a 1 s latency delayed everyone's plan.add by 1 s.
+    /// Latency is at most 0.1 s (its default, one period, too) and lead at most 0.05 s.
+    @Test mutating func latencyAndLeadAreBounded() throws {
+        let latency = call("subscribe", ["streams": ["frames"], "display": ["period": 0.02, "latency": 0.5]])
+        #expect(latency["code"] == "request.invalid" && latency["message"] == "display.latency: expected 0.0 to 0.1 seconds", "\(latency)")
+        let lead = call("subscribe", ["streams": ["frames"], "display": ["period": 0.02, "lead": 0.08]])
+        #expect(lead["code"] == "request.invalid" && lead["message"] == "display.lead: expected 0.0 to 0.05 seconds", "\(lead)")
+        let slow = call("subscribe", ["streams": ["frames"], "display": ["period": 0.5, "vblank": 1.0]])["sub"]?.intValue ?? -1
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [10], "duration": 10, "timing": "linear"]])
+        run(from: 1_000_000_000, seconds: 2)
+        let presents = frames(slow).map(\.present)
+        #expect(!presents.isEmpty && presents.allSatisfy { abs(($0 - 1.1) / 0.5 - (($0 - 1.1) / 0.5).rounded()) < 1e-6 },
+                "a 2 Hz display's default latency is 0.1 s, not one period: \(presents)")
+    }
+
     /// An animation's last value, written at a step that was not a present, and a `Set` on a runtime where
     /// nothing moves, both reach the display subscriber at its next present (they were kept pending
     /// until something else moved); then the clock stops.

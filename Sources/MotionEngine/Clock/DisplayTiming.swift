@@ -11,13 +11,22 @@ public struct DisplayTiming: Hashable, Sendable {
     public static let minimumPeriod: UInt64 = 2_000_000  // 500 Hz
     public static let maximumPeriod: UInt64 = 1_000_000_000  // 1 Hz
     public static let defaultLead: UInt64 = 2_000_000
+    /// The largest `latency` and `lead`: the engine's one state runs ahead by the largest lookahead of
+    /// any display, and every display's changes then show that much later (one subscriber with a 1 s
+    /// latency made every other display subscriber see its own plan.add 1 s late, whatever its uid). A
+    /// real pipeline shows a frame within a few vblanks.
+    public static let maximumLatency: UInt64 = 100_000_000
+    public static let maximumLead: UInt64 = 50_000_000
 
+    /// `latency` defaults to one period, at most `maximumLatency`.
     public init(period: UInt64, vblank: UInt64, latency: UInt64? = nil, lead: UInt64 = Self.defaultLead) {
         self.period = period
         self.vblank = vblank
-        self.latency = latency ?? period
+        self.latency = latency ?? Self.defaultLatency(period: period)
         self.lead = lead
     }
+
+    public static func defaultLatency(period: UInt64) -> UInt64 { min(period, maximumLatency) }
 
     /// How far ahead of its send time a frame's values are for: `latency + lead`.
     public var lookahead: UInt64 { latency &+ lead }

@@ -33,7 +33,8 @@ extension EngineContext {
             throw EngineError(.invalidRequest, "display.period: expected the seconds between vblanks (0.002 to 1)")
         }
         let timing = DisplayTiming(period: period, vblank: try seconds("vblank", in: 0...1e9) ?? MonotonicClock.now(),
-                                   latency: try seconds("latency", in: 0...1), lead: try seconds("lead", in: 0...0.1) ?? DisplayTiming.defaultLead)
+                                   latency: try seconds("latency", in: 0...Double(DisplayTiming.maximumLatency) / 1e9),
+                                   lead: try seconds("lead", in: 0...Double(DisplayTiming.maximumLead) / 1e9) ?? DisplayTiming.defaultLead)
         try checkDisplayLimits(timing, in: session)
         return timing
     }
@@ -69,7 +70,9 @@ extension EngineContext {
             }
             timing.period = UInt64((seconds * 1e9).rounded())
             // A latency that defaulted to one period follows the new period.
-            if previous.latency == previous.period { timing.latency = timing.period }
+            if previous.latency == DisplayTiming.defaultLatency(period: previous.period) {
+                timing.latency = DisplayTiming.defaultLatency(period: timing.period)
+            }
         }
         // A new phase or period is a new display: the same limits as at subscribe.
         if DisplayKey(timing) != DisplayKey(previous) { try checkDisplayLimits(timing, in: session, replacing: subscription) }
