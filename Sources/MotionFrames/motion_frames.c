@@ -83,7 +83,12 @@ int motion_frames_writer_create(motion_frames_writer *writer, uint32_t slot_capa
 }
 
 void motion_frames_writer_destroy(motion_frames_writer *writer) {
-    if (writer->header) munmap(writer->header, writer->size);
+    if (writer->header) {
+        /* The pages are the daemon's to pay for (its memory cgroup), not freed while a client keeps its
+         * descriptor: released here, whatever the client holds. */
+        madvise(writer->header, writer->size, MADV_REMOVE);
+        munmap(writer->header, writer->size);
+    }
     if (writer->reader_fd >= 0) close(writer->reader_fd);
     memset(writer, 0, sizeof *writer);
     writer->reader_fd = -1;

@@ -150,6 +150,22 @@ struct ClientLibraryTests {
         #expect(ran.output.contains("sub 3: 4096 slots"), "\(ran.output)")
     }
 
+    /// A uid's shared-memory subscriptions hold at most `shmSlots` slots together, and a region whose
+    /// subscription ended is released though its client keeps the descriptor (the pages are the daemon's
+    /// memory: a client keeping 64 × 64 regions held them all).
+    @Test func sharedMemoryIsAQuotaPerUidAndReleasedWhenItsSubscriptionEnds() async throws {
+        let program = try await Self.buildAgainstLibrary(Self.fixture("shm_quota.c"), named: "shm_quota",
+                                                         in: try CCompiler.temporaryDirectory())
+        let daemon = try await DaemonProcess()
+        let ran = try await Self.run(program, [daemon.socket])
+        #expect(ran.status == 0, "\(ran.output)")
+        #expect(ran.output.contains("third: refused {\"code\":\"quota.exceeded\"") && ran.output.contains("quota shmSlots: uid "),
+                "\(ran.output)")
+        #expect(ran.output.contains("before: MOTF") && ran.output.contains("after: zeros") && ran.output.contains("other: MOTF"),
+                "\(ran.output)")
+        #expect(ran.output.contains("again: accepted"), "the ended subscription's slots are free again: \(ran.output)")
+    }
+
     /// SPEC §12: a daemon restart is survived: the library connects again, resubscribes (same id) and
     /// says so with a `reconnected` event; frames of the new daemon follow.
     @Test func aRestartIsSurvivedWithTheSameSubscription() async throws {

@@ -32,6 +32,16 @@ extension EngineContext {
             }
             return count
         } ?? SharedFrameChannel.defaultSlots
+        guard sharedSlots(of: session.uid) + capacity <= settings.quotas.shmSlots else {
+            throw quotaExceeded("shmSlots", session.uid)
+        }
         return try SharedFrameChannel(capacity: capacity)
+    }
+
+    /// Slots of the shared-memory subscriptions of `uid`'s connections, together (the `shmSlots` quota).
+    func sharedSlots(of uid: UInt32) -> Int {
+        sessions.values.reduce(0) { total, session in
+            session.uid != uid ? total : session.subscriptions.values.reduce(total) { $0 + ($1.sharedFrames?.capacity ?? 0) }
+        }
     }
 }

@@ -22,11 +22,15 @@ public struct Quotas: Sendable, Equatable {
     /// Properties of its runtimes, live together (~450 bytes each): a `Set` of a new property ends at
     /// once, so neither performers nor animations bounded them (150,000 in 8 s, +69 MB, and counting).
     public var properties = 500_000
+    /// Slots of its shared-memory subscriptions, live together (each up to 2,097,152; 262,144 by
+    /// default): a region's pages are the daemon's memory (~100 bytes a slot written), and 64
+    /// connections × 64 subscriptions of 2,097,152 slots were bounded by nothing but the machine.
+    public var shmSlots = 4_194_304
 
     public init() {}
 
     /// The config file's names, in the order `status` lists them.
-    public static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets", "properties"]
+    public static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets", "properties", "shmSlots"]
 
     public subscript(name: String) -> Int? {
         get {
@@ -40,6 +44,7 @@ public struct Quotas: Sendable, Equatable {
             case "journalBytes": journalBytes
             case "filterTargets": filterTargets
             case "properties": properties
+            case "shmSlots": shmSlots
             default: nil
             }
         }
@@ -55,6 +60,7 @@ public struct Quotas: Sendable, Equatable {
             case "journalBytes": journalBytes = newValue
             case "filterTargets": filterTargets = newValue
             case "properties": properties = newValue
+            case "shmSlots": shmSlots = newValue
             default: break
             }
         }

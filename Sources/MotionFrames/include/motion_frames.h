@@ -20,6 +20,9 @@
  * also written in the slot), then `{"event":"frame","sub":N,"seq":…,"t":…,"dropped":0,"shm":F}`
  * announces that frame F is published (`frame` in the header is F, its record is in the ring).
  *
+ * When the subscription ends (unsubscribe, or its connection closes) the daemon releases the region's
+ * memory: a reader that keeps its descriptor then reads zeros (`magic` no longer "MOTF").
+ *
  * Byte order and alignment are the host's (the memfd never leaves the machine). All offsets are from the
  * start of the region. Fields marked [atomic] are written with release and must be read with acquire.
  */
@@ -116,6 +119,7 @@ typedef struct motion_frames_writer {
 /* Creates a sealed-size memfd of `slot_capacity` slots (and rings sized from it), mapped read-write. 0 on
  * success; -1 with errno. */
 int motion_frames_writer_create(motion_frames_writer *writer, uint32_t slot_capacity);
+/* Releases the region's memory (a reader still holding its descriptor reads zeros) and unmaps it. */
 void motion_frames_writer_destroy(motion_frames_writer *writer);
 /* Writes one slot's value and velocity under its seqlock and lists it as changed in the frame being built. */
 void motion_frames_writer_put(motion_frames_writer *writer, uint32_t slot, uint32_t tag, const double *value,

@@ -10,7 +10,8 @@ import MotionWire
 ///  "stateDir": "/var/lib/motiond", "logLevel": "info", "maxLineLength": 1048576, "maxSubscriptions": 64,
 ///  "adminGroup": "motion-admin", "maxConnections": 2048, "maxConnectionsPerUser": 1024,
 ///  "quotas": {"performers": 100000, "animations": 250000, "runtimes": 256, "routers": 64, "gestures": 64, "stateBytes": 16777216,
-///             "journalBytes": 16777216, "filterTargets": 65536, "properties": 500000}}
+///             "journalBytes": 16777216, "filterTargets": 65536, "properties": 500000,
+///             "shmSlots": 4194304}}
 /// ```
 public struct ConfigFile: Sendable {
     public var socket: String?
