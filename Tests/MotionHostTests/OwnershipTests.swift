@@ -132,6 +132,19 @@ struct OwnershipTests {
         #expect(call(1, "runtime.state", ["runtime": "1000/default"])["runtime"] == "1000/default", "its own uid's prefix reaches its own")
     }
 
+    /// A plan a performer emits is held to its runtime's owner's quotas like the client's own plans: a
+    /// plugin that emits plans was a way past them.
+    @Test func plansAPerformerEmitsAreHeldToTheOwnersQuotas() throws {
+        var quotas = Quotas()
+        quotas.performers = 2
+        var test = try OwnershipTests(quotas: quotas)
+        #expect(test.call(1, "plan.add", ["target": "a", "plan": ["type": "Frames", "frames": 10]])["performer"] != nil)
+        let emitted = test.call(1, "plan.add", ["target": "a", "plan": ["type": "Emit", "plan": #"{"type":"ChangeBoolean","value":true}"#]])
+        #expect(emitted["code"] != nil && emitted["message"]?.stringValue?.contains("quota performers") == true, "\(emitted)")
+        #expect(test.context.engine.usage[1000]?.performers ?? 0 <= 2, "\(String(describing: test.context.engine.usage[1000]))")
+        #expect(test.context.engine.value(of: "boolean", target: "a", runtime: "1000/default") == nil)
+    }
+
     @Test mutating func quotasAreEnforcedPerUidAndNothingElseIsDisturbed() throws {
         var quotas = Quotas()
         quotas.runtimes = 3

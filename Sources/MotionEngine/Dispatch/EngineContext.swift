@@ -8,7 +8,10 @@ public final class EngineContext: TraceObserver {
     package let engine: Engine
     package let hub: SubscriptionHub
     package var settings: EngineSettings {
-        didSet { engine.instantMotion = settings.instantMotion }
+        didSet {
+            engine.instantMotion = settings.instantMotion
+            engine.quotas = settings.quotas
+        }
     }
     package let logger: Logger
     let startTime = MonotonicClock.now()
@@ -81,6 +84,7 @@ public final class EngineContext: TraceObserver {
         self.engine = engine
         self.settings = settings
         engine.instantMotion = settings.instantMotion
+        engine.quotas = settings.quotas
         self.logger = logger
         self.hub = SubscriptionHub(limits: hubLimits)
         engine.observer = self

@@ -177,7 +177,10 @@ extension Engine {
         }
         emitDepth += 1
         defer { emitDepth -= 1 }
-        try addPlan(plan, to: performer.target.name, in: performer.runtime.name)
+        // Held to the runtime's owner's quotas like its client's own plans (a plugin that emits many
+        // plans for one would otherwise be a way past them).
+        try addPlan(plan, to: performer.target.name, in: performer.runtime.name,
+                    quotas: performer.runtime.owner == nil ? nil : quotas)
     }
 
     @discardableResult

@@ -63,6 +63,9 @@ public final class Engine {
     var composition = CompositionState()
     /// Reduce motion and speed 0 (SPEC §10): which plans complete at once when added.
     public var instantMotion = InstantMotion.off
+    /// Every uid's quotas (set by its owner): what a plan a performer emits is held to, as any plan of
+    /// the uid's (nil: none, an engine used without sessions).
+    public var quotas: Quotas?
     /// Set by the clock before a tick that no frame subscriber will see: plugins with "motion.kept/1" may
     /// then keep the values instead of writing them (`Engine+KeptWrites`).
     public var writesUnread = false
