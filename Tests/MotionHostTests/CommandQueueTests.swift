@@ -16,6 +16,17 @@ struct CommandQueueTests {
         return order
     }
 
+    /// A command pushed `first` is its lane's next (a journal group's next slice is not queued behind
+    /// the backlog of the uid whose entry comes next); lanes still take turns.
+    @Test func aCommandPushedFirstIsItsLanesNext() {
+        let queue = Queue()
+        for index in 0..<3 { queue.push("a\(index)", lane: .uid(1000)) }
+        queue.push("b0", lane: .uid(2000))
+        queue.push("slice", lane: .uid(1000), first: true)
+        let order = Self.drain(queue) { _ in 1_000_000 }
+        #expect(order == ["slice", "b0", "a0", "a1", "a2"], "\(order)")
+    }
+
     @Test func lanesTakeTurnsByTheTimeTheyUsed() {
         let queue = Queue()
         for index in 0..<6 { queue.push("a\(index)", lane: .uid(1000), bytes: 100) }

@@ -240,7 +240,7 @@ struct JournalTests {
         let turns = Mutex(0)
         context.offload = { work in writes.queue.withLock { $0.append({ _ in work() }) } }
         context.onEngineThread = { body in applies.queue.withLock { $0.append(body) } }
-        context.onEngineThreadFor = { _, body in
+        context.onEngineThreadFor = { _, _, body in
             turns.withLock { $0 += 1 }
             applies.queue.withLock { $0.append(body) }
         }

@@ -27,7 +27,7 @@ struct SlicedWorkTests {
         if sliced {
             let pump = self.pump
             context.onEngineThread = { body in pump.queue.withLock { $0.append(body) } }
-            context.onEngineThreadFor = { _, body in pump.queue.withLock { $0.append(body) } }
+            context.onEngineThreadFor = { _, _, body in pump.queue.withLock { $0.append(body) } }
         }
         context.openSession(2, output: other)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 2)

@@ -89,9 +89,10 @@ extension EngineContext {
     }
 
     /// Applies the group just written (`journalWriting`), or refuses its journaled changes if the write
-    /// failed: in slices of about a millisecond, each next one queued in the lane of the uid whose entry
-    /// comes next (a group is as large as what arrived during one sync: one uid's flood of large plans
-    /// applied whole, in the daemon's own lane, made everyone else wait for it).
+    /// failed: in slices of about a millisecond, each next one queued at the front of the lane of the uid
+    /// whose entry comes next (a group is as large as what arrived during one sync: one uid's flood of
+    /// large plans applied whole, in the daemon's own lane, made everyone else wait for it; queued behind
+    /// that uid's backlog, every other uid's changes in the group waited for the backlog too).
     private func applyJournalGroup(written: Result<Void, EngineError>) {
         if case .failure(let error) = written {
             logger.error("journal not written; the changes are refused", metadata: ["error": "\(error.message)"])
@@ -110,7 +111,7 @@ extension EngineContext {
             apply(entry, written: application.written)
             if application.next < group.count, MonotonicClock.now() > deadline, let onEngineThreadFor {
                 journalApplying = application
-                onEngineThreadFor(sessions[group[application.next].sessionID]?.peer?.uid) { $0.continueJournalGroup() }
+                onEngineThreadFor(sessions[group[application.next].sessionID]?.peer?.uid, true) { $0.continueJournalGroup() }
                 return
             }
         }

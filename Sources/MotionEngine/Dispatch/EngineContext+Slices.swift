@@ -24,7 +24,7 @@ extension EngineContext {
             case .success(false):
                 // Without an engine loop (tests, tools) the next slice runs at once.
                 guard let onEngineThreadFor else { continue }
-                onEngineThreadFor(session.peer?.uid) { $0.continueWork(of: sessionID, replyingTo: id) }
+                onEngineThreadFor(session.peer?.uid, false) { $0.continueWork(of: sessionID, replyingTo: id) }
                 return
             case .success(true):
                 let answer = Result { () throws(EngineError) in try work.finish(in: self) }

@@ -37,8 +37,10 @@ public final class EngineContext: TraceObserver {
     public var offload: (@Sendable (_ work: @escaping @Sendable () -> Void) -> Void)?
     public var onEngineThread: (@Sendable (_ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
     /// `onEngineThread` for work done for a connection of `uid` (nil: credentials unknown), a dry run's
-    /// next slice: it waits in that uid's lane, taking turns with other uids' requests. Set by the daemon.
-    public var onEngineThreadFor: (@Sendable (_ uid: UInt32?, _ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
+    /// next slice: it waits in that uid's lane, taking turns with other uids' requests; `first`: before
+    /// that lane's waiting requests (a journal group's next slice: everyone's changes wait on it, not
+    /// that uid's backlog). Set by the daemon.
+    public var onEngineThreadFor: (@Sendable (_ uid: UInt32?, _ first: Bool, _ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
     var nextTransitionID: UInt64 = 0
     /// Schemes whose `router.configure` is being saved: the router is busy until it is applied.
     var configuringSchemes: Set<String> = []

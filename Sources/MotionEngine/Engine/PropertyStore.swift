@@ -330,7 +330,8 @@ final class PropertyStore {
         return true
     }
 
-    /// Forgets every property of `runtime` at once; their handles may be reused.
+    /// Forgets every property of `runtime` at once; their handles may be reused (a store without an
+    /// engine: the engine retires a runtime's properties and forgets them in slices, `RuntimeTeardown`).
     func removeAll(inRuntime runtime: String) {
         guard var retired = retire(runtime: runtime) else { return }
         _ = forget(&retired, until: .max)

@@ -67,19 +67,20 @@ final class CommandQueue<Command>: @unchecked Sendable {
         return body()
     }
 
-    /// Queues `command` at the end of `lane`; `bytes` (a request's line) count toward `bytes(of:)`.
-    func push(_ command: Command, lane: Lane = .daemon, bytes: Int = 0) {
+    /// Queues `command` at the end of `lane` (`first`: at its front, the next of that lane to run);
+    /// `bytes` (a request's line) count toward `bytes(of:)`.
+    func push(_ command: Command, lane: Lane = .daemon, bytes: Int = 0, first: Bool = false) {
         locked {
             sequence += 1
             if lane == .daemon {
-                daemon.append((command, sequence))
+                if first { daemon.prepend((command, sequence)) } else { daemon.append((command, sequence)) }
             } else {
                 var waiting = lanes.removeValue(forKey: lane) ?? Waiting()
                 if waiting.commands.isEmpty {
                     busy.append(lane)
                     waiting.used = max(waiting.used, virtualNow)
                 }
-                waiting.commands.append((command, bytes, sequence))
+                if first { waiting.commands.prepend((command, bytes, sequence)) } else { waiting.commands.append((command, bytes, sequence)) }
                 waiting.bytes += bytes
                 lanes[lane] = waiting
             }

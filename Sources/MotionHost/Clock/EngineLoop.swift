@@ -41,9 +41,10 @@ public final class EngineLoop: Sendable {
     }
 
     /// Queues a connection's command (`bytes`: its request line) in its uid's lane: after that lane's
-    /// commands queued before it, taking turns with other uids' by the engine time each used.
-    func submit(uid: UInt32?, bytes: Int = 0, _ command: @escaping Command) {
-        queue.push(.run(command), lane: .uid(uid), bytes: bytes)
+    /// commands queued before it (`first`: before them), taking turns with other uids' by the engine time
+    /// each used.
+    func submit(uid: UInt32?, bytes: Int = 0, first: Bool = false, _ command: @escaping Command) {
+        queue.push(.run(command), lane: .uid(uid), bytes: bytes, first: first)
     }
 
     /// Request bytes of `uid`'s connections waiting for the engine thread.

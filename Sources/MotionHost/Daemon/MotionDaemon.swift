@@ -65,7 +65,7 @@ public struct MotionDaemon: Sendable {
             let saves = DispatchQueue(label: "motiond.saves")
             context.offload = { work in saves.async(execute: work) }
             context.onEngineThread = { body in loop.submit(body) }
-            context.onEngineThreadFor = { uid, body in loop.submit(uid: uid, body) }
+            context.onEngineThreadFor = { uid, first, body in loop.submit(uid: uid, first: first, body) }
             Self.restoreRuntimes(into: context, configuration: configuration, logger: logger)
             Self.restoreRouters(into: context, configuration: configuration, logger: logger)
             return context.engine.registry
