@@ -94,4 +94,21 @@ struct SlicedWorkTests {
         let shown = other.lines.last { $0["event"] == "frame" }?["updates"]?.arrayValue?.first { $0["target"] == "t7" }
         #expect(shown?["value"] == [98_800], "subscribers see the scrubbed values, named as ever: \(String(describing: shown))")
     }
+
+    /// A replay whose runtime is destroyed meanwhile (by another connection of its uid, or root) stops at
+    /// its next slice and says so; it used to replay to the end (answered 29 s later in one trial).
+    @Test func aReplayOfADestroyedRuntimeStopsAtItsNextSlice() throws {
+        send(1, 1, "runtime.create", ["name": "tl"])
+        for index in 0..<50 {
+            send(1, 100 + index, "plan.add", ["runtime": "tl", "target": .string("t\(index)"), "plan": ["type": "Frames", "frames": 100_000]])
+        }
+        send(1, 2, "timeline.attach", ["runtime": "tl", "offset": 60])
+        #expect(requester.lines.last?["id"] != 2, "the replay is sliced")
+        send(2, 1, "runtime.destroy", ["name": "tl"])
+        #expect(other.lines.last?["id"] == 1 && other.lines.last?["result"] != nil, "\(other.lines.last ?? .null)")
+        #expect(runSlices() == 1, "one look, and it stops")
+        let answer = requester.lines.first { $0["id"] == 2 }
+        #expect(answer?["error"]?["code"] == "runtime.not_found", "\(answer ?? .null)")
+        #expect(context.engine.runtimeNames.allSatisfy { !$0.hasPrefix("motiond.timeline") }, "\(context.engine.runtimeNames)")
+    }
 }

@@ -58,6 +58,31 @@ struct JournalRestartTests {
         _ = await second.stop()
     }
 
+    /// One daemon per state directory: a second one pointed at it (another socket, started by hand beside
+    /// the unit, say) used to start, and both appended to one journal. It now refuses to start, naming
+    /// the first; once the first has stopped, the next start takes over.
+    @Test func aSecondDaemonOnTheSameStateDirectoryRefusesToStart() async throws {
+        let state = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let first = try await DaemonProcess(arguments: ["--state-dir", state.path])
+        let client = try await first.client()
+        _ = try await client.call("runtime.create", ["name": "work"])
+        let journal = try Data(contentsOf: state.appendingPathComponent("journal.jsonl"))
+        let second = try await DaemonProcess(arguments: ["--state-dir", state.path], waitForSocket: false)
+        let status = await second.process.exitStatus()
+        #expect(status != 0, "it exits: \(second.log)")
+        #expect(second.log.contains("another motiond (pid \(first.process.processIdentifier)) uses this state directory"), "\(second.log)")
+        #expect(try Data(contentsOf: state.appendingPathComponent("journal.jsonl")) == journal, "the first one's journal is untouched")
+        #expect(try await client.call("runtime.state", ["runtime": "work"])["targetCount"] == 0, "the first one serves on")
+        await client.close()
+        #expect(await first.stop(signal: SIGKILL, timeout: 30) == SIGKILL)
+        let third = try await DaemonProcess(arguments: ["--state-dir", state.path])
+        let again = try await third.client()
+        #expect(try await again.call("runtime.state", ["runtime": "work"])["targetCount"] == 0, "the journal is the next one's")
+        await again.close()
+        _ = await third.stop()
+    }
+
     /// After a restart that replayed a journal in which nothing still moves, the first animation added
     /// later starts at its beginning: it does not jump ahead by the time since the start.
     @Test func theFirstAnimationAfterARestartStartsAtItsBeginning() async throws {

@@ -149,21 +149,28 @@ extension EngineContext {
                 // not kept, so the next rewrite drops it, and written off, so no start replays it (a start
                 // restores without quotas). Not a rewrite now: a refused request is cheap to send, a
                 // rewrite is not.
-                reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
                 let kept = min(entry.applied?.value ?? 0, entry.records.count)
                 for (record, line) in zip(entry.records, entry.lines).prefix(kept) { remember(record, line: line) }
-                writeOff(Array(entry.records.dropFirst(kept)))
+                let refused = Array(entry.records.dropFirst(kept))
+                if !refused.isEmpty {
+                    return writeOff(refused, answering: error, id: entry.id, in: session)
+                }
+                reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
             }
         }
         session?.sendOwedReply(reply)
     }
 
-    /// Journals that `records`, written earlier, were refused (with the next group; nothing waits on it).
-    private func writeOff(_ records: [JournalRecord]) {
-        guard !records.isEmpty else { return }
+    /// Journals that `records`, written earlier, were refused, with the next group; the refusal is
+    /// answered once that is written (answered at once, a `kill -9` before the write-off reached the disk
+    /// had the next start replay the refused plan). The connection's later requests keep waiting until
+    /// then, so its replies keep their order.
+    private func writeOff(_ records: [JournalRecord], answering error: EngineError, id: JSONValue, in session: Session?) {
         let now = WallClock.now()
         let lines = records.map { JournalRecord.refused(record: $0.json, t: max(now, $0.time)).line }
-        journalGroup.append(JournalEntry(records: [], lines: lines, sessionID: .max, id: .null, apply: { _ throws(EngineError) in .null }))
+        session?.journalPending += 1
+        journalGroup.append(JournalEntry(records: [], lines: lines, sessionID: session?.id ?? .max, id: id,
+                                         apply: { _ throws(EngineError) in throw error }))
     }
 
     /// A written group being applied in slices.

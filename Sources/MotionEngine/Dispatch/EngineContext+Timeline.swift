@@ -114,11 +114,18 @@ extension EngineContext {
             generation = $0.scrubGeneration
         }
         nextDryRun += 1
+        // The runtime it replays, to tell it from one re-created under the same name meanwhile.
+        let scope = engine.runtimes[runtime]
+        let isWanted = { [weak scope] (context: EngineContext) -> Bool in
+            guard let now = context.engine.runtimes[runtime], now === scope, now.timeline.isAttached else { return false }
+            return now.timeline.scrubGeneration == generation
+        }
         let work = ReplayWork(entries: timeline.entries, to: offset, runtime: Self.replayRuntime + ".\(nextDryRun)",
-                              frame: 1 / settings.rate) { context, values in
-            guard let timeline = context.engine.timeline(of: runtime), timeline.isAttached,
-                timeline.scrubGeneration == generation
-            else { return context.timelineReply(runtime, named: name) }
+                              frame: 1 / settings.rate, isWanted: isWanted) { [weak scope] context, values throws(EngineError) in
+            guard let scope, context.engine.runtimes[runtime] === scope else {
+                throw EngineError(.runtimeNotFound, "runtime: \"\(name)\" was destroyed during the replay")
+            }
+            guard isWanted(context) else { return context.timelineReply(runtime, named: name) }
             for (target, property, value, velocity) in values {
                 context.engine.write(value, velocity: velocity, to: property, target: target, runtime: runtime)
             }

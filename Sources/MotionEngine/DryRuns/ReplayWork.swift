@@ -12,12 +12,17 @@ final class ReplayWork: SlicedWork {
     private let runtime: String
     private let frame: Double
     private let apply: (EngineContext, Values) throws(EngineError) -> JSONValue
+    /// Whether its answer still matters (the runtime is there and attached, no later scrub overtook it):
+    /// asked before each slice, so a replay nobody waits for stops at once and `apply` says why.
+    private let isWanted: (EngineContext) -> Bool
     private var position = 0
     private var now = 0.0
     private var started = false
 
     init(entries: [TimelineEntry], to offset: Double, runtime: String, frame: Double,
+         isWanted: @escaping (EngineContext) -> Bool = { _ in true },
          apply: @escaping (EngineContext, Values) throws(EngineError) -> JSONValue) {
+        self.isWanted = isWanted
         self.entries = entries.filter { $0.time <= offset }
         self.offset = offset
         self.runtime = runtime
@@ -27,6 +32,7 @@ final class ReplayWork: SlicedWork {
 
     func work(in context: EngineContext, until deadline: UInt64) throws(EngineError) -> Bool {
         let engine = context.engine
+        guard isWanted(context) else { return true }
         if !started {
             started = true
             try engine.createRuntime(runtime, dryRun: true)
@@ -56,6 +62,7 @@ final class ReplayWork: SlicedWork {
 
     func finish(in context: EngineContext) throws(EngineError) -> SlicedAnswer {
         let engine = context.engine
+        guard isWanted(context) else { return .result(try apply(context, [])) }
         let values = engine.properties(ofRuntime: runtime).map { property in
             (property.target, property.property, engine.store.value(property.handle), engine.store.velocity(property.handle))
         }

@@ -30,8 +30,12 @@ extension Engine {
         }
         let isNewTarget = scope.targets[target] == nil
         let targetScope = try admit(factoryIndex, planType: planType, property: plan["property"]?.stringValue, on: target, in: scope, quotas: quotas)
-        if let name { removeNamedPlan(name, from: targetScope, in: scope) }
         let prepared = prepared(plan, on: target, in: scope)
+        if let name, targetScope.named[name] != nil {
+            // Refused here, the old plan stays (`Engine+Replacements`).
+            if !scope.isDryRun { try checkReplacement(prepared, named: name, factoryIndex: factoryIndex, on: targetScope) }
+            removeNamedPlan(name, from: targetScope, in: scope)
+        }
         let performer = try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: isNewTarget, in: scope) { performer throws(EngineError) in
             try deliver(prepared, named: name, to: performer)
         }

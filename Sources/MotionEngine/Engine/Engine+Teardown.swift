@@ -43,11 +43,13 @@ extension Engine {
     /// engine thread 27 ms): its performers' calls go nowhere (`performer(calling:)`), its composites and
     /// their leaves leave every table found by name, its properties go out of sight. Swaps and
     /// migration samples pass over its performers (`isClosing`); the rest is freed by `continueTeardowns`.
-    func retire(_ scope: RuntimeScope) {
+    /// `dirtySince`: a `PropertyStore.dirtyMark` from before the runtime's first write (its properties
+    /// are then looked for only among the writes since).
+    func retire(_ scope: RuntimeScope, dirtySince: Int = 0) {
         scope.isClosing = true
         scope.activeTokens = 0
         let (composites, waits) = retireComposites(of: scope.name)
-        let properties = store.retire(runtime: scope.name)
+        let properties = store.retire(runtime: scope.name, dirtySince: dirtySince)
         for handle in properties?.handles ?? [] where Int(handle) < animators.count { animators[Int(handle)] = nil }
         forgetGestures(of: scope)
         let teardown = RuntimeTeardown(scope: scope, waits: waits, composites: composites, properties: properties)

@@ -152,6 +152,8 @@ final class PropertyStore {
 
     /// Handles written since the last `clearDirty()`, each once (valid until the next write or clear).
     var dirty: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: dirtyList, count: dirtyCount) }
+    /// Where the dirty list stands: handles first written after this are listed from here on.
+    var dirtyMark: Int { dirtyCount }
 
     /// The handle for `key`, creating the property (with no value yet) if needed; `shared` when its
     /// runtime is readable by every uid.
@@ -302,7 +304,8 @@ final class PropertyStore {
     /// Takes every property of `runtime` out of sight at once: no look-up finds them, reads, frames and
     /// filters skip them (no value) and writes to them are dropped. Their handles go to no other property
     /// until `forget`: the plugins that wrote them may not be told yet that they are gone.
-    func retire(runtime: String) -> Retired? {
+    /// `dirtySince`: a `dirtyMark` from before any of them was written this frame.
+    func retire(runtime: String, dirtySince: Int = 0) -> Retired? {
         guard let handles = handlesByRuntime.removeGroup(runtime) else { return nil }
         let retired = Retired(handles: handles, index: index.removeValue(forKey: runtime) ?? [:])
         for handle in retired.handles {
@@ -310,7 +313,7 @@ final class PropertyStore {
             isWritable[Int(handle)] = false
             counts[Int(handle)] = 0
         }
-        dropRemovedFromDirty()
+        dropRemovedFromDirty(since: dirtySince)
         return retired
     }
 
@@ -360,9 +363,9 @@ final class PropertyStore {
         if owners[Int(handle)] != Self.daemon { liveByOwner[owners[Int(handle)], default: 1] -= 1 }
     }
 
-    private func dropRemovedFromDirty() {
-        var kept = 0
-        for position in 0..<dirtyCount {
+    private func dropRemovedFromDirty(since first: Int = 0) {
+        var kept = min(first, dirtyCount)
+        for position in kept..<dirtyCount {
             let handle = dirtyList[position]
             if isLiveFlags[Int(handle)] {
                 dirtyList[kept] = handle

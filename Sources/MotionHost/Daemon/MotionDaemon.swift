@@ -132,6 +132,7 @@ public struct MotionDaemon: Sendable {
         guard access(path, W_OK | X_OK) == 0 else {
             throw Unusable(description: "--state-dir \(path): not writable by this user")
         }
+        try StateDirectoryLock.take(in: path)
     }
 
     /// Journaled runtimes come back as they would be now, before the socket listens (SPEC §13).

@@ -91,8 +91,9 @@ typedef uint64_t motion_performer_ref;
  * Services the host hands to the plugin. The pointer passed to `init` and `create` stays valid until
  * the process exits. Every member is non-NULL in a host of this ABI version.
  *
- * motiond creates the performers of dry runs (`plan.sample`, timeline replays) with a second pointer to
- * the same services: every call works through either. State a plugin shares between performers (a
+ * motiond creates the performers of dry runs (`plan.sample`, timeline replays, and a scratch performer
+ * that tries a named plan's replacement before the old plan is removed: created, handed the plan,
+ * destroyed) with a second pointer to the same services: every call works through either. State a plugin shares between performers (a
  * batch's columns, say) is best kept per pointer a performer was created with, so that a dry run's
  * performers, which the clock never advances, stay out of the live ones' batches.
  */
@@ -211,6 +212,8 @@ typedef struct motion_factory {
     /**
      * [control] Like add_plan, under a name unique per target. The host removes an existing plan of the
      * same name first (remove_named_plan), then calls this. May be NULL: the host calls add_plan instead.
+     * Before it removes the old plan, motiond hands the new one to a scratch performer of a dry run (on a
+     * copy of the target's values): a plan refused there leaves the old one in place.
      */
     int32_t (*add_named_plan)(void *instance, const char *name, const char *plan_json, size_t length,
                               char *error, size_t error_capacity);

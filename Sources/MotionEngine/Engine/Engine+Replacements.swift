@@ -1,0 +1,41 @@
+import MotionWire
+
+/// A named plan replaces the one of that name (SPEC §2: remove, then add), and the ABI has the host remove
+/// the old one before it hands over the new one. A plan the plugin refused then left its target without
+/// either (and a restart, which replays only what was applied, brought the old one back). So a
+/// replacement is tried first on a scratch performer of the same plugin, on a copy of the target's
+/// values, in a runtime nobody sees: a plan refused there is refused before anything changes.
+///
+/// What it cannot catch: a plugin that refuses a plan only because of the other plans its performer
+/// holds (the scratch performer holds none).
+extension Engine {
+    /// The scratch runtime's name: a client's names never hold a NUL.
+    static let replacementCheckRuntime = "\u{0}replacement"
+    /// The scratch target's name: not the real one, which a plugin may key state of its own by.
+    static let replacementCheckTarget = "replacement-check"
+
+    /// Throws what the plugin says of `plan` (prepared, as its performer will get it) under `name` on a
+    /// copy of `target`; changes nothing and traces nothing.
+    func checkReplacement(_ plan: JSONValue, named name: String, factoryIndex: Int, on target: TargetScope) throws(EngineError) {
+        let scratch = RuntimeScope(name: Self.replacementCheckRuntime, ephemeralOwner: nil, createdAt: time,
+                                   recordsTimeline: false, isDryRun: true)
+        guard runtimes[scratch.name] == nil else { return }
+        let dirty = store.dirtyMark
+        let outermost = heldTraces == nil
+        if outermost { heldTraces = [] }
+        let traced = heldTraces!.count
+        runtimes[scratch.name] = scratch
+        defer {
+            runtimes[scratch.name] = nil
+            retire(scratch, dirtySince: dirty)
+            heldTraces!.removeSubrange(traced...)
+            if outermost { heldTraces = nil }
+        }
+        for (property, handle) in target.properties where store.count(of: handle) > 0 {
+            write(store.value(handle), velocity: store.velocity(handle), to: property, target: Self.replacementCheckTarget,
+                  runtime: scratch.name)
+        }
+        let performer = try performer(for: factoryIndex, on: scratch.target(Self.replacementCheckTarget), in: scratch)
+        try deliver(plan, named: name, to: performer)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Logging
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Synchronization
+import Testing
+
+/// A refused change changes nothing (issue #17's rule, for named plans and the journal): a named plan's
+/// replacement that its plugin refuses leaves the old plan running, and a journaled change refused after
+/// it was written is answered only once its write-off is written.
+@Suite("Refused changes")
+struct RefusedChangeTests {
+    let output = RecordingOutput()
+    let context: EngineContext
+    var nextID = 0
+
+    init() throws {
+        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["InteractionsPlugin", "TweenPlugin"]),
+                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+        context.openSession(1, output: output)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        _ = call("subscribe", ["streams": ["trace"]])
+    }
+
+    @discardableResult
+    mutating func call(_ method: String, _ params: JSONValue) -> JSONValue {
+        nextID += 1
+        context.receive(line: JSONWriter.bytes(["id": .number(Double(nextID)), "method": .string(method), "params": params]), from: 1)
+        let reply = output.lines.last { $0["id"] == .number(Double(nextID)) }
+        return reply?["result"] ?? reply?["error"] ?? .null
+    }
+
+    func x() -> [Double] { context.engine.value(of: "x", target: "card", runtime: "0/default") ?? [] }
+
+    /// The shipped Draggable refuses bounds whose min exceeds their max: a check of its own, past the
+    /// schema. Replacing the named Draggable with such a plan used to remove the old one first (the card
+    /// stopped following the pointer) and a restart, replaying only what was applied, brought it back.
+    @Test mutating func aNamedReplacementItsPluginRefusesLeavesTheOldPlan() throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "to": [50], "duration": 0]])
+        let drag: JSONValue = ["type": "Draggable", "property": "x", "gesture": "finger", "axis": "x"]
+        #expect(call("plan.add", ["target": "card", "name": "drag", "plan": drag])["performer"] != nil)
+        let traced = output.lines.count
+        var bad = drag
+        bad["bounds"] = ["min": [100], "max": [0]]
+        let refused = call("plan.add", ["target": "card", "name": "drag", "plan": bad])
+        #expect(refused["code"] == "plan.invalid", "\(refused)")
+        #expect(refused["message"]?.stringValue?.hasPrefix("bounds:") == true, "the plugin's own reason: \(refused)")
+        let events = output.lines[traced...].compactMap { $0["kind"]?.stringValue }
+        #expect(events.isEmpty, "nothing traced: not the old plan's removal, nor the scratch performer's creation: \(events)")
+        #expect(context.engine.runtimes["0/default"]?.targets["card"]?.named["drag"] != nil, "the old plan keeps its name")
+        #expect(context.engine.runtimeNames.allSatisfy { !$0.contains("replacement") }, "no scratch runtime left")
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 1, "position": [0, 0], "phase": "began"],
+                                                                  ["t": 1.008, "position": [30, 0], "phase": "moved"]]])
+        #expect(x() == [80], "the old Draggable still moves the card: \(x())")
+
+        // An accepted replacement is remove-then-add as ever (SPEC §2), with no trace of the check.
+        let before = output.lines.count
+        var good = drag
+        good["bounds"] = ["min": [0], "max": [100]]
+        #expect(call("plan.add", ["target": "card", "name": "drag", "plan": good])["performer"] != nil)
+        let planEvents = output.lines[before...].compactMap { $0["kind"]?.stringValue }.filter { $0.hasPrefix("plan.") || $0 == "performer.created" }
+        #expect(planEvents == ["plan.named.removed", "plan.named.added"], "\(planEvents)")
+    }
+
+    /// A journaled plan refused after it was written (its plugin checks more than the schema) is written
+    /// off in the journal. The refusal used to be answered first and the write-off appended after it,
+    /// unsynced: a `kill -9` right after the answer replayed the refused plan at the next start. Now the
+    /// answer waits for the write-off, and the connection's next request waits for the answer.
+    @Test func aRefusalOfAWrittenChangeIsAnsweredOnceItsWriteOffIsWritten() throws {
+        final class WatchedJournal: JournalStorage, @unchecked Sendable {
+            let inner = JournalTests.MemoryJournal()
+            let output: RecordingOutput
+            /// For each append: whether it held a write-off, and the replies sent before it.
+            let appends = Mutex<[(refused: Bool, repliesBefore: [JSONValue])]>([])
+            init(output: RecordingOutput) { self.output = output }
+            func append(_ lines: [UInt8]) throws(EngineError) {
+                let refused = String(decoding: lines, as: UTF8.self).contains(#""op":"refused""#)
+                let replies = output.lines.compactMap { $0["id"] }
+                appends.withLock { $0.append((refused, replies)) }
+                try inner.append(lines)
+            }
+            func rewrite(_ lines: [UInt8]) throws(EngineError) { try inner.rewrite(lines) }
+            func load() -> (records: [JSONValue], problems: [String]) { inner.load() }
+            var size: Int { inner.size }
+        }
+        let output = RecordingOutput()
+        let context = try EngineContext.greeted(on: output)
+        let journal = WatchedJournal(output: output)
+        context.journal = journal
+        func send(_ id: Int, _ method: String, _ params: JSONValue) {
+            context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
+        }
+        send(1, "runtime.create", ["name": "work"])
+        send(2, "plan.add", ["runtime": "work", "target": "b", "plan": ["type": "Emit", "plan": "{"]])
+        send(3, "status", [:])
+        let writeOff = try #require(journal.appends.withLock { $0.first { $0.refused } })
+        #expect(!writeOff.repliesBefore.contains(2), "the refusal is answered after its write-off is written: \(writeOff.repliesBefore)")
+        let replies = output.lines.compactMap { $0["id"]?.doubleValue }.filter { $0 > 0 }
+        #expect(replies == [1, 2, 3], "replies keep their order: \(replies)")
+        #expect(output.lines.first { $0["id"] == 2 }?["error"]?["code"] == "plan.invalid")
+    }
+}
