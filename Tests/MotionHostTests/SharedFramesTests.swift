@@ -98,8 +98,43 @@ struct SharedFramesTests {
         tick(2)
         let names = output.lines.filter { $0["event"] == "slots" }.flatMap { $0["slots"]?.arrayValue ?? [] }
         #expect(names.count == 2)
-        #expect(names.last?["slot"] == 0 && names.last?["tag"] == 2 && names.last?["target"] == "c" && names.last?["runtime"] == "r2")
-        #expect(slot(base, 0).tag == 2 && slot(base, 0).value.0 == 7)
+        // Tag 2 marked the old property gone (`aSlotWhosePropertyWentAwayIsMarked…`), 3 names the new one.
+        #expect(names.last?["slot"] == 0 && names.last?["tag"] == 3 && names.last?["target"] == "c" && names.last?["runtime"] == "r2")
+        #expect(slot(base, 0).tag == 3 && slot(base, 0).value.0 == 7)
+    }
+
+    /// A runtime destroyed and created again under its name: its old slots used to stay named and hold
+    /// their old values beside the new slots of the same names (a reader of every slot showed both).
+    /// Now a slot whose property went away is written with no components and a tag no `slots` event
+    /// names, in a frame of its own if nothing else changed; the new property gets a slot named anew.
+    @Test func aSlotWhosePropertyWentAwayIsMarkedAndItsNameNoLongerMatches() throws {
+        let base = try subscribe(slots: 8)
+        _ = write("a", [1], runtime: "r1")
+        _ = write("b", [2], runtime: "keep")
+        tick(1)
+        #expect(slot(base, 0).tag == 1 && slot(base, 0).components == 1)
+        var retired = try #require(store.retire(runtime: "r1"))
+        #expect(!store.gone.isEmpty, "recorded: a subscription has a region")
+        tick(2)
+        #expect(header(base).frame == 2, "a frame for the slot alone")
+        #expect(slot(base, 0).components == 0 && slot(base, 0).tag == 2, "\(slot(base, 0))")
+        let record = base.load(fromByteOffset: Int(header(base).records_offset) + 2 * Int(header(base).record_size),
+                               as: motion_frames_record.self)
+        let changes = base.advanced(by: Int(header(base).changes_offset)).assumingMemoryBound(to: UInt32.self)
+        #expect(record.frame == 2 && record.change_count == 1 && changes[Int(record.first_change) % Int(header(base).change_capacity)] == 0)
+        #expect(slot(base, 1).components == 1 && slot(base, 1).tag == 1, "another runtime's slot is untouched")
+        #expect(store.gone.isEmpty, "read by every subscription: forgotten")
+        _ = store.forget(&retired, until: .max)
+
+        _ = write("a", [9], runtime: "r1")
+        tick(3)
+        let names = output.lines.filter { $0["event"] == "slots" }.flatMap { $0["slots"]?.arrayValue ?? [] }
+        let named = names.filter { $0["runtime"] == "r1" && $0["target"] == "a" }
+        #expect(named.map { [$0["slot"]?.doubleValue ?? -1, $0["tag"]?.doubleValue ?? -1] } == [[0, 1], [0, 3]],
+                "the handle came back for the same name: its slot is named again, with a tag past the mark: \(named)")
+        #expect(slot(base, 0).components == 1 && slot(base, 0).value.0 == 9)
+        tick(4)
+        #expect(header(base).frame == 3, "nothing more to mark")
     }
 
     /// Past its slots a subscription delivers nothing more of new properties and says so in the header.

@@ -98,6 +98,7 @@ public final class EngineContext: TraceObserver {
     /// The clock should keep ticking: something animates or a written value awaits its frame.
     package var wantsTicks: Bool {
         engine.isAnimating || engine.hasPendingFrame || engine.hasCarriedCompositeEnds || engine.hasTeardowns || isRouterWaiting || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames
+            || !engine.store.gone.isEmpty
     }
 
     public func engine(_ engine: Engine, didTrace event: TraceEvent) {
@@ -220,7 +221,8 @@ public final class EngineContext: TraceObserver {
     /// is applied, not at the next tick: a new plan's first frame does not wait up to a frame interval.
     /// A burst of requests still makes one frame.
     package func publishControlFrame() {
-        guard engine.hasPendingFrame else { return }
+        // Slots of properties gone are marked in a frame too (`GoneProperties`).
+        guard engine.hasPendingFrame || !engine.store.gone.isEmpty else { return }
         hub.publishFrame(dirty: engine.dirtyProperties, store: engine.store, time: time)
         engine.clearFrame()
     }

@@ -41,6 +41,8 @@ final class PropertyStore {
     /// and counts it only if it is new to the frame).
     private var dirtyList: UnsafeMutablePointer<UInt32> { dirtyListStorage.pointer }
     private var dirtyCount = 0
+    /// Properties gone since shared-memory subscribers last looked (`GoneProperties`).
+    let gone = GoneProperties()
     private var capacity = 0
     /// Each handle's update prefix (`PrefixArena`).
     private(set) var prefixes = PrefixArena()
@@ -309,6 +311,7 @@ final class PropertyStore {
         guard let handles = handlesByRuntime.removeGroup(runtime) else { return nil }
         let retired = Retired(handles: handles, index: index.removeValue(forKey: runtime) ?? [:])
         for handle in retired.handles {
+            if !isHidden[Int(handle)] { gone.record(handle, generation: generations[Int(handle)]) }
             isLiveFlags[Int(handle)] = false
             isWritable[Int(handle)] = false
             counts[Int(handle)] = 0
@@ -344,6 +347,7 @@ final class PropertyStore {
     func remove(_ handles: [UInt32]) {
         for handle in handles {
             guard let key = keys[Int(handle)] else { continue }
+            if !isHidden[Int(handle)] { gone.record(handle, generation: generations[Int(handle)]) }
             index[key.runtime]?[key] = nil
             if index[key.runtime]?.isEmpty == true { index[key.runtime] = nil }
             handlesByTarget.remove(handle, from: key.target)

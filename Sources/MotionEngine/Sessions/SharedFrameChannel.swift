@@ -40,6 +40,8 @@ final class SharedFrameChannel {
     /// Properties the last `write` left for the next frame: their slot was still to be named when the
     /// frame had named `namesPerFrame`.
     private(set) var waiting: [UInt32] = []
+    /// Where it is in the store's `gone` (nil until its first frame: no slot can be gone before).
+    private(set) var gonePosition: Int?
 
     /// Creates the region; returns the descriptor to pass to the client (which owns it from then on).
     init(capacity: Int) throws(EngineError) {
@@ -108,6 +110,48 @@ final class SharedFrameChannel {
             }
         }
         return written
+    }
+
+    /// Whether properties it may have slots for went away since it last looked.
+    func hasGone(_ gone: GoneProperties) -> Bool { gonePosition.map { $0 < gone.end } ?? false }
+
+    /// Marks the slots of properties that went away since the last call: no components, and a new tag
+    /// that no `slots` event names (until the slot is named again, for the property its handle is given
+    /// to next), listed as changed in the frame being built. Returns how many.
+    func markGone(_ store: PropertyStore) -> Int {
+        let gone = store.gone
+        guard let position = gonePosition else {
+            gonePosition = gone.end
+            return 0
+        }
+        gonePosition = gone.end
+        var marked = 0
+        if position < gone.base {
+            // Left behind (the log keeps `maximumEntries`): every slot it gave is looked at once.
+            for handle in 0..<min(handleCapacity, store.keys.count) where slotOfHandle[handle] != 0 && generationOfHandle[handle] != 0 {
+                if !store.isLive(UInt32(handle)) || store.generations[handle] != generationOfHandle[handle] {
+                    markSlotGone(of: handle)
+                    marked += 1
+                }
+            }
+            return marked
+        }
+        for entry in (position - gone.base)..<gone.handles.count {
+            let handle = Int(gone.handles[entry])
+            guard handle < handleCapacity, slotOfHandle[handle] != 0, generationOfHandle[handle] == gone.generations[entry] else { continue }
+            markSlotGone(of: handle)
+            marked += 1
+        }
+        return marked
+    }
+
+    /// Generation 0 says "marked gone" (a handle's generation is 1 or more once it names a property).
+    private func markSlotGone(of handle: Int) {
+        let slot = Int(slotOfHandle[handle]) - 1
+        generationOfHandle[handle] = 0
+        tags[slot] &+= 1
+        let zeros = [Double](repeating: 0, count: PropertyStore.width)
+        motion_frames_writer_put(&writer, UInt32(slot), tags[slot], zeros, zeros, 0)
     }
 
     /// The slot (+ 1) of a handle first seen, or seen naming another property: named on the socket with

@@ -39,8 +39,14 @@ public final class SubscriptionHub {
     private var unfiltered: [Subscription] = []
     private let history = ChangeHistory()
 
+    /// Shared-memory subscriptions, and the store's log of properties gone that they read: recorded
+    /// only while there are some (`GoneProperties`).
+    private var sharedCount = 0
+    private var gone: GoneProperties?
+
     func add(_ subscription: Subscription) {
         subscriptions.append(subscription)
+        if subscription.sharedFrames != nil { sharedCount += 1 }
         guard subscription.frames else { return }
         if subscription.display != nil { displaySubscriptions.append(subscription) }
         if subscription.runtime != nil || subscription.targets != nil {
@@ -53,6 +59,13 @@ public final class SubscriptionHub {
 
     func remove(_ subscription: Subscription) {
         subscriptions.removeAll { $0 === subscription }
+        if subscription.sharedFrames != nil {
+            sharedCount -= 1
+            if sharedCount == 0, let gone {
+                gone.isRecording = false
+                gone.trim(before: .max)
+            }
+        }
         guard subscription.frames else { return }
         if subscription.display != nil { displaySubscriptions.removeAll { $0 === subscription } }
         if subscription.runtime != nil || subscription.targets != nil {
@@ -167,7 +180,8 @@ public final class SubscriptionHub {
             default: break
             }
             let marksNow = subscription.marksWhenServed
-            guard !subscription.pending.isEmpty || (marksNow && history.hasChanges(after: subscription.markedThrough))
+            let hasGone = subscription.sharedFrames?.hasGone(store.gone) ?? false
+            guard !subscription.pending.isEmpty || (marksNow && history.hasChanges(after: subscription.markedThrough)) || hasGone
             else { return }
             guard !isBehind(subscription.session), subscription.rateLimit.isDue(at: time) else {
                 // Owed (its `maxRate` is not due, or its reader is behind): the clock runs until it is
@@ -187,7 +201,7 @@ public final class SubscriptionHub {
             defer { if budgeted { spentByUID[subscription.viewer, default: 0] &+= MonotonicClock.now() &- began } }
             if marksNow {
                 history.catchUp(subscription, store: store)
-                if subscription.pending.isEmpty { return }
+                if subscription.pending.isEmpty, !hasGone { return }
             }
             if let channel = subscription.sharedFrames {
                 sendSharedFrame(to: subscription, through: channel, store: store, time: time)
@@ -218,6 +232,9 @@ public final class SubscriptionHub {
             }
         }
         for subscription in subscriptions { serve(subscription) }
+        gone = store.gone
+        store.gone.isRecording = sharedCount > 0
+        store.gone.trim(before: subscriptions.compactMap { $0.sharedFrames?.gonePosition }.min() ?? .max)
     }
 
     private struct FilterKey: Hashable {
@@ -302,7 +319,7 @@ public final class SubscriptionHub {
     /// on the socket (SPEC §12): `{"event":"frame","sub":…,"seq":…,"t":…,"dropped":…,"shm":<frame>}`.
     private func sendSharedFrame(to subscription: Subscription, through channel: SharedFrameChannel,
                                  store: PropertyStore, time: Double) {
-        let written = channel.write(subscription.pending, store: store, for: subscription)
+        let written = channel.markGone(store) + channel.write(subscription.pending, store: store, for: subscription)
         subscription.isPending.withUnsafeMutableBufferPointer { isPending in
             for handle in subscription.pending { isPending[Int(handle)] = false }
             for handle in channel.waiting { isPending[Int(handle)] = true }

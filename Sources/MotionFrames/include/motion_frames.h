@@ -17,7 +17,9 @@
  *
  * On the socket, in order: `{"event":"slots","sub":N,"slots":[{"slot":S,"tag":G,"runtime":…,"target":…,
  * "property":…},…]}` names slots when first used (a slot re-used for another property gets a new `tag`,
- * also written in the slot), then `{"event":"frame","sub":N,"seq":…,"t":…,"dropped":0,"shm":F}`
+ * also written in the slot; a slot whose property went away — its runtime destroyed, its target ended —
+ * is written with 0 components and a new tag that no `slots` event names, and listed as changed: a slot
+ * counts only while its tag is the one its naming gave), then `{"event":"frame","sub":N,"seq":…,"t":…,"dropped":0,"shm":F}`
  * announces that frame F is published (`frame` in the header is F, its record is in the ring).
  *
  * When the subscription ends (unsubscribe, or its connection closes) the daemon releases the region's
@@ -79,7 +81,7 @@ typedef struct motion_frames_record {
 typedef struct motion_frames_slot {
     uint32_t sequence;        /* [atomic] seqlock: odd while written; read it, copy, read it again */
     uint32_t tag;             /* which naming of this slot the value belongs to (see "slots" events) */
-    uint32_t components;      /* 1 ... MOTION_FRAMES_COMPONENTS */
+    uint32_t components;      /* 1 ... MOTION_FRAMES_COMPONENTS; 0: its property went away */
     uint32_t reserved;
     double value[MOTION_FRAMES_COMPONENTS];
     double velocity[MOTION_FRAMES_COMPONENTS];
