@@ -145,6 +145,25 @@ struct OwnershipTests {
         #expect(test.context.engine.value(of: "boolean", target: "a", runtime: "1000/default") == nil)
     }
 
+    /// The properties quota held only for a plan's `property` (checked before the plan goes in): a plugin
+    /// that makes properties of its own (ChangeBoolean writes `boolean`, its plan names none) made as
+    /// many as its plans' targets. Now `intern_property` refuses past the quota, and the plan the plugin
+    /// refuses for it is answered `quota.exceeded`.
+    @Test func propertiesAPluginMakesAreHeldToTheOwnersQuota() throws {
+        var quotas = Quotas()
+        quotas.properties = 2
+        var test = try OwnershipTests(quotas: quotas)
+        for target in ["a", "b"] {
+            #expect(test.call(1, "plan.add", ["target": .string(target), "plan": ["type": "ChangeBoolean", "value": true]])["performer"] != nil)
+        }
+        let refused = test.call(1, "plan.add", ["target": "c", "plan": ["type": "ChangeBoolean", "value": true]])
+        #expect(refused["code"] == "quota.exceeded", "\(refused)")
+        #expect(refused["message"]?.stringValue?.hasPrefix("quota properties: uid 1000 holds 2 properties") == true, "\(refused)")
+        #expect(test.context.engine.store.liveByOwner[1000] == 2)
+        #expect(test.call(2, "plan.add", ["target": "c", "plan": ["type": "ChangeBoolean", "value": true]])["performer"] != nil,
+                "bob's quota is his own")
+    }
+
     @Test mutating func quotasAreEnforcedPerUidAndNothingElseIsDisturbed() throws {
         var quotas = Quotas()
         quotas.runtimes = 3

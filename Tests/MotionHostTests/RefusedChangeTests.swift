@@ -16,7 +16,7 @@ struct RefusedChangeTests {
     var nextID = 0
 
     init() throws {
-        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["InteractionsPlugin", "TweenPlugin"]),
+        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["InteractionsPlugin", "TweenPlugin", "SpringPlugin"]),
                                 configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
         context.openSession(1, output: output)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
@@ -61,6 +61,31 @@ struct RefusedChangeTests {
         #expect(call("plan.add", ["target": "card", "name": "drag", "plan": good])["performer"] != nil)
         let planEvents = output.lines[before...].compactMap { $0["kind"]?.stringValue }.filter { $0.hasPrefix("plan.") || $0 == "performer.created" }
         #expect(planEvents == ["plan.named.removed", "plan.named.added"], "\(planEvents)")
+    }
+
+    /// At its animations quota a uid could not retarget what it was animating (a new `Spring` to its
+    /// property was refused like a new animation). A plan that takes over a property animating now, and
+    /// starts at once, goes in: the animation it interrupts gives its place up. Others are still refused.
+    @Test mutating func atTheAnimationsQuotaARetargetStillGoesIn() throws {
+        context.settings.quotas.animations = 1
+        let spring: JSONValue = ["type": "Spring", "property": "x", "from": [0], "to": [100], "stiffness": 50, "damping": 5]
+        #expect(call("plan.add", ["target": "card", "plan": spring])["performer"] != nil)
+        #expect(context.engine.animations(of: 0) == 1)
+        var retarget = spring
+        retarget["to"] = [200]
+        retarget["from"] = nil
+        #expect(call("plan.add", ["target": "card", "plan": retarget])["performer"] != nil, "a retarget of the same spring")
+        let tween: JSONValue = ["type": "Tween", "property": "x", "to": [50], "duration": 1]
+        #expect(call("plan.add", ["target": "card", "plan": tween])["performer"] != nil, "another plan type taking the property over")
+        #expect(context.engine.animations(of: 0) == 1, "still one animation: the spring gave its place up")
+        var delayed = tween
+        delayed["delay"] = 0.5
+        #expect(call("plan.add", ["target": "card", "plan": delayed])["code"] == "quota.exceeded", "one that waits would be a second")
+        var other = spring
+        other["property"] = "y"
+        #expect(call("plan.add", ["target": "card", "plan": other])["code"] == "quota.exceeded", "a property at rest")
+        #expect(call("plan.add", ["target": "other", "plan": spring])["code"] == "quota.exceeded", "another target")
+        #expect(context.engine.animations(of: 0) == 1)
     }
 
     /// A journaled plan refused after it was written (its plugin checks more than the schema) is written

@@ -247,8 +247,13 @@ extension EngineContext {
         guard let first = records.first else { return (0, 0, problems) }
         let refused = writtenOff(records)
         isSampling = true
+        // A start restores without quotas (they may have been lowered since): plans a performer emits
+        // and properties a plugin makes are not held to them either.
+        let quotas = engine.quotas
+        engine.quotas = nil
         defer {
             isSampling = false
+            engine.quotas = quotas
             engine.clearFrame()
         }
         var clock = first.time

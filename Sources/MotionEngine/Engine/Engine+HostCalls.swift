@@ -10,6 +10,12 @@ extension Engine {
         }
         if let handle = performer.target.properties[name], store.isLive(handle) { return handle }
         guard performer.target.properties.count < Self.maximumPropertiesPerTarget else { return UInt32.max }
+        // The properties quota holds for properties a plugin makes of its own too (not only a plan's
+        // `property`, which `addPlan` checks first): a plan it then refuses is answered `quota.exceeded`.
+        if let quotas, let uid = performer.runtime.owner, store.liveByOwner[uid, default: 0] >= quotas.properties {
+            internRefusal = "quota properties: uid \(uid) holds \(quotas.properties) properties (its quota)"
+            return UInt32.max
+        }
         let handle = store.intern(.init(runtime: performer.runtime.name, target: performer.target.name, property: name),
                                   shared: performer.runtime.isShared, hidden: performer.runtime.isDryRun)
         performer.target.properties[name] = handle

@@ -29,7 +29,7 @@ extension Engine {
             return performer
         }
         let isNewTarget = scope.targets[target] == nil
-        let targetScope = try admit(factoryIndex, planType: planType, property: plan["property"]?.stringValue, on: target, in: scope, quotas: quotas)
+        let targetScope = try admit(factoryIndex, planType: planType, plan: plan, on: target, in: scope, quotas: quotas)
         let prepared = prepared(plan, on: target, in: scope)
         if let name, targetScope.named[name] != nil {
             // Refused here, the old plan stays (`Engine+Replacements`).
@@ -54,8 +54,11 @@ extension Engine {
     }
 
     /// The target's scope, once the runtime's owner may hold one more performer of this type (quota).
-    private func admit(_ factoryIndex: Int, planType: String, property: String?, on target: String, in scope: RuntimeScope,
+    /// At the animations quota a plan still goes in when it takes over a property that is animating now
+    /// (a retarget; the animation it interrupts gives its place up) and starts at once (no `delay`).
+    private func admit(_ factoryIndex: Int, planType: String, plan: JSONValue, on target: String, in scope: RuntimeScope,
                        quotas: Quotas?) throws(EngineError) -> TargetScope {
+        let property = plan["property"]?.stringValue
         let existing = scope.targets[target]
         if let property, existing?.properties[property] == nil {
             if let existing, existing.properties.count >= Self.maximumPropertiesPerTarget {
@@ -69,7 +72,7 @@ extension Engine {
             if (usage[uid]?.performers ?? 0) >= quotas.performers, scope.targets[target]?.performers[factoryIndex] == nil {
                 throw EngineError(.quotaExceeded, "quota performers: uid \(uid) holds \(quotas.performers) performers (its quota)")
             }
-            if (scope.ownerTokens?.value ?? 0) >= quotas.animations {
+            if (scope.ownerTokens?.value ?? 0) >= quotas.animations, !takesOver(property, on: existing, startingNow: (plan["delay"]?.doubleValue ?? 0) <= 0) {
                 throw EngineError(.quotaExceeded, "quota animations: uid \(uid) holds \(quotas.animations) animations, running or waiting for their delay (its quota)")
             }
         }
@@ -78,6 +81,14 @@ extension Engine {
             moveWaitingPerformer(of: planType, on: targetScope)
         }
         return targetScope
+    }
+
+    /// Whether `property` of the target is being animated now (its animator holds a token), so that a
+    /// plan starting now on it interrupts that animation.
+    private func takesOver(_ property: String?, on target: TargetScope?, startingNow: Bool) -> Bool {
+        guard startingNow, let property, let handle = target?.properties[property], Int(handle) < animators.count,
+              let animator = animators[Int(handle)] else { return false }
+        return !animator.tokens.isEmpty
     }
 
     /// A composite's leaf (checked with its composite): handed to its performer, nothing recorded or
@@ -89,7 +100,7 @@ extension Engine {
         guard let type = plan["type"]?.stringValue, let factoryIndex = registry.factory(forPlanType: type) else {
             throw EngineError(.unknownPlanType, "plan.type: not registered")
         }
-        let targetScope = try admit(factoryIndex, planType: type, property: plan["property"]?.stringValue, on: target, in: scope, quotas: quotas)
+        let targetScope = try admit(factoryIndex, planType: type, plan: plan, on: target, in: scope, quotas: quotas)
         // The target stays: its composite is on it (forgetting it would end the composite).
         return try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: false, in: scope) { performer throws(EngineError) in
             try deliver(plan, named: naming(performer), to: performer)
@@ -235,6 +246,7 @@ extension Engine {
         let factory = performer.table.pointee
         host.plans.begin(plan)
         defer { host.plans.end() }
+        internRefusal = nil
         let status: Int32 = calling(performer.label, "add_plan") { json.withUnsafeBufferPointer { bytes in
             let text = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
             if let name {
@@ -245,6 +257,7 @@ extension Engine {
             return factory.add_plan(instance, text, length, &message, message.count)
         } }
         guard status == MOTION_OK else {
+            if let internRefusal { throw EngineError(.quotaExceeded, internRefusal) }
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw EngineError(.invalidPlan, text.isEmpty ? "\(performer.planType): plan refused" : text)
         }

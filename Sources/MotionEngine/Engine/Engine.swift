@@ -66,6 +66,8 @@ public final class Engine {
     /// Every uid's quotas (set by its owner): what a plan a performer emits is held to, as any plan of
     /// the uid's (nil: none, an engine used without sessions).
     public var quotas: Quotas?
+    /// Why the last `intern_property` was refused by a quota (the answer to a plan refused after it).
+    var internRefusal: String?
     /// Set by the clock before a tick that no frame subscriber will see: plugins with "motion.kept/1" may
     /// then keep the values instead of writing them (`Engine+KeptWrites`).
     public var writesUnread = false
