@@ -1,5 +1,3 @@
-import Foundation
-import Logging
 @testable import MotionEngine
 @testable import MotionHost
 import MotionWire
@@ -16,10 +14,7 @@ struct RefusedChangeTests {
     var nextID = 0
 
     init() throws {
-        context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["InteractionsPlugin", "TweenPlugin", "SpringPlugin"]),
-                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
-        context.openSession(1, output: output)
-        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        context = try .greeted(on: output, plugins: ["InteractionsPlugin", "TweenPlugin", "SpringPlugin"])
         _ = call("subscribe", ["streams": ["trace"]])
     }
 
