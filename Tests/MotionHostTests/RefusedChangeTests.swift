@@ -83,6 +83,56 @@ struct RefusedChangeTests {
         #expect(context.engine.animations(of: 0) == 1)
     }
 
+    /// A write-off that a full disk kept out (the plan's own line fitted, its write-off did not) used
+    /// to be lost: the next start replayed the refused plan. It now goes with the next write, or is
+    /// written at a graceful stop.
+    @Test func aWriteOffThatCouldNotBeWrittenGoesWithTheNextWriteOrAtTheStop() throws {
+        final class FillingJournal: JournalStorage, @unchecked Sendable {
+            let inner = JournalTests.MemoryJournal()
+            /// Appends that still fit; nil: all do.
+            let room = Mutex<Int?>(nil)
+            func append(_ lines: [UInt8]) throws(EngineError) {
+                let full = room.withLock { room -> Bool in
+                    guard let left = room else { return false }
+                    if left == 0 { return true }
+                    room = left - 1
+                    return false
+                }
+                if full { throw EngineError(.stateWriteFailed, "the runtime journal could not be written: no space left on device") }
+                try inner.append(lines)
+            }
+            func rewrite(_ lines: [UInt8]) throws(EngineError) { try inner.rewrite(lines) }
+            func load() -> (records: [JSONValue], problems: [String]) { inner.load() }
+            var size: Int { inner.size }
+            var ops: [String] { inner.records.map { $0["op"]?.stringValue ?? "" } }
+        }
+        let output = RecordingOutput()
+        let context = try EngineContext.greeted(on: output)
+        let journal = FillingJournal()
+        context.journal = journal
+        func send(_ id: Int, _ method: String, _ params: JSONValue) -> JSONValue? {
+            context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
+            return output.lines.last { $0["id"] == .number(Double(id)) }
+        }
+        _ = send(1, "runtime.create", ["name": "work"])
+        journal.room.withLock { $0 = 1 }
+        #expect(send(2, "plan.add", ["runtime": "work", "target": "b", "plan": ["type": "Emit", "plan": "{"]])?["error"]?["code"] == "plan.invalid")
+        #expect(journal.ops == ["create", "add"], "its write-off did not fit")
+        journal.room.withLock { $0 = nil }
+        _ = send(3, "runtime.create", ["name": "next"])
+        #expect(journal.ops == ["create", "add", "refused", "create"], "written off with the next write, first")
+
+        journal.room.withLock { $0 = 1 }
+        _ = send(4, "plan.add", ["runtime": "work", "target": "c", "plan": ["type": "Emit", "plan": "{"]])
+        #expect(journal.ops.last == "add")
+        journal.room.withLock { $0 = nil }
+        _ = context.closeAllSessions(reason: "stopping")
+        #expect(journal.ops.suffix(2) == ["add", "refused"], "written at a graceful stop: \(journal.ops)")
+        let restored = EngineContext.greetedForJournal()
+        #expect(restored.restoreRuntimes(from: journal, now: WallClock.now() + 1).problems.isEmpty)
+        #expect(restored.engine.runtimes["0/work"]?.targets.isEmpty == true, "neither refused plan comes back")
+    }
+
     /// A journaled plan refused after it was written (its plugin checks more than the schema) is written
     /// off in the journal. The refusal used to be answered first and the write-off appended after it,
     /// unsynced: a `kill -9` right after the answer replayed the refused plan at the next start. Now the

@@ -276,6 +276,25 @@ struct SubscriptionHubTests {
         #expect(hub.checkBacklogs(time: 1).isEmpty)
         #expect(hub.checkBacklogs(time: 1 + hub.limits.slowConsumerSeconds + 0.1).map(\.id) == [1])
     }
+
+    /// A subscriber whose frame waits (its `maxRate` not due) keeps the clock running until it is sent;
+    /// once it left, nothing is owed. The count of waiting frames stayed up when it was the last frame
+    /// subscriber, and the clock ticked at 120 Hz with nothing to do until another one came.
+    @Test func noFrameIsOwedOnceTheLastSubscriberLeft() {
+        let subscription = Subscription(id: 1, session: session, frames: true, trace: false, runtime: nil, targets: nil,
+                                        maximumRate: 0.5)
+        hub.add(subscription)
+        _ = write("a", 1)
+        hub.publishFrame(dirty: store.dirty, store: store, time: 1)
+        store.clearDirty()
+        _ = write("a", 2)
+        hub.publishFrame(dirty: store.dirty, store: store, time: 1.1)
+        store.clearDirty()
+        #expect(hub.hasDeferredFrames, "its second frame waits for its rate")
+        hub.remove(subscription)
+        hub.publishFrame(dirty: store.dirty, store: store, time: 1.2)
+        #expect(!hub.hasDeferredFrames)
+    }
 }
 
 @Suite("Frame schedule")

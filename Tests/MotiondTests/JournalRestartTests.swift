@@ -72,15 +72,20 @@ struct JournalRestartTests {
         let status = await second.process.exitStatus()
         #expect(status != 0, "it exits: \(second.log)")
         #expect(second.log.contains("another motiond (pid \(first.process.processIdentifier)) uses this state directory"), "\(second.log)")
+        // The lock is the directory's, not the pid file's: deleting that file takes nothing away.
+        try FileManager.default.removeItem(at: state.appendingPathComponent("motiond.lock"))
+        let third = try await DaemonProcess(arguments: ["--state-dir", state.path], waitForSocket: false)
+        #expect(await third.process.exitStatus() != 0, "it exits too: \(third.log)")
+        #expect(third.log.contains("another motiond uses this state directory"), "\(third.log)")
         #expect(try Data(contentsOf: state.appendingPathComponent("journal.jsonl")) == journal, "the first one's journal is untouched")
         #expect(try await client.call("runtime.state", ["runtime": "work"])["targetCount"] == 0, "the first one serves on")
         await client.close()
         #expect(await first.stop(signal: SIGKILL, timeout: 30) == SIGKILL)
-        let third = try await DaemonProcess(arguments: ["--state-dir", state.path])
-        let again = try await third.client()
+        let next = try await DaemonProcess(arguments: ["--state-dir", state.path])
+        let again = try await next.client()
         #expect(try await again.call("runtime.state", ["runtime": "work"])["targetCount"] == 0, "the journal is the next one's")
         await again.close()
-        _ = await third.stop()
+        _ = await next.stop()
     }
 
     /// After a restart that replayed a journal in which nothing still moves, the first animation added

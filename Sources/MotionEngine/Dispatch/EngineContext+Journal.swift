@@ -21,6 +21,8 @@ extension EngineContext {
         /// How many of `records` took effect when `apply` threw (a staggered plan.add refused at one
         /// target keeps those before it); nil: none did.
         var applied: AppliedCount? = nil
+        /// Its lines write off records written earlier (kept for the next write if this one fails).
+        var isWriteOff = false
     }
 
     /// Counts the records of a journaled change that took effect (`JournalEntry.applied`).
@@ -77,6 +79,11 @@ extension EngineContext {
         guard journalWriting.isEmpty, !journalGroup.isEmpty, let journal else { return }
         journalWriting = journalGroup
         journalGroup = []
+        if !unwrittenWriteOffs.isEmpty {
+            journalWriting.insert(JournalEntry(records: [], lines: [unwrittenWriteOffs], sessionID: .max, id: .null,
+                                               apply: { _ throws(EngineError) in .null }, isWriteOff: true), at: 0)
+            unwrittenWriteOffs = []
+        }
         let lines = journalWriting.reduce(into: [UInt8]()) { lines, entry in for line in entry.lines { lines += line } }
         let write: @Sendable () -> Result<Void, EngineError> = {
             lines.isEmpty ? .success(()) : Result { () throws(EngineError) in try journal.append(lines) }
@@ -133,6 +140,10 @@ extension EngineContext {
     /// One entry of the group: applied and answered (refused if the write failed).
     private func apply(_ entry: JournalEntry, written: Result<Void, EngineError>) {
         if let creates = entry.creates { pendingCreates[creates] = nil }
+        if entry.isWriteOff, case .failure = written {
+            // Until it is written, a start would replay what it writes off: it goes with the next write.
+            for line in entry.lines { unwrittenWriteOffs += line }
+        }
         let session = sessions[entry.sessionID]
         session?.journalPending -= 1
         let reply: JSONValue
@@ -170,7 +181,21 @@ extension EngineContext {
         let lines = records.map { JournalRecord.refused(record: $0.json, t: max(now, $0.time)).line }
         session?.journalPending += 1
         journalGroup.append(JournalEntry(records: [], lines: lines, sessionID: session?.id ?? .max, id: id,
-                                         apply: { _ throws(EngineError) in throw error }))
+                                         apply: { _ throws(EngineError) in throw error }, isWriteOff: true))
+    }
+
+    /// At a graceful stop: the write-offs a full disk kept out of the journal, written now if they can be
+    /// (the disk may have room again), so that the next start does not replay what they write off.
+    /// Written from the engine thread: nothing else writes then (no group is being written, and the
+    /// write that failed was the last one on the save queue but for a compaction, which is rare).
+    func writeUnwrittenWriteOffs() {
+        guard !unwrittenWriteOffs.isEmpty, journalWriting.isEmpty, let journal else { return }
+        do throws(EngineError) {
+            try journal.append(unwrittenWriteOffs)
+            unwrittenWriteOffs = []
+        } catch {
+            logger.error("journal: refused changes not written off; the next start replays them", metadata: ["error": "\(error.message)"])
+        }
     }
 
     /// A written group being applied in slices.

@@ -56,6 +56,8 @@ public final class EngineContext: TraceObserver {
     var journalWriting: [JournalEntry] = []
     /// `journalWriting` is being applied (a slice at a time) once this is set.
     var journalApplying: JournalApplication?
+    /// Write-off lines whose write failed (a full disk): written with the next group, or at a graceful stop.
+    var unwrittenWriteOffs: [UInt8] = []
     var journalKept = JournalKeeper()
     /// What the last compaction wrote: the next one waits until the journal is twice that.
     var journalCompactedBytes = 0
@@ -190,6 +192,7 @@ public final class EngineContext: TraceObserver {
     /// Sends every session a last event and closes it (graceful stop). Returns the outputs so the caller
     /// can wait until those lines have really left before the process exits.
     package func closeAllSessions(reason: String) -> [any ClientOutput] {
+        writeUnwrittenWriteOffs()
         let open = sessions.values.sorted(by: { $0.id < $1.id })
         for session in open {
             session.output.send(EventLines.closing(code: .shuttingDown, message: reason))

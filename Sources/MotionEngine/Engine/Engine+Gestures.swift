@@ -17,9 +17,11 @@ extension Engine {
 
     func internGesture(_ name: String, for performerID: UInt64) -> UInt32 {
         guard !name.isEmpty, name.utf8.count <= 256, let performer = performer(calling: performerID) else { return MOTION_INVALID_GESTURE }
-        let handle = gestureSlots.first { $0.value.runtime === performer.runtime && $0.value.name == name }?.key ?? {
+        // By runtime and name (a scan of every runtime's handles made each push cost what all uids interned).
+        let handle = performer.runtime.gestureHandles[name] ?? {
             nextGestureHandle += 1
             gestureSlots[nextGestureHandle] = GestureSlot(runtime: performer.runtime, name: name)
+            performer.runtime.gestureHandles[name] = nextGestureHandle
             return nextGestureHandle
         }()
         gestureSlots[handle]?.readers.insert(performerID)
@@ -53,7 +55,7 @@ extension Engine {
     /// After samples for `name` arrived in `runtime`: every performer that reads that gesture is advanced
     /// by 0 s at once (in [control]), so its effect goes out with this request's frame.
     func gestureChanged(_ name: String, in runtime: RuntimeScope) {
-        for slot in gestureSlots.values where slot.runtime === runtime && slot.name == name {
+        if let handle = runtime.gestureHandles[name], let slot = gestureSlots[handle] {
             for id in slot.readers.sorted() {
                 guard let performer = performers[id], let instance = performer.instance,
                       let advance = performer.table.pointee.advance else {
@@ -67,7 +69,8 @@ extension Engine {
 
     /// Forgets the handles of a runtime that ended (its performers, the only holders, ended with it).
     func forgetGestures(of runtime: RuntimeScope) {
-        gestureSlots = gestureSlots.filter { $0.value.runtime !== runtime }
+        for handle in runtime.gestureHandles.values { gestureSlots[handle] = nil }
+        runtime.gestureHandles.removeAll()
     }
 }
 

@@ -3,11 +3,13 @@ import MotionWire
 /// A named plan replaces the one of that name (SPEC §2: remove, then add), and the ABI has the host remove
 /// the old one before it hands over the new one. A plan the plugin refused then left its target without
 /// either (and a restart, which replays only what was applied, brought the old one back). So a
-/// replacement is tried first on a scratch performer of the same plugin, on a copy of the target's
-/// values, in a runtime nobody sees: a plan refused there is refused before anything changes.
+/// replacement is tried first on a scratch performer of the same plugin, on a copy of the value of the
+/// property it names, in a runtime nobody sees: a plan refused there is refused before anything changes.
 ///
 /// What it cannot catch: a plugin that refuses a plan only because of the other plans its performer
-/// holds (the scratch performer holds none).
+/// holds (the scratch performer holds none) or of the target's other properties. It costs a performer's
+/// creation and a second reading of the plan: ~15 µs more per named replacement (36 against 21 µs a
+/// request end to end, AMD EPYC 2-core VM with AVX-512, release build).
 extension Engine {
     /// The scratch runtime's name: a client's names never hold a NUL.
     static let replacementCheckRuntime = "\u{0}replacement"
@@ -31,7 +33,9 @@ extension Engine {
             heldTraces!.removeSubrange(traced...)
             if outermost { heldTraces = nil }
         }
-        for (property, handle) in target.properties where store.count(of: handle) > 0 {
+        // The value of the property the plan names (where a plan without `from` starts); not every one of
+        // the target's (1,024 of them made each replacement cost 1.4 ms).
+        if let property = plan["property"]?.stringValue, let handle = target.properties[property], store.count(of: handle) > 0 {
             write(store.value(handle), velocity: store.velocity(handle), to: property, target: Self.replacementCheckTarget,
                   runtime: scratch.name)
         }

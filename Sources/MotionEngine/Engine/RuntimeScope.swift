@@ -67,6 +67,8 @@ final class RuntimeScope {
     var targets = TreeDictionary<String, TargetScope>()
     /// Pointer streams clients push into this runtime (SPEC §9); they end with it.
     var gestures: [String: Gesture] = [:]
+    /// The handles performers interned for gesture names of this runtime (`Engine.gestureSlots`), by name.
+    var gestureHandles: [String: UInt32] = [:]
     /// Targets in the order they were created (targets live as long as their runtime): `runtime.state`
     /// pages through them in O(page).
     var targetOrder: [TargetScope] = []

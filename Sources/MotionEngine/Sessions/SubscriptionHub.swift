@@ -143,7 +143,11 @@ public final class SubscriptionHub {
     func publishFrame(dirty: UnsafeBufferPointer<UInt32>, store: PropertyStore, time: Double, step frameStep: FrameStep = .rate) {
         // Frames read only written handles (`dirty`, then pending): never a value a plugin kept, since a
         // property a subscriber may read is written at every tick (`withTickReaders`).
-        guard hasFrameSubscribers else { return }
+        guard hasFrameSubscribers else {
+            // The last one left while its frame waited: nothing is owed any more (the clock ran on forever).
+            deferredCount = 0
+            return
+        }
         let shares = subscriptions.count > 1
         if shares {
             bodies.reset()

@@ -2,8 +2,9 @@ import Foundation
 
 /// One daemon per state directory: two that share one (started by hand beside the systemd unit, say)
 /// would both append to its journal and rewrite it from their own memory. The first holds an exclusive
-/// `flock` on `motiond.lock` for as long as it runs (the kernel drops it when the process ends, however
-/// it ends); a second refuses to start, naming the first's pid.
+/// `flock` on the directory itself for as long as it runs (the kernel drops it when the process ends,
+/// however it ends; a lock on a file inside was lost when the file was deleted or replaced); a second
+/// refuses to start, naming the first's pid, which the first writes to `motiond.lock` for that message.
 enum StateDirectoryLock {
     static let fileName = "motiond.lock"
 
@@ -13,26 +14,31 @@ enum StateDirectoryLock {
 
     /// Takes the lock (kept until the process exits: the descriptor is never closed) or throws.
     static func take(in directory: String) throws {
-        let path = directory + "/" + fileName
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw Held(description: "--state-dir \(directory): cannot open \(fileName): \(String(cString: strerror(errno)))")
+            throw Held(description: "--state-dir \(directory): cannot open it: \(String(cString: strerror(errno)))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let reason = errno == EWOULDBLOCK ? "another motiond\(holder(descriptor)) uses this state directory"
-                : "cannot lock \(fileName): \(String(cString: strerror(errno)))"
+            let reason = errno == EWOULDBLOCK ? "another motiond\(holder(in: directory)) uses this state directory"
+                : "cannot lock it: \(String(cString: strerror(errno)))"
             close(descriptor)
             throw Held(description: "--state-dir \(directory): \(reason)")
         }
+        // Only a message's detail: not followed if it is a symbolic link, and not needed for the lock.
+        let file = openat(descriptor, fileName, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard file >= 0 else { return }
         let pid = Array("\(getpid())\n".utf8)
-        _ = ftruncate(descriptor, 0)
-        _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        _ = pid.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+        close(file)
     }
 
     /// " (pid N)" as the holder wrote it, or nothing.
-    private static func holder(_ descriptor: Int32) -> String {
+    private static func holder(in directory: String) -> String {
+        let file = open(directory + "/" + fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard file >= 0 else { return "" }
+        defer { close(file) }
         var bytes = [UInt8](repeating: 0, count: 32)
-        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        let count = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
         guard count > 0, let pid = Int32(String(decoding: bytes[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         else { return "" }
         return " (pid \(pid))"

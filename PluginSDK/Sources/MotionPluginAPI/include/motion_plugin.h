@@ -213,7 +213,7 @@ typedef struct motion_factory {
      * [control] Like add_plan, under a name unique per target. The host removes an existing plan of the
      * same name first (remove_named_plan), then calls this. May be NULL: the host calls add_plan instead.
      * Before it removes the old plan, motiond hands the new one to a scratch performer of a dry run (on a
-     * copy of the target's values): a plan refused there leaves the old one in place.
+     * copy of the value of the property it names): a plan refused there leaves the old one in place.
      */
     int32_t (*add_named_plan)(void *instance, const char *name, const char *plan_json, size_t length,
                               char *error, size_t error_capacity);
