@@ -13,7 +13,8 @@ its frame rate and longest gap between frames. One JSON line per attack. Standar
 """
 import json, os, socket, subprocess, sys, threading, time
 
-ATTACKS = ["swarm", "bulk", "chains", "waits", "props", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "neighbour", "idle"]
+ATTACKS = ["swarm", "bulk", "chains", "waits", "props", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "neighbour", "idle",
+           "churn", "replace"]
 
 
 class Client:
@@ -260,6 +261,33 @@ def attack(path, name, seconds):
                                    ("runtime.destroy", {"name": "0/victim"}), ("timeline.attach", {"runtime": "default"}),
                                    ("subscribe", {"streams": ["frames"], "runtime": "0/victim"})]:
                 count(client.code(method, params))
+    elif name == "churn":
+        # 16 shared-memory subscribers of its own (their announcements read, the regions dropped), and a
+        # runtime of 20,000 moving springs destroyed and created again under its name as fast as it is
+        # answered: every property that goes is marked in each region (`GoneProperties`).
+        for _ in range(16):
+            client.send("subscribe", {"streams": ["frames"], "transport": "shm"})
+        client.file.flush()
+        while time.monotonic() < end:
+            client.call("runtime.create", {"name": "churn", "ephemeral": True})
+            for index in range(20000):
+                client.send("plan.add", {"runtime": "churn", "target": "c%d" % index, "plan": {
+                    "type": "Spring", "property": "x", "from": [0], "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}})
+                if index % 500 == 499:
+                    client.reply(client.next)
+            count(client.call("runtime.destroy", {"name": "churn"}).get("error", {}).get("code", "destroyed"))
+    elif name == "replace":
+        # Named replacements as fast as they are answered, each tried on a scratch performer first
+        # (`Engine+Replacements`), over 2,000 targets holding a named spring each.
+        client.call("runtime.create", {"name": "replace", "ephemeral": True})
+        index = 0
+        while time.monotonic() < end:
+            client.send("plan.add", {"runtime": "replace", "target": "r%d" % (index % 2000), "name": "follow", "plan": {
+                "type": "Spring", "property": "x", "to": [index % 1000], "stiffness": 300, "damping": 30}})
+            index += 1
+            if index % 500 == 0:
+                count(client.reply(client.next).get("error", {}).get("code", "ok"))
+        count("replacements %d" % index)
     elif name == "idle":
         held = []
         for _ in range(1100):
