@@ -7,6 +7,10 @@
 /** Bytes of heap in use by malloc (mallinfo2's uordblks): `motiond --validate` watches it grow. */
 size_t motion_heap_in_use(void);
 
+/** mallopt(M_MXFAST, 0): no fastbins, so freed small chunks merge when freed, not all at once later
+ *  (`MallocTuning`). 1 on success. */
+int motion_malloc_disable_fast_bins(void);
+
 /** The calling thread's CPU time and context switches so far (getrusage RUSAGE_THREAD): voluntary ones
  *  (it blocked: a sleep, I/O) and involuntary ones (it was preempted). Tells a slow plugin call from a
  *  busy machine. 0, or -1 on failure. */

@@ -21,6 +21,7 @@ public struct MotionDaemon: Sendable {
     public func run() async throws {
         // First of all: SIGHUP's default action would kill the daemon.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
+        MallocTuning.disableFastBins()
         let environment = ProcessInfo.processInfo.environment
         let notifier = SystemdNotifier(environment: environment)
         let watchdog = WatchdogSettings(environment: environment)
