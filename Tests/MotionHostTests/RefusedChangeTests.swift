@@ -14,7 +14,7 @@ struct RefusedChangeTests {
     var nextID = 0
 
     init() throws {
-        context = try .greeted(on: output, plugins: ["InteractionsPlugin", "TweenPlugin", "SpringPlugin"])
+        context = try .greeted(on: output, plugins: ["InteractionsPlugin", "TweenPlugin"])
         _ = call("subscribe", ["streams": ["trace"]])
     }
 
@@ -58,29 +58,44 @@ struct RefusedChangeTests {
         #expect(planEvents == ["plan.named.removed", "plan.named.added"], "\(planEvents)")
     }
 
-    /// At its animations quota a uid could not retarget what it was animating (a new `Spring` to its
-    /// property was refused like a new animation). A plan that takes over a property animating now, and
-    /// starts at once, goes in: the animation it interrupts gives its place up. Others are still refused.
-    @Test mutating func atTheAnimationsQuotaARetargetStillGoesIn() throws {
-        context.settings.quotas.animations = 1
-        let spring: JSONValue = ["type": "Spring", "property": "x", "from": [0], "to": [100], "stiffness": 50, "damping": 5]
-        #expect(call("plan.add", ["target": "card", "plan": spring])["performer"] != nil)
-        #expect(context.engine.animations(of: 0) == 1)
-        var retarget = spring
-        retarget["to"] = [200]
-        retarget["from"] = nil
-        #expect(call("plan.add", ["target": "card", "plan": retarget])["performer"] != nil, "a retarget of the same spring")
-        let tween: JSONValue = ["type": "Tween", "property": "x", "to": [50], "duration": 1]
-        #expect(call("plan.add", ["target": "card", "plan": tween])["performer"] != nil, "another plan type taking the property over")
-        #expect(context.engine.animations(of: 0) == 1, "still one animation: the spring gave its place up")
-        var delayed = tween
-        delayed["delay"] = 0.5
-        #expect(call("plan.add", ["target": "card", "plan": delayed])["code"] == "quota.exceeded", "one that waits would be a second")
-        var other = spring
-        other["property"] = "y"
-        #expect(call("plan.add", ["target": "card", "plan": other])["code"] == "quota.exceeded", "a property at rest")
-        #expect(call("plan.add", ["target": "other", "plan": spring])["code"] == "quota.exceeded", "another target")
-        #expect(context.engine.animations(of: 0) == 1)
+    /// With the journal written on its own queue (as in the daemon), a refused change's write-off goes
+    /// with the next group, behind a change the same connection sent after it: that change is applied
+    /// first, and its reply used to go out first too. Replies keep their order: the later one waits for
+    /// the refusal's place in line.
+    @Test func aRefusalAnsweredAfterItsWriteOffKeepsItsPlaceBeforeLaterReplies() throws {
+        final class Queues: @unchecked Sendable {
+            let saves = Mutex<[@Sendable () -> Void]>([])
+            let engine = Mutex<[@Sendable (EngineContext) -> Void]>([])
+            /// Runs what is queued, writes and their continuations, until nothing is.
+            func drain(_ context: EngineContext) {
+                while true {
+                    if let work = saves.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { work(); continue }
+                    if let body = engine.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { body(context); continue }
+                    return
+                }
+            }
+        }
+        let output = RecordingOutput()
+        let context = try EngineContext.greeted(on: output)
+        let queues = Queues()
+        context.journal = JournalTests.MemoryJournal()
+        context.offload = { work in queues.saves.withLock { $0.append(work) } }
+        context.onEngineThread = { body in queues.engine.withLock { $0.append(body) } }
+        context.onEngineThreadFor = { _, _, body in queues.engine.withLock { $0.append(body) } }
+        func send(_ id: Int, _ method: String, _ params: JSONValue) {
+            context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
+        }
+        send(1, "runtime.create", ["name": "work"])
+        queues.drain(context)
+        send(2, "plan.add", ["runtime": "work", "target": "b", "plan": ["type": "Emit", "plan": "{"]])
+        send(3, "plan.add", ["runtime": "work", "target": "c", "plan": ["type": "Frames", "frames": 10]])
+        send(4, "status", [:])
+        queues.drain(context)
+        let replies = output.lines.compactMap { $0["id"]?.doubleValue }.filter { $0 > 0 }
+        #expect(replies == [1, 2, 3, 4], "in the order asked: \(replies)")
+        #expect(output.lines.first { $0["id"] == 2 }?["error"]?["code"] == "plan.invalid")
+        #expect(output.lines.first { $0["id"] == 3 }?["result"]?["performer"] != nil)
+        #expect(context.engine.runtimes["0/work"]?.targets["c"] != nil)
     }
 
     /// A write-off that a full disk kept out (the plan's own line fitted, its write-off did not) used

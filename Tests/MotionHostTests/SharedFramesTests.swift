@@ -137,6 +137,28 @@ struct SharedFramesTests {
         #expect(header(base).frame == 3, "nothing more to mark")
     }
 
+    /// Properties removed one by one (a target that ended) are marked like a destroyed runtime's; with no
+    /// shared-memory subscription nothing is recorded, and what every subscription has read is forgotten.
+    @Test func removedPropertiesAreMarkedAndNothingIsKeptWithoutASubscription() throws {
+        let alone = PropertyStore()
+        let handle = alone.intern(.init(runtime: "r", target: "t", property: "p"))
+        alone.remove([handle])
+        #expect(alone.gone.isEmpty, "no subscription with a region: nothing recorded")
+
+        let base = try subscribe(slots: 8)
+        let a = write("a", [1])
+        _ = write("b", [2])
+        tick(1)
+        store.remove([a])
+        tick(2)
+        #expect(slot(base, 0).components == 0 && slot(base, 0).tag == 2)
+        #expect(slot(base, 1).components == 1 && slot(base, 1).tag == 1)
+        #expect(store.gone.isEmpty)
+        hub.remove(hub.subscriptions[0])
+        store.remove([store.intern(.init(runtime: "default", target: "b", property: "p"))])
+        #expect(store.gone.isEmpty, "its last subscription gone: recording stops")
+    }
+
     /// Past its slots a subscription delivers nothing more of new properties and says so in the header.
     @Test func aFullTableIsFlaggedAndNothingElseIsDisturbed() throws {
         let base = try subscribe(slots: 2)

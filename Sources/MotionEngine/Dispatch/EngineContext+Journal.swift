@@ -23,6 +23,8 @@ extension EngineContext {
         var applied: AppliedCount? = nil
         /// Its lines write off records written earlier (kept for the next write if this one fails).
         var isWriteOff = false
+        /// Where its reply goes in its connection's line of replies (a write-off's: the refusal's place).
+        var slot: Session.ReplySlot? = nil
     }
 
     /// Counts the records of a journaled change that took effect (`JournalEntry.applied`).
@@ -169,27 +171,33 @@ extension EngineContext {
                 reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
             }
         }
-        session?.sendOwedReply(reply)
+        if let slot = entry.slot { session?.fill(slot, with: reply) } else { session?.sendOwedReply(reply) }
     }
 
     /// Journals that `records`, written earlier, were refused, with the next group; the refusal is
     /// answered once that is written (answered at once, a `kill -9` before the write-off reached the disk
-    /// had the next start replay the refused plan). The connection's later requests keep waiting until
-    /// then, so its replies keep their order.
+    /// had the next start replay the refused plan). It keeps its place in the connection's replies: those
+    /// to its later changes, applied meanwhile, wait for it (`Session.reserveOwedReply`), and its other
+    /// requests wait until then.
     private func writeOff(_ records: [JournalRecord], answering error: EngineError, id: JSONValue, in session: Session?) {
         let now = WallClock.now()
         let lines = records.map { JournalRecord.refused(record: $0.json, t: max(now, $0.time)).line }
         session?.journalPending += 1
         journalGroup.append(JournalEntry(records: [], lines: lines, sessionID: session?.id ?? .max, id: id,
-                                         apply: { _ throws(EngineError) in throw error }, isWriteOff: true))
+                                         apply: { _ throws(EngineError) in throw error }, isWriteOff: true,
+                                         slot: session?.reserveOwedReply()))
     }
 
-    /// At a graceful stop: the write-offs a full disk kept out of the journal, written now if they can be
-    /// (the disk may have room again), so that the next start does not replay what they write off.
-    /// Written from the engine thread: nothing else writes then (no group is being written, and the
-    /// write that failed was the last one on the save queue but for a compaction, which is rare).
+    /// At a graceful stop: the write-offs a full disk kept out of the journal, and those still waiting for
+    /// the next group, written now if they can be (the disk may have room again), so that the next start
+    /// does not replay what they write off. From the engine thread (the journal takes a lock).
     func writeUnwrittenWriteOffs() {
-        guard !unwrittenWriteOffs.isEmpty, journalWriting.isEmpty, let journal else { return }
+        guard let journal else { return }
+        for index in journalGroup.indices where journalGroup[index].isWriteOff {
+            for line in journalGroup[index].lines { unwrittenWriteOffs += line }
+            journalGroup[index].lines = []
+        }
+        guard !unwrittenWriteOffs.isEmpty else { return }
         do throws(EngineError) {
             try journal.append(unwrittenWriteOffs)
             unwrittenWriteOffs = []

@@ -1,8 +1,9 @@
 import MotionWire
 
 /// Where runtimes' changes are journaled (SPEC §13): the engine hands over lines and asks for them back;
-/// the daemon supplies the durable file, tests an in-memory one. Calls come from one thread at a time, in
-/// order (the daemon's save queue).
+/// the daemon supplies the durable file, tests an in-memory one. Calls come in order from the daemon's save
+/// queue, and once from the engine thread at a graceful stop: `append` and `rewrite` must be safe to call
+/// from two threads.
 package protocol JournalStorage: AnyObject, Sendable {
     /// Appends records durably (written and synced before it returns), or throws `state.write_failed`.
     func append(_ lines: [UInt8]) throws(EngineError)

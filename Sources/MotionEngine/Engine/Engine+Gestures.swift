@@ -19,10 +19,13 @@ extension Engine {
         guard !name.isEmpty, name.utf8.count <= 256, let performer = performer(calling: performerID) else { return MOTION_INVALID_GESTURE }
         // By runtime and name (a scan of every runtime's handles made each push cost what all uids interned).
         let handle = performer.runtime.gestureHandles[name] ?? {
-            nextGestureHandle += 1
-            gestureSlots[nextGestureHandle] = GestureSlot(runtime: performer.runtime, name: name)
-            performer.runtime.gestureHandles[name] = nextGestureHandle
-            return nextGestureHandle
+            let handle = freeGestureHandles.popLast() ?? {
+                nextGestureHandle += 1
+                return nextGestureHandle
+            }()
+            gestureSlots[handle] = GestureSlot(runtime: performer.runtime, name: name)
+            performer.runtime.gestureHandles[name] = handle
+            return handle
         }()
         gestureSlots[handle]?.readers.insert(performerID)
         return handle
@@ -69,7 +72,10 @@ extension Engine {
 
     /// Forgets the handles of a runtime that ended (its performers, the only holders, ended with it).
     func forgetGestures(of runtime: RuntimeScope) {
-        for handle in runtime.gestureHandles.values { gestureSlots[handle] = nil }
+        for handle in runtime.gestureHandles.values {
+            gestureSlots[handle] = nil
+            freeGestureHandles.append(handle)
+        }
         runtime.gestureHandles.removeAll()
     }
 }

@@ -12,7 +12,8 @@ extension Engine {
         guard performer.target.properties.count < Self.maximumPropertiesPerTarget else { return UInt32.max }
         // The properties quota holds for properties a plugin makes of its own too (not only a plan's
         // `property`, which `addPlan` checks first): a plan it then refuses is answered `quota.exceeded`.
-        if let quotas, let uid = performer.runtime.owner, store.liveByOwner[uid, default: 0] >= quotas.properties {
+        if let quotas, let uid = performer.runtime.owner ?? (performer.runtime.isDryRun ? replacementOwner : nil),
+           store.liveByOwner[uid, default: 0] >= quotas.properties {
             internRefusal = "quota properties: uid \(uid) holds \(quotas.properties) properties (its quota)"
             return UInt32.max
         }

@@ -33,7 +33,7 @@ extension Engine {
         let prepared = prepared(plan, on: target, in: scope)
         if let name, targetScope.named[name] != nil {
             // Refused here, the old plan stays (`Engine+Replacements`).
-            if !scope.isDryRun { try checkReplacement(prepared, named: name, factoryIndex: factoryIndex, on: targetScope) }
+            if !scope.isDryRun { try checkReplacement(prepared, named: name, factoryIndex: factoryIndex, on: targetScope, owner: scope.owner) }
             removeNamedPlan(name, from: targetScope, in: scope)
         }
         let performer = try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: isNewTarget, in: scope) { performer throws(EngineError) in
@@ -54,8 +54,6 @@ extension Engine {
     }
 
     /// The target's scope, once the runtime's owner may hold one more performer of this type (quota).
-    /// At the animations quota a plan still goes in when it takes over a property that is animating now
-    /// (a retarget; the animation it interrupts gives its place up) and starts at once (no `delay`).
     private func admit(_ factoryIndex: Int, planType: String, plan: JSONValue, on target: String, in scope: RuntimeScope,
                        quotas: Quotas?) throws(EngineError) -> TargetScope {
         let property = plan["property"]?.stringValue
@@ -72,7 +70,7 @@ extension Engine {
             if (usage[uid]?.performers ?? 0) >= quotas.performers, scope.targets[target]?.performers[factoryIndex] == nil {
                 throw EngineError(.quotaExceeded, "quota performers: uid \(uid) holds \(quotas.performers) performers (its quota)")
             }
-            if (scope.ownerTokens?.value ?? 0) >= quotas.animations, !takesOver(property, on: existing, startingNow: (plan["delay"]?.doubleValue ?? 0) <= 0) {
+            if (scope.ownerTokens?.value ?? 0) >= quotas.animations {
                 throw EngineError(.quotaExceeded, "quota animations: uid \(uid) holds \(quotas.animations) animations, running or waiting for their delay (its quota)")
             }
         }
@@ -81,14 +79,6 @@ extension Engine {
             moveWaitingPerformer(of: planType, on: targetScope)
         }
         return targetScope
-    }
-
-    /// Whether `property` of the target is being animated now (its animator holds a token), so that a
-    /// plan starting now on it interrupts that animation.
-    private func takesOver(_ property: String?, on target: TargetScope?, startingNow: Bool) -> Bool {
-        guard startingNow, let property, let handle = target?.properties[property], Int(handle) < animators.count,
-              let animator = animators[Int(handle)] else { return false }
-        return !animator.tokens.isEmpty
     }
 
     /// A composite's leaf (checked with its composite): handed to its performer, nothing recorded or
@@ -245,8 +235,13 @@ extension Engine {
         var message = [CChar](repeating: 0, count: 1024)
         let factory = performer.table.pointee
         host.plans.begin(plan)
-        defer { host.plans.end() }
+        // Each delivery its own refusal (a plan it emits is delivered inside it).
+        let outerRefusal = internRefusal
         internRefusal = nil
+        defer {
+            host.plans.end()
+            internRefusal = outerRefusal
+        }
         let status: Int32 = calling(performer.label, "add_plan") { json.withUnsafeBufferPointer { bytes in
             let text = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
             if let name {

@@ -18,7 +18,8 @@ extension Engine {
 
     /// Throws what the plugin says of `plan` (prepared, as its performer will get it) under `name` on a
     /// copy of `target`; changes nothing and traces nothing.
-    func checkReplacement(_ plan: JSONValue, named name: String, factoryIndex: Int, on target: TargetScope) throws(EngineError) {
+    func checkReplacement(_ plan: JSONValue, named name: String, factoryIndex: Int, on target: TargetScope,
+                          owner: UInt32?) throws(EngineError) {
         let scratch = RuntimeScope(name: Self.replacementCheckRuntime, ephemeralOwner: nil, createdAt: time,
                                    recordsTimeline: false, isDryRun: true)
         guard runtimes[scratch.name] == nil else { return }
@@ -27,7 +28,9 @@ extension Engine {
         if outermost { heldTraces = [] }
         let traced = heldTraces!.count
         runtimes[scratch.name] = scratch
+        replacementOwner = owner
         defer {
+            replacementOwner = nil
             runtimes[scratch.name] = nil
             retire(scratch, dirtySince: dirty)
             heldTraces!.removeSubrange(traced...)

@@ -55,6 +55,9 @@ public final class Engine {
     /// Gestures performers interned ("motion.gesture/1"), by handle.
     var gestureSlots: [UInt32: GestureSlot] = [:]
     var nextGestureHandle: UInt32 = 0
+    /// Gesture handles of runtimes that ended, given out again (every named replacement of a Draggable
+    /// interns one in its scratch runtime: a counter alone would run out).
+    var freeGestureHandles: [UInt32] = []
     /// What each uid holds (SPEC §13 quotas), kept as runtimes and performers come and go.
     public internal(set) var usage: [UInt32: Usage] = [:]
     /// Per uid, the tokens its runtimes hold (shared with each of its runtimes).
@@ -68,6 +71,9 @@ public final class Engine {
     public var quotas: Quotas?
     /// Why the last `intern_property` was refused by a quota (the answer to a plan refused after it).
     var internRefusal: String?
+    /// The uid whose named plan a scratch performer is trying (`checkReplacement`): its properties quota
+    /// holds there as in the real runtime.
+    var replacementOwner: UInt32?
     /// Set by the clock before a tick that no frame subscriber will see: plugins with "motion.kept/1" may
     /// then keep the values instead of writing them (`Engine+KeptWrites`).
     public var writesUnread = false

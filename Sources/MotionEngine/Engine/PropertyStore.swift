@@ -174,6 +174,7 @@ final class PropertyStore {
             isHidden.append(false)
         }
         generations[Int(handle)] &+= 1
+        if generations[Int(handle)] == 0 { generations[Int(handle)] = 1 }  // 0 marks a slot gone (`SharedFrameChannel`)
         if interned.count < Self.internedLimit { interned.append(handle) } else { internedOverflow = true }
         let slot = Int(handle)
         keys[slot] = key

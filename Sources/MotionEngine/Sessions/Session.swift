@@ -24,6 +24,8 @@ final class Session {
     var deferred: Deque<Result<Request, RequestFailure>> = []
     /// Changes of this session waiting for the journal (`EngineContext.journalOrApply`).
     var journalPending = 0
+    /// Owed replies waiting for an earlier one's place in line (`reserveOwedReply`).
+    private var heldReplies: Deque<ReplySlot> = []
     /// Bytes of the last frame line sent to it: one frame of that size may be on its way while the next
     /// is sent (`SubscriptionHub.isBehind`).
     var lastFrameBytes = 0
@@ -50,8 +52,42 @@ final class Session {
 
     func sendOwedReply(line: [UInt8]) {
         guard !isClosed else { return }
+        guard heldReplies.isEmpty else {
+            let slot = ReplySlot()
+            slot.line = line
+            heldReplies.append(slot)
+            return sendHeldReplies()
+        }
         owedReplies -= 1
         output.send(line)
+        closeIfFinished()
+    }
+
+    /// An owed reply's place in line, filled later (`fill`): the replies owed after it wait for it. A
+    /// refusal answered once its journal write-off is written keeps its place before the replies to
+    /// this connection's later changes, which may be applied first.
+    final class ReplySlot {
+        fileprivate var line: [UInt8]?
+    }
+
+    func reserveOwedReply() -> ReplySlot {
+        let slot = ReplySlot()
+        heldReplies.append(slot)
+        return slot
+    }
+
+    func fill(_ slot: ReplySlot, with reply: JSONValue) {
+        slot.line = WireMessage.line(reply)
+        sendHeldReplies()
+    }
+
+    private func sendHeldReplies() {
+        while let first = heldReplies.first, let line = first.line {
+            heldReplies.removeFirst()
+            guard !isClosed else { continue }
+            owedReplies -= 1
+            output.send(line)
+        }
         closeIfFinished()
     }
 }

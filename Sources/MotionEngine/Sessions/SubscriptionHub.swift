@@ -58,8 +58,9 @@ public final class SubscriptionHub {
     }
 
     func remove(_ subscription: Subscription) {
+        let count = subscriptions.count
         subscriptions.removeAll { $0 === subscription }
-        if subscription.sharedFrames != nil {
+        if subscription.sharedFrames != nil, subscriptions.count < count {
             sharedCount -= 1
             if sharedCount == 0, let gone {
                 gone.isRecording = false
@@ -335,10 +336,11 @@ public final class SubscriptionHub {
             subscription.wasDeferred = true
             deferredCount += 1
         }
+        // Nothing written (no slot of its own went away, say): no frame, and its rate and count stand.
+        guard written > 0 else { return }
         let dropped = subscription.dropped
         subscription.dropped = 0
         subscription.rateLimit.sent(at: time)
-        guard written > 0 else { return }
         let frame = channel.publish(subscription: subscription.id, output: subscription.session.output, time: time,
                                     present: 0, dropped: dropped)
         encoder.begin(subscription: subscription.id, seq: subscription.nextSeq(), time: time, dropped: dropped)

@@ -27,7 +27,7 @@ public struct MotionDaemon: Sendable {
         let watchdog = WatchdogSettings(environment: environment)
         let inherited = try SocketActivation.inheritedListener(environment: environment)
         if let stateDirectory = configuration.stateDirectory {
-            try Self.prepareStateDirectory(stateDirectory)
+            if let warning = try Self.prepareStateDirectory(stateDirectory) { logger.warning("\(warning)") }
             Self.reportFreeSpace(of: stateDirectory, logger: logger)
         }
         Self.raiseDescriptorLimit(to: configuration.maximumConnections + 256, logger: logger)
@@ -121,7 +121,7 @@ public struct MotionDaemon: Sendable {
 
     /// The state directory must exist and be writable before anything is acknowledged that would be
     /// stored there; a misconfigured one stops the daemon at start, not at the first write.
-    static func prepareStateDirectory(_ path: String) throws {
+    static func prepareStateDirectory(_ path: String) throws -> String? {
         struct Unusable: Error, CustomStringConvertible {
             let description: String
         }
@@ -133,7 +133,7 @@ public struct MotionDaemon: Sendable {
         guard access(path, W_OK | X_OK) == 0 else {
             throw Unusable(description: "--state-dir \(path): not writable by this user")
         }
-        try StateDirectoryLock.take(in: path)
+        return try StateDirectoryLock.take(in: path)
     }
 
     /// Journaled runtimes come back as they would be now, before the socket listens (SPEC §13).

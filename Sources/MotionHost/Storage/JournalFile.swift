@@ -8,10 +8,12 @@ import Synchronization
 /// An append is written and `fdatasync`ed before it returns; a write that fails part-way (a full disk) is
 /// cut back to where it started, so the file never holds half a record. Compaction writes a new file,
 /// syncs it, renames it over the old one and syncs the directory: `kill -9` leaves one or the other.
-/// Used from the daemon's save queue only (one call at a time).
+/// Used from the daemon's save queue, and once from the engine thread at a graceful stop (write-offs a
+/// full disk kept out): writes take a lock.
 final class JournalFile: JournalStorage, @unchecked Sendable {
-    // @unchecked: `descriptor` and `bytes` change only inside calls, which the save queue serializes.
+    // @unchecked: `descriptor` changes only inside `append` and `rewrite`, which hold `writing`.
     let path: String
+    private let writing = Mutex<Void>(())
     private let directory: String
     private var descriptor: Int32 = -1
     private let bytes = Atomic<Int>(0)
@@ -38,6 +40,10 @@ final class JournalFile: JournalStorage, @unchecked Sendable {
     }
 
     func append(_ lines: [UInt8]) throws(EngineError) {
+        try writing.withLock { _ throws(EngineError) in try appendHoldingLock(lines) }
+    }
+
+    private func appendHoldingLock(_ lines: [UInt8]) throws(EngineError) {
         let start = size
         var written = 0
         do {
@@ -59,6 +65,10 @@ final class JournalFile: JournalStorage, @unchecked Sendable {
     }
 
     func rewrite(_ lines: [UInt8]) throws(EngineError) {
+        try writing.withLock { _ throws(EngineError) in try rewriteHoldingLock(lines) }
+    }
+
+    private func rewriteHoldingLock(_ lines: [UInt8]) throws(EngineError) {
         let temporary = path + ".tmp"
         do {
             try RouterStore.writeDurably(lines, to: temporary)

@@ -12,29 +12,36 @@ enum StateDirectoryLock {
         let description: String
     }
 
-    /// Takes the lock (kept until the process exits: the descriptor is never closed) or throws.
-    static func take(in directory: String) throws {
+    /// Takes the lock (kept until the process exits: the descriptor is never closed) or throws. Where the
+    /// filesystem has no such locks (NFS may refuse one on a directory), returns a warning and goes on.
+    static func take(in directory: String) throws -> String? {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw Held(description: "--state-dir \(directory): cannot open it: \(String(cString: strerror(errno)))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            if [EBADF, ENOLCK, EOPNOTSUPP].contains(errno) {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                return "--state-dir \(directory): not locked (\(reason)): nothing keeps a second motiond from using it"
+            }
             let reason = errno == EWOULDBLOCK ? "another motiond\(holder(in: directory)) uses this state directory"
                 : "cannot lock it: \(String(cString: strerror(errno)))"
             close(descriptor)
             throw Held(description: "--state-dir \(directory): \(reason)")
         }
         // Only a message's detail: not followed if it is a symbolic link, and not needed for the lock.
-        let file = openat(descriptor, fileName, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard file >= 0 else { return }
+        let file = openat(descriptor, fileName, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard file >= 0 else { return nil }
         let pid = Array("\(getpid())\n".utf8)
         _ = pid.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
         close(file)
+        return nil
     }
 
     /// " (pid N)" as the holder wrote it, or nothing.
     private static func holder(in directory: String) -> String {
-        let file = open(directory + "/" + fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let file = open(directory + "/" + fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard file >= 0 else { return "" }
         defer { close(file) }
         var bytes = [UInt8](repeating: 0, count: 32)

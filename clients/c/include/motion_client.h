@@ -155,7 +155,8 @@ typedef struct motion_frames_reader motion_frames_reader;
 typedef struct motion_frames_value {
     uint32_t slot;
     uint32_t tag;        /* pass to motion_frames_reader_name with the slot */
-    uint32_t components; /* 1–4: value[components] and velocity[components] are set, the rest unspecified */
+    uint32_t components; /* 1–4: value[components] and velocity[components] are set, the rest unspecified;
+                            0: the slot's property went away (its tag is one no naming gives) */
     uint32_t reserved;
     double value[MOTION_FRAMES_COMPONENTS];
     double velocity[MOTION_FRAMES_COMPONENTS];

@@ -93,9 +93,10 @@ typedef uint64_t motion_performer_ref;
  *
  * motiond creates the performers of dry runs (`plan.sample`, timeline replays, and a scratch performer
  * that tries a named plan's replacement before the old plan is removed: created, handed the plan,
- * destroyed) with a second pointer to the same services: every call works through either. State a plugin shares between performers (a
- * batch's columns, say) is best kept per pointer a performer was created with, so that a dry run's
- * performers, which the clock never advances, stay out of the live ones' batches.
+ * destroyed) with a second pointer to the same services: every call works through either. State a
+ * plugin shares between performers (a batch's columns, say) is best kept per pointer a performer was
+ * created with, so that a dry run's performers, which the clock never advances, stay out of the live
+ * ones' batches.
  */
 typedef struct motion_host {
     uint32_t struct_size;
