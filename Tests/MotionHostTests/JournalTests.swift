@@ -162,6 +162,28 @@ struct JournalTests {
         #expect(live(second) == ["a", "b", "d"])
     }
 
+    /// A change written but never applied (the daemon stopped or crashed between the write and the apply:
+    /// a flood of plans past the quota, stopped at the right moment, came back as 261–893 performers on a
+    /// quota of 3) is replayed within its uid's quotas, as when it was asked.
+    @Test func aStartReplaysWithinTheQuotas() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        context.settings.quotas.performers = 2
+        let frames: JSONValue = ["type": "Frames", "frames": 1000]
+        _ = call(context, output, 1, "runtime.create", ["name": "work"])
+        _ = call(context, output, 2, "plan.add", ["runtime": "work", "target": "a", "plan": frames])
+        _ = call(context, output, 3, "plan.add", ["runtime": "work", "target": "b", "plan": frames])
+        let now = (journal.records.last?["t"]?.doubleValue ?? 0) + 0.1
+        // Written, then the process ended before it was applied: no answer, no write-off.
+        try journal.append(JournalRecord.add(runtime: "0/work", target: "c", plan: frames, name: nil, t: now - 0.05).line)
+        let restarted = EngineContext.greetedForJournal()
+        restarted.settings.quotas.performers = 2
+        let restored = restarted.restoreRuntimes(from: journal, now: now)
+        let live = restarted.engine.runtimes["0/work"]?.targetOrder.filter { !$0.performers.isEmpty }.map(\.name).sorted()
+        #expect(live == ["a", "b"], "\(String(describing: live))")
+        #expect(restored.problems.contains { $0.contains("quota performers") }, "\(restored.problems)")
+    }
+
     /// A plan added 1.5 s before the restart is where it would have been, to within a frame.
     @Test func aRestartReplaysToThePresent() throws {
         let journal = MemoryJournal()

@@ -111,4 +111,18 @@ struct SlicedWorkTests {
         #expect(answer?["error"]?["code"] == "runtime.not_found", "\(answer ?? .null)")
         #expect(context.engine.runtimeNames.allSatisfy { !$0.hasPrefix("motiond.timeline") }, "\(context.engine.runtimeNames)")
     }
+
+    /// A connection that shuts its sending side while requests wait behind sliced work is answered all of
+    /// them before it closes (it closed at the first owed reply, and the waiting requests were lost).
+    @Test func aHalfClosedConnectionIsAnsweredEveryRequestBeforeItCloses() {
+        send(1, 1, "plan.sample", ["plan": Self.samplePlan, "times": Self.times])
+        send(1, 2, "status", [:])
+        send(1, 3, "sync", [:])
+        context.endOfInput(from: 1)
+        #expect(!requester.isClosed)
+        _ = runSlices()
+        let answered = requester.lines.compactMap { $0["id"]?.doubleValue }.filter { $0 > 0 }
+        #expect(answered == [1, 2, 3], "\(answered)")
+        #expect(requester.isClosed, "then it closes")
+    }
 }

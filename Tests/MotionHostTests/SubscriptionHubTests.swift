@@ -13,7 +13,8 @@ final class RecordingOutput: ClientOutput {
     func setBacklog(_ bytes: Int) { state.withLock { $0.backlog = bytes } }
     func send(_ line: [UInt8]) {
         guard let message = try? JSONValue.parse(line.dropLast()) else { fatalError("not JSON: \(String(decoding: line, as: UTF8.self))") }
-        state.withLock { $0.lines.append(message) }
+        // As a real connection: nothing more goes out once it is closed.
+        state.withLock { if !$0.closed { $0.lines.append(message) } }
     }
     func close() { state.withLock { $0.closed = true } }
 }

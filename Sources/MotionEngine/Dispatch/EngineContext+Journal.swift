@@ -134,6 +134,7 @@ extension EngineContext {
             while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
                 handle(next, from: session.id, draining: true)
             }
+            session.closeIfFinished()
         }
         publishControlFrame()
         flushJournal()
@@ -159,9 +160,8 @@ extension EngineContext {
                 for (record, line) in zip(entry.records, entry.lines) { remember(record, line: line) }
             } catch {
                 // Written but refused (a quota, a plugin's `add_plan` that checks more than the schema):
-                // not kept, so the next rewrite drops it, and written off, so no start replays it (a start
-                // restores without quotas). Not a rewrite now: a refused request is cheap to send, a
-                // rewrite is not.
+                // not kept, so the next rewrite drops it, and written off, so no start replays it. Not a
+                // rewrite now: a refused request is cheap to send, a rewrite is not.
                 let kept = min(entry.applied?.value ?? 0, entry.records.count)
                 for (record, line) in zip(entry.records, entry.lines).prefix(kept) { remember(record, line: line) }
                 let refused = Array(entry.records.dropFirst(kept))
@@ -280,13 +280,8 @@ extension EngineContext {
         guard let first = records.first else { return (0, 0, problems) }
         let refused = writtenOff(records)
         isSampling = true
-        // A start restores without quotas (they may have been lowered since): plans a performer emits
-        // and properties a plugin makes are not held to them either.
-        let quotas = engine.quotas
-        engine.quotas = nil
         defer {
             isSampling = false
-            engine.quotas = quotas
             engine.clearFrame()
         }
         var clock = first.time
@@ -325,11 +320,15 @@ extension EngineContext {
                     try engine.createRuntime(runtime, shared: shared)
                     if shared { hub.sharedRuntimes.insert(runtime) }
                 case .add(let runtime, let target, let plan, let name, _):
-                    try engine.addPlan(plan, to: target, in: runtime, named: name)
+                    // Within its uid's quotas, as when it was asked: changes written but never applied (a
+                    // stop or a crash between the write and the apply) do not take a uid past them.
+                    try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: quotas(of: runtime))
                 case .remove(let runtime, let target, let name, _):
                     try engine.removePlan(named: name, from: target, in: runtime)
                 case .destroy(let runtime, _):
                     try destroyRuntime(runtime)
+                    // Freed at once: what it held counts against its uid's quotas until it is.
+                    engine.continueTeardowns(until: .max)
                 case .values(let runtime, let values, _):
                     for (target, property, value) in values {
                         engine.write(value, velocity: [], to: property, target: target, runtime: runtime)

@@ -42,6 +42,7 @@ extension EngineContext {
             while session.job == nil, session.journalPending == 0, !session.isClosed, let next = session.deferred.popFirst() {
                 handle(next, from: sessionID, draining: true)
             }
+            session.closeIfFinished()
             return
         }
     }

@@ -39,9 +39,12 @@ final class Session {
         self.role = role
     }
 
-    /// Closes a half-closed connection once every reply is sent and no subscription wants events.
+    /// Closes a half-closed connection once every reply is sent and no subscription wants events: none
+    /// owed, and no request still waiting behind a journal write or sliced work (their replies were lost
+    /// when the first owed reply closed it).
     func closeIfFinished() {
-        guard isInputClosed, owedReplies == 0, subscriptions.isEmpty, !isClosed else { return }
+        guard isInputClosed, owedReplies == 0, deferred.isEmpty, job == nil, journalPending == 0, subscriptions.isEmpty,
+              !isClosed else { return }
         output.close()
     }
 

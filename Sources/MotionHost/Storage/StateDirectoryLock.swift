@@ -30,12 +30,16 @@ enum StateDirectoryLock {
             close(descriptor)
             throw Held(description: "--state-dir \(directory): \(reason)")
         }
-        // Only a message's detail: not followed if it is a symbolic link, and not needed for the lock.
-        let file = openat(descriptor, fileName, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        // Only a message's detail, not needed for the lock: written to a new file renamed over the name, so
+        // that whatever `motiond.lock` was (a symbolic or hard link to another file, a FIFO) is not written.
+        let temporary = fileName + ".new"
+        unlinkat(descriptor, temporary, 0)
+        let file = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard file >= 0 else { return nil }
         let pid = Array("\(getpid())\n".utf8)
         _ = pid.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
         close(file)
+        if renameat(descriptor, temporary, descriptor, fileName) != 0 { unlinkat(descriptor, temporary, 0) }
         return nil
     }
 
