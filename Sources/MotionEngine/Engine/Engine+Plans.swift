@@ -29,7 +29,7 @@ extension Engine {
             return performer
         }
         let isNewTarget = scope.targets[target] == nil
-        let targetScope = try admit(factoryIndex, planType: planType, plan: plan, on: target, in: scope, quotas: quotas)
+        let targetScope = try admit(factoryIndex, planType: planType, property: plan["property"]?.stringValue, on: target, in: scope, quotas: quotas)
         let prepared = prepared(plan, on: target, in: scope)
         if let name, targetScope.named[name] != nil {
             // Refused here, the old plan stays (`Engine+Replacements`).
@@ -54,9 +54,8 @@ extension Engine {
     }
 
     /// The target's scope, once the runtime's owner may hold one more performer of this type (quota).
-    private func admit(_ factoryIndex: Int, planType: String, plan: JSONValue, on target: String, in scope: RuntimeScope,
+    private func admit(_ factoryIndex: Int, planType: String, property: String?, on target: String, in scope: RuntimeScope,
                        quotas: Quotas?) throws(EngineError) -> TargetScope {
-        let property = plan["property"]?.stringValue
         let existing = scope.targets[target]
         if let property, existing?.properties[property] == nil {
             if let existing, existing.properties.count >= Self.maximumPropertiesPerTarget {
@@ -90,7 +89,7 @@ extension Engine {
         guard let type = plan["type"]?.stringValue, let factoryIndex = registry.factory(forPlanType: type) else {
             throw EngineError(.unknownPlanType, "plan.type: not registered")
         }
-        let targetScope = try admit(factoryIndex, planType: type, plan: plan, on: target, in: scope, quotas: quotas)
+        let targetScope = try admit(factoryIndex, planType: type, property: plan["property"]?.stringValue, on: target, in: scope, quotas: quotas)
         // The target stays: its composite is on it (forgetting it would end the composite).
         return try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: false, in: scope) { performer throws(EngineError) in
             try deliver(plan, named: naming(performer), to: performer)

@@ -239,7 +239,13 @@ public final class SubscriptionHub {
         for subscription in subscriptions { serve(subscription) }
         gone = store.gone
         store.gone.isRecording = sharedCount > 0
-        store.gone.trim(before: subscriptions.compactMap { $0.sharedFrames?.gonePosition }.min() ?? .max)
+        guard !store.gone.isEmpty else { return }
+        // Every frame step passes here: no array built for the minimum (0 allocations per tick).
+        var read = Int.max
+        for subscription in subscriptions {
+            if let position = subscription.sharedFrames?.gonePosition { read = min(read, position) }
+        }
+        store.gone.trim(before: read)
     }
 
     private struct FilterKey: Hashable {
