@@ -21,6 +21,9 @@ let package = Package(
         // installs both with motion_client.h and motion-client.pc.
         .library(name: "motion-client", type: .dynamic, targets: ["MotionClientC"]),
         .library(name: "motion-client-static", type: .static, targets: ["MotionClientC"]),
+        // Preloaded to count heap allocations: scripts/bench's allocations per tick, and `motiond
+        // --validate`'s check that a plugin's advance allocates nothing.
+        .library(name: "motion-malloc-count", type: .dynamic, targets: ["MotionMallocCount"]),
         .library(name: "SpringPlugin", type: .dynamic, targets: ["SpringPlugin"]),
         .library(name: "SetPlugin", type: .dynamic, targets: ["SetPlugin"]),
         .library(name: "TweenPlugin", type: .dynamic, targets: ["TweenPlugin"]),
@@ -58,6 +61,7 @@ let package = Package(
         // The shared-memory frame channel's layout (motion_frames.h, installed for clients) and the
         // daemon's writer of it (SPEC §12).
         .target(name: "MotionFrames"),
+        .target(name: "MotionMallocCount"),
         .target(name: "MotionClientC", dependencies: ["MotionFrames"], path: "clients/c"),
         // Routes as values: both seed URL syntaxes, DeepTransition paths, the diff, Reinstate's stack rule.
         // Pure Swift with no dependencies, so it is tested (and fuzzed) without a daemon.

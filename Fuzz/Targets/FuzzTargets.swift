@@ -9,11 +9,11 @@ import MotionWire
 /// The code paths that read untrusted bytes, each as a function of one input (libFuzzer targets and the
 /// corpus regression test call these). A violated invariant is a `precondition` failure: a crash the
 /// fuzzer reports.
-public enum FuzzTargets {
+package enum FuzzTargets {
     /// Route grammar. Input: a URL, optionally a newline and a DeepTransition path to resolve from it.
     /// Invariants: a parsed URL's canonical form parses back to an equal URL and is stable; applying
     /// the diff's updates one by one reaches the destination.
-    public static func route(_ bytes: [UInt8]) {
+    package static func route(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         let lines = text.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         let url = try? RouteURL(parsing: lines[0])
@@ -35,7 +35,7 @@ public enum FuzzTargets {
     /// Route path independence (issue #20). Input: up to 8 bytes, each a move of `RouteWalk.moves`
     /// (the high bit: enqueued). Invariant: after every completed move the walked router's live screens
     /// hold the values a fresh router sent straight to the same URL holds.
-    public static func routeWalk(_ bytes: [UInt8]) {
+    package static func routeWalk(_ bytes: [UInt8]) {
         let walk = RouteWalk(context: Harness.makeContext())
         for byte in bytes.prefix(8) {
             let move = RouteWalk.moves[Int(byte & 0x7f) % RouteWalk.moves.count]
@@ -45,7 +45,7 @@ public enum FuzzTargets {
     }
 
     /// Plan decoding and performing. Input: a plan JSON object, added to a target and advanced.
-    public static func plan(_ bytes: [UInt8]) {
+    package static func plan(_ bytes: [UInt8]) {
         let harness = Harness.shared
         harness.recycleIfNeeded()
         guard let plan = try? JSONValue.parse(bytes) else { return }
@@ -57,7 +57,7 @@ public enum FuzzTargets {
     /// The request path after the line decoder. Input: up to 16 lines, each handled as a request of one
     /// greeted session (the first hello is sent for it), then one tick. Invariant: whatever the parser
     /// accepts, written back out, parses to the same value.
-    public static func request(_ bytes: [UInt8]) {
+    package static func request(_ bytes: [UInt8]) {
         let harness = Harness.shared
         harness.recycleIfNeeded()
         for line in bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 16, omittingEmptySubsequences: true).prefix(16) {

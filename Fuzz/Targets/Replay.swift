@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs each file (or each file of each directory) through `target` and says how many it ran.
-public func replay(_ paths: ArraySlice<String>, through target: ([UInt8]) -> Void) {
+package func replay(_ paths: ArraySlice<String>, through target: ([UInt8]) -> Void) {
     var count = 0
     for path in paths {
         var isDirectory: ObjCBool = false

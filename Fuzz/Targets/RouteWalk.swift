@@ -4,9 +4,9 @@ import MotionWire
 /// Issue #20's property, shared by the test suite and the route fuzzer: walk a router (push, pop,
 /// present, dismiss, tabs, overlays, `..`, `^/`, enqueue) and compare each URL reached with a fresh
 /// router sent straight there. After a completed transition the live screens' values must be the same.
-public final class RouteWalk {
+package final class RouteWalk {
     /// docs/routes.md's example router, with short plans so a walk settles quickly.
-    public static let routes: JSONValue = [
+    package static let routes: JSONValue = [
         "home": ["kind": "stack", "transition": ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.1]],
         "show": ["kind": "stack", "transition": [
             "push": ["type": "Spring", "property": "offset", "from": [400], "to": [0], "dampingRatio": 1, "response": 0.2],
@@ -16,23 +16,23 @@ public final class RouteWalk {
         "menu": ["kind": "overlay", "transition": ["show": ["type": "Tween", "property": "opacity", "to": [1], "duration": 0.1],
                                                    "hide": ["type": "Tween", "property": "opacity", "to": [0], "duration": 0.1]]],
     ]
-    public static let transitions: JSONValue = [["from": "show", "to": "player", "animation": "appearOverPrevious"]]
-    public static let moves = ["show::1", "show::2", "!player", "..", "..", "#chapters", "^/home", "?menu=v", "?menu=0",
+    package static let transitions: JSONValue = [["from": "show", "to": "player", "animation": "appearOverPrevious"]]
+    package static let moves = ["show::1", "show::2", "!player", "..", "..", "#chapters", "^/home", "?menu=v", "?menu=0",
                                "../show::3", "^/home/show::2"]
 
     /// What a client draws for a property no plan has set.
     static let defaults: [String: [Double]] = ["opacity": [1], "scale": [1], "offset": [0], "zIndex": [0]]
 
-    public let context: EngineContext
+    package let context: EngineContext
     private let output = Lines()
     private let session: UInt64
     private var id = 0
     private var fresh = 0
     /// The walk so far: each move and the URL it reached.
-    public private(set) var walked: [String] = []
+    package private(set) var walked: [String] = []
 
     /// `context` has Tween, Spring and Set plans; `session` is opened here.
-    public init(context: EngineContext, session: UInt64 = 1) {
+    package init(context: EngineContext, session: UInt64 = 1) {
         self.context = context
         self.session = session
         context.openLocalSession(session, output: output)
@@ -43,20 +43,20 @@ public final class RouteWalk {
     }
 
     @discardableResult
-    public func call(_ method: String, _ params: JSONValue) -> JSONValue {
+    package func call(_ method: String, _ params: JSONValue) -> JSONValue {
         id += 1
         context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: session)
         let reply = output.reply(to: id)
         return reply?["result"] ?? reply?["error"] ?? .null
     }
 
-    public func configure(_ scheme: String) {
+    package func configure(_ scheme: String) {
         call("router.configure", ["scheme": .string(scheme), "routes": Self.routes, "transitions": Self.transitions])
     }
 
     /// Ticks until every router's runtime has rested for a while (a long URL's phases run one after
     /// another), at most 20 s.
-    public func settle() {
+    package func settle() {
         var resting = 0
         for _ in 0..<2400 where resting < 24 {
             context.tick(dt: 1.0 / 120)
@@ -67,7 +67,7 @@ public final class RouteWalk {
 
     /// Each live target's values in the router `scheme`'s runtime, as a client draws them (defaults for
     /// properties no plan set; an overlay left as drawn anyway counts as no target).
-    public func screens(_ scheme: String) -> [String: [String: [Double]]] {
+    package func screens(_ scheme: String) -> [String: [String: [Double]]] {
         guard let runtime = context.engine.runtimeNames.first(where: { $0.hasSuffix("motiond.route.\(scheme)") }),
               let state = try? context.engine.state(ofRuntime: runtime) else { return [:] }
         var result: [String: [String: [Double]]] = [:]
@@ -81,11 +81,11 @@ public final class RouteWalk {
         return result
     }
 
-    public func url(_ scheme: String) -> String { call("route.state", ["scheme": .string(scheme)])["url"]?.stringValue ?? "?" }
+    package func url(_ scheme: String) -> String { call("route.state", ["scheme": .string(scheme)])["url"]?.stringValue ?? "?" }
 
     /// Takes one move (`enqueue` or `start`); nil if the router refused it (`..` past the root, …),
     /// else the walked router's screens and a fresh router's sent straight to the URL reached.
-    public func step(_ move: String, enqueue: Bool = false) -> (walked: [String: [String: [Double]]], straight: [String: [String: [Double]]])? {
+    package func step(_ move: String, enqueue: Bool = false) -> (walked: [String: [String: [Double]]], straight: [String: [String: [Double]]])? {
         let reply = call("route.go", ["scheme": "walk", "to": .string(move), "mode": enqueue ? "enqueue" : "start"])
         settle()
         if reply["code"] != nil { return nil }

@@ -7,7 +7,7 @@ import Synchronization
 /// `AnimationPerformer` is the only client. Two kinds exist: `AnimationLanes` keeps each animation as a
 /// value and steps it through the protocol (any animation); `SimulationLanes` keeps springs and decays in
 /// columns that one vectorised loop steps (SPEC §8). Used on the host's engine thread only.
-public protocol AnimationLaneSet<Animation>: AnyObject {
+package protocol AnimationLaneSet<Animation>: AnyObject {
     associatedtype Animation: PropertyAnimation
 
     /// Performers that own at least one lane. A batch of that many performers holds every lane.
@@ -42,18 +42,18 @@ public protocol AnimationLaneSet<Animation>: AnyObject {
 
 extension AnimationLaneSet {
     /// Sets that always write keep nothing.
-    public func writeKept() {}
-    public func writeKept(handles: UnsafeBufferPointer<UInt32>) { writeKept() }
+    package func writeKept() {}
+    package func writeKept(handles: UnsafeBufferPointer<UInt32>) { writeKept() }
 }
 
 extension PropertyAnimation {
     /// Any animation: one value per lane, stepped through `advanceAndState`.
-    public static func lanes(host: UInt) -> any AnimationLaneSet<Self> { AnimationLanes<Self>.shared(host: host) }
+    package static func lanes(host: UInt) -> any AnimationLaneSet<Self> { AnimationLanes<Self>.shared(host: host) }
 }
 
 extension SimulatedAnimation {
     /// Springs and decays: columns stepped by one vectorised loop.
-    public static func lanes(host: UInt) -> any AnimationLaneSet<Self> { SimulationLanes<Self>.shared(host: host) }
+    package static func lanes(host: UInt) -> any AnimationLaneSet<Self> { SimulationLanes<Self>.shared(host: host) }
 }
 
 struct LanesKey: Hashable {

@@ -6,7 +6,7 @@ import MotionPluginKit
 ///
 /// Lanes are packed: removing one moves the last lane into its place and tells that lane's owner.
 /// There is one set per host, used on that host's engine thread only, like the performers that own it.
-public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSet {
+package final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSet {
     typealias Owner = AnimationPerformer<Animation>
 
     private(set) var animations: ContiguousArray<Animation> = []
@@ -14,9 +14,9 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
     /// Unowned: a performer gives its lanes back in `deinit`.
     private(set) var owners: ContiguousArray<Unmanaged<Owner>> = []
     private var removedFlags: ContiguousArray<Bool> = []
-    public var ownerCount = 0
-    public var delayingOwners = 0
-    public var gathered: [Int] = []
+    package var ownerCount = 0
+    package var delayingOwners = 0
+    package var gathered: [Int] = []
 
     /// This tick's writes, sent to the host in one call.
     private var writeHandles: ContiguousArray<UInt32> = []
@@ -36,7 +36,7 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
 
     var count: Int { animations.count }
 
-    public func add(_ animation: Animation, handle: PropertyHandle, owner: AnimationPerformer<Animation>) -> Int {
+    package func add(_ animation: Animation, handle: PropertyHandle, owner: AnimationPerformer<Animation>) -> Int {
         animations.append(animation)
         handles.append(handle.rawValue)
         owners.append(Unmanaged.passUnretained(owner))
@@ -44,20 +44,20 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
         return animations.count - 1
     }
 
-    public func replace(_ lane: Int, with animation: Animation) -> Int {
+    package func replace(_ lane: Int, with animation: Animation) -> Int {
         animations[lane] = animation
         removedFlags[lane] = false
         return lane
     }
 
-    public func animation(_ lane: Int) -> Animation { animations[lane] }
+    package func animation(_ lane: Int) -> Animation { animations[lane] }
 
-    public func isRemoved(_ lane: Int) -> Bool { removedFlags[lane] }
+    package func isRemoved(_ lane: Int) -> Bool { removedFlags[lane] }
 
-    public func setRemoved(_ lane: Int, _ isRemoved: Bool) { removedFlags[lane] = isRemoved }
+    package func setRemoved(_ lane: Int, _ isRemoved: Bool) { removedFlags[lane] = isRemoved }
 
     /// Frees `lane`: the last lane moves into it and its owner learns the new index.
-    public func remove(_ lane: Int) {
+    package func remove(_ lane: Int) {
         let last = animations.count - 1
         if lane != last {
             animations.swapAt(lane, last)
@@ -78,7 +78,7 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
     // unspecialized, copying each animation through its value witnesses (a quarter of a tween's tick).
     @_specialize(where Animation == TweenAnimation)
     @_specialize(where Animation == KeyframesAnimation)
-    public func advanceAll(by dt: Double, writer: PropertyBatchWriter?) {
+    package func advanceAll(by dt: Double, writer: PropertyBatchWriter?) {
         reserveWrites(animations.count)
         withLanes { lanes in
             for lane in 0..<lanes.animations.count { lanes.step(lane, by: dt) }
@@ -87,7 +87,7 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
 
     @_specialize(where Animation == TweenAnimation)
     @_specialize(where Animation == KeyframesAnimation)
-    public func advance(_ selected: [Int], by dt: Double) {
+    package func advance(_ selected: [Int], by dt: Double) {
         reserveWrites(writeCount + animations.count)
         withLanes { lanes in
             for lane in selected { lanes.step(lane, by: dt) }
@@ -98,7 +98,7 @@ public final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneSe
     /// lane first, so that the lanes still to end keep their indices).
     @_specialize(where Animation == TweenAnimation)
     @_specialize(where Animation == KeyframesAnimation)
-    public func finishTick(writer: PropertyBatchWriter?) {
+    package func finishTick(writer: PropertyBatchWriter?) {
         if let writer {
             writeHandles.withUnsafeBufferPointer { handles in
                 writeCounts.withUnsafeBufferPointer { counts in

@@ -11,10 +11,10 @@ import MotionPluginKit
 /// only marks its animation: the host replaces a named plan by removing then adding it in one request, and
 /// the replacement must take over the running animation (value, velocity, token). A removal nothing took
 /// over ends at the next tick, leaving the value where it was.
-public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerformer {
-    public typealias Plan = Animation.Plan
-    public static var planType: String { Animation.planType }
-    public static var isContinuous: Bool { true }
+package final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerformer {
+    package typealias Plan = Animation.Plan
+    package static var planType: String { Animation.planType }
+    package static var isContinuous: Bool { true }
 
     /// One animated property. Its animation lives in `lanes` at `lane`.
     private struct Running {
@@ -58,7 +58,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     /// Looked up at the first plan (a control call), used on the frame path.
     private var writer: PropertyBatchWriter?
 
-    public init(context: PerformerContext, target: String) {
+    package init(context: PerformerContext, target: String) {
         self.context = context
         lanes = Animation.lanes(host: context.hostIdentity)
     }
@@ -69,15 +69,15 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         if !delayed.isEmpty { lanes.delayingOwners -= 1 }
     }
 
-    public func add(_ plan: Plan) throws {
+    package func add(_ plan: Plan) throws {
         try start(plan, name: nil)
     }
 
-    public func add(_ plan: Plan, named name: String) throws {
+    package func add(_ plan: Plan, named name: String) throws {
         try start(plan, name: name)
     }
 
-    public func yield(_ property: PropertyHandle) {
+    package func yield(_ property: PropertyHandle) {
         // A plan waiting for its delay gives way too: a newer plan took the property first.
         for dropped in stopWaiting(where: { $0.handle == property }) {
             context.animationEnded(property: dropped.plan.property, reason: "interrupted", name: dropped.name)
@@ -87,7 +87,7 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
         end(removing: index, reason: "interrupted")
     }
 
-    public func removePlan(named name: String) {
+    package func removePlan(named name: String) {
         if let waiting = stopWaiting(where: { $0.name == name }).first {
             context.animationEnded(property: waiting.plan.property, reason: "interrupted", name: name)
             context.terminate(waiting.token)
@@ -100,7 +100,8 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     @_specialize(where Animation == SpringAnimation)
     @_specialize(where Animation == DecayAnimation)
     @_specialize(where Animation == TweenAnimation)
-    public func advance(by dt: Double) {
+    @_specialize(where Animation == KeyframesAnimation)
+    package func advance(by dt: Double) {
         if !running.isEmpty {
             lanes.advance(running.map(\.lane), by: dt)
             lanes.finishTick(writer: writer)
@@ -113,7 +114,8 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     @_specialize(where Animation == SpringAnimation)
     @_specialize(where Animation == DecayAnimation)
     @_specialize(where Animation == TweenAnimation)
-    public static func advance(_ performers: PerformerBatch<AnimationPerformer>, by dt: Double) {
+    @_specialize(where Animation == KeyframesAnimation)
+    package static func advance(_ performers: PerformerBatch<AnimationPerformer>, by dt: Double) {
         guard let first = performers.first else { return }
         let lanes = first.lanes
         // Performers whose plans all wait for their delay own no lane: only lane owners count.
@@ -141,11 +143,11 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
     }
 
     /// The host asks for the values this type's lanes kept (no one read them when they were stepped).
-    public static func writeKept(host: UInt) {
+    package static func writeKept(host: UInt) {
         Animation.lanes(host: host).writeKept()
     }
 
-    public static func writeKept(host: UInt, handles: UnsafeBufferPointer<UInt32>) {
+    package static func writeKept(host: UInt, handles: UnsafeBufferPointer<UInt32>) {
         Animation.lanes(host: host).writeKept(handles: handles)
     }
 
@@ -323,19 +325,19 @@ public final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfor
 /// boundary. The new build takes its own tokens and writes nothing until the next tick, so values and
 /// velocities carry on without a jump.
 extension AnimationPerformer: MigratablePerformer where Animation: MigratableAnimation {
-    public struct MigratedAnimation: Codable {
+    package struct MigratedAnimation: Codable {
         var property: String
         var name: String?
         var isRemoved: Bool
         var snapshot: Animation.Snapshot
     }
 
-    public func exportState() -> [MigratedAnimation] {
+    package func exportState() -> [MigratedAnimation] {
         running.map { MigratedAnimation(property: $0.property, name: $0.name, isRemoved: lanes.isRemoved($0.lane),
                                         snapshot: lanes.animation($0.lane).snapshot) }
     }
 
-    public func importState(_ state: [MigratedAnimation]) throws {
+    package func importState(_ state: [MigratedAnimation]) throws {
         let restored = try state.map { migrated in
             guard let handle = context.property(migrated.property) else { throw PlanError("property: invalid name") }
             return (handle, migrated, try Animation(snapshot: migrated.snapshot, context: context))
@@ -352,7 +354,7 @@ extension AnimationPerformer: MigratablePerformer where Animation: MigratableAni
 /// Codable (the same JSON),
 /// so a swap under many running animations holds the engine thread for microseconds per performer.
 extension AnimationPerformer: FastStateCoding where Animation: MigratableAnimation, Animation.Snapshot == SimulationSnapshot {
-    public func encodeState() -> [UInt8]? {
+    package func encodeState() -> [UInt8]? {
         var writer = StateWriter()
         writer.raw("[")
         for (index, entry) in running.enumerated() {
@@ -375,7 +377,7 @@ extension AnimationPerformer: FastStateCoding where Animation: MigratableAnimati
         return writer.bytes
     }
 
-    public func decodeState(_ json: UnsafeRawBufferPointer) throws -> Bool {
+    package func decodeState(_ json: UnsafeRawBufferPointer) throws -> Bool {
         guard case .array(let items)? = try? JSONValue.parse(json) else { return false }
         var state: [MigratedAnimation] = []
         for item in items {

@@ -3,9 +3,9 @@ import MotionPluginKit
 /// Timing functions written as CSS writes them (CSS Easing 1 and 2, SPEC §10): `ease`, `ease-in`,
 /// `ease-out`, `ease-in-out`, `linear`, `cubic-bezier(a, b, c, d)`, `steps(n[, position])`, `step-start`,
 /// `step-end` and `linear(…)` with optional percentages.
-public enum CSSTiming {
+package enum CSSTiming {
     /// The curve `text` names, or a message saying what is wrong with it.
-    public static func parse(_ text: String) -> Result<TimingCurve, PlanError> {
+    package static func parse(_ text: String) -> Result<TimingCurve, PlanError> {
         let trimmed = text.trimmingWhitespace()
         if let preset = TimingCurve.presets[trimmed] { return .success(preset) }
         guard let open = trimmed.firstIndex(of: "("), trimmed.hasSuffix(")") else {

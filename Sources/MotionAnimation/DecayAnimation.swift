@@ -1,23 +1,23 @@
 import MotionPluginKit
 
 /// `{"type":"Decay","property":"x","from"?:[..],"velocity":[1000],"drag"?:3,"threshold"?:0.1}` (SPEC §3).
-public struct DecayPlan: AnimationPlan {
-    public var property: String
-    public var velocity: [Double]
-    public var from: [Double]?
-    public var drag: Double?
-    public var threshold: Double?
-    public var delay: Double?
+package struct DecayPlan: AnimationPlan {
+    package var property: String
+    package var velocity: [Double]
+    package var from: [Double]?
+    package var drag: Double?
+    package var threshold: Double?
+    package var delay: Double?
 }
 
 /// Coasts with a = −drag·v and rests where it is once every component's speed is within the threshold.
 /// Without `from` it starts from the property's current value.
-public struct DecayAnimation: SimulatedAnimation, MigratableAnimation {
-    public static let planType = "Decay"
-    public let count: Int
-    public var simulation: Simulation
+package struct DecayAnimation: SimulatedAnimation, MigratableAnimation {
+    package static let planType = "Decay"
+    package let count: Int
+    package var simulation: Simulation
 
-    public init(plan: DecayPlan, current: PropertyState?, context: PerformerContext) throws {
+    package init(plan: DecayPlan, current: PropertyState?, context: PerformerContext) throws {
         let velocity = try vector(plan.velocity, field: "velocity")
         let components = plan.velocity.count
         count = components
@@ -28,12 +28,12 @@ public struct DecayAnimation: SimulatedAnimation, MigratableAnimation {
                                 threshold: threshold)
     }
 
-    public init(count: Int, simulation: Simulation) {
+    package init(count: Int, simulation: Simulation) {
         self.count = count
         self.simulation = simulation
     }
 
-    public init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
+    package init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
         guard (1...4).contains(snapshot.count) else { throw PlanError("state.count: expected 1 to 4") }
         count = snapshot.count
         simulation = snapshot.simulation

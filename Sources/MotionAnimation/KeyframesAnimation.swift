@@ -4,23 +4,23 @@ import MotionPluginKit
 /// "timing"?:"ease-out"|[one per segment],"duration"?:0.25,"delay"?,"repeat"?,"autoreverse"?}` (SPEC §10):
 /// CAKeyframeAnimation's values, keyTimes and timingFunctions. Without `keyTimes` the values are evenly
 /// spaced; without `timing` every segment is linear.
-public struct KeyframesPlan: AnimationPlan {
-    public var property: String
-    public var values: [[Double]]
-    public var keyTimes: [Double]?
-    public var timing: KeyframeTiming?
-    public var duration: Double?
-    public var delay: Double?
-    public var `repeat`: RepeatCount?
-    public var autoreverse: Bool?
+package struct KeyframesPlan: AnimationPlan {
+    package var property: String
+    package var values: [[Double]]
+    package var keyTimes: [Double]?
+    package var timing: KeyframeTiming?
+    package var duration: Double?
+    package var delay: Double?
+    package var `repeat`: RepeatCount?
+    package var autoreverse: Bool?
 }
 
 /// One timing function for every segment, or one per segment.
-public enum KeyframeTiming: Codable, Sendable {
+package enum KeyframeTiming: Codable, Sendable {
     case all(TimingSpec)
     case each([TimingSpec])
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if let one = try? TimingSpec(from: decoder) {
             self = .all(one)
         } else if let each = try? decoder.singleValueContainer().decode([TimingSpec].self) {
@@ -30,7 +30,7 @@ public enum KeyframeTiming: Codable, Sendable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
         case .all(let one): try one.encode(to: encoder)
         case .each(let each):
@@ -49,25 +49,25 @@ public enum KeyframeTiming: Codable, Sendable {
     }
 }
 
-public struct KeyframesAnimation: MigratableAnimation {
-    public static let planType = "Keyframes"
-    public let count: Int
+package struct KeyframesAnimation: MigratableAnimation {
+    package static let planType = "Keyframes"
+    package let count: Int
     private var tween: Tween
     private let plan: KeyframesPlan
 
-    public struct Snapshot: Codable, Sendable {
+    package struct Snapshot: Codable, Sendable {
         var plan: KeyframesPlan
         var elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>
     }
 
-    public var snapshot: Snapshot { Snapshot(plan: plan, elapsed: tween.elapsed, value: tween.value, velocity: tween.velocity) }
+    package var snapshot: Snapshot { Snapshot(plan: plan, elapsed: tween.elapsed, value: tween.value, velocity: tween.velocity) }
 
-    public init(snapshot: Snapshot, context: PerformerContext) throws {
+    package init(snapshot: Snapshot, context: PerformerContext) throws {
         try self.init(plan: snapshot.plan, current: nil, context: context)
         tween.resume(elapsed: snapshot.elapsed, value: snapshot.value, velocity: snapshot.velocity)
     }
 
-    public init(plan: KeyframesPlan, current: PropertyState?, context: PerformerContext) throws {
+    package init(plan: KeyframesPlan, current: PropertyState?, context: PerformerContext) throws {
         guard plan.values.count >= 2 else { throw PlanError("values: expected at least 2 values") }
         count = plan.values[0].count
         let values = try plan.values.enumerated().map { index, value in try vector(value, field: "values[\(index)]", count: plan.values[0].count) }
@@ -85,11 +85,11 @@ public struct KeyframesAnimation: MigratableAnimation {
                       keyframes: Keyframes(values: values, keyTimes: keyTimes, curves: curves))
     }
 
-    public var value: SIMD4<Double> { tween.value }
-    public var velocity: SIMD4<Double> { tween.velocity }
-    public var isFinished: Bool { tween.isFinished }
-    public var overrun: Double { tween.overrun }
-    public mutating func advance(by dt: Double) { tween.advance(by: dt) }
+    package var value: SIMD4<Double> { tween.value }
+    package var velocity: SIMD4<Double> { tween.velocity }
+    package var isFinished: Bool { tween.isFinished }
+    package var overrun: Double { tween.overrun }
+    package mutating func advance(by dt: Double) { tween.advance(by: dt) }
 }
 
 extension KeyframesPlan: Codable, Sendable {}

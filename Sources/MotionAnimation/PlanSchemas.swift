@@ -4,7 +4,7 @@ import MotionPluginKit
 /// misspelt key, a wrong type, a number out of range) before the performer sees it. The ranges are the
 /// ones the maths checks too (`parameter(_:field:default:in:)`).
 extension SpringPlan: DescribedPlan {
-    public static let schema = PlanSchema.plan([
+    package static let schema = PlanSchema.plan([
         "property": .string(), "to": .vector, "from": .vector, "velocity": .vector,
         "tension": .number(minimum: 1e-9, maximum: 1e5), "damping": .number(minimum: 0, maximum: 1e9),
         "threshold": .number(minimum: 1e-12, maximum: 1e6),
@@ -16,7 +16,7 @@ extension SpringPlan: DescribedPlan {
 }
 
 extension TweenPlan: DescribedPlan {
-    public static let schema = PlanSchema.plan([
+    package static let schema = PlanSchema.plan([
         "property": .string(), "to": .vector, "from": .vector,
         "duration": .number(minimum: 0, maximum: 3600), "delay": .number(minimum: 0, maximum: 3600),
         "repeat": .anyOf([.number(minimum: 0.001, maximum: 1e6), .string(oneOf: ["forever"])]), "autoreverse": .boolean,
@@ -35,7 +35,7 @@ extension KeyframesPlan: DescribedPlan {
         .object(["function": .string(), "args": .array(of: .number(), maxItems: 16)], required: ["function"]),
     ])
 
-    public static let schema = PlanSchema.plan([
+    package static let schema = PlanSchema.plan([
         "property": .string(), "values": .array(of: .vector, minItems: 2, maxItems: 1000),
         "keyTimes": .array(of: .number(minimum: 0, maximum: 1), minItems: 2, maxItems: 1000),
         "timing": .anyOf([timing, .array(of: timing, minItems: 1, maxItems: 999)]),
@@ -45,7 +45,7 @@ extension KeyframesPlan: DescribedPlan {
 }
 
 extension DecayPlan: DescribedPlan {
-    public static let schema = PlanSchema.plan([
+    package static let schema = PlanSchema.plan([
         "property": .string(), "velocity": .vector, "from": .vector,
         "drag": .number(minimum: 1e-9, maximum: 300), "threshold": .number(minimum: 1e-12, maximum: 1e6),
         "delay": .number(minimum: 0, maximum: 3600),

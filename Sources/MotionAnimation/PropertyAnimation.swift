@@ -1,7 +1,7 @@
 import MotionPluginKit
 
 /// A plan that animates one property of its target.
-public protocol AnimationPlan: Decodable {
+package protocol AnimationPlan: Decodable {
     var property: String { get }
     /// Seconds before the animation starts; until then the property is left alone (SPEC §10). Clients
     /// give 0 or more; the engine gives a negative delay to a `Sequence`'s next step, which then starts
@@ -10,11 +10,11 @@ public protocol AnimationPlan: Decodable {
 }
 
 extension AnimationPlan {
-    public var delay: Double? { nil }
+    package var delay: Double? { nil }
 }
 
 /// One running animation of one property, as the shipped Tween, Spring and Decay plugins define it.
-public protocol PropertyAnimation {
+package protocol PropertyAnimation {
     associatedtype Plan: AnimationPlan
     static var planType: String { get }
 
@@ -44,25 +44,25 @@ public protocol PropertyAnimation {
 }
 
 extension PropertyAnimation {
-    public var overrun: Double { 0 }
+    package var overrun: Double { 0 }
 
-    public var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { (value, velocity) }
+    package var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { (value, velocity) }
 
-    public mutating func advanceAndState(by dt: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>) {
+    package mutating func advanceAndState(by dt: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>) {
         advance(by: dt)
         return state
     }
 
-    public func replaced(by plan: Plan, context: PerformerContext) throws -> Self {
+    package func replaced(by plan: Plan, context: PerformerContext) throws -> Self {
         try Self(plan: plan, current: PropertyState(value: value, velocity: velocity, count: count), context: context)
     }
 }
 
 /// Values, velocities and parameters beyond this are refused: the maths would overflow to infinity.
-public let maximumMagnitude = 1e15
+package let maximumMagnitude = 1e15
 
 /// Checks a plan's scalar parameter: finite, within `range`.
-public func parameter(_ value: Double?, field: String, default fallback: Double, in range: ClosedRange<Double>) throws -> Double {
+package func parameter(_ value: Double?, field: String, default fallback: Double, in range: ClosedRange<Double>) throws -> Double {
     let value = value ?? fallback
     guard value.isFinite, range.contains(value) else {
         throw PlanError("\(field): expected a number from \(range.lowerBound) to \(range.upperBound)")
@@ -71,7 +71,7 @@ public func parameter(_ value: Double?, field: String, default fallback: Double,
 }
 
 /// Reads a plan's vector, checking its length.
-public func vector(_ components: [Double], field: String, count: Int? = nil) throws -> SIMD4<Double> {
+package func vector(_ components: [Double], field: String, count: Int? = nil) throws -> SIMD4<Double> {
     guard (1...4).contains(components.count) else { throw PlanError("\(field): expected 1 to 4 numbers") }
     if let count, components.count != count { throw PlanError("\(field): expected \(count) numbers like to") }
     guard components.allSatisfy({ $0.isFinite && abs($0) <= maximumMagnitude }) else {
@@ -84,20 +84,20 @@ public func vector(_ components: [Double], field: String, count: Int? = nil) thr
 
 /// An animation driven by a `Simulation` (Spring, Decay): value, velocity and completion come from it.
 /// Running ones live in `SimulationLanes`, which rebuilds them with `init(count:simulation:)`.
-public protocol SimulatedAnimation: PropertyAnimation {
+package protocol SimulatedAnimation: PropertyAnimation {
     var simulation: Simulation { get set }
     init(count: Int, simulation: Simulation)
 }
 
 extension SimulatedAnimation {
-    public var value: SIMD4<Double> { simulation.published.value }
-    public var velocity: SIMD4<Double> { simulation.published.velocity }
-    public var isFinished: Bool { simulation.isSettled }
-    public var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { simulation.published }
-    public mutating func advance(by dt: Double) { simulation.advance(by: dt, components: count) }
+    package var value: SIMD4<Double> { simulation.published.value }
+    package var velocity: SIMD4<Double> { simulation.published.velocity }
+    package var isFinished: Bool { simulation.isSettled }
+    package var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { simulation.published }
+    package mutating func advance(by dt: Double) { simulation.advance(by: dt, components: count) }
 
     @inline(__always)
-    public mutating func advanceAndState(by dt: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>) {
+    package mutating func advanceAndState(by dt: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>) {
         simulation.advance(by: dt, components: count)
         return simulation.published
     }
@@ -105,18 +105,18 @@ extension SimulatedAnimation {
 
 /// An animation that can continue in another build of its plugin (hot swap): `snapshot` holds all of its
 /// state, and `init(snapshot:context:)` picks it up where it was.
-public protocol MigratableAnimation: PropertyAnimation {
+package protocol MigratableAnimation: PropertyAnimation {
     associatedtype Snapshot: Codable
     var snapshot: Snapshot { get }
     init(snapshot: Snapshot, context: PerformerContext) throws
 }
 
 /// All a simulated animation is: its component count and its simulation, mid-step included.
-public struct SimulationSnapshot: Codable, Sendable {
-    public var count: Int
-    public var simulation: Simulation
+package struct SimulationSnapshot: Codable, Sendable {
+    package var count: Int
+    package var simulation: Simulation
 }
 
 extension SimulatedAnimation {
-    public var snapshot: SimulationSnapshot { SimulationSnapshot(count: count, simulation: simulation) }
+    package var snapshot: SimulationSnapshot { SimulationSnapshot(count: count, simulation: simulation) }
 }

@@ -3,32 +3,32 @@ import MotionJSON
 ///
 /// The published state interpolates between the last two internal steps, so the curve does not depend
 /// on the frame rate. The settle test runs once per `advance`, on the newest step.
-public struct Simulation: Sendable, Equatable, Codable {
-    public enum Force: Sendable, Equatable, Codable {
+package struct Simulation: Sendable, Equatable, Codable {
+    package enum Force: Sendable, Equatable, Codable {
         /// a = −tension·(x − target) − damping·v; settles when |v| and |x − target| are within threshold.
         case spring(target: SIMD4<Double>, tension: Double, damping: Double)
         /// a = −drag·v; rests where it is once |v| is within threshold.
         case decay(drag: Double)
     }
 
-    public static let step = 0.008
+    package static let step = 0.008
     static let stepsPerSecond = 1 / step
 
-    public private(set) var force: Force
-    public let threshold: Double
+    package private(set) var force: Force
+    package let threshold: Double
     /// `overshootClamping` (SPEC §10): a spring that rests at its target the first time it reaches it.
     /// Optional only so that states written before it existed still read.
     private var clamps: Bool?
-    public var clampsAtTarget: Bool { clamps ?? false }
+    package var clampsAtTarget: Bool { clamps ?? false }
     private var value: SIMD4<Double>
     private var velocity: SIMD4<Double>
     private var previousValue: SIMD4<Double>
     private var previousVelocity: SIMD4<Double>
     /// Time simulated beyond the published time, in (−step, 0].
     private var accumulator = 0.0
-    public private(set) var isSettled = false
+    package private(set) var isSettled = false
 
-    public init(value: SIMD4<Double>, velocity: SIMD4<Double>, force: Force, threshold: Double, clampsAtTarget: Bool = false) {
+    package init(value: SIMD4<Double>, velocity: SIMD4<Double>, force: Force, threshold: Double, clampsAtTarget: Bool = false) {
         self.force = force
         self.threshold = threshold
         clamps = clampsAtTarget ? true : nil
@@ -40,7 +40,7 @@ public struct Simulation: Sendable, Equatable, Codable {
     }
 
     /// The state shown now, interpolated between internal steps.
-    public var published: (value: SIMD4<Double>, velocity: SIMD4<Double>) {
+    package var published: (value: SIMD4<Double>, velocity: SIMD4<Double>) {
         @inline(__always) get {
         if isSettled { return (value, velocity) }
         let alpha = (Self.step + accumulator) * Self.stepsPerSecond
@@ -49,7 +49,7 @@ public struct Simulation: Sendable, Equatable, Codable {
     }
 
     /// A new force from the published value and velocity: retargeting keeps the motion continuous.
-    public func retargeted(to force: Force, threshold: Double) -> Simulation {
+    package func retargeted(to force: Force, threshold: Double) -> Simulation {
         let shown = published
         return Simulation(value: shown.value, velocity: shown.velocity, force: force, threshold: threshold,
                           clampsAtTarget: clampsAtTarget)
@@ -58,7 +58,7 @@ public struct Simulation: Sendable, Equatable, Codable {
     /// Advances by `dt`. `components` (1–4) says how many components move: up to two, the steps run on
     /// half-width vectors (the other components are zero and stay zero).
     @inline(__always)
-    public mutating func advance(by dt: Double, components: Int = 4) {
+    package mutating func advance(by dt: Double, components: Int = 4) {
         guard !isSettled, dt > 0 else { return }
         accumulator += dt
         while accumulator > 0 {

@@ -7,12 +7,12 @@ import MotionPluginKit
 /// Lanes are grouped in blocks by component count and kind (spring or decay), so that each block's loop
 /// has a fixed width. A lane's id is `index << 4 | block`; removing one moves its block's last lane into
 /// its place and tells that lane's owner. Used on the host's engine thread only.
-public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLaneSet {
+package final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLaneSet {
     typealias Owner = AnimationPerformer<Animation>
 
-    public var ownerCount = 0
-    public var delayingOwners = 0
-    public var gathered: [Int] = []
+    package var ownerCount = 0
+    package var delayingOwners = 0
+    package var gathered: [Int] = []
     /// Block `kind << 2 | (width − 1)`; kind 0 rests at its target (spring), 1 where it stops (decay),
     /// 2 at its target or the first time it reaches it (a spring with `overshootClamping`).
     private static var blockCount: Int { 12 }
@@ -54,7 +54,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
 
     private static func split(_ lane: Int) -> (block: Int, index: Int) { (lane & 15, lane >> 4) }
 
-    public func add(_ animation: Animation, handle: PropertyHandle, owner: AnimationPerformer<Animation>) -> Int {
+    package func add(_ animation: Animation, handle: PropertyHandle, owner: AnimationPerformer<Animation>) -> Int {
         let block = Self.block(for: animation)
         let index = blocks[block].append(animation.simulation, handle: handle.rawValue,
                                          owner: Unmanaged.passUnretained(owner).toOpaque())
@@ -95,7 +95,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         return -2
     }
 
-    public func replace(_ lane: Int, with animation: Animation) -> Int {
+    package func replace(_ lane: Int, with animation: Animation) -> Int {
         let (block, index) = Self.split(lane)
         if Self.block(for: animation) == block {
             blocks[block].set(index, animation.simulation)
@@ -110,12 +110,12 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         return newLane
     }
 
-    public func animation(_ lane: Int) -> Animation {
+    package func animation(_ lane: Int) -> Animation {
         let (block, index) = Self.split(lane)
         return Animation(count: blocks[block].width, simulation: blocks[block].simulation(index))
     }
 
-    public func remove(_ lane: Int) {
+    package func remove(_ lane: Int) {
         let (block, index) = Self.split(lane)
         if kept, lane != endingLane { blocks[block].writeLane(index, keptWriter) }
         forget(lane, handle: blocks[block].handles[index])
@@ -132,19 +132,19 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         }
     }
 
-    public func isRemoved(_ lane: Int) -> Bool {
+    package func isRemoved(_ lane: Int) -> Bool {
         let (block, index) = Self.split(lane)
         return blocks[block].removed[index]
     }
 
-    public func setRemoved(_ lane: Int, _ isRemoved: Bool) {
+    package func setRemoved(_ lane: Int, _ isRemoved: Bool) {
         let (block, index) = Self.split(lane)
         blocks[block].setRemoved(index, isRemoved)
     }
 
     // MARK: Frame
 
-    public func advanceAll(by dt: Double, writer: PropertyBatchWriter?) {
+    package func advanceAll(by dt: Double, writer: PropertyBatchWriter?) {
         guard dt > 0 else { return }
         // Every lane is stepped: either all are written now, or what they hold is kept.
         let keep = writer?.writesUnread == true
@@ -178,7 +178,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         return true
     }
 
-    public func writeKept() {
+    package func writeKept() {
         guard kept else { return }
         kept = false
         for block in blocks where block.count > 0 { block.writeCurrent(keptWriter) }
@@ -186,7 +186,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
 
     /// The lanes of `handles` as the last advance left them (the others stay kept); every lane when a
     /// handle has several.
-    public func writeKept(handles: UnsafeBufferPointer<UInt32>) {
+    package func writeKept(handles: UnsafeBufferPointer<UInt32>) {
         guard kept else { return }
         for handle in handles where Int(handle) < laneOfHandle.count && lanesOfHandle[Int(handle)] > 0 {
             let lane = Int(laneOfHandle[Int(handle)])
@@ -195,7 +195,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         }
     }
 
-    public func advance(_ selected: [Int], by dt: Double) {
+    package func advance(_ selected: [Int], by dt: Double) {
         guard dt > 0 else { return }
         for lane in selected {
             let (block, index) = Self.split(lane)
@@ -207,7 +207,7 @@ public final class SimulationLanes<Animation: SimulatedAnimation>: AnimationLane
         }
     }
 
-    public func finishTick(writer: PropertyBatchWriter?) {
+    package func finishTick(writer: PropertyBatchWriter?) {
         for block in blocks { block.flushWrites(writer) }
         guard !ended.isEmpty else { return }
         // Highest index first: the lanes still to end keep their indices while earlier ones are removed.

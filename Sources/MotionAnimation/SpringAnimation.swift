@@ -4,30 +4,30 @@ import MotionPluginKit
 /// with the spring in one of the forms users know (SPEC §10): `tension`/`damping` (SPEC §3, defaults 120
 /// and 12), `stiffness`/`damping`/`mass` (Android, Compose, Flutter, CASpringAnimation), `dampingRatio` +
 /// `response` (UIKit, SwiftUI) or `duration` + `bounce` (SwiftUI, Flutter). All the same physics.
-public struct SpringPlan: AnimationPlan {
-    public var property: String
-    public var to: [Double]
-    public var from: [Double]?
-    public var velocity: [Double]?
-    public var tension: Double?
-    public var damping: Double?
-    public var threshold: Double?
-    public var delay: Double?
-    public var stiffness: Double?
-    public var mass: Double?
-    public var dampingRatio: Double?
-    public var response: Double?
-    public var duration: Double?
-    public var bounce: Double?
+package struct SpringPlan: AnimationPlan {
+    package var property: String
+    package var to: [Double]
+    package var from: [Double]?
+    package var velocity: [Double]?
+    package var tension: Double?
+    package var damping: Double?
+    package var threshold: Double?
+    package var delay: Double?
+    package var stiffness: Double?
+    package var mass: Double?
+    package var dampingRatio: Double?
+    package var response: Double?
+    package var duration: Double?
+    package var bounce: Double?
     /// Ends the spring the first time it reaches its target (no overshoot).
-    public var overshootClamping: Bool?
+    package var overshootClamping: Bool?
 }
 
 /// A spring's parameters in any of its forms, as the acceleration `−tension·(x − target) − damping·v`
 /// the simulation integrates (mass folded in).
-public struct SpringParameters: Equatable, Sendable {
-    public var tension: Double
-    public var damping: Double
+package struct SpringParameters: Equatable, Sendable {
+    package var tension: Double
+    package var damping: Double
 
     /// The forms and the keys that select them; `damping` belongs to the first two.
     static let forms: [(name: String, keys: [String])] = [
@@ -35,7 +35,7 @@ public struct SpringParameters: Equatable, Sendable {
         ("dampingRatio/response", ["dampingRatio", "response"]), ("duration/bounce", ["duration", "bounce"]),
     ]
 
-    public init(_ plan: SpringPlan) throws {
+    package init(_ plan: SpringPlan) throws {
         let given: [String: Double?] = [
             "tension": plan.tension, "stiffness": plan.stiffness, "mass": plan.mass, "dampingRatio": plan.dampingRatio,
             "response": plan.response, "duration": plan.duration, "bounce": plan.bounce,
@@ -82,12 +82,12 @@ public struct SpringParameters: Equatable, Sendable {
 
 /// Without `from` a spring starts from the property's current value and velocity, so a new Spring plan
 /// on a moving property (or a named replace) retargets it without a jump in value or velocity.
-public struct SpringAnimation: SimulatedAnimation, MigratableAnimation {
-    public static let planType = "Spring"
-    public let count: Int
-    public var simulation: Simulation
+package struct SpringAnimation: SimulatedAnimation, MigratableAnimation {
+    package static let planType = "Spring"
+    package let count: Int
+    package var simulation: Simulation
 
-    public init(plan: SpringPlan, current: PropertyState?, context: PerformerContext) throws {
+    package init(plan: SpringPlan, current: PropertyState?, context: PerformerContext) throws {
         let target = try vector(plan.to, field: "to")
         let components = plan.to.count
         count = components
@@ -103,12 +103,12 @@ public struct SpringAnimation: SimulatedAnimation, MigratableAnimation {
             clampsAtTarget: plan.overshootClamping ?? false)
     }
 
-    public init(count: Int, simulation: Simulation) {
+    package init(count: Int, simulation: Simulation) {
         self.count = count
         self.simulation = simulation
     }
 
-    public init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
+    package init(snapshot: SimulationSnapshot, context: PerformerContext) throws {
         guard (1...4).contains(snapshot.count) else { throw PlanError("state.count: expected 1 to 4") }
         count = snapshot.count
         simulation = snapshot.simulation

@@ -1,6 +1,6 @@
 /// How a tween's progress maps to its value: identity, a Bézier, CSS steps, a CSS `linear()` polyline, or
 /// a function from a plugin.
-public enum TimingCurve: Sendable {
+package enum TimingCurve: Sendable {
     case linear
     case bezier(UnitBezier)
     /// CSS `steps(count, position)` (CSS Easing 1).
@@ -10,12 +10,12 @@ public enum TimingCurve: Sendable {
     /// A curve evaluated elsewhere (a plugin's C function through libffi), already bound to its arguments.
     case function(@Sendable (Double) -> Double)
 
-    public enum StepPosition: String, Sendable {
+    package enum StepPosition: String, Sendable {
         case jumpStart = "jump-start", jumpEnd = "jump-end", jumpNone = "jump-none", jumpBoth = "jump-both"
     }
 
     /// Presets by name (SPEC §3, and CSS's names, SPEC §10). `linear` is the identity, as in Advance.
-    public static let presets: [String: TimingCurve] = [
+    package static let presets: [String: TimingCurve] = [
         "linear": .linear,
         "default": .bezier(UnitBezier(0.25, 0.1, 0.25, 1)),
         "easeIn": .bezier(UnitBezier(0.42, 0, 1, 1)),
@@ -30,12 +30,12 @@ public enum TimingCurve: Sendable {
         "step-end": .steps(count: 1, position: .jumpEnd),
     ]
 
-    public static let swiftOut = presets["swiftOut"]!
+    package static let swiftOut = presets["swiftOut"]!
 
     /// A Bézier is solved to 1e-7 in x, whatever the duration (as Chromium's gfx::CubicBezier).
-    public static let bezierEpsilon = 1e-7
+    package static let bezierEpsilon = 1e-7
 
-    public func value(at progress: Double, epsilon: Double = bezierEpsilon) -> Double {
+    package func value(at progress: Double, epsilon: Double = bezierEpsilon) -> Double {
         switch self {
         case .linear: return progress
         case .bezier(let curve): return curve.solve(progress, epsilon: epsilon)

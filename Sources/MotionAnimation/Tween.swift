@@ -1,26 +1,26 @@
 /// A time-based animation from `from` to `to` over `duration` along a timing curve (Advance's
 /// BasicAnimation). Velocity is the finite difference over the last frame while it runs, and zero once it
 /// has ended: a tween at rest does not move (a spring started on it afterwards must not swing).
-public struct Tween: Sendable {
-    public let from: SIMD4<Double>
-    public let to: SIMD4<Double>
-    public let duration: Double
-    public let curve: TimingCurve
+package struct Tween: Sendable {
+    package let from: SIMD4<Double>
+    package let to: SIMD4<Double>
+    package let duration: Double
+    package let curve: TimingCurve
     /// Cycles to play (`.infinity`: forever) and whether each plays forward then back (Core Animation's
     /// `repeatCount` and `autoreverses`; SPEC §10).
-    public let repeatCount: Double
-    public let autoreverses: Bool
+    package let repeatCount: Double
+    package let autoreverses: Bool
     /// Set for `Keyframes`: the path each cycle follows instead of `from` → `to` along `curve`.
-    public let keyframes: Keyframes?
+    package let keyframes: Keyframes?
     /// Time since the start in nanoseconds, snapped to a whole nanosecond when within a thousandth of one:
     /// the time reached does not depend on the steps taken to reach it (a `plan.sample` at 0.25 s lands on
     /// 0.25 s exactly, asked alone, after 0.249 s, or after 30 frames of 1/120 s).
     private var elapsedNanos = 0.0
-    public var elapsed: Double { elapsedNanos / 1e9 }
-    public private(set) var value: SIMD4<Double>
-    public private(set) var velocity = SIMD4<Double>.zero
+    package var elapsed: Double { elapsedNanos / 1e9 }
+    package private(set) var value: SIMD4<Double>
+    package private(set) var velocity = SIMD4<Double>.zero
 
-    public init(from: SIMD4<Double>, to: SIMD4<Double>, duration: Double, curve: TimingCurve, repeatCount: Double = 1,
+    package init(from: SIMD4<Double>, to: SIMD4<Double>, duration: Double, curve: TimingCurve, repeatCount: Double = 1,
                 autoreverses: Bool = false, keyframes: Keyframes? = nil) {
         self.keyframes = keyframes
         self.from = keyframes?.values.first ?? from
@@ -33,10 +33,10 @@ public struct Tween: Sendable {
     }
 
     /// Every cycle, back and forth.
-    public var totalDuration: Double { duration > 0 ? duration * repeatCount * (autoreverses ? 2 : 1) : 0 }
+    package var totalDuration: Double { duration > 0 ? duration * repeatCount * (autoreverses ? 2 : 1) : 0 }
     /// Where it rests at the end: where its last (maybe partial) cycle stops — `to` after a forward one,
     /// `from` after a reversed one.
-    public var endValue: SIMD4<Double> {
+    package var endValue: SIMD4<Double> {
         guard duration > 0, repeatCount.isFinite else { return autoreverses ? from : to }
         let halves = repeatCount * (autoreverses ? 2 : 1)
         var cycle = halves.rounded(.down), progress = halves - cycle
@@ -49,12 +49,12 @@ public struct Tween: Sendable {
         if let keyframes { return keyframes.value(at: progress) }
         return from + (to - from) * curve.value(at: progress)
     }
-    public var isFinished: Bool { elapsed >= totalDuration }
+    package var isFinished: Bool { elapsed >= totalDuration }
     /// How far the last advance went past the end (0 until it ends).
-    public var overrun: Double { max(0, elapsed - totalDuration) }
+    package var overrun: Double { max(0, elapsed - totalDuration) }
 
     /// Continues a tween another build of the plugin started (hot swap): same place, same velocity.
-    public mutating func resume(elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>) {
+    package mutating func resume(elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>) {
         self.elapsedNanos = elapsed * 1e9
         self.value = value
         self.velocity = velocity
@@ -62,7 +62,7 @@ public struct Tween: Sendable {
 
     /// The value at `time` seconds from the start; exactly `endValue` at the end, whatever the curve
     /// returns. Each cycle runs the curve from 0 to 1; with `autoreverses` every other half runs it back.
-    public func value(at time: Double) -> SIMD4<Double> {
+    package func value(at time: Double) -> SIMD4<Double> {
         guard duration > 0, time < totalDuration else { return endValue }
         let phase = max(time / duration, 0)
         let cycle = phase.rounded(.down)
@@ -73,7 +73,7 @@ public struct Tween: Sendable {
         return from + (to - from) * eased
     }
 
-    public mutating func advance(by dt: Double) {
+    package mutating func advance(by dt: Double) {
         guard dt > 0 else { return }
         elapsedNanos += dt * 1e9
         let whole = elapsedNanos.rounded()
@@ -89,19 +89,19 @@ public struct Tween: Sendable {
 
 /// `Keyframes`' path (CAKeyframeAnimation's `values`, `keyTimes`, `timingFunctions`): segment i runs from
 /// `values[i]` to `values[i + 1]` between `keyTimes[i]` and `keyTimes[i + 1]` along `curves[i]`.
-public struct Keyframes: Sendable {
-    public let values: [SIMD4<Double>]
-    public let keyTimes: [Double]
-    public let curves: [TimingCurve]
+package struct Keyframes: Sendable {
+    package let values: [SIMD4<Double>]
+    package let keyTimes: [Double]
+    package let curves: [TimingCurve]
 
     /// `keyTimes` as many as `values`, from 0 to 1, never decreasing; `curves` one per segment.
-    public init(values: [SIMD4<Double>], keyTimes: [Double], curves: [TimingCurve]) {
+    package init(values: [SIMD4<Double>], keyTimes: [Double], curves: [TimingCurve]) {
         self.values = values
         self.keyTimes = keyTimes
         self.curves = curves
     }
 
-    public func value(at progress: Double) -> SIMD4<Double> {
+    package func value(at progress: Double) -> SIMD4<Double> {
         var upper = keyTimes.firstIndex { $0 > progress } ?? keyTimes.count - 1
         upper = max(upper, 1)
         let (start, end) = (keyTimes[upper - 1], keyTimes[upper])

@@ -3,23 +3,23 @@ import MotionPluginKit
 /// `{"type":"Tween","property":"opacity","from"?:[0],"to":[1],"duration"?:0.25,
 /// "timing"?:"swiftOut"|"ease-in-out"|"cubic-bezier(…)"|"steps(4, jump-start)"|"linear(0, 0.8 60%, 1)"|
 /// [a,b,c,d]|{"function":"name","args":[..]}}` (SPEC §3, §10).
-public struct TweenPlan: AnimationPlan {
-    public var property: String
-    public var to: [Double]
-    public var from: [Double]?
-    public var duration: Double?
-    public var timing: TimingSpec?
-    public var delay: Double?
-    public var `repeat`: RepeatCount?
-    public var autoreverse: Bool?
+package struct TweenPlan: AnimationPlan {
+    package var property: String
+    package var to: [Double]
+    package var from: [Double]?
+    package var duration: Double?
+    package var timing: TimingSpec?
+    package var delay: Double?
+    package var `repeat`: RepeatCount?
+    package var autoreverse: Bool?
 }
 
 /// `repeat`: a number of cycles, or `"forever"`.
-public enum RepeatCount: Codable, Sendable, Equatable {
+package enum RepeatCount: Codable, Sendable, Equatable {
     case count(Double)
     case forever
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let count = try? container.decode(Double.self) {
             guard count.isFinite, count > 0 else { throw PlanError("repeat: expected a positive number of cycles or \"forever\"") }
@@ -31,7 +31,7 @@ public enum RepeatCount: Codable, Sendable, Equatable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .count(let count): try container.encode(count)
@@ -39,7 +39,7 @@ public enum RepeatCount: Codable, Sendable, Equatable {
         }
     }
 
-    public var cycles: Double {
+    package var cycles: Double {
         switch self {
         case .count(let count): count
         case .forever: .infinity
@@ -48,14 +48,14 @@ public enum RepeatCount: Codable, Sendable, Equatable {
 }
 
 /// The three ways a plan names its timing.
-public enum TimingSpec: Codable, Sendable {
+package enum TimingSpec: Codable, Sendable {
     case preset(String)
     case bezier([Double])
     case function(name: String, arguments: [Double])
 
     private enum Keys: String, CodingKey { case function, args }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if let container = try? decoder.singleValueContainer() {
             if let name = try? container.decode(String.self) {
                 self = .preset(name)
@@ -77,7 +77,7 @@ public enum TimingSpec: Codable, Sendable {
         self = .function(name: name, arguments: arguments)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
         case .preset(let name):
             var container = encoder.singleValueContainer()
@@ -92,7 +92,7 @@ public enum TimingSpec: Codable, Sendable {
         }
     }
 
-    public func curve(context: PerformerContext) throws -> TimingCurve {
+    package func curve(context: PerformerContext) throws -> TimingCurve {
         switch self {
         case .preset(let name):
             return try CSSTiming.parse(name).get()
@@ -110,27 +110,27 @@ public enum TimingSpec: Codable, Sendable {
 
 /// Without `from` a tween starts from the property's current value; a new Tween on a moving property
 /// starts from wherever the old one had got to.
-public struct TweenAnimation: MigratableAnimation {
-    public static let planType = "Tween"
-    public let count: Int
+package struct TweenAnimation: MigratableAnimation {
+    package static let planType = "Tween"
+    package let count: Int
     private var tween: Tween
     /// Kept so that a new build can bind the same curve (a plugin function is a closure here).
     private let timing: TimingSpec?
 
-    public struct Snapshot: Codable, Sendable {
+    package struct Snapshot: Codable, Sendable {
         var count: Int
         var from: SIMD4<Double>, to: SIMD4<Double>, duration: Double, timing: TimingSpec?
         var repeatCount: RepeatCount?, autoreverses: Bool?
         var elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>
     }
 
-    public var snapshot: Snapshot {
+    package var snapshot: Snapshot {
         Snapshot(count: count, from: tween.from, to: tween.to, duration: tween.duration, timing: timing,
                  repeatCount: tween.repeatCount.isInfinite ? .forever : .count(tween.repeatCount), autoreverses: tween.autoreverses,
                  elapsed: tween.elapsed, value: tween.value, velocity: tween.velocity)
     }
 
-    public init(snapshot: Snapshot, context: PerformerContext) throws {
+    package init(snapshot: Snapshot, context: PerformerContext) throws {
         guard (1...4).contains(snapshot.count) else { throw PlanError("state.count: expected 1 to 4") }
         count = snapshot.count
         timing = snapshot.timing
@@ -140,7 +140,7 @@ public struct TweenAnimation: MigratableAnimation {
         tween.resume(elapsed: snapshot.elapsed, value: snapshot.value, velocity: snapshot.velocity)
     }
 
-    public init(plan: TweenPlan, current: PropertyState?, context: PerformerContext) throws {
+    package init(plan: TweenPlan, current: PropertyState?, context: PerformerContext) throws {
         let to = try vector(plan.to, field: "to")
         let components = plan.to.count
         count = components
@@ -156,9 +156,9 @@ public struct TweenAnimation: MigratableAnimation {
                       repeatCount: plan.repeat?.cycles ?? 1, autoreverses: plan.autoreverse ?? false)
     }
 
-    public var value: SIMD4<Double> { tween.value }
-    public var velocity: SIMD4<Double> { tween.velocity }
-    public var isFinished: Bool { tween.isFinished }
-    public var overrun: Double { tween.overrun }
-    public mutating func advance(by dt: Double) { tween.advance(by: dt) }
+    package var value: SIMD4<Double> { tween.value }
+    package var velocity: SIMD4<Double> { tween.velocity }
+    package var isFinished: Bool { tween.isFinished }
+    package var overrun: Double { tween.overrun }
+    package mutating func advance(by dt: Double) { tween.advance(by: dt) }
 }

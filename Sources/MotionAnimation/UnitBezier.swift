@@ -1,11 +1,11 @@
 /// A cubic Bézier timing curve from (0,0) to (1,1), solved as Chromium's gfx::CubicBezier does (SPEC
 /// §10): to `epsilon` in x (1e-7 by default) whatever the duration, and for progress outside [0, 1]
 /// extended along its end tangents.
-public struct UnitBezier: Sendable, Equatable {
+package struct UnitBezier: Sendable, Equatable {
     private let ax, bx, cx, ay, by, cy: Double
     private let startGradient, endGradient: Double
 
-    public init(_ p1x: Double, _ p1y: Double, _ p2x: Double, _ p2y: Double) {
+    package init(_ p1x: Double, _ p1y: Double, _ p2x: Double, _ p2y: Double) {
         cx = 3 * p1x
         bx = 3 * (p2x - p1x) - cx
         ax = 1 - cx - bx
@@ -33,12 +33,12 @@ public struct UnitBezier: Sendable, Equatable {
         }
     }
 
-    public func sampleX(_ t: Double) -> Double { ((ax * t + bx) * t + cx) * t }
+    package func sampleX(_ t: Double) -> Double { ((ax * t + bx) * t + cx) * t }
     func sampleY(_ t: Double) -> Double { ((ay * t + by) * t + cy) * t }
     func derivativeX(_ t: Double) -> Double { (3 * ax * t + 2 * bx) * t + cx }
 
     /// The curve parameter whose x is `x` (in [0, 1]): up to 8 Newton steps, then bisection on [0, 1].
-    public func solveT(_ x: Double, epsilon: Double) -> Double {
+    package func solveT(_ x: Double, epsilon: Double) -> Double {
         var t = x
         for _ in 0..<8 {
             let error = sampleX(t) - x
@@ -62,7 +62,7 @@ public struct UnitBezier: Sendable, Equatable {
     }
 
     /// y for `x`, to within `epsilon` in x; outside [0, 1] along the end tangents.
-    public func solve(_ x: Double, epsilon: Double = TimingCurve.bezierEpsilon) -> Double {
+    package func solve(_ x: Double, epsilon: Double = TimingCurve.bezierEpsilon) -> Double {
         if x < 0 { return startGradient * x }
         if x > 1 { return 1 + endGradient * (x - 1) }
         return sampleY(solveT(x, epsilon: epsilon))

@@ -2,7 +2,7 @@
 ///
 /// `phases` is Reinstate's `replaceChild` sequence as data: each phase's steps run together, and a phase
 /// starts when the one before it has finished.
-public enum ContainerAnimation: String, Sendable, CaseIterable {
+package enum ContainerAnimation: String, Sendable, CaseIterable {
     /// Add the new screen animated, then remove the old one without animation (Reinstate's default).
     case appearOverPrevious
     /// Add the new screen without animation beneath the old one, then remove the old one animated.
@@ -14,29 +14,29 @@ public enum ContainerAnimation: String, Sendable, CaseIterable {
     /// No animation: remove the old screen, add the new one.
     case none
 
-    public enum Screen: String, Sendable { case incoming, outgoing }
+    package enum Screen: String, Sendable { case incoming, outgoing }
 
-    public struct Step: Sendable, Equatable, CustomStringConvertible {
-        public enum Action: Sendable, Equatable {
+    package struct Step: Sendable, Equatable, CustomStringConvertible {
+        package enum Action: Sendable, Equatable {
             case appear, remove
             /// Stacking order: the screen drawn above the other gets the larger value.
             case order(Int)
         }
 
-        public var screen: Screen
-        public var action: Action
-        public var animated: Bool
+        package var screen: Screen
+        package var action: Action
+        package var animated: Bool
 
-        public init(_ action: Action, _ screen: Screen, animated: Bool = false) {
+        package init(_ action: Action, _ screen: Screen, animated: Bool = false) {
             self.screen = screen
             self.action = action
             self.animated = animated
         }
 
-        public var description: String { "\(action) \(screen)\(animated ? " animated" : "")" }
+        package var description: String { "\(action) \(screen)\(animated ? " animated" : "")" }
     }
 
-    public var phases: [[Step]] {
+    package var phases: [[Step]] {
         switch self {
         case .none:
             [[Step(.remove, .outgoing), Step(.appear, .incoming)]]

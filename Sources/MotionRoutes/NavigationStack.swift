@@ -3,8 +3,8 @@
 ///
 /// `states` mirrors the stack. `children` (optional) are the screens' identities, for Reinstate's rule
 /// that a child instance already in the stack is popped to even when popping is disabled.
-public struct NavigationStack<State, Child: Equatable> {
-    public enum Action: Equatable {
+package struct NavigationStack<State, Child: Equatable> {
+    package enum Action: Equatable {
         case configureInitialState
         case popToExistingChild(index: Int)
         case popToIndex(Int)
@@ -14,11 +14,11 @@ public struct NavigationStack<State, Child: Equatable> {
         case push
     }
 
-    public private(set) var states: [State]
-    public private(set) var children: [Child]
-    public private(set) var state: State?
+    package private(set) var states: [State]
+    package private(set) var children: [Child]
+    package private(set) var state: State?
 
-    public init(states: [State] = [], children: [Child]) {
+    package init(states: [State] = [], children: [Child]) {
         self.states = states
         self.children = children
         self.state = states.last
@@ -29,7 +29,7 @@ public struct NavigationStack<State, Child: Equatable> {
     ///   - shouldPop: Reinstate's `shouldPopToViewController(from: stacked, to: new)`; pops go to the
     ///     *last* (top-most) match.
     ///   - equal: decides between popping to an existing child and replacing it.
-    public mutating func transition(to new: State, newChild: Child, canPopToExistingState: Bool = true,
+    package mutating func transition(to new: State, newChild: Child, canPopToExistingState: Bool = true,
                                     shouldPop: (State, State) -> Bool,
                                     equal: (State, State) -> Bool) -> Action {
         state = new
@@ -64,13 +64,13 @@ public struct NavigationStack<State, Child: Equatable> {
 
 extension NavigationStack where Child == Int {
     /// A stack of states whose children carry no identity of their own (the router's case).
-    public init(states: [State]) {
+    package init(states: [State]) {
         self.init(states: states, children: [])
         children = Array(repeating: -1, count: states.count)
     }
 
     /// Pops to the nearest state `equal` to `new`, else pushes it.
-    public mutating func transition(to new: State, equal: (State, State) -> Bool) -> Action {
+    package mutating func transition(to new: State, equal: (State, State) -> Bool) -> Action {
         transition(to: new, newChild: -2 - states.count, shouldPop: equal, equal: equal)
     }
 }

@@ -1,30 +1,30 @@
 /// An overlay's options (Navigator's parameter bitmask): visible 1, unanimated 2, async 4, modal 8.
-public struct OverlayOptions: OptionSet, Sendable, Hashable, Codable {
-    public let rawValue: Int
+package struct OverlayOptions: OptionSet, Sendable, Hashable, Codable {
+    package let rawValue: Int
 
-    public init(rawValue: Int) {
+    package init(rawValue: Int) {
         self.rawValue = rawValue
     }
 
-    public static let visible = OverlayOptions(rawValue: 1)
-    public static let unanimated = OverlayOptions(rawValue: 2)
-    public static let async = OverlayOptions(rawValue: 4)
-    public static let modal = OverlayOptions(rawValue: 8)
-    public static let hidden: OverlayOptions = []
+    package static let visible = OverlayOptions(rawValue: 1)
+    package static let unanimated = OverlayOptions(rawValue: 2)
+    package static let async = OverlayOptions(rawValue: 4)
+    package static let modal = OverlayOptions(rawValue: 8)
+    package static let hidden: OverlayOptions = []
 
     /// Letters in the canonical order `v u a m`.
     static let lettered: [(Character, OverlayOptions)] = [("v", .visible), ("u", .unanimated), ("a", .async), ("m", .modal)]
 
-    public var isVisible: Bool { contains(.visible) }
+    package var isVisible: Bool { contains(.visible) }
 
     /// The letters a canonical URL writes for these options (`"vm"` for 9).
-    public var letters: String {
+    package var letters: String {
         String(Self.lettered.filter { contains($0.1) }.map(\.0))
     }
 
     /// Reads a query value: letters from `vuam` in any order, or Navigator's integer bitmask 0–15. Unlike
     /// Navigator, `v` means visible.
-    public init(parsing text: Substring) throws(RouteError) {
+    package init(parsing text: Substring) throws(RouteError) {
         if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) {
             guard let value = Int(text), (0...15).contains(value) else {
                 throw RouteError(.malformed, "overlay options \"\(text)\": an integer bitmask must be 0 to 15")

@@ -1,9 +1,9 @@
 /// How a component enters the screen above it: pushed on a stack, presented modally, or selected as a tab.
-public enum Segue: String, Sendable, Hashable, CaseIterable, Codable {
+package enum Segue: String, Sendable, Hashable, CaseIterable, Codable {
     case push, modal, tab
 
     /// The character that introduces a component of this segue in a URL or a path.
-    public var character: Character {
+    package var character: Character {
         switch self {
         case .push: "/"
         case .modal: "!"
@@ -11,7 +11,7 @@ public enum Segue: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    public init?(scalar: Unicode.Scalar) {
+    package init?(scalar: Unicode.Scalar) {
         switch scalar {
         case "/": self = .push
         case "!": self = .modal
@@ -22,13 +22,13 @@ public enum Segue: String, Sendable, Hashable, CaseIterable, Codable {
 }
 
 /// One level of a route: a screen key, Navigator's `::data`, DeepTransition's segue and `(params)`.
-public struct RouteComponent: Sendable, Hashable, Codable {
-    public var key: String
-    public var data: String?
-    public var segue: Segue
-    public var params: [String: String]
+package struct RouteComponent: Sendable, Hashable, Codable {
+    package var key: String
+    package var data: String?
+    package var segue: Segue
+    package var params: [String: String]
 
-    public init(key: String, data: String? = nil, segue: Segue = .push, params: [String: String] = [:]) {
+    package init(key: String, data: String? = nil, segue: Segue = .push, params: [String: String] = [:]) {
         self.key = key
         self.data = data
         self.segue = segue
@@ -36,18 +36,18 @@ public struct RouteComponent: Sendable, Hashable, Codable {
     }
 
     /// One component written alone, as in a URL: `show::2`, `!player(autoplay=1)`.
-    public init(parsing text: String) throws(RouteError) {
+    package init(parsing text: String) throws(RouteError) {
         self = try RouteScanner.component(text)
     }
 
     /// Whether `key` can name a route: non-empty, no spaces, none of `/ ! # ? ( ) : , =`.
-    public static func isValidKey(_ key: String) -> Bool {
+    package static func isValidKey(_ key: String) -> Bool {
         guard let component = try? RouteScanner.component(key) else { return false }
         return component.key == key && component.data == nil && component.params.isEmpty
     }
 
     /// The component as it appears in a canonical URL, with its segue character unless `isRoot` and pushed.
-    public func serialized(isRoot: Bool) -> String {
+    package func serialized(isRoot: Bool) -> String {
         var text = isRoot && segue == .push ? "" : String(segue.character)
         text += key
         if let data { text += "::" + data }
@@ -59,7 +59,7 @@ public struct RouteComponent: Sendable, Hashable, Codable {
 
     /// Whether a diff may keep this component in place of `other`. As in Navigator, no data and empty
     /// data are the same; segue and params must match too.
-    public func isSameScreen(as other: RouteComponent) -> Bool {
+    package func isSameScreen(as other: RouteComponent) -> Bool {
         key == other.key && (data ?? "") == (other.data ?? "") && segue == other.segue && params == other.params
     }
 }

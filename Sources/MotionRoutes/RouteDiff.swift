@@ -5,8 +5,8 @@
 ///
 /// Unlike Navigator, a destination with no components pops to the root (`pop` with depth 0) instead of
 /// yielding no updates.
-public enum RouteDiff {
-    public static func updates(from source: RouteState, to destination: RouteState) -> [RouteUpdate] {
+package enum RouteDiff {
+    package static func updates(from source: RouteState, to destination: RouteState) -> [RouteUpdate] {
         var updates: [RouteUpdate] = []
         let keys = Set(source.overlays.keys).union(destination.overlays.keys).sorted()
         for key in keys where isVisible(key, in: source) && !isVisible(key, in: destination) {
@@ -38,7 +38,7 @@ public enum RouteDiff {
 
 extension RouteState {
     /// The state after one update of a diff.
-    public func applying(_ update: RouteUpdate) -> RouteState {
+    package func applying(_ update: RouteUpdate) -> RouteState {
         var next = self
         switch update.op {
         case .hide, .show: next.overlays[update.key] = update.options

@@ -1,6 +1,6 @@
 /// Why a URL, a path or a mutation could not be used. `code` is the stable wire code.
-public struct RouteError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+package struct RouteError: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable {
         /// The text does not follow the route grammar; the message names the problem and its position.
         case malformed = "route.malformed"
         /// The URL names another scheme than the router it was sent to.
@@ -9,13 +9,13 @@ public struct RouteError: Error, Equatable, Sendable, CustomStringConvertible {
         case outOfRange = "route.out_of_range"
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
+    package var description: String { "\(code.rawValue): \(message)" }
 }

@@ -6,8 +6,8 @@
 /// - `^/top!friend`: absolute, from the root. `up(n=2)`: the state two levels up.
 /// - A trailing `?key=options&…` sets overlays; components are untouched by an empty path.
 /// - A full URL (`scheme://…`) replaces the state with itself.
-public enum RoutePath {
-    public static func resolve(_ path: String, from current: RouteState) throws(RouteError) -> RouteState {
+package enum RoutePath {
+    package static func resolve(_ path: String, from current: RouteState) throws(RouteError) -> RouteState {
         if RouteURL.looksAbsolute(path) { return try RouteURL(parsing: path).state }
         if let levels = try upCount(path) {
             guard levels <= current.components.count else {

@@ -2,17 +2,17 @@
 ///
 /// Two states are equal when their canonical forms are: hidden overlays are kept (a hide update carries
 /// their options) but are not part of the canonical form, so they never make two states differ.
-public struct RouteState: Sendable, CustomStringConvertible {
-    public var components: [RouteComponent]
-    public var overlays: [String: OverlayOptions]
+package struct RouteState: Sendable, CustomStringConvertible {
+    package var components: [RouteComponent]
+    package var overlays: [String: OverlayOptions]
 
-    public init(components: [RouteComponent] = [], overlays: [String: OverlayOptions] = [:]) {
+    package init(components: [RouteComponent] = [], overlays: [String: OverlayOptions] = [:]) {
         self.components = components
         self.overlays = overlays
     }
 
     /// Everything after `scheme://`: components, then `?` and the visible overlays sorted by key.
-    public var canonicalPath: String {
+    package var canonicalPath: String {
         var text = ""
         for (index, component) in components.enumerated() {
             text += component.serialized(isRoot: index == 0)
@@ -25,17 +25,17 @@ public struct RouteState: Sendable, CustomStringConvertible {
     }
 
     /// The canonical URL: `scheme://` + `canonicalPath`.
-    public func url(scheme: String) -> String { scheme + "://" + canonicalPath }
+    package func url(scheme: String) -> String { scheme + "://" + canonicalPath }
 
-    public var description: String { canonicalPath }
+    package var description: String { canonicalPath }
 
     /// The same state without hidden overlays: what a router keeps once a transition has completed.
-    public var normalized: RouteState {
+    package var normalized: RouteState {
         RouteState(components: components, overlays: overlays.filter { $0.value.isVisible })
     }
 }
 
 extension RouteState: Hashable {
-    public static func == (lhs: RouteState, rhs: RouteState) -> Bool { lhs.canonicalPath == rhs.canonicalPath }
-    public func hash(into hasher: inout Hasher) { hasher.combine(canonicalPath) }
+    package static func == (lhs: RouteState, rhs: RouteState) -> Bool { lhs.canonicalPath == rhs.canonicalPath }
+    package func hash(into hasher: inout Hasher) { hasher.combine(canonicalPath) }
 }

@@ -3,16 +3,16 @@
 /// `television://home/show::2?video=v` (Navigator) and `television://top!/friend#list` (DeepTransition's
 /// absolute path with a scheme) both parse; `string` is the canonical form, and
 /// `RouteURL(parsing: url.string)` gives back an equal URL.
-public struct RouteURL: Sendable, Hashable, CustomStringConvertible {
-    public var scheme: String
-    public var state: RouteState
+package struct RouteURL: Sendable, Hashable, CustomStringConvertible {
+    package var scheme: String
+    package var state: RouteState
 
-    public init(scheme: String, state: RouteState = RouteState()) {
+    package init(scheme: String, state: RouteState = RouteState()) {
         self.scheme = scheme
         self.state = state
     }
 
-    public init(parsing text: String) throws(RouteError) {
+    package init(parsing text: String) throws(RouteError) {
         guard let separator = Self.schemeSeparator(in: text) else {
             throw RouteError(.malformed, "\"\(Self.excerpt(text))\": no scheme found (expected scheme://…)")
         }
@@ -25,12 +25,12 @@ public struct RouteURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `text` starts like an absolute URL (`scheme://`), as opposed to a DeepTransition path.
-    public static func looksAbsolute(_ text: String) -> Bool {
+    package static func looksAbsolute(_ text: String) -> Bool {
         guard let separator = schemeSeparator(in: text) else { return false }
         return isValidScheme(String(text.unicodeScalars[..<separator.lowerBound]))
     }
 
-    public static func isValidScheme(_ scheme: String) -> Bool {
+    package static func isValidScheme(_ scheme: String) -> Bool {
         guard let first = scheme.unicodeScalars.first, first.isASCIILetter, scheme.utf8.count <= 64 else { return false }
         return scheme.unicodeScalars.allSatisfy { $0.isASCIILetter || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) }
     }
@@ -48,8 +48,8 @@ public struct RouteURL: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    public var string: String { state.url(scheme: scheme) }
-    public var description: String { string }
+    package var string: String { state.url(scheme: scheme) }
+    package var description: String { string }
 
     static func excerpt(_ text: String) -> String {
         text.count <= 80 ? text : String(text.prefix(77)) + "..."

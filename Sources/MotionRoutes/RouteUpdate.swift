@@ -1,19 +1,19 @@
 /// One step of a transition, as `route.diff` returns it and `route.update` reports it.
-public struct RouteUpdate: Sendable, Equatable {
-    public enum Operation: String, Sendable, CaseIterable {
+package struct RouteUpdate: Sendable, Equatable {
+    package enum Operation: String, Sendable, CaseIterable {
         case hide, replace, pop, push, present, select, show
     }
 
-    public var op: Operation
-    public var key: String
+    package var op: Operation
+    package var key: String
     /// The component this update adds or names (`replace`, `pop`, `push`, `present`, `select`).
-    public var component: RouteComponent?
+    package var component: RouteComponent?
     /// For `pop`: how many components stay.
-    public var depth: Int?
+    package var depth: Int?
     /// For `hide` and `show`: the overlay's options in the destination (hidden when it has none).
-    public var options: OverlayOptions?
+    package var options: OverlayOptions?
 
-    public init(op: Operation, key: String, component: RouteComponent? = nil, depth: Int? = nil,
+    package init(op: Operation, key: String, component: RouteComponent? = nil, depth: Int? = nil,
                 options: OverlayOptions? = nil) {
         self.op = op
         self.key = key

@@ -87,7 +87,7 @@ struct EngineBench: AsyncParsableCommand {
             "tickWithFramesP99Ms": .number((full[min(ticks - 1, ticks * 99 / 100)] / 1e4).rounded() / 100),
             "tickWithFramesNsPerSpring": .number((full[ticks / 2] / Double(springs) * 10).rounded() / 10),
             "frameBytesPerTick": .number(bytesPerTick.rounded()), "setupSeconds": .number((setup * 100).rounded() / 100),
-            // Measured only under LD_PRELOAD of Benchmarks/baselines/malloc_count.c (scripts/bench does it).
+            // Measured only under LD_PRELOAD of libmotion-malloc-count.so (scripts/bench does it).
             "allocationsPerAdvance": advanceAllocations.map(JSONValue.number) ?? .null,
             "allocationsPerTickWithFrames": fullAllocations.map(JSONValue.number) ?? .null,
         ]
@@ -129,16 +129,4 @@ final class CountingOutput: ClientOutput, @unchecked Sendable {
     func send(_ line: [UInt8]) { bytes += line.count }
     func send(bytes line: UnsafeRawBufferPointer) { bytes += line.count }
     func close() {}
-}
-
-/// Heap allocations counted by `malloc_count.so` when it is preloaded; nil otherwise.
-struct AllocationCounter {
-    private let read: @convention(c) () -> UInt
-
-    init?() {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "motion_malloc_count") else { return nil }
-        read = unsafeBitCast(symbol, to: (@convention(c) () -> UInt).self)
-    }
-
-    var count: UInt { read() }
 }

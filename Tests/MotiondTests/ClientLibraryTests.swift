@@ -72,7 +72,7 @@ struct ClientLibraryTests {
         #expect(install.status == 0, "\(install.output)")
         for file in ["usr/bin/motiond", "usr/bin/motionctl", "usr/lib/libmotion-client.so", "usr/lib/libmotion-client.a",
                      "usr/include/motion_client.h", "usr/include/motion_frames.h", "usr/include/motion_plugin.h", "usr/include/motion/ext/gesture.h",
-                     "usr/lib/pkgconfig/motion-client.pc", "usr/lib/motiond/plugins/libSpringPlugin.so",
+                     "usr/lib/pkgconfig/motion-client.pc", "usr/lib/motiond/plugins/libSpringPlugin.so", "usr/lib/motiond/libmotion-malloc-count.so",
                      "etc/motiond/motiond.json", "etc/systemd/system/motiond.service"] {
             #expect(FileManager.default.fileExists(atPath: stage.appendingPathComponent(file).path), "\(file) installed")
         }

@@ -57,3 +57,44 @@ extension JSONSchema {
         return value
     }
 }
+
+extension JSONSchema {
+    /// Plans this schema refuses, each the minimal example with one thing wrong: a required key left out,
+    /// a key of the wrong type, a number out of its range, a value not in its `enum`. Used by `motiond
+    /// --validate` to show that the host refuses them before the plugin sees one.
+    public func invalidExamples(planType: String) -> [(reason: String, plan: JSONValue)] {
+        guard case .object(let minimal) = example(planType: planType, full: false) else { return [] }
+        func with(_ key: String, _ value: JSONValue?) -> JSONValue {
+            var members = minimal
+            members[key] = value
+            return .object(members)
+        }
+        var cases: [(reason: String, plan: JSONValue)] = []
+        for key in required where key != "type" {
+            cases.append(("without its required \(key)", with(key, nil)))
+        }
+        for key in properties.keys.sorted() where key != "type" {
+            guard let schema = properties[key], schema.anyOf.isEmpty else { continue }
+            let candidates: [JSONValue] = [.string("validate"), .number(1), .bool(true)]
+            if let types = schema.types, let wrong = candidates.first(where: { value in !types.contains { Self.matches(value, $0) } }) {
+                cases.append(("with \(key) of the wrong type", with(key, wrong)))
+            }
+            if let allowed = schema.allowed {
+                let outside: [JSONValue] = [.string("motiondValidateNotAllowed"), .number(-987654.5), .number(987654)]
+                if let value = outside.first(where: { value in
+                    !allowed.contains(value) && (schema.types.map { types in types.contains { Self.matches(value, $0) } } ?? true)
+                }) {
+                    cases.append(("with \(key) not one of its values", with(key, value)))
+                }
+            }
+            guard schema.allowed == nil, let types = schema.types, types.isSubset(of: [.number, .integer]) else { continue }
+            let integral = !types.contains(.number)
+            let below = schema.minimum.map { $0 - 1 } ?? schema.exclusiveMinimum
+            let above = schema.maximum.map { $0 + 1 } ?? schema.exclusiveMaximum
+            for value in [below, above].compactMap({ $0 }) {
+                cases.append(("with \(key) out of its range", with(key, .number(integral ? value.rounded(value == below ? .down : .up) : value))))
+            }
+        }
+        return cases
+    }
+}

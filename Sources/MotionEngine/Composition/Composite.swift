@@ -105,7 +105,7 @@ final class Composite {
 
 extension Engine {
     /// Every plan type a client may add: the plugins' and the engine's own composites.
-    public var planTypes: [String] { registry.planTypes + [Composite.Kind.sequence.rawValue, Composite.Kind.group.rawValue] }
+    package var planTypes: [String] { registry.planTypes + [Composite.Kind.sequence.rawValue, Composite.Kind.group.rawValue] }
 
     /// Plans one composite may hold, counted over every level: each is started on the engine thread by
     /// the request that adds it (~6 µs for a `Set`, ~13 µs for a `Spring`), and a second uid adding 1,000

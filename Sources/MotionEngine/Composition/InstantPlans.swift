@@ -2,7 +2,7 @@ import MotionWire
 
 /// When plans complete at once (SPEC §10): never, under reduce motion (every plan not marked
 /// `"essential": true`), or at speed 0 (every plan).
-public enum InstantMotion: Sendable, Equatable {
+package enum InstantMotion: Sendable, Equatable {
     case off
     case reduceMotion
     case all

@@ -3,7 +3,7 @@ import MotionWire
 /// Plugin lifecycle on the engine thread: installing probed files, hot swap, rejections.
 extension EngineContext {
     /// What happened to one file.
-    public enum InstallOutcome: Sendable, Equatable {
+    package enum InstallOutcome: Sendable, Equatable {
         case loaded(id: String, version: String)
         case swapped(id: String, fromVersion: String, toVersion: String, generation: Int, migrated: Int, remaining: Int)
         case rejected(reason: String)
@@ -25,13 +25,13 @@ extension EngineContext {
     }
 
     /// A loaded plugin as the manager compares it with the files on disk.
-    public struct LoadedPlugin: Sendable {
-        public var id: String
-        public var file: String
-        public var hash: String
+    package struct LoadedPlugin: Sendable {
+        package var id: String
+        package var file: String
+        package var hash: String
     }
 
-    public var loadedPlugins: [LoadedPlugin] {
+    package var loadedPlugins: [LoadedPlugin] {
         engine.registry.current.map { LoadedPlugin(id: $0.plugin.id, file: $0.plugin.file, hash: $0.hash) }
     }
 
@@ -39,7 +39,7 @@ extension EngineContext {
     /// next generation of the plugin loaded from `file`: running performers migrate at this tick boundary.
     /// On any failure the registry is unchanged and the file is listed as rejected. The daemon loads the
     /// image (`MotionHost`'s `install(entry:file:hash:)`); the engine only registers what it is given.
-    public func install(_ descriptor: PluginDescriptor, file: String, hash: String) -> InstallOutcome {
+    package func install(_ descriptor: PluginDescriptor, file: String, hash: String) -> InstallOutcome {
         let started = MonotonicClock.now()
         var builder = PluginRegistryBuilder(extending: engine.registry)
         builder.forgetRejection(of: file)
@@ -97,7 +97,7 @@ extension EngineContext {
     }
 
     /// Moves more performers of the swap `install` began for `file`; `swapped` once all have moved.
-    public func continueInstall(file: String) -> InstallOutcome {
+    package func continueInstall(file: String) -> InstallOutcome {
         guard let swap = pendingSwaps[file] else { return .rejected(reason: "no swap of \(file) is under way") }
         guard engine.continueSwap(swap.job, budgetNanos: swapSliceNanos) else { return .migrating(id: swap.job.pluginID) }
         pendingSwaps[file] = nil
@@ -125,7 +125,7 @@ extension EngineContext {
 
     /// Forgets the rejections of files that a full rescan no longer found in any plugin directory: a file
     /// removed is not "rejected" any more.
-    public func forgetRejections(ofFilesNotIn present: Set<String>) {
+    package func forgetRejections(ofFilesNotIn present: Set<String>) {
         let gone = engine.registry.rejected.map(\.file).filter { !present.contains($0) }
         guard !gone.isEmpty else { return }
         var builder = PluginRegistryBuilder(extending: engine.registry)
@@ -135,7 +135,7 @@ extension EngineContext {
 
     /// Lists `file` as rejected (plugins.list, a `plugin.rejected` trace event, the log).
     @discardableResult
-    public func reject(file: String, reason: String) -> InstallOutcome {
+    package func reject(file: String, reason: String) -> InstallOutcome {
         var builder = PluginRegistryBuilder(extending: engine.registry)
         builder.forgetRejection(of: file)
         builder.reject(PluginLoadError(file: file, reason: reason))

@@ -5,6 +5,12 @@ import MotionWire
 extension EngineContext {
     static let maximumRouteText = 64 << 10
 
+    /// What a router's plans are checked against: the loaded plan types and their schemas.
+    var planCheck: RouterConfiguration.PlanCheck {
+        let engine = engine
+        return RouterConfiguration.PlanCheck(planTypes: Set(engine.planTypes)) { plan throws(EngineError) in try engine.check(plan) }
+    }
+
     // MARK: Methods
 
     /// Saved, then applied: a failed save changes nothing. With `offload` (the daemon) the save runs on
@@ -13,7 +19,7 @@ extension EngineContext {
         let scheme = try self.scheme(params)
         let owner = session.uid, key = OwnedName.key(owner, scheme)
         let json: JSONValue = ["routes": params["routes"] ?? .null, "transitions": params["transitions"] ?? .null]
-        let configuration = try RouterConfiguration(json, planTypes: Set(engine.planTypes))
+        let configuration = try RouterConfiguration(json, planCheck: planCheck)
         guard !configuringSchemes.contains(key) else {
             throw EngineError(.routerBusy, "\(scheme):// is being configured; try again when that is answered")
         }
@@ -348,11 +354,11 @@ extension EngineContext {
             var notes: [String] = []
             let configuration: RouterConfiguration
             do throws(EngineError) {
-                configuration = try RouterConfiguration(entry.configuration, planTypes: Set(engine.planTypes))
+                configuration = try RouterConfiguration(entry.configuration, planCheck: planCheck)
             } catch {
                 do throws(EngineError) {
                     configuration = try RouterConfiguration(entry.configuration, planTypes: nil)
-                    notes.append("\(error.message) (kept; those plans fail until a plugin provides the type)")
+                    notes.append("\(error.message) (kept; those plans fail until a loaded plugin accepts them)")
                 } catch {
                     failures.append("\(entry.scheme): \(error.message)")
                     continue

@@ -4,7 +4,7 @@ import MotionWire
 /// Everything the engine thread owns: the engine, the sessions, the subscription hub, tick statistics.
 ///
 /// Only the engine thread touches it: NIO threads reach it through `EngineLoop.submit`.
-public final class EngineContext: TraceObserver {
+package final class EngineContext: TraceObserver {
     package let engine: Engine
     package let hub: SubscriptionHub
     package var settings: EngineSettings {
@@ -31,16 +31,16 @@ public final class EngineContext: TraceObserver {
     var routerStore: (any RouterStorage)?
     /// `plugins.reload`: hands the request to the plugin manager, which answers through `reply` on the
     /// engine thread once the files are probed and swapped. Set by the daemon.
-    public var reloadPlugins: (@Sendable (_ id: String?, _ reply: @escaping @Sendable (EngineContext, JSONValue) -> Void) -> Void)?
+    package var reloadPlugins: (@Sendable (_ id: String?, _ reply: @escaping @Sendable (EngineContext, JSONValue) -> Void) -> Void)?
     /// Runs blocking work (durable saves) on another thread; `onEngineThread` brings its answer back.
     /// Both nil: such work runs inline (tests, tools). Set by the daemon.
-    public var offload: (@Sendable (_ work: @escaping @Sendable () -> Void) -> Void)?
-    public var onEngineThread: (@Sendable (_ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
+    package var offload: (@Sendable (_ work: @escaping @Sendable () -> Void) -> Void)?
+    package var onEngineThread: (@Sendable (_ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
     /// `onEngineThread` for work done for a connection of `uid` (nil: credentials unknown), a dry run's
     /// next slice: it waits in that uid's lane, taking turns with other uids' requests; `first`: before
     /// that lane's waiting requests (a journal group's next slice: everyone's changes wait on it, not
     /// that uid's backlog). Set by the daemon.
-    public var onEngineThreadFor: (@Sendable (_ uid: UInt32?, _ first: Bool, _ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
+    package var onEngineThreadFor: (@Sendable (_ uid: UInt32?, _ first: Bool, _ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
     var nextTransitionID: UInt64 = 0
     /// Schemes whose `router.configure` is being saved: the router is busy until it is applied.
     var configuringSchemes: Set<String> = []
@@ -69,9 +69,9 @@ public final class EngineContext: TraceObserver {
 
     static let reservedRuntimePrefix = "motiond."
     /// A subscription's `targets` filter names at most this many targets (a long list cost every frame).
-    public static let maximumSubscriptionTargets = 4096
+    package static let maximumSubscriptionTargets = 4096
     /// A plan, as JSON text, is at most this many bytes (SPEC §5).
-    public static let maximumPlanBytes = 64 << 10
+    package static let maximumPlanBytes = 64 << 10
 
     /// Measured without writing the plan out (a 900 KB plan costs the engine thread a walk, not a copy).
     static func checkSize(of plan: JSONValue) throws(EngineError) {
@@ -83,7 +83,7 @@ public final class EngineContext: TraceObserver {
     static let maximumSampleTime = 600.0
     static let maximumSamples = 10_000
 
-    public init(engine: Engine, settings: EngineSettings, logger: Logger,
+    package init(engine: Engine, settings: EngineSettings, logger: Logger,
                 hubLimits: SubscriptionHub.Limits = .init()) {
         self.engine = engine
         self.settings = settings
@@ -103,7 +103,7 @@ public final class EngineContext: TraceObserver {
             || !engine.store.gone.isEmpty
     }
 
-    public func engine(_ engine: Engine, didTrace event: TraceEvent) {
+    package func engine(_ engine: Engine, didTrace event: TraceEvent) {
         if isSampling { return }
         if isTicking {
             tickEvents.append(event)
@@ -116,12 +116,12 @@ public final class EngineContext: TraceObserver {
 
     /// A session without a socket: lines go in through `receive`, replies and events out to `output`.
     /// For embedding the engine in-process (tests, fuzzing); sockets use the same path.
-    public func openLocalSession(_ id: UInt64, output: any ClientOutput, role: Role = .client) {
+    package func openLocalSession(_ id: UInt64, output: any ClientOutput, role: Role = .client) {
         openSession(id, output: output, role: role)
     }
 
     /// One request line (without its newline) from a local session, answered as a socket's would be.
-    public func receive<Bytes: Collection<UInt8>>(line: Bytes, from sessionID: UInt64) {
+    package func receive<Bytes: Collection<UInt8>>(line: Bytes, from sessionID: UInt64) {
         handle(Request.parse(line: line), from: sessionID)
     }
 
@@ -258,7 +258,7 @@ public final class EngineContext: TraceObserver {
     }
 
     /// One frame: advance animations, send the changed properties, drop clients that stay too slow.
-    public func tick(dt: Double) {
+    package func tick(dt: Double) {
         advanceEngine(by: dt * settings.tickScale)
         let now = time
         let dirty = engine.dirtyProperties

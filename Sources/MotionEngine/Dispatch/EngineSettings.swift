@@ -1,31 +1,31 @@
 /// What the engine thread needs to know of the daemon's configuration; the daemon derives it from its
 /// command line and config file (and replaces it when a reload changes one of these).
-public struct EngineSettings: Sendable, Equatable {
+package struct EngineSettings: Sendable, Equatable {
     /// Frames per second of the shared clock.
-    public var rate: Double
+    package var rate: Double
     /// Longest request line, advertised in `hello`.
-    public var maximumLineLength: Int
-    public var maximumSubscriptionsPerConnection: Int
+    package var maximumLineLength: Int
+    package var maximumSubscriptionsPerConnection: Int
     /// What each uid may hold (SPEC §13).
-    public var quotas = Quotas()
+    package var quotas = Quotas()
     /// Global animation speed (SPEC §10): every tick advances animations by dt × speed (0.5: half speed);
     /// at 0 every plan added completes at once.
-    public var speed = 1.0
+    package var speed = 1.0
     /// Reduce motion (SPEC §10): every plan added that is not `"essential": true` completes at once.
-    public var reduceMotion = false
+    package var reduceMotion = false
     /// The speeds this build accepts besides 0.
-    public static let speeds = 0.01...100.0
+    package static let speeds = 0.01...100.0
 
-    public static func isValid(speed: Double) -> Bool { speed == 0 || speeds.contains(speed) }
+    package static func isValid(speed: Double) -> Bool { speed == 0 || speeds.contains(speed) }
 
     /// Which plans complete at once under these settings.
-    public var instantMotion: InstantMotion { speed == 0 ? .all : reduceMotion ? .reduceMotion : .off }
+    package var instantMotion: InstantMotion { speed == 0 ? .all : reduceMotion ? .reduceMotion : .off }
 
     /// What a tick advances animations by: at speed 0 the animations that were running when it was set
     /// carry on at speed 1 (new plans complete at once), so nothing freezes half-way.
-    public var tickScale: Double { speed == 0 ? 1 : speed }
+    package var tickScale: Double { speed == 0 ? 1 : speed }
 
-    public init(rate: Double = 120, maximumLineLength: Int = 1 << 20, maximumSubscriptionsPerConnection: Int = 64) {
+    package init(rate: Double = 120, maximumLineLength: Int = 1 << 20, maximumSubscriptionsPerConnection: Int = 64) {
         self.rate = rate
         self.maximumLineLength = maximumLineLength
         self.maximumSubscriptionsPerConnection = maximumSubscriptionsPerConnection

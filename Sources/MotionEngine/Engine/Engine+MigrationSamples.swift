@@ -5,17 +5,17 @@ import MotionPluginAPI
 /// real state is refused before the daemon maps it (a crash in `import_state` during the swap itself
 /// would take motiond down, and the quarantine could only refuse the new build afterwards).
 extension Engine {
-    public struct MigrationSample: Sendable {
-        public var planType: String
+    package struct MigrationSample: Sendable {
+        package var planType: String
         /// The state's JSON text, as `export_state` wrote it.
-        public var state: [UInt8]
+        package var state: [UInt8]
     }
 
     /// Up to `limit` states of performers running on the current build of the plugin loaded from `file`
     /// (one per plan type first, then more), at most `maximumBytes` of them and what `budgetNanos` of this
     /// thread allow (it is the engine thread: one pass over the performers, no sort); none when the build
     /// cannot export.
-    public func migrationSamples(ofPluginFile file: String, limit: Int, maximumBytes: Int = 1 << 20,
+    package func migrationSamples(ofPluginFile file: String, limit: Int, maximumBytes: Int = 1 << 20,
                                  budgetNanos: UInt64 = 1_000_000) -> [MigrationSample] {
         guard let entry = registry.current.first(where: { $0.plugin.file == file }), let table = Self.migrateTable(entry.plugin)
         else { return [] }
@@ -49,7 +49,7 @@ extension Engine {
     /// the daemon — advances it one tick if it took the state, and discards it. False when the build
     /// declines the state (the swap would leave that performer on its old build) or has no migration; a
     /// crash or a hang ends the child, which is the point.
-    public func probeImport(planType: String, state: [UInt8], stage: (StaticString) -> Void = { _ in }) -> Bool {
+    package func probeImport(planType: String, state: [UInt8], stage: (StaticString) -> Void = { _ in }) -> Bool {
         guard let index = registry.factory(forPlanType: planType),
               let entry = registry.current(id: registry.factories[index].pluginID), let table = Self.migrateTable(entry.plugin)
         else { return false }

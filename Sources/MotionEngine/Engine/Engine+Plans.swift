@@ -9,7 +9,7 @@ extension Engine {
     /// performer while the runtime's owner holds its quota of them, or any plan while it holds its quota
     /// of animations (running or waiting for their delay), is refused (`quota.exceeded`).
     @discardableResult
-    public func addPlan(_ plan: JSONValue, to target: String, in runtime: String = defaultRuntime,
+    package func addPlan(_ plan: JSONValue, to target: String, in runtime: String = defaultRuntime,
                         named name: String? = nil, quotas: Quotas? = nil) throws(EngineError) -> UInt64 {
         guard let scope = runtimes[runtime] else {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(OwnedName.split(runtime).name)\"")
@@ -114,7 +114,7 @@ extension Engine {
     /// Checks a plan as `addPlan` does before performing it (an object whose type is known and which
     /// matches that type's schema), without touching anything; returns its factory and type.
     @discardableResult
-    public func check(_ plan: JSONValue) throws(EngineError) -> (factoryIndex: Int, planType: String) {
+    package func check(_ plan: JSONValue) throws(EngineError) -> (factoryIndex: Int, planType: String) {
         guard case .object = plan else {
             throw EngineError(.invalidRequest, "plan: expected an object")
         }
@@ -154,7 +154,7 @@ extension Engine {
 
     /// Removes the plan named `name` from a target. Unknown names do nothing and emit nothing.
     @discardableResult
-    public func removePlan(named name: String, from target: String,
+    package func removePlan(named name: String, from target: String,
                            in runtime: String = defaultRuntime) throws(EngineError) -> Bool {
         guard let scope = runtimes[runtime] else {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(OwnedName.split(runtime).name)\"")

@@ -4,7 +4,7 @@ extension Engine {
     /// Creates a runtime. An ephemeral one belongs to `owner` (a session) and ends with it.
     /// Its key says whose it is (`OwnedName`); a shared one is readable by every uid.
     /// A `dryRun` runtime is the daemon's scratch space (see `RuntimeScope.isDryRun`).
-    public func createRuntime(_ name: String, ephemeralOwner owner: UInt64? = nil, shared: Bool = false,
+    package func createRuntime(_ name: String, ephemeralOwner owner: UInt64? = nil, shared: Bool = false,
                               recordsTimeline: Bool = true, dryRun: Bool = false) throws(EngineError) {
         guard !name.isEmpty else { throw EngineError(.invalidRequest, "name: must not be empty") }
         guard runtimes[name] == nil else {
@@ -21,12 +21,12 @@ extension Engine {
     }
 
     /// Animations (is-active tokens) held in the runtimes of `uid`.
-    public func animations(of uid: UInt32) -> Int { tokenCounts[uid]?.value ?? 0 }
+    package func animations(of uid: UInt32) -> Int { tokenCounts[uid]?.value ?? 0 }
 
     /// Destroys a runtime: its performers are destroyed, its tokens released, its properties forgotten.
     /// It is gone at once; a large one is freed in slices between ticks (`Engine+Teardown`), its
     /// owner's quotas of performers and properties charged until it is.
-    public func destroyRuntime(_ name: String) throws(EngineError) {
+    package func destroyRuntime(_ name: String) throws(EngineError) {
         guard name != Self.defaultRuntime else {
             throw EngineError(.runtimeProtected, "name: the \"default\" runtime always exists")
         }
@@ -42,7 +42,7 @@ extension Engine {
     /// their tokens are released), its properties forgotten, and `runtime.state` no longer lists it.
     /// Routers end the targets of screens that left their URL (SPEC §4).
     /// Without `announcing`, no `target.removed` (a target that a refused plan made and no one saw).
-    public func removeTarget(_ name: String, in runtime: String, announcing: Bool = true) {
+    package func removeTarget(_ name: String, in runtime: String, announcing: Bool = true) {
         guard let scope = runtimes[runtime], let target = scope.targets.removeValue(forKey: name) else { return }
         let wasActive = scope.activeTokens > 0
         for performer in target.performers.values.sorted(by: { $0.id < $1.id }) {
@@ -67,24 +67,24 @@ extension Engine {
     }
 
     /// Ephemeral runtimes created by `owner`, for clean-up when its connection closes.
-    public func ephemeralRuntimes(ownedBy owner: UInt64) -> [String] {
+    package func ephemeralRuntimes(ownedBy owner: UInt64) -> [String] {
         runtimes.values.filter { $0.ephemeralOwner == owner }.map(\.name).sorted()
     }
 
     /// `runtime.state` pages hold at most this many targets.
-    public static let maximumStatePage = 1000
+    package static let maximumStatePage = 1000
     /// Properties after which a `runtime.state` page ends (with the whole target that reached it): each
     /// is a few µs of the engine thread, and a page of 122,000 held it 0.4 s.
-    public static let maximumStatePageProperties = 1024
+    package static let maximumStatePageProperties = 1024
     /// Properties one target may have (a thing on screen has a handful): 122,000 `Set`s of distinct
     /// properties on one target made each `runtime.state` of it 0.4 s, and each claim of a property a
     /// look at all of them. A plan for one more is refused (`request.limit`); a plugin's own write of one
     /// gets no handle.
-    public static let maximumPropertiesPerTarget = 1024
+    package static let maximumPropertiesPerTarget = 1024
 
     /// A JSON picture of one runtime for `runtime.state`: at most `limit` targets, in the order they were
     /// created, starting after the target named `after`; `next` names the last one when more follow.
-    public func state(ofRuntime name: String, after: String? = nil, limit: Int = 1000) throws(EngineError) -> JSONValue {
+    package func state(ofRuntime name: String, after: String? = nil, limit: Int = 1000) throws(EngineError) -> JSONValue {
         guard let scope = runtimes[name] else {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(OwnedName.split(name).name)\"")
         }

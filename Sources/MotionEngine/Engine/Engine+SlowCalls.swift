@@ -6,21 +6,21 @@ import MotionWire
 extension Engine {
     /// Nanoseconds a plugin call may hold the engine thread before it is reported (0: not timed). The
     /// daemon sets one frame interval: a call that long alone makes the tick miss its frame.
-    public var slowCallLimit: UInt64 {
+    package var slowCallLimit: UInt64 {
         get { slowCalls.limit }
         set { slowCalls.limit = newValue }
     }
 
     /// Reads the engine thread's CPU time and context switches (the daemon sets getrusage): a call made
     /// slow by a busy machine (the thread preempted, not blocked, little CPU) is not blamed on its plugin.
-    public var threadUsage: (() -> SlowCalls.ThreadUsage)? {
+    package var threadUsage: (() -> SlowCalls.ThreadUsage)? {
         get { slowCalls.usage }
         set { slowCalls.usage = newValue }
     }
 
     /// Starts a window that slow calls' preemption is judged over (one getrusage): the engine loop calls
     /// it when it wakes for commands, `advance(by:)` at each tick.
-    public func markSlowCallWindow() { slowCalls.markTick() }
+    package func markSlowCallWindow() { slowCalls.markTick() }
 
     @inline(__always)
     func calling<Result>(_ label: UnsafePointer<CChar>?, _ function: StaticString, performers: Int = 1,

@@ -3,17 +3,17 @@ import MotionWire
 
 /// Hot swap (SPEC §6): a new build of a plugin becomes current, and running performers move to it.
 extension Engine {
-    public struct SwapReport: Sendable, Equatable {
+    package struct SwapReport: Sendable, Equatable {
         /// Performers now running on the new build.
-        public var migrated = 0
+        package var migrated = 0
         /// Performers left to finish on an older build (no `motion.migrate/1` on one side).
-        public var remaining = 0
+        package var remaining = 0
     }
 
     /// A swap whose performers move over several calls (`beginSwap`, then `continueSwap`), so that a
     /// swap under many running animations never holds the engine thread past a frame.
-    public final class SwapJob {
-        public let pluginID: String
+    package final class SwapJob {
+        package let pluginID: String
         /// The new build's generation.
         let generation: Int
         /// Performers of older builds, oldest first; those before `next` have been handled.
@@ -21,12 +21,12 @@ extension Engine {
         var next = 0
         let oldTables: [Int: UnsafePointer<motion_migrate>?]
         let newTable: UnsafePointer<motion_migrate>?
-        public internal(set) var report = SwapReport()
+        package internal(set) var report = SwapReport()
         /// Why performers that had to stay on their old build could not move (after the first slice).
-        public internal(set) var failures: [String] = []
+        package internal(set) var failures: [String] = []
         /// Performers that cannot move (no migration on one side), counted once in `remaining`.
         var countedAsRemaining: Set<UInt64> = []
-        public var isFinished: Bool { next >= queue.count }
+        package var isFinished: Bool { next >= queue.count }
         /// What moving one performer has cost so far (a running average): a slice stops before the move
         /// that would pass its deadline, not after it.
         var nanosPerMove: UInt64 = 0
@@ -56,7 +56,7 @@ extension Engine {
     /// dropped, `registry` stays as it was and the error names the performer. A performer that its old
     /// build cannot export (that build's fault, which the new one may be there to fix) stays on the old
     /// build and finishes there, counted in `remaining`.
-    public func swap(to extended: PluginRegistry, pluginID: String) throws(EngineError) -> SwapReport {
+    package func swap(to extended: PluginRegistry, pluginID: String) throws(EngineError) -> SwapReport {
         try beginSwap(to: extended, pluginID: pluginID, budgetNanos: .max).report
     }
 
@@ -64,7 +64,7 @@ extension Engine {
     /// one): new plans use the new build from now on, and these performers move all or nothing, as one
     /// swap. If performers remain, `continueSwap` moves the rest, call by call, between ticks; until then
     /// they run on their old build, and a plan for one of them moves it first.
-    public func beginSwap(to extended: PluginRegistry, pluginID: String, budgetNanos: UInt64) throws(EngineError) -> SwapJob {
+    package func beginSwap(to extended: PluginRegistry, pluginID: String, budgetNanos: UInt64) throws(EngineError) -> SwapJob {
         // A swap of the same plugin still under way finishes first: its performers are older still.
         for job in swapJobs where job.pluginID == pluginID { _ = continueSwap(job, budgetNanos: .max) }
         let previous = registry
@@ -120,7 +120,7 @@ extension Engine {
     /// cost so far (at least one). One whose
     /// state cannot move stays on its old build and finishes there (counted in `remaining`, its reason in
     /// `failures`). Returns true when the job is finished.
-    public func continueSwap(_ job: SwapJob, budgetNanos: UInt64) -> Bool {
+    package func continueSwap(_ job: SwapJob, budgetNanos: UInt64) -> Bool {
         let deadline = MonotonicClock.now().addingReportingOverflow(budgetNanos)
         while !job.isFinished {
             let id = job.queue[job.next]

@@ -28,7 +28,7 @@ extension Engine {
     static let inlineTeardownSize = 4096
 
     /// Whether destroyed runtimes are still being freed: the clock runs until they are.
-    public var hasTeardowns: Bool { !teardowns.isEmpty }
+    package var hasTeardowns: Bool { !teardowns.isEmpty }
 
     /// The performer a plugin's call names, nil once its runtime is destroyed: until a destroyed runtime's
     /// performers are freed they may still be advanced, and what they ask for then goes nowhere (their
@@ -62,7 +62,7 @@ extension Engine {
 
     /// Frees destroyed runtimes until the monotonic clock passes `deadline`, taking uids in turn (one uid
     /// destroying large runtimes again and again does not keep another's quotas charged).
-    public func continueTeardowns(until deadline: UInt64) {
+    package func continueTeardowns(until deadline: UInt64) {
         while !teardowns.isEmpty {
             let next = teardowns.firstIndex { ($0.scope.owner ?? .max) > lastTeardownOwner } ?? 0
             let teardown = teardowns[next]

@@ -77,7 +77,7 @@ struct Timeline {
 
 extension Engine {
     /// The runtime's clock: seconds since it was created, not counting time paused by a scrubber.
-    public func clock(ofRuntime name: String) -> Double? {
+    package func clock(ofRuntime name: String) -> Double? {
         runtimes[name].map { $0.timeline.clock(now: time) }
     }
 

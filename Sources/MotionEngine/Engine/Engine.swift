@@ -8,14 +8,14 @@ import MotionWire
 /// Pure logic with no I/O and no threads of its own. Whoever owns it calls it from one thread only:
 /// control operations (`addPlan`, …) and `advance(by:)` never overlap, and plugins are only called from
 /// inside them.
-public final class Engine {
-    public static let defaultRuntime = "default"
+package final class Engine {
+    package static let defaultRuntime = "default"
     static let maximumEmitDepth = 32
 
     enum Phase { case control, frame }
 
     /// Replaced only by `extendRegistry`, which keeps every existing factory at its index.
-    public internal(set) var registry: PluginRegistry
+    package internal(set) var registry: PluginRegistry
     package let host: HostServices
     let store = PropertyStore()
     let curves = CurveTable()
@@ -50,8 +50,8 @@ public final class Engine {
     var heldTraces: [TraceEvent]?
     var nextToken: UInt64 = 1
     /// Seconds advanced so far (the sum of every tick's dt): the engine's own clock.
-    public internal(set) var time = 0.0
-    public weak var observer: (any TraceObserver)?
+    package internal(set) var time = 0.0
+    package weak var observer: (any TraceObserver)?
     /// Gestures performers interned ("motion.gesture/1"), by handle.
     var gestureSlots: [UInt32: GestureSlot] = [:]
     var nextGestureHandle: UInt32 = 0
@@ -59,16 +59,16 @@ public final class Engine {
     /// interns one in its scratch runtime: a counter alone would run out).
     var freeGestureHandles: [UInt32] = []
     /// What each uid holds (SPEC §13 quotas), kept as runtimes and performers come and go.
-    public internal(set) var usage: [UInt32: Usage] = [:]
+    package internal(set) var usage: [UInt32: Usage] = [:]
     /// Per uid, the tokens its runtimes hold (shared with each of its runtimes).
     var tokenCounts: [UInt32: TokenCount] = [:]
     /// Running `Sequence` and `Group` plans and the leaves they wait on.
     var composition = CompositionState()
     /// Reduce motion and speed 0 (SPEC §10): which plans complete at once when added.
-    public var instantMotion = InstantMotion.off
+    package var instantMotion = InstantMotion.off
     /// Every uid's quotas (set by its owner): what a plan a performer emits is held to, as any plan of
     /// the uid's (nil: none, an engine used without sessions).
-    public var quotas: Quotas?
+    package var quotas: Quotas?
     /// Why the last `intern_property` was refused by a quota (the answer to a plan refused after it).
     var internRefusal: String?
     /// The uid whose named plan a scratch performer is trying (`checkReplacement`): its properties quota
@@ -76,12 +76,12 @@ public final class Engine {
     var replacementOwner: UInt32?
     /// Set by the clock before a tick that no frame subscriber will see: plugins with "motion.kept/1" may
     /// then keep the values instead of writing them (`Engine+KeptWrites`).
-    public var writesUnread = false
+    package var writesUnread = false
     /// With `writesUnread`: a byte per property handle, nonzero where someone reads the value anyway (a
     /// filtered subscriber); what "motion.unread/1" `read_properties` lends for the tick.
-    public var readProperties: UnsafeBufferPointer<UInt8>?
+    package var readProperties: UnsafeBufferPointer<UInt8>?
     /// The same properties as a list of handles (no order): `read_property_list`.
-    public var readPropertyList: UnsafeBufferPointer<UInt32>?
+    package var readPropertyList: UnsafeBufferPointer<UInt32>?
     /// True during an `advance(by:)` begun with `writesUnread`: what "motion.unread/1" answers.
     var isKeepingWrites = false
     /// Factories without `write_kept_some` asked for everything since the store last went stale.
@@ -91,9 +91,9 @@ public final class Engine {
     /// Performers already reported for writing a value that is not finite (once each).
     var reportedNonFinite: Set<UInt64> = []
 
-    public struct Usage: Equatable, Sendable {
-        public var runtimes = 0
-        public var performers = 0
+    package struct Usage: Equatable, Sendable {
+        package var runtimes = 0
+        package var performers = 0
     }
 
     struct AdvanceGroup {
@@ -109,7 +109,7 @@ public final class Engine {
         var records: [PerformerRecord] = []
     }
 
-    public init(registry: PluginRegistry, host: HostServices) {
+    package init(registry: PluginRegistry, host: HostServices) {
         self.registry = registry
         self.host = host
         runtimes[Self.defaultRuntime] = RuntimeScope(name: Self.defaultRuntime, ephemeralOwner: nil)
@@ -134,16 +134,16 @@ public final class Engine {
     /// True while some continuous performer holds a token and needs ticks.
     /// What a uid's composites may spend starting their next steps in one drain (`drainCompositeEnds`).
     var compositeNanosPerUID = Engine.defaultCompositeNanosPerUID
-    public var isAnimating: Bool { advancingCount > 0 }
-    public var hasPendingFrame: Bool { !store.dirty.isEmpty }
-    public var runtimeNames: [String] { runtimes.keys.sorted() }
-    public var activeTokenCount: Int { runtimes.values.reduce(0) { $0 + $1.activeTokens } }
-    public var performerCount: Int { performers.count }
-    public var propertyCount: Int { store.liveCount }
-    public func isActive(runtime: String) -> Bool { (runtimes[runtime]?.activeTokens ?? 0) > 0 }
+    package var isAnimating: Bool { advancingCount > 0 }
+    package var hasPendingFrame: Bool { !store.dirty.isEmpty }
+    package var runtimeNames: [String] { runtimes.keys.sorted() }
+    package var activeTokenCount: Int { runtimes.values.reduce(0) { $0 + $1.activeTokens } }
+    package var performerCount: Int { performers.count }
+    package var propertyCount: Int { store.liveCount }
+    package func isActive(runtime: String) -> Bool { (runtimes[runtime]?.activeTokens ?? 0) > 0 }
 
     /// The current value of a property, if it has one.
-    public func value(of property: String, target: String, runtime: String = defaultRuntime) -> [Double]? {
+    package func value(of property: String, target: String, runtime: String = defaultRuntime) -> [Double]? {
         guard let handle = store.handle(for: .init(runtime: runtime, target: target, property: property)) else {
             return nil
         }
@@ -151,7 +151,7 @@ public final class Engine {
         return value.isEmpty ? nil : value
     }
 
-    public func velocity(of property: String, target: String, runtime: String = defaultRuntime) -> [Double]? {
+    package func velocity(of property: String, target: String, runtime: String = defaultRuntime) -> [Double]? {
         guard let handle = store.handle(for: .init(runtime: runtime, target: target, property: property)) else {
             return nil
         }
@@ -160,7 +160,7 @@ public final class Engine {
 
     /// Adopts a registry built with `PluginRegistryBuilder(extending: registry)`: new plan types become
     /// available; performers keep the factories they were created with.
-    public func extendRegistry(_ extended: PluginRegistry) {
+    package func extendRegistry(_ extended: PluginRegistry) {
         precondition(extended.factories.count >= registry.factories.count, "a registry may only grow")
         let added = extended.plugins.dropFirst(registry.plugins.count)
         let newRejections = extended.rejected.filter { rejection in !registry.rejected.contains(rejection) }
@@ -182,7 +182,7 @@ public final class Engine {
 
     /// Advances every animating performer by `dt` seconds. Tokens released during the frame stop the
     /// performer's ticks once the frame is over.
-    public func advance(by dt: Double) {
+    package func advance(by dt: Double) {
         time += dt
         if !composition.ends.isEmpty { ageCarriedEnds(by: dt) }
         phase = .frame
@@ -231,7 +231,7 @@ public final class Engine {
 
     /// Advances only the animating performers of a dry-run runtime (`plan.sample`, replays), which the
     /// clock never advances. Its writes are taken out of the frame (`dropDryRunWrites`).
-    public func advance(runtime name: String, by dt: Double) {
+    package func advance(runtime name: String, by dt: Double) {
         guard let scope = runtimes[name], scope.isDryRun else { return }
         let active = scope.performers.filter { $0.isContinuous && !$0.tokens.isEmpty }
         phase = .frame
@@ -244,12 +244,12 @@ public final class Engine {
     }
 
     /// Takes dry runs' writes out of this frame: nobody sees a dry run, even one worked across ticks.
-    public func dropDryRunWrites() { store.dropHiddenFromDirty() }
+    package func dropDryRunWrites() { store.dropHiddenFromDirty() }
 
     /// Handles of the properties written since the last `clearFrame()`.
     var dirtyProperties: UnsafeBufferPointer<UInt32> { store.dirty }
 
-    public func clearFrame() { store.clearDirty() }
+    package func clearFrame() { store.clearDirty() }
 
     // MARK: Internals shared by the extensions
 

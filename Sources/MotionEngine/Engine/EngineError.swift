@@ -1,14 +1,14 @@
 import MotionWire
 
 /// A failure the engine reports to the client that caused it, with a stable wire code.
-public struct EngineError: Error, Equatable, CustomStringConvertible {
-    public var code: ErrorCode
-    public var message: String
+package struct EngineError: Error, Equatable, CustomStringConvertible {
+    package var code: ErrorCode
+    package var message: String
 
-    public init(_ code: ErrorCode, _ message: String) {
+    package init(_ code: ErrorCode, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
+    package var description: String { "\(code.rawValue): \(message)" }
 }

@@ -7,7 +7,7 @@ import MotionWire
 ///
 /// Created before plugins load (their `init` receives it) and attached to the engine once the registry
 /// is frozen. Callbacks arrive on the engine thread only, from inside calls the engine made.
-public final class HostServices: PlanNodesOwner {
+package final class HostServices: PlanNodesOwner {
     package let pointer: UnsafeMutablePointer<motion_host>
     /// The same host (same calls, same services) at another address, given to the performers of dry runs
     /// (`plan.sample`, replays): plugins that keep state per host (the shipped animations' lanes, keyed by
@@ -19,7 +19,7 @@ public final class HostServices: PlanNodesOwner {
     /// reference counting; the engine clears it in `deinit`.
     unowned(unsafe) var engine: Engine?
 
-    public init(logger: Logger) {
+    package init(logger: Logger) {
         self.logger = logger
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: motion_host(
@@ -100,7 +100,7 @@ public final class HostServices: PlanNodesOwner {
     }
 
     /// The "motion.plan/1" extension: the plan being handed to a plugin, as typed values.
-    public let plans = PlanNodes()
+    package let plans = PlanNodes()
     let planReader = PlanReaderTable.make()
 
     /// The services behind a host pointer a plugin passed back.

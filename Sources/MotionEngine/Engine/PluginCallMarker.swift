@@ -2,10 +2,10 @@
 /// crashes motiond is quarantined). Two pointers in memory allocated once: the plugin's label (a C string
 /// "file\nhash", made when it was registered) and the function's name (a static C string). Setting them
 /// is two plain stores; a crash handler reads them with no locks and no allocation.
-public enum PluginCallMarker {
+package enum PluginCallMarker {
     /// The two pointers, for the daemon's crash handler (`label`, then `function`). `nonisolated(unsafe)`:
     /// only the engine thread writes them, and the only other reader is a signal handler on that thread.
-    nonisolated(unsafe) public static let address: UnsafeMutableRawPointer = {
+    nonisolated(unsafe) package static let address: UnsafeMutableRawPointer = {
         let slot = UnsafeMutableRawPointer.allocate(byteCount: 2 * MemoryLayout<UInt>.size, alignment: MemoryLayout<UInt>.alignment)
         slot.initializeMemory(as: UInt.self, repeating: 0, count: 2)
         return slot

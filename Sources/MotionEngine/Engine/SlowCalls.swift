@@ -3,7 +3,7 @@
 /// (the host sets a frame interval) is noted, and reported at once the first time for its plugin and
 /// function, then at most every `interval` with how many more were slow meanwhile: an operator learns
 /// which plugin freezes the frames without a flood of lines at 120 Hz.
-public struct SlowCalls {
+package struct SlowCalls {
     struct Key: Hashable {
         let label: UInt
         let function: UInt
@@ -17,13 +17,13 @@ public struct SlowCalls {
     }
 
     /// The engine thread's CPU time and context switches (getrusage), when the host can tell them.
-    public struct ThreadUsage: Sendable, Equatable {
-        public var cpuNanos: UInt64
+    package struct ThreadUsage: Sendable, Equatable {
+        package var cpuNanos: UInt64
         /// It blocked (a sleep, I/O).
-        public var voluntary: Int
+        package var voluntary: Int
         /// It was preempted.
-        public var involuntary: Int
-        public init(cpuNanos: UInt64, voluntary: Int, involuntary: Int) {
+        package var involuntary: Int
+        package init(cpuNanos: UInt64, voluntary: Int, involuntary: Int) {
             self.cpuNanos = cpuNanos
             self.voluntary = voluntary
             self.involuntary = involuntary

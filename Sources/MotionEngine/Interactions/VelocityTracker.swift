@@ -3,36 +3,36 @@
 /// newest, or more than 40 ms older than the sample after it; fewer than 3 samples give 0; else x(τ) and
 /// y(τ) are fitted separately by unweighted least squares with a degree-2 polynomial in τ = t − newest t,
 /// and the velocity is the linear coefficient.
-public struct VelocityTracker: Sendable, Equatable {
-    public struct Sample: Sendable, Equatable {
-        public var time: Double
-        public var position: [Double]
+package struct VelocityTracker: Sendable, Equatable {
+    package struct Sample: Sendable, Equatable {
+        package var time: Double
+        package var position: [Double]
 
-        public init(time: Double, position: [Double]) {
+        package init(time: Double, position: [Double]) {
             self.time = time
             self.position = position
         }
     }
 
-    public static let capacity = 20
-    public static let horizon = 0.100
-    public static let maximumGap = 0.040
-    public static let minimumSamples = 3
+    package static let capacity = 20
+    package static let horizon = 0.100
+    package static let maximumGap = 0.040
+    package static let minimumSamples = 3
 
     /// The newest samples, oldest first (at most `capacity`).
-    public private(set) var samples: [Sample] = []
+    package private(set) var samples: [Sample] = []
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ sample: Sample) {
+    package mutating func add(_ sample: Sample) {
         samples.append(sample)
         if samples.count > Self.capacity { samples.removeFirst(samples.count - Self.capacity) }
     }
 
-    public mutating func reset() { samples.removeAll(keepingCapacity: true) }
+    package mutating func reset() { samples.removeAll(keepingCapacity: true) }
 
     /// The samples the estimate uses, newest last.
-    public var window: ArraySlice<Sample> {
+    package var window: ArraySlice<Sample> {
         guard let newest = samples.last else { return [] }
         var start = samples.count - 1
         while start > 0 {
@@ -44,7 +44,7 @@ public struct VelocityTracker: Sendable, Equatable {
     }
 
     /// Units per second on each axis of the newest sample; zeros with fewer than 3 samples in the window.
-    public func velocity() -> (velocity: [Double], used: Int) {
+    package func velocity() -> (velocity: [Double], used: Int) {
         let window = self.window
         let axes = samples.last?.position.count ?? 0
         guard window.count >= Self.minimumSamples, let newest = window.last else {
@@ -84,32 +84,32 @@ public struct VelocityTracker: Sendable, Equatable {
 }
 
 /// One client-named pointer stream in a runtime (SPEC §9).
-public struct Gesture: Sendable {
-    public enum Phase: String, Sendable {
+package struct Gesture: Sendable {
+    package enum Phase: String, Sendable {
         case began, moved, ended, cancelled
     }
 
-    public var phase: Phase = .ended
-    public var position: [Double] = []
+    package var phase: Phase = .ended
+    package var position: [Double] = []
     /// Where it was at `began`.
-    public var origin: [Double] = []
-    public var tracker = VelocityTracker()
+    package var origin: [Double] = []
+    package var tracker = VelocityTracker()
     /// The release velocity, set at `ended` (zeros at `cancelled`).
-    public var releaseVelocity: [Double] = []
-    public var lastTime = -Double.infinity
+    package var releaseVelocity: [Double] = []
+    package var lastTime = -Double.infinity
     /// Counts `began`s: a new number is a new gesture.
-    public var generation: UInt64 = 0
+    package var generation: UInt64 = 0
 
-    public var isActive: Bool { phase == .began || phase == .moved }
+    package var isActive: Bool { phase == .began || phase == .moved }
 }
 
 /// One pointer sample as a client pushed it.
-public struct GestureSample: Sendable {
-    public var sample: VelocityTracker.Sample
+package struct GestureSample: Sendable {
+    package var sample: VelocityTracker.Sample
     /// Nil: continues the gesture (or begins it).
-    public var phase: Gesture.Phase?
+    package var phase: Gesture.Phase?
 
-    public init(sample: VelocityTracker.Sample, phase: Gesture.Phase?) {
+    package init(sample: VelocityTracker.Sample, phase: Gesture.Phase?) {
         self.sample = sample
         self.phase = phase
     }

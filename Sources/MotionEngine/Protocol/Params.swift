@@ -1,32 +1,32 @@
 import MotionWire
 
 /// A request's `params`, read with errors that name the offending field (`request.invalid`).
-public struct Params: Sendable, Equatable {
-    public let members: [String: JSONValue]
+package struct Params: Sendable, Equatable {
+    package let members: [String: JSONValue]
 
-    public init(_ members: [String: JSONValue]) {
+    package init(_ members: [String: JSONValue]) {
         self.members = members
     }
 
-    public subscript(key: String) -> JSONValue? { members[key] }
+    package subscript(key: String) -> JSONValue? { members[key] }
 
-    public func string(_ key: String) throws(EngineError) -> String {
+    package func string(_ key: String) throws(EngineError) -> String {
         guard let value = try optionalString(key) else { throw invalid(key, "missing") }
         return value
     }
 
     /// Names (targets, properties, plans, runtimes) are at most this many bytes of UTF-8, with no NUL.
-    public static let maximumNameLength = 256
+    package static let maximumNameLength = 256
 
     /// A required name: not empty, at most `maximumLength` bytes, no NUL (plugins see names as C strings).
-    public func name(_ key: String, maximumLength: Int = maximumNameLength) throws(EngineError) -> String {
+    package func name(_ key: String, maximumLength: Int = maximumNameLength) throws(EngineError) -> String {
         let value = try string(key)
         try Self.check(name: value, key, maximumLength: maximumLength)
         return value
     }
 
     /// An optional name, checked as `name` is.
-    public func optionalName(_ key: String, maximumLength: Int = maximumNameLength) throws(EngineError) -> String? {
+    package func optionalName(_ key: String, maximumLength: Int = maximumNameLength) throws(EngineError) -> String? {
         guard let value = try optionalString(key) else { return nil }
         try Self.check(name: value, key, maximumLength: maximumLength)
         return value
@@ -40,7 +40,7 @@ public struct Params: Sendable, Equatable {
         guard !value.utf8.contains(0) else { throw EngineError(.invalidRequest, "\(key): must not contain NUL") }
     }
 
-    public func optionalString(_ key: String) throws(EngineError) -> String? {
+    package func optionalString(_ key: String) throws(EngineError) -> String? {
         switch members[key] {
         case nil, .null?: return nil
         case .string(let value)?: return value
@@ -48,7 +48,7 @@ public struct Params: Sendable, Equatable {
         }
     }
 
-    public func optionalBool(_ key: String) throws(EngineError) -> Bool? {
+    package func optionalBool(_ key: String) throws(EngineError) -> Bool? {
         switch members[key] {
         case nil, .null?: return nil
         case .bool(let value)?: return value
@@ -56,7 +56,7 @@ public struct Params: Sendable, Equatable {
         }
     }
 
-    public func optionalNumber(_ key: String) throws(EngineError) -> Double? {
+    package func optionalNumber(_ key: String) throws(EngineError) -> Double? {
         switch members[key] {
         case nil, .null?: return nil
         case .number(let value)?: return value
@@ -64,7 +64,7 @@ public struct Params: Sendable, Equatable {
         }
     }
 
-    public func object(_ key: String) throws(EngineError) -> JSONValue {
+    package func object(_ key: String) throws(EngineError) -> JSONValue {
         switch members[key] {
         case nil, .null?: throw invalid(key, "missing")
         case .object?: return members[key]!
@@ -72,7 +72,7 @@ public struct Params: Sendable, Equatable {
         }
     }
 
-    public func optionalStrings(_ key: String) throws(EngineError) -> [String]? {
+    package func optionalStrings(_ key: String) throws(EngineError) -> [String]? {
         switch members[key] {
         case nil, .null?: return nil
         case .array(let elements)?:

@@ -1,17 +1,17 @@
 import MotionWire
 
 /// One request line, parsed: `{"id": <scalar>, "method": "...", "params": {...}}`.
-public struct Request: Sendable, Equatable {
-    public var id: JSONValue
-    public var method: String
-    public var params: Params
+package struct Request: Sendable, Equatable {
+    package var id: JSONValue
+    package var method: String
+    package var params: Params
     /// The length of the line it came from: a plan in a line no longer than a limit fits that limit, so
     /// most plans are never measured.
-    public var lineLength = Int.max
+    package var lineLength = Int.max
 
     /// Parses one line (without its newline). Failures carry the request id when it could be read, so
     /// the error reply still reaches the right caller.
-    public static func parse<Bytes: Collection<UInt8>>(line: Bytes) -> Result<Request, RequestFailure> {
+    package static func parse<Bytes: Collection<UInt8>>(line: Bytes) -> Result<Request, RequestFailure> {
         // The parser names invalid UTF-8, deep nesting and out-of-range numbers itself, with their offset.
         let json: JSONValue
         do {
@@ -49,8 +49,8 @@ private func describe(_ error: JSONParseError) -> String {
 }
 
 /// A request that could not be parsed, answered with this error.
-public struct RequestFailure: Error, Sendable, Equatable {
-    public var id: JSONValue
-    public var code: ErrorCode
-    public var message: String
+package struct RequestFailure: Error, Sendable, Equatable {
+    package var id: JSONValue
+    package var code: ErrorCode
+    package var message: String
 }

@@ -4,7 +4,7 @@ import CFFI
 ///
 /// A function's call interface is prepared once; a plan binds it to its arguments once (`bind`), and every
 /// sample is then one `ffi_call` with no allocation (`evaluate`).
-public final class CurveTable {
+package final class CurveTable {
     /// One exported function and its prepared call interface.
     final class Function {
         let name: String
@@ -74,10 +74,10 @@ public final class CurveTable {
     private var bindings: [Binding?] = []
     private var freeSlots: [Int] = []
 
-    public init() {}
+    package init() {}
 
     /// Adds the functions of `plugins` not known yet; a name already taken stays with its first plugin.
-    public func register(_ plugins: [PluginRegistry.Entry]) {
+    package func register(_ plugins: [PluginRegistry.Entry]) {
         for entry in plugins {
             // First plugin wins a name; a newer generation of that same plugin takes it over (hot swap).
             for descriptor in entry.plugin.functions
@@ -87,9 +87,9 @@ public final class CurveTable {
         }
     }
 
-    public var names: [String] { functions.keys.sorted() }
+    package var names: [String] { functions.keys.sorted() }
 
-    public func bind(_ name: String, arguments: [Double]) throws(EngineError) -> UInt64 {
+    package func bind(_ name: String, arguments: [Double]) throws(EngineError) -> UInt64 {
         guard let function = functions[name] else {
             throw EngineError(.invalidPlan, "timing.function: no timing function \"\(name)\"; known: \(names.joined(separator: ", "))")
         }
@@ -126,7 +126,7 @@ public final class CurveTable {
         return UInt64(bindings.count)
     }
 
-    public func evaluate(_ handle: UInt64, at t: Double) -> Double {
+    package func evaluate(_ handle: UInt64, at t: Double) -> Double {
         guard handle > 0, handle <= UInt64(bindings.count), let binding = bindings[Int(handle - 1)],
             let cif = binding.function.cif
         else { return t }
@@ -136,7 +136,7 @@ public final class CurveTable {
         return result
     }
 
-    public func release(_ handle: UInt64) {
+    package func release(_ handle: UInt64) {
         guard handle > 0, handle <= UInt64(bindings.count), let binding = bindings[Int(handle - 1)] else { return }
         bindings[Int(handle - 1)] = nil
         freeSlots.append(Int(handle - 1))
@@ -144,5 +144,5 @@ public final class CurveTable {
         binding.pointers.deallocate()
     }
 
-    public var bindingCount: Int { bindings.count - freeSlots.count }
+    package var bindingCount: Int { bindings.count - freeSlots.count }
 }

@@ -4,15 +4,15 @@ import MotionSchema
 
 /// Validates a plugin descriptor before anything in it is called: magic first, then size and version,
 /// then identity and factories. Every error names the field that differs.
-public enum DescriptorCheck {
-    public static let hostMajor = UInt16(MOTION_ABI_MAJOR)
-    public static let hostMinor = UInt16(MOTION_ABI_MINOR)
+package enum DescriptorCheck {
+    package static let hostMajor = UInt16(MOTION_ABI_MAJOR)
+    package static let hostMinor = UInt16(MOTION_ABI_MINOR)
 
     /// The smallest descriptors this host reads: their sizes in ABI 1.0, pinned in the header (never
     /// today's `MemoryLayout`, which grows with every minor version and would refuse older plugins).
     static let minimumPluginSize = Int(MOTION_PLUGIN_SIZE_1_0)
 
-    public static func check(_ raw: UnsafeRawPointer, file: String) -> Result<PluginDescriptor, PluginLoadError> {
+    package static func check(_ raw: UnsafeRawPointer, file: String) -> Result<PluginDescriptor, PluginLoadError> {
         func fail(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
             .failure(PluginLoadError(file: file, reason: reason))
         }
@@ -123,14 +123,14 @@ public enum DescriptorCheck {
 }
 
 /// Why a plugin file was not used.
-public struct PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var file: String
-    public var reason: String
+package struct PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var file: String
+    package var reason: String
 
-    public init(file: String, reason: String) {
+    package init(file: String, reason: String) {
         self.file = file
         self.reason = reason
     }
 
-    public var description: String { "\(file): \(reason)" }
+    package var description: String { "\(file): \(reason)" }
 }

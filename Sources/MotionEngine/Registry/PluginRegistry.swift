@@ -1,37 +1,37 @@
 /// The frozen registry the engine works from: plan type → factory, built once by `PluginRegistryBuilder`.
-public struct PluginRegistry: Sendable {
-    public struct Entry: Sendable {
-        public let plugin: PluginDescriptor
+package struct PluginRegistry: Sendable {
+    package struct Entry: Sendable {
+        package let plugin: PluginDescriptor
         /// 1 for the build loaded first; each hot swap of the same id adds one.
-        public let generation: Int
+        package let generation: Int
         /// SHA-256 of the file's content when it was loaded (hex), empty for in-process plugins.
-        public var hash: String = ""
+        package var hash: String = ""
     }
 
     /// A plan type claimed by a second plugin; the first one (in load order) keeps it.
-    public struct Conflict: Sendable, Equatable {
-        public let planType: String
-        public let keptPlugin: String
-        public let keptFile: String
-        public let ignoredPlugin: String
-        public let ignoredFile: String
+    package struct Conflict: Sendable, Equatable {
+        package let planType: String
+        package let keptPlugin: String
+        package let keptFile: String
+        package let ignoredPlugin: String
+        package let ignoredFile: String
     }
 
-    public let plugins: [Entry]
-    public let conflicts: [Conflict]
-    public let rejected: [PluginLoadError]
+    package let plugins: [Entry]
+    package let conflicts: [Conflict]
+    package let rejected: [PluginLoadError]
     /// Factories in registration order; a performer's factory index points in here.
     let factories: [RegisteredFactory]
     let factoryIndex: [String: Int]
 
-    public var planTypes: [String] { factoryIndex.keys.sorted() }
+    package var planTypes: [String] { factoryIndex.keys.sorted() }
 
     /// The newest generation of each plugin, in load order.
-    public var current: [Entry] {
+    package var current: [Entry] {
         plugins.filter { entry in !plugins.contains { $0.plugin.id == entry.plugin.id && $0.generation > entry.generation } }
     }
 
-    public func current(id: String) -> Entry? { current.first { $0.plugin.id == id } }
+    package func current(id: String) -> Entry? { current.first { $0.plugin.id == id } }
 
     func factory(forPlanType planType: String) -> Int? { factoryIndex[planType] }
 }
@@ -49,18 +49,18 @@ struct RegisteredFactory: @unchecked Sendable {
 ///
 /// Duplicates never win silently: a plan type already claimed stays with the plugin registered first (the
 /// earlier directory, then the file name in byte order) and the later claim is listed as a conflict.
-public struct PluginRegistryBuilder {
+package struct PluginRegistryBuilder {
     private var plugins: [PluginRegistry.Entry] = []
     private var conflicts: [PluginRegistry.Conflict] = []
     private var rejected: [PluginLoadError] = []
     private var factories: [RegisteredFactory] = []
     private var factoryIndex: [String: Int] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Continues a frozen registry: what it holds keeps its place (performers refer to factories by
     /// index), and later additions follow the same first-wins rule.
-    public init(extending registry: PluginRegistry) {
+    package init(extending registry: PluginRegistry) {
         plugins = registry.plugins
         conflicts = registry.conflicts
         rejected = registry.rejected
@@ -69,20 +69,20 @@ public struct PluginRegistryBuilder {
     }
 
     /// Generations a plugin may have before a swap needs a restart: each one is an image that stays mapped.
-    public static let maximumGenerations = 8
+    package static let maximumGenerations = 8
 
     /// Files this registry has seen, loaded or rejected.
-    public var knownFiles: Set<String> { Set(plugins.map(\.plugin.file) + rejected.map(\.file)) }
+    package var knownFiles: Set<String> { Set(plugins.map(\.plugin.file) + rejected.map(\.file)) }
 
     /// Forgets an earlier rejection of `file`, before it is tried again.
-    public mutating func forgetRejection(of file: String) {
+    package mutating func forgetRejection(of file: String) {
         rejected.removeAll { $0.file == file }
     }
 
     /// A new build of a loaded plugin (same id) becomes its next generation: the plan types the plugin
     /// held now point at the new build's factories; the old build's factories stay for the performers that
     /// still use them. Returns the new generation, or an error (the registry is then unchanged).
-    public mutating func replace(with plugin: PluginDescriptor, hash: String) -> Result<Int, PluginLoadError> {
+    package mutating func replace(with plugin: PluginDescriptor, hash: String) -> Result<Int, PluginLoadError> {
         let generations = plugins.filter { $0.plugin.id == plugin.id }
         guard let newest = generations.max(by: { $0.generation < $1.generation }) else {
             return .failure(PluginLoadError(file: plugin.file, reason: "id: \"\(plugin.id)\" is not loaded, nothing to replace"))
@@ -97,7 +97,7 @@ public struct PluginRegistryBuilder {
         return .success(generation)
     }
 
-    public mutating func add(_ plugin: PluginDescriptor, hash: String = "") {
+    package mutating func add(_ plugin: PluginDescriptor, hash: String = "") {
         if let existing = plugins.first(where: { $0.plugin.id == plugin.id }) {
             rejected.append(
                 PluginLoadError(
@@ -128,11 +128,11 @@ public struct PluginRegistryBuilder {
         }
     }
 
-    public mutating func reject(_ error: PluginLoadError) {
+    package mutating func reject(_ error: PluginLoadError) {
         rejected.append(error)
     }
 
-    public func freeze() -> PluginRegistry {
+    package func freeze() -> PluginRegistry {
         PluginRegistry(
             plugins: plugins, conflicts: conflicts, rejected: rejected, factories: factories,
             factoryIndex: factoryIndex)

@@ -76,9 +76,20 @@ struct RouterConfiguration: Sendable {
         pairs.last { $0.from == from && $0.to == to }
     }
 
-    /// Reads and checks `{routes, transitions?}`. Every plan must name a registered plan type, unless
-    /// `planTypes` is nil (a stored router whose plugins are not loaded keeps its configuration).
+    /// How a configuration's plans are checked: the plan types known, and the check `plan.add` makes (the
+    /// type's schema: a misspelled key is refused at `router.configure`, not at the transition).
+    struct PlanCheck {
+        var planTypes: Set<String>
+        var check: (JSONValue) throws(EngineError) -> Void = { _ throws(EngineError) in }
+    }
+
+    /// Reads and checks `{routes, transitions?}`. Every plan must pass `planCheck`, unless it is nil (a
+    /// stored router whose plugins are not loaded, or no longer accept its plans, keeps its configuration).
     init(_ json: JSONValue, planTypes: Set<String>?) throws(EngineError) {
+        try self.init(json, planCheck: planTypes.map { PlanCheck(planTypes: $0) })
+    }
+
+    init(_ json: JSONValue, planCheck: PlanCheck?) throws(EngineError) {
         self.json = json
         guard case .object(let declared)? = json["routes"], !declared.isEmpty else {
             throw EngineError(.invalidRequest, "routes: expected an object of route keys")
@@ -103,23 +114,23 @@ struct RouterConfiguration: Sendable {
             switch entry["transition"] {
             case nil, .null?: break
             case .object(let members)? where members["type"] != nil:
-                route.plan = try Self.checkPlan(entry["transition"]!, "\(field).transition", planTypes)
+                route.plan = try Self.checkPlan(entry["transition"]!, "\(field).transition", planCheck)
             case .object(let members)?:
                 for (update, plan) in members {
                     guard Self.updateNames.contains(update) else {
                         throw EngineError(.invalidRequest, "\(field).transition.\(update): expected a plan, or an object of \(Self.updateNames.sorted().joined(separator: ", "))")
                     }
-                    route.plans[update] = try Self.checkPlan(plan, "\(field).transition.\(update)", planTypes)
+                    route.plans[update] = try Self.checkPlan(plan, "\(field).transition.\(update)", planCheck)
                 }
             default:
                 throw EngineError(.invalidRequest, "\(field).transition: expected a plan or an object of plans")
             }
             routes[key] = route
         }
-        try readPairs(json["transitions"], planTypes)
+        try readPairs(json["transitions"], planCheck)
     }
 
-    private mutating func readPairs(_ transitions: JSONValue?, _ planTypes: Set<String>?) throws(EngineError) {
+    private mutating func readPairs(_ transitions: JSONValue?, _ planCheck: PlanCheck?) throws(EngineError) {
         guard let transitions, transitions != .null else { return }
         guard case .array(let entries) = transitions, entries.count <= Self.maximumRoutes else {
             throw EngineError(.invalidRequest, "transitions: expected an array of {from, to, animation}")
@@ -138,9 +149,9 @@ struct RouterConfiguration: Sendable {
             guard let kind = ContainerAnimation(rawValue: name) else {
                 throw EngineError(.invalidRequest, "\(field).animation: expected one of \(ContainerAnimation.allCases.map(\.rawValue).joined(separator: ", ")), or {kind, appear?, remove?}")
             }
-            let appear = try animation?["appear"].map { plan throws(EngineError) in try Self.checkPlan(plan, "\(field).animation.appear", planTypes) }
-            let remove = try animation?["remove"].map { plan throws(EngineError) in try Self.checkPlan(plan, "\(field).animation.remove", planTypes) }
-            for needed in ["Set"] + (appear == nil || remove == nil ? ["Tween"] : []) where planTypes.map({ !$0.contains(needed) }) ?? false {
+            let appear = try animation?["appear"].map { plan throws(EngineError) in try Self.checkPlan(plan, "\(field).animation.appear", planCheck) }
+            let remove = try animation?["remove"].map { plan throws(EngineError) in try Self.checkPlan(plan, "\(field).animation.remove", planCheck) }
+            for needed in ["Set"] + (appear == nil || remove == nil ? ["Tween"] : []) where planCheck.map({ !$0.planTypes.contains(needed) }) ?? false {
                 throw EngineError(.unknownPlanType, "\(field).animation: container animations need the \(needed) plan type, which no loaded plugin provides")
             }
             pairs.append(Pair(from: keys[0], to: keys[1], animation: kind, appear: appear ?? Self.defaultAppear,
@@ -148,13 +159,18 @@ struct RouterConfiguration: Sendable {
         }
     }
 
-    private static func checkPlan(_ plan: JSONValue, _ field: String, _ planTypes: Set<String>?) throws(EngineError) -> JSONValue {
+    private static func checkPlan(_ plan: JSONValue, _ field: String, _ planCheck: PlanCheck?) throws(EngineError) -> JSONValue {
         guard case .object = plan, let type = plan["type"]?.stringValue else {
             throw EngineError(.invalidRequest, "\(field): expected a plan object with a \"type\"")
         }
-        guard let planTypes else { return plan }
-        guard planTypes.contains(type) else {
-            throw EngineError(.unknownPlanType, "\(field): unknown plan type \"\(type)\"; known: \(planTypes.sorted().joined(separator: ", "))")
+        guard let planCheck else { return plan }
+        guard planCheck.planTypes.contains(type) else {
+            throw EngineError(.unknownPlanType, "\(field): unknown plan type \"\(type)\"; known: \(planCheck.planTypes.sorted().joined(separator: ", "))")
+        }
+        do throws(EngineError) {
+            try planCheck.check(plan)
+        } catch {
+            throw EngineError(error.code, "\(field): \(error.message)")
         }
         return plan
     }

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Where a session's lines go. The engine thread writes; the backlog says how far the reader is behind.
-public protocol ClientOutput: AnyObject, Sendable {
+package protocol ClientOutput: AnyObject, Sendable {
     /// Bytes handed over but not yet written to the socket.
     var backlog: Int { get }
     func send(_ line: [UInt8])
@@ -20,10 +20,10 @@ public protocol ClientOutput: AnyObject, Sendable {
 }
 
 extension ClientOutput {
-    public func send(bytes: UnsafeRawBufferPointer) { send(Array(bytes)) }
-    public func markGreeted() {}
-    public var canPassDescriptors: Bool { false }
-    public func send(_ line: [UInt8], passing descriptor: Int32) {
+    package func send(bytes: UnsafeRawBufferPointer) { send(Array(bytes)) }
+    package func markGreeted() {}
+    package var canPassDescriptors: Bool { false }
+    package func send(_ line: [UInt8], passing descriptor: Int32) {
         Glibc.close(descriptor)
         send(line)
     }

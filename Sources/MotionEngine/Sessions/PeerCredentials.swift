@@ -1,10 +1,10 @@
 /// Who is on the other end of a connection, from SO_PEERCRED at accept time.
-public struct PeerCredentials: Sendable, Equatable {
-    public var uid: UInt32
-    public var gid: UInt32
-    public var pid: Int32
+package struct PeerCredentials: Sendable, Equatable {
+    package var uid: UInt32
+    package var gid: UInt32
+    package var pid: Int32
 
-    public init(uid: UInt32, gid: UInt32, pid: Int32) {
+    package init(uid: UInt32, gid: UInt32, pid: Int32) {
         self.uid = uid
         self.gid = gid
         self.pid = pid
@@ -13,7 +13,7 @@ public struct PeerCredentials: Sendable, Equatable {
 
 /// A connection's role (SPEC §5): admins are root or members of the configured admin group; everyone
 /// else who can open the socket (mode 0660) is a client. Admin-only methods check this role.
-public enum Role: String, Sendable {
+package enum Role: String, Sendable {
     case admin
     case client
 }

@@ -7,13 +7,13 @@ import MotionWire
 /// once it catches up, with `dropped` counting the values it never
 /// saw. Past `traceHighWater` trace events are counted and announced by a `gap` event. A subscriber
 /// that stays behind for `slowConsumerSeconds` is sent `protocol.slow_consumer` and disconnected.
-public final class SubscriptionHub {
-    public struct Limits: Sendable {
-        public var frameHighWater = 1 << 20
-        public var traceHighWater = 4 << 20
-        public var slowConsumerSeconds = 10.0
+package final class SubscriptionHub {
+    package struct Limits: Sendable {
+        package var frameHighWater = 1 << 20
+        package var traceHighWater = 4 << 20
+        package var slowConsumerSeconds = 10.0
 
-        public init() {}
+        package init() {}
     }
 
     let limits: Limits
@@ -122,7 +122,7 @@ public final class SubscriptionHub {
     /// interval. A uid that subscribes many times to much motion (64 shared-memory subscribers of 10,000
     /// springs took another uid's client from 120 to 20 frames/s) has the rest of its subscribers' frames
     /// wait for the next step, their changes conflated; other uids' frames go out on time.
-    public var uidFrameBudgetNanos: UInt64 = 0
+    package var uidFrameBudgetNanos: UInt64 = 0
     private var spentByUID: [UInt32: UInt64] = [:]
     /// Numbers `publishFrame` calls (each subscriber is looked at once per call).
     private var step: UInt64 = 0

@@ -2,11 +2,11 @@
 /// router of `tv://` is `1000/tv`. Clients name their own runtimes plainly; another uid's, where they may
 /// see it (a shared runtime, or anything for an admin), as `<uid>/<name>`. A key without that prefix is
 /// the daemon's own (its scratch runtimes, which nobody sees).
-public enum OwnedName {
-    public static func key(_ owner: UInt32, _ name: some StringProtocol) -> String { "\(owner)/\(name)" }
+package enum OwnedName {
+    package static func key(_ owner: UInt32, _ name: some StringProtocol) -> String { "\(owner)/\(name)" }
 
     /// The owner and the plain name of a key; a daemon key has no owner.
-    public static func split(_ key: String) -> (owner: UInt32?, name: Substring) {
+    package static func split(_ key: String) -> (owner: UInt32?, name: Substring) {
         guard let (owner, rest) = ownerPrefix(of: key) else { return (nil, key[...]) }
         return (owner, rest)
     }
@@ -29,7 +29,7 @@ public enum OwnedName {
     }
 
     /// The key's name as `viewer` writes it: plain for its owner (and for daemon keys), else `<uid>/<name>`.
-    public static func display(_ key: String, for viewer: UInt32) -> String {
+    package static func display(_ key: String, for viewer: UInt32) -> String {
         let (owner, name) = split(key)
         return owner == nil || owner == viewer ? String(name) : key
     }

@@ -1,38 +1,38 @@
 /// What one uid may hold at once (SPEC §13), from the config file's `quotas`. Past one, the request that
 /// would go beyond it is refused with `quota.exceeded` naming it; nothing else is disturbed.
-public struct Quotas: Sendable, Equatable {
-    public var performers = 100_000
+package struct Quotas: Sendable, Equatable {
+    package var performers = 100_000
     /// Animations running or waiting for their delay (each holds an is-active token), over all its
     /// runtimes: what a tick steps for it. Performers alone did not bound it (one performer on one
     /// target animated 200,000 properties).
-    public var animations = 250_000
-    public var runtimes = 256
-    public var routers = 64
-    public var gestures = 64
+    package var animations = 250_000
+    package var runtimes = 256
+    package var routers = 64
+    package var gestures = 64
     /// Bytes of router state (configurations and URLs, as saved).
-    public var stateBytes = 16 << 20
+    package var stateBytes = 16 << 20
     /// Bytes of journal lines kept for its lasting runtimes (the newest changes of each; past it the
     /// oldest of its largest runtime are dropped, as past 1,000 records a runtime: a restart then replays
     /// from the newest). Not refused: a bound on what the journal, and a restart's replay, cost.
-    public var journalBytes = 16 << 20
+    package var journalBytes = 16 << 20
     /// Target names its subscriptions filter on, together (each subscription ≤ 4,096): a filter's names
     /// are interned and indexed, ~0.5 KB each (64 subscriptions × 4,096 names of 250 bytes on 40
     /// connections took 4.5 GB, and their teardown froze the frames for seconds).
-    public var filterTargets = 65_536
+    package var filterTargets = 65_536
     /// Properties of its runtimes, live together (~450 bytes each): a `Set` of a new property ends at
     /// once, so neither performers nor animations bounded them (150,000 in 8 s, +69 MB, and counting).
-    public var properties = 500_000
+    package var properties = 500_000
     /// Slots of its shared-memory subscriptions, live together (each up to 2,097,152; 262,144 by
     /// default): a region's pages are the daemon's memory (~100 bytes a slot written), and 64
     /// connections × 64 subscriptions of 2,097,152 slots were bounded by nothing but the machine.
-    public var shmSlots = 4_194_304
+    package var shmSlots = 4_194_304
 
-    public init() {}
+    package init() {}
 
     /// The config file's names, in the order `status` lists them.
-    public static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets", "properties", "shmSlots"]
+    package static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets", "properties", "shmSlots"]
 
-    public subscript(name: String) -> Int? {
+    package subscript(name: String) -> Int? {
         get {
             switch name {
             case "performers": performers

@@ -5,8 +5,8 @@ import Synchronization
 
 /// The engine thread: runs commands from other threads between ticks, and ticks at `rate` Hz against
 /// absolute deadlines while anything animates. With nothing to animate it sleeps until a command.
-public final class EngineLoop: Sendable {
-    public typealias Command = @Sendable (EngineContext) -> Void
+package final class EngineLoop: Sendable {
+    package typealias Command = @Sendable (EngineContext) -> Void
     /// At most 15 bytes (the kernel's limit).
     static let threadName = "motiond-engine"
     /// The engine thread's scheduler slice in nanoseconds (EEVDF's `sched_runtime`) when
@@ -27,16 +27,16 @@ public final class EngineLoop: Sendable {
         case stop
     }
 
-    public let rate: Double
+    package let rate: Double
     private let queue = CommandQueue<Message>()
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    public init(rate: Double) {
+    package init(rate: Double) {
         self.rate = rate
     }
 
     /// Queues `command` to run on the engine thread after the daemon's commands queued before it.
-    public func submit(_ command: @escaping Command) {
+    package func submit(_ command: @escaping Command) {
         queue.push(.run(command))
     }
 
@@ -53,7 +53,7 @@ public final class EngineLoop: Sendable {
     }
 
     /// Runs `body` on the engine thread and returns its result.
-    public func perform<Result: Sendable>(_ body: @escaping @Sendable (EngineContext) -> Result) async -> Result {
+    package func perform<Result: Sendable>(_ body: @escaping @Sendable (EngineContext) -> Result) async -> Result {
         await withCheckedContinuation { continuation in
             submit { context in continuation.resume(returning: body(context)) }
         }
@@ -61,7 +61,7 @@ public final class EngineLoop: Sendable {
 
     /// `perform`, for work that holds the engine thread for milliseconds: while frames are running it
     /// waits for the end of the next tick (one command per tick); otherwise it runs in turn.
-    public func performAfterTick<Result: Sendable>(_ body: @escaping @Sendable (EngineContext) -> Result) async -> Result {
+    package func performAfterTick<Result: Sendable>(_ body: @escaping @Sendable (EngineContext) -> Result) async -> Result {
         await withCheckedContinuation { continuation in
             queue.push(.afterTick { context in continuation.resume(returning: body(context)) })
         }
@@ -69,7 +69,7 @@ public final class EngineLoop: Sendable {
 
     /// Starts the thread. `make` runs on it first (plugins are loaded there, on the only thread that ever
     /// calls them); its report is returned once it is done.
-    public func start<Report: Sendable>(_ make: @escaping @Sendable () -> (EngineContext, Report)) async -> Report {
+    package func start<Report: Sendable>(_ make: @escaping @Sendable () -> (EngineContext, Report)) async -> Report {
         await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
                 // The kernel's name for the thread (top -H, perf, /proc/*/task/*/comm): Foundation's
@@ -96,14 +96,14 @@ public final class EngineLoop: Sendable {
 
     /// `perform`, once every command queued before it (in any uid's lane) has run: what a client sent
     /// before the daemon began to stop is answered first.
-    public func performAfterQueued<Result: Sendable>(_ body: @escaping @Sendable (EngineContext) -> Result) async -> Result {
+    package func performAfterQueued<Result: Sendable>(_ body: @escaping @Sendable (EngineContext) -> Result) async -> Result {
         await withCheckedContinuation { continuation in
             queue.pushBarrier(.run { context in continuation.resume(returning: body(context)) })
         }
     }
 
     /// Stops the thread after the commands already queued, and waits for it to end.
-    public func stop() async {
+    package func stop() async {
         queue.pushBarrier(.stop)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = finished.withLock { state in

@@ -13,32 +13,32 @@ import MotionWire
 ///             "journalBytes": 16777216, "filterTargets": 65536, "properties": 500000,
 ///             "shmSlots": 4194304}}
 /// ```
-public struct ConfigFile: Sendable {
-    public var socket: String?
-    public var plugins: [String]?
-    public var rate: Double?
-    public var stateDirectory: String?
-    public var logLevel: String?
-    public var maximumLineLength: Int?
-    public var maximumSubscriptions: Int?
-    public var adminGroup: String?
-    public var maximumConnections: Int?
-    public var maximumConnectionsPerUser: Int?
+package struct ConfigFile: Sendable {
+    package var socket: String?
+    package var plugins: [String]?
+    package var rate: Double?
+    package var stateDirectory: String?
+    package var logLevel: String?
+    package var maximumLineLength: Int?
+    package var maximumSubscriptions: Int?
+    package var adminGroup: String?
+    package var maximumConnections: Int?
+    package var maximumConnectionsPerUser: Int?
     /// Per-uid quotas; members left out keep their defaults.
-    public var quotas: Quotas?
-    public var speed: Double?
-    public var reduceMotion: Bool?
+    package var quotas: Quotas?
+    package var speed: Double?
+    package var reduceMotion: Bool?
 
-    public struct Invalid: Error, CustomStringConvertible {
-        public var description: String
+    package struct Invalid: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    public init() {}
+    package init() {}
 
     static let keys: Set<String> = ["socket", "plugins", "rate", "stateDir", "logLevel", "maxLineLength", "maxSubscriptions",
                                     "adminGroup", "maxConnections", "maxConnectionsPerUser", "quotas", "speed", "reduceMotion"]
 
-    public static func load(path: String) throws -> ConfigFile {
+    package static func load(path: String) throws -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Invalid(description: "\(path): cannot read the config file")
         }

@@ -10,13 +10,13 @@ import MotionWire
 /// signal, a handler (C, async-signal-safe) writes that name to `<state-dir>/crash.record`. The next
 /// start moves the record into `<state-dir>/quarantine.json`, logs it, and the plugin manager refuses
 /// files with that content hash (`plugin.rejected`, "crashed motiond …").
-public struct CrashQuarantine: Sendable {
-    public struct Entry: Sendable, Equatable {
-        public var file: String
-        public var hash: String
-        public var function: String
-        public var signal: Int32
-        public var time: String
+package struct CrashQuarantine: Sendable {
+    package struct Entry: Sendable, Equatable {
+        package var file: String
+        package var hash: String
+        package var function: String
+        package var signal: Int32
+        package var time: String
 
         var reason: String {
             let name = String(cString: strsignal(signal))
@@ -24,15 +24,15 @@ public struct CrashQuarantine: Sendable {
         }
     }
 
-    public private(set) var entries: [Entry] = []
+    package private(set) var entries: [Entry] = []
 
     /// Reasons by content hash, for the plugin manager.
-    public var refusals: [String: String] {
+    package var refusals: [String: String] {
         Dictionary(entries.map { ($0.hash, $0.reason) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Reads what an earlier crash recorded, then arms the handler for this run.
-    public static func start(stateDirectory: String, logger: Logger) -> CrashQuarantine {
+    package static func start(stateDirectory: String, logger: Logger) -> CrashQuarantine {
         var quarantine = CrashQuarantine()
         let recordPath = stateDirectory + "/crash.record", listPath = stateDirectory + "/quarantine.json"
         if let data = FileManager.default.contents(atPath: listPath), let json = try? JSONValue.parse(Array(data)) {

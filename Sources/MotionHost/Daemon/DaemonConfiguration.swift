@@ -3,34 +3,34 @@ import MotionEngine
 import MotionWire
 
 /// Everything `motiond` is told at start: from the command line, the config file and the environment.
-public struct DaemonConfiguration: Sendable {
-    public var socketPath: String
+package struct DaemonConfiguration: Sendable {
+    package var socketPath: String
     /// Plugin directories in precedence order (an earlier directory wins a duplicate plan type).
-    public var pluginDirectories: [String]
+    package var pluginDirectories: [String]
     /// Also load the `lib*Plugin.so` files next to the executable (the default when no directory is given).
-    public var loadsShippedPlugins: Bool
-    public var rate: Double
-    public var stateDirectory: String?
-    public var maximumLineLength: Int
-    public var maximumSubscriptionsPerConnection: Int
+    package var loadsShippedPlugins: Bool
+    package var rate: Double
+    package var stateDirectory: String?
+    package var maximumLineLength: Int
+    package var maximumSubscriptionsPerConnection: Int
     /// Connections served at once, in total and per peer uid.
-    public var maximumConnections = 2048
-    public var maximumConnectionsPerUser = 1024
+    package var maximumConnections = 2048
+    package var maximumConnectionsPerUser = 1024
     /// Per-uid quotas (SPEC §13); SIGHUP applies a changed `quotas` at once.
-    public var quotas = Quotas()
+    package var quotas = Quotas()
     /// Global animation speed (`--speed`, config `speed`; SPEC §10).
-    public var speed = 1.0
+    package var speed = 1.0
     /// Reduce motion (`--reduce-motion`, config `reduceMotion`; SPEC §10).
-    public var reduceMotion = false
-    public var logLevel: Logger.Level
+    package var reduceMotion = false
+    package var logLevel: Logger.Level
     /// Members of this group (and root) get the admin role.
-    public var adminGroup: String?
+    package var adminGroup: String?
     /// The `--config` file, re-read on SIGHUP.
-    public var configFile: String?
+    package var configFile: String?
     /// Plugin directories came from the command line, so a config reload does not change them.
-    public var pluginDirectoriesFromCommandLine = false
+    package var pluginDirectoriesFromCommandLine = false
 
-    public init(socketPath: String, pluginDirectories: [String] = [], loadsShippedPlugins: Bool = true,
+    package init(socketPath: String, pluginDirectories: [String] = [], loadsShippedPlugins: Bool = true,
                 rate: Double = 120, stateDirectory: String? = nil, maximumLineLength: Int = 1 << 20,
                 maximumSubscriptionsPerConnection: Int = 64, logLevel: Logger.Level = .info) {
         self.socketPath = socketPath
@@ -45,7 +45,7 @@ public struct DaemonConfiguration: Sendable {
 
     /// What a re-read config file may change while the daemon runs (log level, plugin directories,
     /// subscription limit), and the names of the settings that changed but need a restart.
-    public func reloaded(from file: ConfigFile) -> (configuration: DaemonConfiguration, needRestart: [String]) {
+    package func reloaded(from file: ConfigFile) -> (configuration: DaemonConfiguration, needRestart: [String]) {
         var next = self
         var needRestart: [String] = []
         if let name = file.logLevel, let level = Logger.Level(rawValue: name) { next.logLevel = level }
@@ -63,7 +63,7 @@ public struct DaemonConfiguration: Sendable {
     }
 
     /// The part of the configuration the engine thread reads.
-    public var engineSettings: EngineSettings {
+    package var engineSettings: EngineSettings {
         var settings = EngineSettings(rate: rate, maximumLineLength: maximumLineLength,
                                       maximumSubscriptionsPerConnection: maximumSubscriptionsPerConnection)
         settings.quotas = quotas
@@ -73,13 +73,13 @@ public struct DaemonConfiguration: Sendable {
     }
 
     /// SPEC §5 default socket path; see `WireProtocol.defaultSocketPath(environment:)`.
-    public static func defaultSocketPath(environment: [String: String]) -> String {
+    package static func defaultSocketPath(environment: [String: String]) -> String {
         WireProtocol.defaultSocketPath(environment: environment)
     }
 
     /// The directories to scan, as (path, shipped-only) pairs: explicit ones, then `MOTIOND_PLUGIN_PATH`,
     /// then the executable's own directory when shipped plugins are wanted.
-    public func pluginSearchPath(environment: [String: String]) -> [(path: String, shippedOnly: Bool)] {
+    package func pluginSearchPath(environment: [String: String]) -> [(path: String, shippedOnly: Bool)] {
         var directories = pluginDirectories.map { (path: $0, shippedOnly: false) }
         for entry in (environment["MOTIOND_PLUGIN_PATH"] ?? "").split(separator: ":") where !entry.isEmpty {
             directories.append((path: String(entry), shippedOnly: false))

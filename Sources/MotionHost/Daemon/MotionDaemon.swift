@@ -7,18 +7,18 @@ import UnixSignals
 
 /// The whole daemon: loads plugins on the engine thread, then runs the engine, the socket server and
 /// the systemd integration as a service group that stops in reverse order on SIGTERM or SIGINT.
-public struct MotionDaemon: Sendable {
-    public let configuration: DaemonConfiguration
-    public let logger: Logger
-    public let logLevel: LogLevelSetting
+package struct MotionDaemon: Sendable {
+    package let configuration: DaemonConfiguration
+    package let logger: Logger
+    package let logLevel: LogLevelSetting
 
-    public init(configuration: DaemonConfiguration, logger: Logger, logLevel: LogLevelSetting) {
+    package init(configuration: DaemonConfiguration, logger: Logger, logLevel: LogLevelSetting) {
         self.configuration = configuration
         self.logger = logger
         self.logLevel = logLevel
     }
 
-    public func run() async throws {
+    package func run() async throws {
         // First of all: SIGHUP's default action would kill the daemon.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         MallocTuning.disableFastBins()

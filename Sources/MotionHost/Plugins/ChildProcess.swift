@@ -19,7 +19,8 @@ enum ChildProcess {
         }
     }
 
-    static func run(_ executable: String, _ arguments: [String], timeout: Double) async throws -> Result {
+    static func run(_ executable: String, _ arguments: [String], timeout: Double,
+                    environment extra: [String: String] = [:]) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -29,6 +30,7 @@ enum ChildProcess {
         }
         // A crash is an answer, not something to debug here: no backtrace (it takes seconds).
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment.merge(extra) { $1 }
         process.environment = environment
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output

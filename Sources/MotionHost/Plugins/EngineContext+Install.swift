@@ -3,7 +3,7 @@ import MotionEngine
 extension EngineContext {
     /// Installs the plugin of an image already mapped (`PluginLoader.open`, off this thread) from `file`:
     /// calls its entry and `init` (`install(_:file:hash:)`), or lists the file as rejected with the reason.
-    public func install(entry: PluginLoader.PluginEntry, file: String, hash: String) -> InstallOutcome {
+    package func install(entry: PluginLoader.PluginEntry, file: String, hash: String) -> InstallOutcome {
         let started = MonotonicClock.now()
         defer {
             logger.debug("plugin install held the engine thread", metadata: [

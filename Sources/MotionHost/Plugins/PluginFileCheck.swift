@@ -4,9 +4,9 @@ import Glibc
 
 /// Refuses plugin files that someone other than motiond's user (or root) could have written, as sshd
 /// refuses loose key files: loading such a file would run another user's code as motiond (SPEC §6).
-public enum PluginFileCheck {
+package enum PluginFileCheck {
     /// Why `file` must not be loaded, or nil when it may.
-    public static func refusal(for file: String) -> String? {
+    package static func refusal(for file: String) -> String? {
         var status = stat()
         guard stat(file, &status) == 0 else { return "cannot stat: \(String(cString: strerror(errno)))" }
         guard status.st_mode & S_IFMT == S_IFREG else { return "not a regular file" }

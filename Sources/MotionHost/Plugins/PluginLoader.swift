@@ -9,22 +9,22 @@ import Glibc
 ///
 /// Images are opened `RTLD_NOW` (missing symbols fail here, not mid-animation), `RTLD_LOCAL` and
 /// `RTLD_NODELETE`, and never closed: unloading a Swift image corrupts the Swift runtime.
-public enum PluginLoader {
+package enum PluginLoader {
     /// The `motion_plugin_entry` of a mapped image (an address: images are never unmapped).
-    public struct PluginEntry: Sendable {
+    package struct PluginEntry: Sendable {
         let address: UInt
     }
 
     /// Opens `file`; the descriptor and every error name `label` (the file as the operator knows it,
     /// when `file` is a private copy).
-    public static func load(file: String, label: String? = nil, host: HostServices) -> Result<PluginDescriptor, PluginLoadError> {
+    package static func load(file: String, label: String? = nil, host: HostServices) -> Result<PluginDescriptor, PluginLoadError> {
         open(file: file, label: label).flatMap { load(entry: $0, label: label ?? file, host: host) }
     }
 
     /// Maps `file` (dlopen: relocation and the image's own constructors) and finds its entry; no function
     /// of the ABI runs. Takes milliseconds for a Swift plugin, so a hot swap does it away from the engine
     /// thread, which then only calls the entry and `init` (`load(entry:label:host:)`).
-    public static func open(file: String, label: String? = nil) -> Result<PluginEntry, PluginLoadError> {
+    package static func open(file: String, label: String? = nil) -> Result<PluginEntry, PluginLoadError> {
         let label = label ?? file
         _ = dlerror()
         guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
@@ -37,7 +37,7 @@ public enum PluginLoader {
     }
 
     /// Calls an opened image's entry, checks the descriptor it returns and calls `init` (engine thread).
-    public static func load(entry: PluginEntry, label: String, host: HostServices) -> Result<PluginDescriptor, PluginLoadError> {
+    package static func load(entry: PluginEntry, label: String, host: HostServices) -> Result<PluginDescriptor, PluginLoadError> {
         func fail(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
             .failure(PluginLoadError(file: label, reason: reason))
         }
@@ -57,7 +57,7 @@ public enum PluginLoader {
 
     /// The plugin files of `directory` in byte order of their names: every `*.so`, or with
     /// `shippedOnly` only the `lib*Plugin.so` files a package build puts next to its executables.
-    public static func pluginFiles(in directory: String, shippedOnly: Bool) -> [String] {
+    package static func pluginFiles(in directory: String, shippedOnly: Bool) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { name in
             guard name.hasSuffix(".so") else { return false }
@@ -68,7 +68,7 @@ public enum PluginLoader {
     }
 
     /// The directory holding the running executable, where a package build puts the shipped plugins.
-    public static var executableDirectory: String {
+    package static var executableDirectory: String {
         let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return (path as NSString).deletingLastPathComponent
@@ -76,7 +76,7 @@ public enum PluginLoader {
 
     /// Loads every plugin of `directories` in order and freezes the registry. Each directory is
     /// (path, shippedOnly). Files that fail are listed in `rejected`, never fatal.
-    public static func buildRegistry(directories: [(path: String, shippedOnly: Bool)],
+    package static func buildRegistry(directories: [(path: String, shippedOnly: Bool)],
                                      host: HostServices) -> PluginRegistry {
         var builder = PluginRegistryBuilder()
         loadNewFiles(in: directories, into: &builder, host: host)
@@ -86,7 +86,7 @@ public enum PluginLoader {
     /// Loads the files of `directories` that `builder` has not loaded yet; files rejected before are
     /// tried again (they may have been fixed). Returns the ids of the plugins added.
     @discardableResult
-    public static func loadNewFiles(in directories: [(path: String, shippedOnly: Bool)],
+    package static func loadNewFiles(in directories: [(path: String, shippedOnly: Bool)],
                                     into builder: inout PluginRegistryBuilder, host: HostServices) -> [String] {
         let loaded = Set(builder.freeze().plugins.map(\.plugin.file))
         var added: [String] = []

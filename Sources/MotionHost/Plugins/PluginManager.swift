@@ -10,15 +10,15 @@ import MotionWire
 ///
 /// One reload runs at a time (an actor). Everything slow — hashing, the probe, copying — happens here,
 /// off the engine thread; the engine thread only dlopens the private copy and swaps at a tick boundary.
-public actor PluginManager {
-    public typealias SearchPath = [(path: String, shippedOnly: Bool)]
+package actor PluginManager {
+    package typealias SearchPath = [(path: String, shippedOnly: Bool)]
 
     /// What a reload did, file by file.
-    public struct Report: Sendable {
-        public var outcomes: [(file: String, outcome: EngineContext.InstallOutcome)] = []
-        public var unchanged = 0
+    package struct Report: Sendable {
+        package var outcomes: [(file: String, outcome: EngineContext.InstallOutcome)] = []
+        package var unchanged = 0
 
-        public var json: JSONValue {
+        package var json: JSONValue {
             var results: [JSONValue] = []
             for (file, outcome) in outcomes {
                 guard case .object(var members) = outcome.json else { continue }
@@ -28,7 +28,7 @@ public actor PluginManager {
             return ["results": .array(results), "unchanged": .number(Double(unchanged))]
         }
 
-        public var loadedIDs: [String] {
+        package var loadedIDs: [String] {
             outcomes.compactMap { if case .loaded(let id, _) = $0.outcome { id } else { nil } }
         }
     }
@@ -46,7 +46,7 @@ public actor PluginManager {
     /// The reload in progress: reloads run one after the other, never interleaved at their awaits.
     private var tail: Task<Report, Never>?
 
-    public init(loop: EngineLoop, searchPath: SearchPath, probeExecutable: String?, imageDirectory: String,
+    package init(loop: EngineLoop, searchPath: SearchPath, probeExecutable: String?, imageDirectory: String,
                 logger: Logger, quarantined: [String: String] = [:]) {
         self.loop = loop
         self.refused = quarantined
@@ -58,7 +58,7 @@ public actor PluginManager {
 
     /// A private directory for the copies that get dlopened: under the state directory, or a fresh one
     /// in /tmp (private under systemd's PrivateTmp).
-    public static func makeImageDirectory(stateDirectory: String?) throws -> String {
+    package static func makeImageDirectory(stateDirectory: String?) throws -> String {
         if let stateDirectory {
             let directory = stateDirectory + "/images"
             try? FileManager.default.removeItem(atPath: directory)  // copies are unlinked once mapped
@@ -71,11 +71,11 @@ public actor PluginManager {
         return String(cString: made)
     }
 
-    public func setSearchPath(_ path: SearchPath) { searchPath = path }
+    package func setSearchPath(_ path: SearchPath) { searchPath = path }
 
     /// Looks at every plugin file (or only the loaded plugin `id`, or only `files`) and installs what is
     /// new or changed. Unchanged files (same content hash) are left alone.
-    public func reload(id: String? = nil, files: Set<String>? = nil) async -> Report {
+    package func reload(id: String? = nil, files: Set<String>? = nil) async -> Report {
         let previous = tail
         let next = Task {
             _ = await previous?.value

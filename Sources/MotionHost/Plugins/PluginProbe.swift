@@ -10,12 +10,12 @@ import MotionWire
 /// states the running build's performers exported (`--probe-states PATH`: JSON lines `{planType, state}`)
 /// into new instances and advances each once, as the swap will. A crash, a hang or a mismatch refuses
 /// the file; the daemon is never exposed to it.
-public enum PluginProbe {
-    public static let timeout = 5.0
+package enum PluginProbe {
+    package static let timeout = 5.0
 
     /// The child's side: one JSON line on stdout; exit status 0 (usable) or 2 (refused). Before each call
     /// into the plugin that real states drive, a `{"stage":…}` line, so that a crash can be named.
-    public static func runChild(file: String, states: String? = nil) -> Int32 {
+    package static func runChild(file: String, states: String? = nil) -> Int32 {
         // Probing is background work: it yields the CPU to the daemon's frame loop and its clients
         // (a reload probes every changed file at once; on two cores that starved a frame reader).
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
@@ -70,7 +70,7 @@ public enum PluginProbe {
     /// The daemon's side: runs `executable --probe file` with a scrubbed environment and a timeout (and,
     /// for a swap, the running build's states at `states`). Returns nil when the file may be loaded, else
     /// the reason.
-    public static func check(file: String, executable: String, states: String? = nil, timeout: Double = timeout) async -> String? {
+    package static func check(file: String, executable: String, states: String? = nil, timeout: Double = timeout) async -> String? {
         let result: ChildProcess.Result
         do {
             result = try await ChildProcess.run(executable, ["--probe", file] + (states.map { ["--probe-states", $0] } ?? []),

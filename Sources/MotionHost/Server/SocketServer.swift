@@ -10,14 +10,14 @@ import ServiceLifecycle
 ///
 /// With socket activation it serves the inherited listener and never unlinks it (the socket belongs to
 /// systemd's socket unit); otherwise it binds the configured path, makes it 0660 and removes it on stop.
-public struct SocketServer: Service {
+package struct SocketServer: Service {
     let configuration: DaemonConfiguration
     let loop: EngineLoop
     let logger: Logger
     let inheritedListener: Int32?
     let onListening: @Sendable (String) -> Void
 
-    public init(configuration: DaemonConfiguration, loop: EngineLoop, logger: Logger, inheritedListener: Int32? = nil,
+    package init(configuration: DaemonConfiguration, loop: EngineLoop, logger: Logger, inheritedListener: Int32? = nil,
                 onListening: @escaping @Sendable (String) -> Void = { _ in }) {
         self.configuration = configuration
         self.loop = loop
@@ -26,7 +26,7 @@ public struct SocketServer: Service {
         self.onListening = onListening
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let maximumLineLength = configuration.maximumLineLength
         let loop = self.loop
         let policy = try AccessPolicy(adminGroupName: configuration.adminGroup)

@@ -1,17 +1,17 @@
 import Foundation
 import MotionEngine
 
-public struct AccessPolicy: Sendable {
-    public struct UnknownGroup: Error, CustomStringConvertible {
-        public let name: String
-        public var description: String { "adminGroup: there is no group named \"\(name)\"" }
+package struct AccessPolicy: Sendable {
+    package struct UnknownGroup: Error, CustomStringConvertible {
+        package let name: String
+        package var description: String { "adminGroup: there is no group named \"\(name)\"" }
     }
 
     let adminGroup: UInt32?
     /// The groups a user belongs to; injectable so the policy is testable without real accounts.
     let groupsOfUser: @Sendable (UInt32, UInt32) -> [UInt32]
 
-    public init(adminGroupName: String?) throws {
+    package init(adminGroupName: String?) throws {
         if let adminGroupName {
             guard let group = getgrnam(adminGroupName) else { throw UnknownGroup(name: adminGroupName) }
             adminGroup = group.pointee.gr_gid
@@ -26,7 +26,7 @@ public struct AccessPolicy: Sendable {
         self.groupsOfUser = groupsOfUser
     }
 
-    public func role(of peer: PeerCredentials?) -> Role {
+    package func role(of peer: PeerCredentials?) -> Role {
         guard let peer else { return .client }
         if peer.uid == 0 { return .admin }
         guard let adminGroup else { return .client }

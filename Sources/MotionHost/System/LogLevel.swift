@@ -2,18 +2,18 @@ import Logging
 import Synchronization
 
 /// The daemon's log level, shared by every logger so SIGHUP can change it at run time.
-public final class LogLevelSetting: Sendable {
+package final class LogLevelSetting: Sendable {
     private let raw = Atomic<Int>(0)
 
-    public init(_ level: Logger.Level) {
+    package init(_ level: Logger.Level) {
         set(level)
     }
 
-    public var level: Logger.Level {
+    package var level: Logger.Level {
         Logger.Level.allCases[raw.load(ordering: .relaxed)]
     }
 
-    public func set(_ level: Logger.Level) {
+    package func set(_ level: Logger.Level) {
         raw.store(Logger.Level.allCases.firstIndex(of: level)!, ordering: .relaxed)
     }
 }

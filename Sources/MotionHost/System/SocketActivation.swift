@@ -2,16 +2,16 @@ import Foundation
 
 /// systemd socket activation (`sd_listen_fds`): the listening socket arrives as fd 3 (or the one named
 /// `control` in `LISTEN_FDNAMES`). It must be an AF_UNIX stream socket that is listening.
-public enum SocketActivation {
-    public struct Invalid: Error, CustomStringConvertible {
-        public var description: String
+package enum SocketActivation {
+    package struct Invalid: Error, CustomStringConvertible {
+        package var description: String
     }
 
     static let firstDescriptor: Int32 = 3
 
     /// The inherited listener, or nil when the process was not socket-activated. Clears `LISTEN_*` so
     /// child processes (plugin probes) do not believe they were activated too.
-    public static func inheritedListener(environment: [String: String], pid: Int32 = getpid()) throws -> Int32? {
+    package static func inheritedListener(environment: [String: String], pid: Int32 = getpid()) throws -> Int32? {
         guard let pidText = environment["LISTEN_PID"], Int32(pidText) == pid,
             let countText = environment["LISTEN_FDS"], let count = Int32(countText), count > 0
         else { return nil }

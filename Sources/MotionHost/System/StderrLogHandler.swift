@@ -3,30 +3,30 @@ import Logging
 
 /// Log lines on stderr: with `<N>` syslog priority prefixes when stderr is the journal
 /// (`JOURNAL_STREAM` set), otherwise with a readable timestamp.
-public struct StderrLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
+package struct StderrLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
     private let label: String
     private let forJournal: Bool
     private let setting: LogLevelSetting
 
-    public init(label: String, level: LogLevelSetting, environment: [String: String]) {
+    package init(label: String, level: LogLevelSetting, environment: [String: String]) {
         self.label = label
         self.setting = level
         self.forJournal = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
     }
 
     /// Follows the shared setting; setting it on one logger changes it for the daemon.
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { setting.level }
         set { setting.set(newValue) }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
         let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")

@@ -2,10 +2,10 @@ import Foundation
 
 /// The sd_notify protocol without libsystemd: one datagram per message to `$NOTIFY_SOCKET` (a path, or
 /// `@name` for the abstract namespace). Without the variable every call does nothing.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     private let address: [UInt8]?
 
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         guard let path = environment["NOTIFY_SOCKET"], !path.isEmpty else {
             address = nil
             return
@@ -15,11 +15,11 @@ public struct SystemdNotifier: Sendable {
         address = bytes
     }
 
-    public var isEnabled: Bool { address != nil }
+    package var isEnabled: Bool { address != nil }
 
     /// Sends `state`, e.g. "READY=1\nSTATUS=…". Failures are ignored: systemd may be gone while stopping.
     @discardableResult
-    public func notify(_ state: String) -> Bool {
+    package func notify(_ state: String) -> Bool {
         guard let address, address.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else { return false }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
@@ -43,7 +43,7 @@ public struct SystemdNotifier: Sendable {
     }
 
     /// `RELOADING=1` with the CLOCK_MONOTONIC timestamp systemd requires to match it to the reload.
-    public func reloading() {
+    package func reloading() {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         notify("RELOADING=1\nMONOTONIC_USEC=\(UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000)")
@@ -51,10 +51,10 @@ public struct SystemdNotifier: Sendable {
 }
 
 /// `WATCHDOG_USEC` (and `WATCHDOG_PID`, when set, must be this process).
-public struct WatchdogSettings: Sendable, Equatable {
-    public let interval: Duration
+package struct WatchdogSettings: Sendable, Equatable {
+    package let interval: Duration
 
-    public init?(environment: [String: String], pid: Int32 = getpid()) {
+    package init?(environment: [String: String], pid: Int32 = getpid()) {
         guard let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text), microseconds > 0 else {
             return nil
         }

@@ -9,8 +9,8 @@ import MotionWire
 /// `motiond --validate`'s checks, run in a child process against one plugin file (so a plugin that
 /// crashes takes only the child down, and the parent names the check it crashed in). Each check is
 /// announced on stdout before it runs and its outcome after, one JSON object per line.
-public enum ConformanceSuite {
-    public enum Status: String, Sendable {
+package enum ConformanceSuite {
+    package enum Status: String, Sendable {
         case pass, warn, fail
     }
 
@@ -23,7 +23,7 @@ public enum ConformanceSuite {
     }
 
     /// Runs every check on `file`; returns the child's exit status (0: no check failed).
-    public static func runChild(file: String) -> Int32 {
+    package static func runChild(file: String) -> Int32 {
         var failed = false
         func check(_ name: String, _ body: () -> Outcome) {
             emit(["check": .string(name), "status": "running"])
@@ -85,6 +85,7 @@ struct FactoryChecks {
                     return error.code == .invalidPlan ? .pass(error.message) : .fail("\(error.code.rawValue): \(error.message)")
                 }
             }
+            check("\(type): plans its schema refuses are refused") { refusals(schema) }
         }
         let plans: [(String, JSONValue)] = schema.map { schema in
             [("minimal", schema.example(planType: type, full: false)), ("full", schema.example(planType: type, full: true))]
@@ -136,18 +137,55 @@ struct FactoryChecks {
         return engine.value(of: property, target: "validate") ?? []
     }
 
+    /// Plans with one thing wrong each (a required key missing, a wrong type, out of range, not in an
+    /// enum): the host refuses every one with `plan.invalid` before the plugin sees it.
+    private func refusals(_ schema: JSONSchema) -> Outcome {
+        let cases = schema.invalidExamples(planType: type)
+        let engine = engine()
+        for (reason, plan) in cases {
+            do throws(EngineError) {
+                try engine.addPlan(plan, to: "validate")
+                return .fail("accepted a plan \(reason): \(JSONWriter.string(plan))")
+            } catch {
+                guard error.code == .invalidPlan else { return .fail("a plan \(reason): \(error.code.rawValue), not plan.invalid: \(error.message)") }
+            }
+        }
+        let kinds = [("without its required", "a required key left out"), ("wrong type", "a wrong type"),
+                     ("out of its range", "out of range"), ("not one of its values", "not in an enum")]
+        let counts = kinds.compactMap { key, label in
+            let count = cases.filter { $0.reason.contains(key) }.count
+            return count > 0 ? "\(count) \(label)" : nil
+        }
+        return .pass("\(cases.count) refused with plan.invalid naming the field" + (counts.isEmpty ? "" : ": " + counts.joined(separator: ", ")))
+    }
+
     private func advance(_ plan: JSONValue) -> Outcome {
         let engine = engine()
         do throws(EngineError) { try engine.addPlan(plan, to: "validate") } catch { return .fail(error.message) }
         let frame = 1.0 / 120
         var ticks = 0
         var durations: [UInt64] = []
+        durations.reserveCapacity(120 * 60)
+        // Heap allocations inside advance (where libmotion-malloc-count.so is preloaded), after the first
+        // ticks (growth) and but for the last (an animation's end traces).
+        let counter = AllocationCounter()
+        var allocatingTicks = 0, countedTicks = 0, allocations: UInt = 0
+        var lastValues: [Double] = [], changedAt = 0
         let before = motion_heap_in_use()
         while engine.isAnimating, ticks < 120 * 60 {
             let usage = ThreadUsage.now()
             let started = MonotonicClock.now()
+            let allocated = counter?.count ?? 0
             engine.advance(by: frame)
+            let allocatedAfter = counter?.count ?? 0
             durations.append(MonotonicClock.now() - started)
+            if ticks >= 3, engine.isAnimating {
+                countedTicks += 1
+                if allocatedAfter > allocated {
+                    allocatingTicks += 1
+                    allocations += allocatedAfter - allocated
+                }
+            }
             engine.clearFrame()
             ticks += 1
             // Every client's frames wait for each advance (docs/operations.md, "A plugin that stalls"). A
@@ -164,15 +202,32 @@ struct FactoryChecks {
                 let now = motion_heap_in_use()
                 if now > before + (1 << 20) { return .fail("memory in use grew by \(now - before) bytes in the first second of advancing") }
             }
-            if !values(engine, plan).allSatisfy(\.isFinite) {
-                return .fail("wrote a value that is not finite after \(ticks) ticks: \(values(engine, plan))")
+            let now = values(engine, plan)
+            if !now.allSatisfy(\.isFinite) {
+                return .fail("wrote a value that is not finite after \(ticks) ticks: \(now)")
             }
+            if now != lastValues { (lastValues, changedAt) = (now, ticks) }
         }
         let grown = Int(motion_heap_in_use()) - Int(before)
-        let memory = grown > (64 << 10) ? "; memory in use grew by \(grown) bytes while advancing" : ""
+        var memory = grown > (64 << 10) ? "; memory in use grew by \(grown) bytes while advancing" : ""
+        if counter == nil {
+            memory += "; allocations not counted (libmotion-malloc-count.so not found)"
+        } else if allocatingTicks > 0 {
+            // An advance runs on the frame clock's thread, where malloc may take a lock or fault in memory.
+            // A warning, not a failure: a debug build of a Swift plugin allocates where its release does not.
+            let settled = engine.isAnimating ? "still animating after \(ticks) ticks" : "settled after \(ticks) ticks"
+            return .warn("\(settled); allocated on \(allocatingTicks) of \(countedTicks) advances (\(allocations) allocations): an "
+                + "advance should not allocate (keep what it needs in the performer; check a release build)" + memory)
+        } else if countedTicks > 0 {
+            memory += ", no allocation in \(countedTicks) advances"
+        }
         if let median = durations.sorted().dropFirst(durations.count / 2).first, median > 100_000 {
             return .warn("an advance of one performer takes \(Self.milliseconds(median)) ms (median of \(ticks) ticks): "
                 + "\(Int(frame * 1e9) / Int(median)) such performers fill a frame" + memory)
+        }
+        if engine.isAnimating, plan["property"] != nil, ticks - changedAt >= 120 * 10 {
+            return .fail("holds its token at rest: still active after \(ticks / 120) s with its value unchanged for the last "
+                + "\((ticks - changedAt) / 120) s, so its runtime never goes idle (release the token when it settles)" + memory)
         }
         if engine.isAnimating { return .warn("still animating after 60 s of ticks (\(ticks) ticks)" + memory) }
         return .pass("settled after \(ticks) ticks (\(String(format: "%.2f", Double(ticks) * frame)) s), values finite" + memory)

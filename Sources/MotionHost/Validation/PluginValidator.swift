@@ -4,14 +4,16 @@ import MotionWire
 /// `motiond --validate FILE…` (clap-validator for motiond): probes each file in a child as the daemon
 /// would, then runs `ConformanceSuite` against it in another child, and prints a report. A plugin passes
 /// when no check fails; warnings name what a plugin could do better.
-public enum PluginValidator {
-    public static let timeout = 120.0
+package enum PluginValidator {
+    package static let timeout = 120.0
 
     /// Validates every file, writing the report through `print`; true when all of them pass.
-    public static func validate(files: [String], executable: String, print: (String) -> Void) async -> Bool {
+    package static func validate(files: [String], executable: String, print: (String) -> Void) async -> Bool {
         var allPassed = true
-        for file in files {
-            print("motiond --validate \(file)")
+        for name in files {
+            // A bare name would be looked up on the dynamic linker's path, not here.
+            let file = name.contains("/") ? name : "./" + name
+            print("motiond --validate \(name)")
             var counts: [ConformanceSuite.Status: Int] = [:]
             func line(_ status: ConformanceSuite.Status, _ check: String, _ detail: String) {
                 counts[status, default: 0] += 1
@@ -35,7 +37,9 @@ public enum PluginValidator {
     private static func suite(file: String, executable: String) async -> [(ConformanceSuite.Status, String, String)] {
         let result: ChildProcess.Result
         do {
-            result = try await ChildProcess.run(executable, ["--validate-child", file], timeout: timeout)
+            // With the allocation counter preloaded, the child counts what a plugin's advance allocates.
+            let counter = AllocationCounter.library.map { ["LD_PRELOAD": $0] } ?? [:]
+            result = try await ChildProcess.run(executable, ["--validate-child", file], timeout: timeout, environment: counter)
         } catch {
             return [(.fail, "suite", "could not start \(executable): \(error)")]
         }

@@ -1,8 +1,9 @@
-/* Counts heap allocations, for "allocations per tick" (SPEC §8: zero in steady state).
- * Preloaded into motion-bench, which reads the count through dlsym(RTLD_DEFAULT, "motion_malloc_count").
+/* Counts heap allocations, for "allocations per tick" (SPEC §8: zero in steady state) and for
+ * `motiond --validate` (no allocation in a plugin's advance). Built by the package as
+ * libmotion-malloc-count.so and preloaded into motion-bench (scripts/bench) and into the validator's
+ * child, which read the count through dlsym(RTLD_DEFAULT, "motion_malloc_count"):
  *
- *   clang -O2 -shared -fPIC -o malloc_count.so malloc_count.c
- *   LD_PRELOAD=./malloc_count.so motion-bench engine --springs 1000
+ *   LD_PRELOAD=.build/release/libmotion-malloc-count.so motion-bench engine --springs 1000
  *
  * Every allocation entry point forwards to glibc's own implementation; nothing else changes. */
 #include <stdatomic.h>
