@@ -45,8 +45,12 @@ package enum DescriptorCheck {
         let yield: UnsafePointer<motion_yield>?
         let kept: UnsafePointer<motion_kept>?
         do throws(ExtensionError) {
-            batch = try extensionTable(plugin, MOTION_BATCH_EXTENSION, function: "advance_batch") { $0.pointee.advance_batch != nil }
-            yield = try extensionTable(plugin, MOTION_YIELD_EXTENSION, function: "yield_property") { $0.pointee.yield_property != nil }
+            // A table must reach the members this host calls, no further: members a later header appends
+            // to a table of the same id leave the older plugins' tables valid.
+            batch = try extensionTable(plugin, MOTION_BATCH_EXTENSION, function: "advance_batch",
+                                       minimumSize: reaching(\motion_batch.advance_batch)) { $0.pointee.advance_batch != nil }
+            yield = try extensionTable(plugin, MOTION_YIELD_EXTENSION, function: "yield_property",
+                                       minimumSize: reaching(\motion_yield.yield_property)) { $0.pointee.yield_property != nil }
             // Tables from before `write_kept_some` was appended are accepted (`Engine.writeKeptValues(of:)`).
             kept = try extensionTable(plugin, MOTION_KEPT_EXTENSION, function: "write_kept",
                                       minimumSize: MemoryLayout<motion_kept>.offset(of: \.write_kept_some)!) { $0.pointee.write_kept != nil }
@@ -84,6 +88,11 @@ package enum DescriptorCheck {
                 factories: factories, functions: functions))
     }
 
+    /// The size of a table that ends with `member`.
+    static func reaching<Table, Member>(_ member: KeyPath<Table, Member>) -> Int {
+        MemoryLayout<Table>.offset(of: member)! + MemoryLayout<Member>.size
+    }
+
     private struct ExtensionError: Error {
         let reason: String
     }
@@ -91,7 +100,7 @@ package enum DescriptorCheck {
     /// The plugin's table for extension `id`: nil when it has none; an error naming the field when the
     /// table is smaller than this host's or its function is NULL.
     private static func extensionTable<Table>(_ plugin: UnsafePointer<motion_plugin>, _ id: String, function: String,
-                                              minimumSize: Int = MemoryLayout<Table>.size,
+                                              minimumSize: Int,
                                               isComplete: (UnsafePointer<Table>) -> Bool) throws(ExtensionError) -> UnsafePointer<Table>? {
         guard let lookup = plugin.pointee.get_extension, let raw = lookup(id) else { return nil }
         // Every extension table starts with its uint32_t struct_size.
