@@ -35,6 +35,12 @@ package enum TimingCurve: Sendable {
     /// A Bézier is solved to 1e-7 in x, whatever the duration (as Chromium's gfx::CubicBezier).
     package static let bezierEpsilon = 1e-7
 
+    /// A curve of steps: flat between its jumps, so what it drives has no velocity.
+    package var isStepped: Bool {
+        if case .steps = self { return true }
+        return false
+    }
+
     package func value(at progress: Double, epsilon: Double = bezierEpsilon) -> Double {
         switch self {
         case .linear: return progress

@@ -1,6 +1,7 @@
 /// A time-based animation from `from` to `to` over `duration` along a timing curve (Advance's
-/// BasicAnimation). Velocity is the finite difference over the last frame while it runs, and zero once it
-/// has ended: a tween at rest does not move (a spring started on it afterwards must not swing).
+/// BasicAnimation). Velocity is the rate of change at the time reached (a difference over a millionth of
+/// the duration, so it does not depend on the steps taken), zero on the flats of a curve of steps, and
+/// zero once it has ended: a tween at rest does not move (a spring started on it afterwards must not swing).
 package struct Tween: Sendable {
     package let from: SIMD4<Double>
     package let to: SIMD4<Double>
@@ -29,7 +30,9 @@ package struct Tween: Sendable {
         self.curve = curve
         self.repeatCount = repeatCount
         self.autoreverses = autoreverses
-        value = duration > 0 ? self.from : (autoreverses ? self.from : self.to)
+        value = .zero
+        // At its start a tween shows its curve's value at 0: `from` for most, not for `steps(n, jump-start)`.
+        value = duration > 0 ? value(at: 0) : (autoreverses ? self.from : self.to)
     }
 
     /// Every cycle, back and forth.
@@ -78,12 +81,28 @@ package struct Tween: Sendable {
         elapsedNanos += dt * 1e9
         let whole = elapsedNanos.rounded()
         if abs(elapsedNanos - whole) < 1e-3 { elapsedNanos = whole }
-        let next = value(at: elapsed)
-        // Across the wrap to a new cycle (without autoreverse) the value jumps back: that is no velocity.
-        let wrapped = !autoreverses && duration > 0
-            && ((elapsed - dt) / duration).rounded(.down) != (elapsed / duration).rounded(.down)
-        velocity = isFinished ? .zero : (wrapped ? velocity : (next - value) / dt)
-        value = next
+        value = value(at: elapsed)
+        velocity = velocity(at: elapsed)
+    }
+
+    /// The rate of change at `time`: zero once ended and on a curve of steps (flat between its jumps);
+    /// otherwise a difference over a millionth of the duration, backwards (forwards at a cycle's start,
+    /// where the value jumps back to `from`).
+    package func velocity(at time: Double) -> SIMD4<Double> {
+        guard duration > 0, time < totalDuration else { return .zero }
+        let phase = max(time / duration, 0), cycle = phase.rounded(.down)
+        var progress = phase - cycle
+        if autoreverses, cycle.truncatingRemainder(dividingBy: 2) == 1 { progress = 1 - progress }
+        if let keyframes {
+            if keyframes.isStepped(at: progress) { return .zero }
+        } else if curve.isStepped {
+            return .zero
+        }
+        let step = duration * 1e-6, back = time - step
+        if back < 0 || (back / duration).rounded(.down) != cycle {
+            return (value(at: time + step) - value(at: time)) / step
+        }
+        return (value(at: time) - value(at: back)) / step
     }
 }
 
@@ -99,6 +118,12 @@ package struct Keyframes: Sendable {
         self.values = values
         self.keyTimes = keyTimes
         self.curves = curves
+    }
+
+    /// Whether the segment at `progress` runs along a curve of steps.
+    package func isStepped(at progress: Double) -> Bool {
+        let upper = max(keyTimes.firstIndex { $0 > progress } ?? keyTimes.count - 1, 1)
+        return curves[upper - 1].isStepped
     }
 
     package func value(at progress: Double) -> SIMD4<Double> {

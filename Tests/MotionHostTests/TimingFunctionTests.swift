@@ -114,5 +114,29 @@ struct TimingFunctionTests {
         }
         let end = sample([0.9, 2])
         #expect(end.last?["value"] == [1] && end.last?["velocity"] == [0], "\(end)")
+        // A curve of steps is flat between its jumps: no velocity, however the jump was reached.
+        #expect(after.allSatisfy { $0["velocity"] == [0] } && sample([0.5])[0]["velocity"] == [0], "\(after)")
+    }
+
+    /// The velocity of a sample is the rate at the time asked, whatever else was asked; at its start a
+    /// tween shows its curve's value at 0 (CSS: `steps(2, jump-start)` is 0.5 there, `linear(0.5, 1)` 0.5).
+    @Test func aSampleVelocityAndAStartValueAreTheCurves() throws {
+        let output = RecordingOutput()
+        let context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin"]),
+                                    configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+        context.openSession(1, output: output)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        func sample(_ timing: String, _ times: [Double]) -> [JSONValue] {
+            let plan: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": .string(timing)]
+            context.receive(line: JSONWriter.bytes(["id": 1, "method": "plan.sample", "params": ["plan": plan, "times": .array(times.map { .number($0) })]]), from: 1)
+            return output.lines.last?["result"]?["samples"]?.arrayValue ?? []
+        }
+        let alone = sample("ease-in-out", [0.25]).first?["velocity"]?.arrayValue?.first?.doubleValue ?? 0
+        let after = sample("ease-in-out", [0.249, 0.25]).last?["velocity"]?.arrayValue?.first?.doubleValue ?? 0
+        #expect(abs(alone - after) < 1e-6 && abs(alone - 1.05926) < 1e-3, "\(alone) vs \(after)")
+        for (timing, start) in [("steps(2, jump-start)", 0.5), ("step-start", 1.0), ("steps(2, jump-both)", 1.0 / 3), ("linear(0.5, 1)", 0.5), ("ease", 0)] {
+            let value = sample(timing, [0]).first?["value"]?.arrayValue?.first?.doubleValue
+            #expect(value.map { abs($0 - start) < 1e-12 } == true, "\(timing) at 0: \(String(describing: value))")
+        }
     }
 }
