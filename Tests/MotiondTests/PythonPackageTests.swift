@@ -32,7 +32,7 @@ struct PythonPackageTests {
         let (second, client) = try await ClientLibraryTests.restart(first, at: path)
         let output = try await ran
         #expect(output.status == 0, "\(output.output)")
-        for line in ["error plan.invalid", "blocking 1 [100]", "asyncio 1 [50]", "waiting", "reconnected", "frame after restart",
+        for line in ["error plan.invalid", "blocking 1 [100]", "stream [[7]] kept True", "asyncio 1 [50]", "waiting", "reconnected", "frame after restart",
                      "shm region MOTF 262144", "shm values [10.0] [20.0]", "shm after restart 262144", "unsubscribed stays unsubscribed",
                      "timeout 0 keeps the connection", "timeout 0 never blocks"] {
             #expect(output.output.contains(line), "\(line): \(output.output)")

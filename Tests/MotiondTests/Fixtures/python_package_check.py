@@ -24,6 +24,19 @@ with Client(path) as client:
             break
     print("blocking", sub, last)
 
+    # The pinned call shape (SPEC §12): Client(socket=…).call(method, params) -> dict, and a
+    # subscription as an iterator of its own events.
+with Client(socket=path) as client:
+    status = client.call("status", None)
+    assert isinstance(status, dict) and isinstance(client.call("status", {}), dict), status
+    frames = client.stream(streams=["frames"], targets=["it"])
+    other = client.subscribe(streams=["frames"], targets=["other"])
+    client.call("plan.add", {"target": "other", "plan": {"type": "Set", "property": "x", "value": [1]}})
+    client.call("plan.add", {"target": "it", "plan": {"type": "Set", "property": "x", "value": [7]}})
+    event = next(iter(frames))
+    assert event["sub"] == frames.sub, event
+    print("stream", [update["value"] for update in event["updates"]], "kept", next(client.events(timeout=5))["sub"] == other)
+
     # Shared-memory frames (SPEC §12): the region via mmap, its slots named by events.
     # One made with call() gets no reader: its descriptor must not be the next reader's (nor, after the
     # restart below, the remapped one's).

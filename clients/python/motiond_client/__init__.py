@@ -7,12 +7,13 @@
         for event in client.events():              # reconnects and resubscribes if motiond restarts
             ...
 
-`AsyncClient` (motiond_client.aio) is the same for asyncio. `Client.subscribe_shm` reads frames from shared
+`Client(socket).call(method, params)` returns the result as a dict; `client.stream(**subscribe_params)` is one
+subscription's events as an iterator. `AsyncClient` (motiond_client.aio) is the same for asyncio. `Client.subscribe_shm` reads frames from shared
 memory (`FrameReader`, mmap). Standard library only.
 """
-from .client import Client, MotiondError, default_socket
+from .client import Client, MotiondError, Subscription, default_socket
 from .aio import AsyncClient
 from .shm import FrameReader
 
-__all__ = ["Client", "AsyncClient", "FrameReader", "MotiondError", "default_socket"]
+__all__ = ["Client", "AsyncClient", "FrameReader", "MotiondError", "Subscription", "default_socket"]
 __version__ = "1.0.0"

@@ -11,8 +11,8 @@ class AsyncClient:
     (the default) a daemon restart is survived: connect again with backoff, hello, subscribe again, and
     an event {"event": "reconnected"}. Calls in flight when the connection drops raise ConnectionError."""
 
-    def __init__(self, path=None, reconnect=True, name="motiond_client.aio"):
-        self.path = path or default_socket()
+    def __init__(self, socket=None, reconnect=True, name="motiond_client.aio", path=None):
+        self.path = socket or path or default_socket()
         self.reconnect = reconnect
         self.name = name
         self.subscriptions = Subscriptions()
@@ -25,8 +25,8 @@ class AsyncClient:
         self.hello = None
 
     @classmethod
-    async def connect(cls, path=None, reconnect=True):
-        client = cls(path, reconnect)
+    async def connect(cls, socket=None, reconnect=True, path=None):
+        client = cls(socket or path, reconnect)
         await client._open()
         return client
 
@@ -62,9 +62,10 @@ class AsyncClient:
             if not self.closed:
                 await self.queue.put(None)  # the connection ended
 
-    async def call(self, method, **params):
-        """The result of a request; raises MotiondError for an error reply. A subscription made here is
-        made again after a reconnect (until it is unsubscribed)."""
+    async def call(self, method, params=None, **keywords):
+        """The result of a request (`params` a dict, or keywords); raises MotiondError for an error reply.
+        A subscription made here is made again after a reconnect (until it is unsubscribed)."""
+        params = dict(params or {}, **keywords)
         result = await self._call(method, **params)
         self.subscriptions.note(method, params, result)
         return result

@@ -89,8 +89,8 @@ class Client:
     lost connection raises ConnectionError and is never replayed.
     """
 
-    def __init__(self, path=None, reconnect=True, name="motiond_client"):
-        self.path = path or default_socket()
+    def __init__(self, socket=None, reconnect=True, name="motiond_client", path=None):
+        self.path = socket or path or default_socket()
         self.reconnect = reconnect
         self.name = name
         self.subscriptions = Subscriptions()
@@ -206,10 +206,12 @@ class Client:
 
     # Requests
 
-    def call(self, method, **params):
-        """Sends a request and returns its result; raises MotiondError for an error reply. A
-        subscription made here is made again after a reconnect (until it is unsubscribed). One with
-        transport="shm" gets no reader here (its region's descriptor is closed): use subscribe_shm."""
+    def call(self, method, params=None, **keywords):
+        """Sends a request (`params` a dict, or keywords, or both) and returns its result (a dict);
+        raises MotiondError for an error reply. A subscription made here is made again after a reconnect
+        (until it is unsubscribed). One with transport="shm" gets no reader here (its region's descriptor
+        is closed): use subscribe_shm."""
+        params = dict(params or {}, **keywords)
         result = self._call(method, **params)
         self.subscriptions.note(method, params, result)
         if method == "subscribe" and self._passes_region(result) and self.descriptors:
@@ -248,6 +250,28 @@ class Client:
         """`subscribe` (streams=[...], runtime=..., targets=[...], display={...}); returns the sub id.
         Made again after a reconnect (the ids come back the same)."""
         return self.call("subscribe", **params)["sub"]
+
+    def stream(self, **params):
+        """A subscription as an iterator of its own events: `for frame in client.stream(streams=["frames"],
+        targets=["card"])`. Events of other subscriptions meanwhile are kept, in order, for events()."""
+        return Subscription(self, self.subscribe(**params))
+
+    def _next_for(self, sub, timeout=None):
+        """The next event of subscription `sub` (or "reconnected"); others are kept for events()."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for index, event in enumerate(self.pending):
+            if event.get("sub") == sub:
+                return self._applied(self.pending.pop(index))
+        held, self.pending = self.pending, []
+        try:
+            while True:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                event = self.next_event(left)
+                if event is None or event.get("sub") == sub or event.get("event") == "reconnected":
+                    return event
+                held.append(dict(event, _applied=True))
+        finally:
+            self.pending = held + self.pending
 
     def subscribe_shm(self, **params):
         """A `transport: "shm"` frames subscription (SPEC §12): returns (sub id, FrameReader). Events
@@ -298,6 +322,8 @@ class Client:
                 raise ConnectionError("motiond closed the connection")
 
     def _applied(self, event):
+        if event.pop("_applied", False):
+            return event
         reader = self.readers.get(event.get("sub")) if event.get("event") in ("slots", "frame") else None
         if reader is not None:
             reader.apply(event)
@@ -317,3 +343,25 @@ class Client:
         """A frame's updates as (runtime, target, property, value, velocity) tuples."""
         for update in event.get("updates", []):
             yield update.get("runtime"), update["target"], update["property"], update["value"], update.get("velocity")
+
+
+class Subscription:
+    """One subscription's events as an iterator (Client.stream); `sub` is its id. Iteration waits for the
+    next event (`timeout` seconds at most, then it stops) and goes on across a daemon restart."""
+
+    def __init__(self, client, sub, timeout=None):
+        self.client = client
+        self.sub = sub
+        self.timeout = timeout
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        event = self.client._next_for(self.sub, self.timeout)
+        if event is None:
+            raise StopIteration
+        return event
+
+    def close(self):
+        self.client.call("unsubscribe", {"sub": self.sub})
