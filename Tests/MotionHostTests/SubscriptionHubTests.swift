@@ -301,7 +301,7 @@ struct SubscriptionHubTests {
 @Suite("Frame schedule")
 struct FrameScheduleTests {
     @Test func deadlinesAreAbsolute() {
-        var schedule = FrameSchedule(rate: 100, start: 1_000)
+        var schedule = FrameSchedule(rate: 100, start: 1_000, previous: 1_000)
         #expect(schedule.isDue(at: 1_000))
         let (dt, lateness) = schedule.begin(at: 1_500)
         #expect(dt == 500e-9 && lateness == 500)
@@ -315,11 +315,21 @@ struct FrameScheduleTests {
     }
 
     @Test func aTickThatRunsPastTheNextDeadlineSkipsItAndCountsAnOverrun() {
-        var schedule = FrameSchedule(rate: 100, start: 0)
+        var schedule = FrameSchedule(rate: 100, start: 0, previous: 0)
         _ = schedule.begin(at: 0)
         let overran = schedule.finish(at: 25_000_000)
         #expect(overran)
         #expect(schedule.nextDeadline == 30_000_000)
+    }
+
+    /// Started by the first animation (its first values went out in a control frame): the first tick is a
+    /// period later with a period's dt, not microseconds later repeating those values.
+    @Test func aScheduleStartedFromRestTicksFirstAPeriodLater() {
+        var schedule = FrameSchedule(rate: 100, start: 1_000)
+        #expect(!schedule.isDue(at: 1_000) && !schedule.isDue(at: 10_000_999))
+        #expect(schedule.isDue(at: 10_001_000))
+        let (dt, lateness) = schedule.begin(at: 10_001_000)
+        #expect(dt == 0.01 && lateness == 0)
     }
 
     @Test func statisticsReportPercentiles() {

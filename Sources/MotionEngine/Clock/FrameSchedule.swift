@@ -5,11 +5,13 @@ package struct FrameSchedule {
     package private(set) var nextDeadline: UInt64
     private(set) var lastTick: UInt64
 
-    /// `previous`: when the time the first tick's dt counts from began (default `start`: nothing moved
-    /// before it).
+    /// `previous`: when the time the first tick's dt counts from began (a replay's end: the first tick
+    /// is due at once, to catch up). Without it nothing moved before `start`, when the first animation
+    /// began and its first values went out in a control frame: the first tick is a period later (at once,
+    /// it repeated those values microseconds after them, and the frames were not evenly paced).
     package init(rate: Double, start: UInt64, previous: UInt64? = nil) {
         period = UInt64((1e9 / rate).rounded())
-        nextDeadline = start
+        nextDeadline = previous == nil ? start &+ period : start
         lastTick = min(previous ?? start, start)
     }
 
