@@ -11,16 +11,20 @@ struct Motiond: AsyncParsableCommand {
         commandName: "motiond",
         abstract: "The motion daemon: performs plans sent over a Unix socket with dlopen'd plugins.",
         discussion: """
-            Runs in the foreground. With no --plugins, loads the plugins shipped with it: the lib*Plugin.so \
-            files next to the executable. MOTIOND_PLUGIN_PATH adds directories (colon-separated).
+            Runs in the foreground. Loads the plugins shipped with it (the lib*Plugin.so files next to the \
+            executable) after the --plugins directories, unless --no-shipped-plugins. MOTIOND_PLUGIN_PATH \
+            adds directories (colon-separated).
             """,
         version: "motiond \(WireProtocol.softwareVersion) (protocol \(WireProtocol.version))")
 
     @Option(help: "Unix socket path (default: $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR or /run/motiond, + /motiond.sock).")
     var socket: String?
 
-    @Option(help: "A plugin directory; repeat for several. Earlier directories win duplicate plan types.")
+    @Option(help: "A plugin directory, searched before the shipped plugins; repeat for several. Earlier directories win duplicate plan types (the later claim is listed as a conflict).")
     var plugins: [String] = []
+
+    @Flag(help: "Leave out the plugins shipped next to the executable: only --plugins directories are loaded.")
+    var noShippedPlugins = false
 
     @Option(help: "Frame rate in Hz.")
     var rate: Double?
@@ -74,7 +78,7 @@ struct Motiond: AsyncParsableCommand {
         let directories = plugins.isEmpty ? (file.plugins ?? []) : plugins
         var configuration = DaemonConfiguration(
             socketPath: socket ?? file.socket ?? DaemonConfiguration.defaultSocketPath(environment: environment),
-            pluginDirectories: directories, loadsShippedPlugins: directories.isEmpty, rate: frameRate,
+            pluginDirectories: directories, loadsShippedPlugins: !noShippedPlugins && (file.shippedPlugins ?? true), rate: frameRate,
             stateDirectory: stateDir ?? file.stateDirectory ?? environment["STATE_DIRECTORY"], logLevel: level)
         configuration.configFile = config
         configuration.pluginDirectoriesFromCommandLine = !plugins.isEmpty

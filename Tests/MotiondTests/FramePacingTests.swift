@@ -15,7 +15,7 @@ struct FramePacingTests {
         let client = try await daemon.client()
         let collector = EventCollector(client)
         _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["bar"]])
-        var repeats: [String] = [], close: [Double] = []
+        var repeats: [String] = [], intervals: [Double] = []
         for round in 0..<12 {
             await collector.clear()
             let tween: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [100], "duration": 0.1, "timing": "linear"]
@@ -31,13 +31,16 @@ struct FramePacingTests {
             #expect(frames.first?.x == 0 && frames.last?.x == 100, "round \(round): \(frames)")
             for (previous, next) in zip(frames, frames.dropFirst()) {
                 if next.x == previous.x { repeats.append("round \(round): \(previous) then \(next)") }
-                // 120 Hz: 8.3 ms apart. Two frames within a millisecond are one frame sent twice.
-                if next.t - previous.t < 0.001 { close.append(next.t - previous.t) }
+                intervals.append(next.t - previous.t)
             }
             try await Task.sleep(for: .milliseconds(30))
         }
         #expect(repeats.isEmpty, "\(repeats)")
-        #expect(close.isEmpty, "frames less than a millisecond apart: \(close)")
+        // 120 Hz: 8.3 ms apart. Before, every start sent its first values twice, microseconds apart; a
+        // late tick on a loaded machine may still come close to its successor now and then.
+        let close = intervals.filter { $0 < 0.001 }
+        let median = intervals.sorted()[intervals.count / 2]
+        #expect(close.count <= 2 && abs(median - 1.0 / 120) < 0.001, "median \(median) s, close: \(close)")
         await client.close()
         _ = await daemon.stop()
     }

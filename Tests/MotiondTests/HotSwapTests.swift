@@ -175,7 +175,7 @@ struct HotSwapTests {
             try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent(name),
                                              to: plugins.appendingPathComponent(name))
         }
-        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path, "--no-shipped-plugins"])
         let client = try await daemon.client()
         let events = EventCollector(client)
         _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["card"]])
@@ -229,7 +229,7 @@ struct HotSwapTests {
         _ = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/abort.c"], name: "libabort.so", in: plugins)
         try await Self.installRamp(rate: 10, version: "1.0.0", in: plugins, name: "libloose.so")
         chmod(plugins.appendingPathComponent("libloose.so").path, 0o666)
-        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path, "--no-shipped-plugins"])
         let client = try await daemon.client()
         let events = EventCollector(client)
         _ = try await client.call("subscribe", ["streams": ["trace"]])
@@ -276,7 +276,7 @@ struct PluginGuideTests {
         _ = try await CCompiler.sharedLibrary([source.path], name: "libwobble.so", in: plugins, libraries: ["m"])
         try copyShippedSet(into: plugins)
 
-        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path, "--no-shipped-plugins"])
         let client = try await daemon.client()
         let events = EventCollector(client)
         #expect(Set((try await client.call("plugins.list")["plugins"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
@@ -341,7 +341,7 @@ struct PluginGuideTests {
         try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent("libWobbleExample.so"),
                                          to: plugins.appendingPathComponent("libWobbleExample.so"))
         try copyShippedSet(into: plugins)
-        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path, "--no-shipped-plugins"])
         let client = try await daemon.client()
         let events = EventCollector(client)
         #expect(Set((try await client.call("plugins.list")["plugins"]?.arrayValue ?? []).compactMap { $0["planTypes"]?.arrayValue?.first?.stringValue })

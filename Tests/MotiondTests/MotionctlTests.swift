@@ -142,7 +142,7 @@ struct MotionctlTests {
     @Test func aReloadThatRejectsAFileExitsNonZero() async throws {
         let plugins = try DaemonProcess.temporaryDirectory()
         _ = try await CCompiler.sharedLibrary(["Plugins/SetPlugin/set_plugin.c"], name: "libset.so", in: plugins)
-        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path, "--no-shipped-plugins"])
         let socket = ["--socket", daemon.socket]
         let unchanged = try await Self.motionctl(socket + ["plugins", "reload"])
         #expect(unchanged.status == 0, "\(unchanged)")

@@ -1,5 +1,6 @@
 import Foundation
 import MotionClient
+import MotionTestSupport
 import MotionWire
 import Testing
 
@@ -10,7 +11,7 @@ struct PluginDirectoryTests {
         try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent("libSpringPlugin.so"),
                                          to: plugins.appendingPathComponent("libSpringPlugin.so"))
         try Data("garbage".utf8).write(to: plugins.appendingPathComponent("libcorrupt.so"))
-        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path, "--no-shipped-plugins"])
         let client = try await daemon.client()
         let list = try await client.call("plugins.list")
         #expect(list["plugins"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["org.motiond.spring"])
@@ -35,11 +36,42 @@ struct PluginDirectoryTests {
         let directory = try DaemonProcess.temporaryDirectory()
         let socket = directory.appendingPathComponent("motiond.sock").path
         let daemon = try await DaemonProcess(directory: directory, socket: socket,
-                                             command: [DaemonProcess.motiond, "--socket", socket, "--plugins", empty.path],
+                                             command: [DaemonProcess.motiond, "--socket", socket, "--plugins", empty.path, "--no-shipped-plugins"],
                                              environment: ["MOTIOND_PLUGIN_PATH": extra.path])
         let client = try await daemon.client()
         #expect(try await client.call("hello", ["protocol": 1])["planTypes"] == ["Decay"])
         await client.close()
+    }
+
+    /// `--plugins DIR` adds directories searched before the shipped plugins (SPEC §12): an empty one leaves
+    /// every shipped type; a plugin there claiming a shipped type wins it, and the shipped one's claim is
+    /// listed as a conflict; `--no-shipped-plugins` leaves them out.
+    @Test func pluginDirectoriesComeBeforeTheShippedPlugins() async throws {
+        let empty = try DaemonProcess.temporaryDirectory()
+        let daemon = try await DaemonProcess(arguments: ["--plugins", empty.path])
+        var client = try await daemon.client()
+        let types = try await client.call("hello", ["protocol": 1])["planTypes"]?.arrayValue ?? []
+        #expect(types.contains("Spring") && types.contains("Tween") && types.contains("Set"), "\(types)")
+        await client.close()
+        _ = await daemon.stop()
+
+        let own = try DaemonProcess.temporaryDirectory()
+        _ = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/careless_advance.c"], name: "libmyspring.so", in: own,
+                                             defines: [#"PLAN_TYPE="Spring""#])
+        let overriding = try await DaemonProcess(arguments: ["--plugins", own.path])
+        client = try await overriding.client()
+        let list = try await client.call("plugins.list")
+        let conflict = list["conflicts"]?.arrayValue?.first { $0["planType"] == "Spring" }
+        #expect(conflict?["kept"]?["file"]?.stringValue?.hasSuffix("libmyspring.so") == true, "\(list["conflicts"] ?? .null)")
+        #expect(conflict?["ignored"]?["file"]?.stringValue?.hasSuffix("libSpringPlugin.so") == true, "\(list["conflicts"] ?? .null)")
+        await client.close()
+        _ = await overriding.stop()
+
+        let alone = try await DaemonProcess(arguments: ["--plugins", empty.path, "--no-shipped-plugins"])
+        client = try await alone.client()
+        #expect(try await client.call("hello", ["protocol": 1])["planTypes"] == [])
+        await client.close()
+        _ = await alone.stop()
     }
 
     @Test func theShippedCPluginWorksOverTheSocket() async throws {

@@ -71,7 +71,7 @@ struct SystemdTests {
         let plugins = try DaemonProcess.temporaryDirectory()
         let directory = try DaemonProcess.temporaryDirectory()
         let notify = try NotifyListener(directory: directory)
-        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path])
+        let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path, "--no-shipped-plugins"])
         _ = notify
         let client = try await daemon.client()
         let events = EventCollector(client)

@@ -28,6 +28,8 @@ package struct ConfigFile: Sendable {
     package var quotas: Quotas?
     package var speed: Double?
     package var reduceMotion: Bool?
+    /// False: load only the `plugins` directories, not the plugins shipped next to the executable.
+    package var shippedPlugins: Bool?
 
     package struct Invalid: Error, CustomStringConvertible {
         package var description: String
@@ -36,7 +38,7 @@ package struct ConfigFile: Sendable {
     package init() {}
 
     static let keys: Set<String> = ["socket", "plugins", "rate", "stateDir", "logLevel", "maxLineLength", "maxSubscriptions",
-                                    "adminGroup", "maxConnections", "maxConnectionsPerUser", "quotas", "speed", "reduceMotion"]
+                                    "adminGroup", "maxConnections", "maxConnectionsPerUser", "quotas", "speed", "reduceMotion", "shippedPlugins"]
 
     package static func load(path: String) throws -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -71,6 +73,7 @@ package struct ConfigFile: Sendable {
         file.maximumConnectionsPerUser = try field("maxConnectionsPerUser") { $0.intValue.flatMap { $0 > 0 ? $0 : nil } }
         file.speed = try field("speed") { $0.doubleValue.flatMap { EngineSettings.isValid(speed: $0) ? $0 : nil } }
         file.reduceMotion = try field("reduceMotion") { if case .bool(let on) = $0 { on } else { nil } }
+        file.shippedPlugins = try field("shippedPlugins") { if case .bool(let on) = $0 { on } else { nil } }
         if case .object(let members)? = members["quotas"] {
             var quotas = Quotas()
             for (name, value) in members.sorted(by: { $0.key < $1.key }) {

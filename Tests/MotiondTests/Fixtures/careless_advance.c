@@ -15,6 +15,10 @@
 #ifndef HOLD
 #define HOLD 0
 #endif
+/* Another plan type name: "Spring" makes it claim a shipped type (PluginDirectoryTests). */
+#ifndef PLAN_TYPE
+#define PLAN_TYPE "Careless"
+#endif
 
 typedef struct careless {
     const motion_host *host;
@@ -66,7 +70,7 @@ static void advance(void *instance, double dt) {
 }
 
 static const motion_factory factories[] = {{
-    .struct_size = sizeof(motion_factory), .flags = MOTION_FACTORY_CONTINUOUS, .plan_type = "Careless",
+    .struct_size = sizeof(motion_factory), .flags = MOTION_FACTORY_CONTINUOUS, .plan_type = PLAN_TYPE,
     .create = create, .destroy = destroy, .add_plan = add_plan, .advance = advance,
     .plan_schema = "{\"type\":\"object\",\"properties\":{\"property\":{\"type\":\"string\",\"enum\":[\"x\"]}},\"required\":[\"property\"]}",
 }};
