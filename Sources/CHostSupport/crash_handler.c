@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -12,6 +13,8 @@ static int record_fd = -1;
 static int journal_prefix;
 static const void *const *marker_slots;
 static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+/* The thread that calls plugins (0: not named yet, any thread counts). */
+static volatile long engine_thread;
 static struct sigaction previous[sizeof signals / sizeof signals[0]];
 
 static void write_to(int fd, const char *text, size_t length) {
@@ -55,9 +58,17 @@ static void say(const char *label, const char *function, const char *number, siz
     write_to(2, closing, sizeof closing - 1);
 }
 
+/* A fault the plugin caused: raised by the kernel (si_code > 0) or by the process itself (abort), on the
+ * thread that calls plugins; not a signal another process sent, nor one on another thread. */
+static int caused_by_plugin(siginfo_t *info) {
+    if (engine_thread != 0 && syscall(SYS_gettid) != engine_thread) return 0;
+    return info == NULL || info->si_code > 0 || ((info->si_code == SI_TKILL || info->si_code == SI_USER) && info->si_pid == getpid());
+}
+
 static void on_crash(int signal, siginfo_t *info, void *context) {
-    const char *label = marker_slots != NULL ? (const char *)marker_slots[0] : NULL;
-    const char *function = marker_slots != NULL ? (const char *)marker_slots[1] : NULL;
+    const int inside = marker_slots != NULL && caused_by_plugin(info);
+    const char *label = inside ? (const char *)marker_slots[0] : NULL;
+    const char *function = inside ? (const char *)marker_slots[1] : NULL;
     if (label != NULL && record_fd >= 0) {
         char number[20], seconds[20];
         const size_t digits = decimal((unsigned long long)signal, number);
@@ -113,4 +124,19 @@ int motion_crash_handler_install(int fd, const void *const *marker) {
         if (sigaction(signals[i], &action, &previous[i]) != 0) return -1;
     }
     return 0;
+}
+
+int motion_crash_handler_engine_thread(void) {
+    engine_thread = syscall(SYS_gettid);
+    /* A stack of its own for the handler: a plugin that overflows the engine thread's stack is still
+     * recorded (without one the handler cannot run, and the plugin crashes every start). */
+    static char *alternate;
+    const size_t size = 256 * 1024;
+    if (alternate == NULL) alternate = malloc(size);
+    if (alternate == NULL) return -1;
+    stack_t stack;
+    memset(&stack, 0, sizeof stack);
+    stack.ss_sp = alternate;
+    stack.ss_size = size;
+    return sigaltstack(&stack, NULL);
 }

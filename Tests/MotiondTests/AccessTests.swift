@@ -104,6 +104,33 @@ struct AccessTests {
         }
     }
 
+    /// Started under umask 000, what motiond creates is never writable by others: the directories of its
+    /// socket and state (another uid replaced the socket and the journal when they were 0777), its files.
+    @Test func whatItCreatesUnderUmask000IsNotWritableByOthers() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let socket = directory.appendingPathComponent("run/motiond/motiond.sock").path
+        let state = directory.appendingPathComponent("lib/motiond").path
+        let daemon = try await DaemonProcess(directory: directory, socket: socket,
+                                             command: ["/bin/sh", "-c", "umask 000; exec \(DaemonProcess.motiond) --socket \(socket) --state-dir \(state)"],
+                                             environment: [:])
+        let client = try await daemon.client()
+        _ = try await client.call("runtime.create", ["name": "kept"])
+        _ = try await client.call("router.configure", ["scheme": "tv", "routes": ["home": ["kind": "stack"]]])
+        func mode(_ path: String) -> mode_t {
+            var info = stat()
+            return lstat(path, &info) == 0 ? info.st_mode & 0o777 : 0o7777
+        }
+        for path in [directory.appendingPathComponent("run").path, (socket as NSString).deletingLastPathComponent,
+                     directory.appendingPathComponent("lib").path, state, state + "/routers", state + "/journal.jsonl"] {
+            #expect(mode(path) & 0o022 == 0, "\(path): \(String(mode(path), radix: 8))")
+        }
+        #expect(mode(state) == 0o700, "the state directory is the daemon's alone: \(String(mode(state), radix: 8))")
+        #expect(mode(state + "/journal.jsonl") == 0o600)
+        #expect(mode(socket) == 0o660)
+        await client.close()
+        _ = await daemon.stop()
+    }
+
     @Test func anUnknownAdminGroupStopsTheDaemon() async throws {
         let directory = try DaemonProcess.temporaryDirectory()
         let config = directory.appendingPathComponent("motiond.json")

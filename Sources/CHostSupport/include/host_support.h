@@ -33,6 +33,13 @@ int motion_thread_usage(motion_thread_usage_t *out);
 int motion_crash_handler_install(int fd, const void *const *marker);
 
 /**
+ * Names the calling thread as the one that calls plugins (a fault on another thread, or a signal sent
+ * by another process, is not a plugin's crash) and gives it an alternate signal stack, so the handler
+ * runs even when a plugin overflowed the thread's stack. Returns 0, or -1.
+ */
+int motion_crash_handler_engine_thread(void);
+
+/**
  * An anonymous in-memory file (memfd_create, close-on-exec) named `name`, or -1 with errno set: a plugin
  * image motiond can dlopen as /proc/self/fd/N when no filesystem has room for a private copy.
  */

@@ -75,6 +75,8 @@ package final class EngineLoop: Sendable {
                 // The kernel's name for the thread (top -H, perf, /proc/*/task/*/comm): Foundation's
                 // `Thread.name` does not reach it on Linux.
                 _ = motion_thread_set_name(Self.threadName)
+                // The crash handler blames plugins for faults on this thread only, and has a stack here.
+                _ = motion_crash_handler_engine_thread()
                 // Asked for: woken at its deadline, the frame clock runs before threads that have had
                 // the CPU for longer.
                 if let slice = Self.slice { _ = motion_thread_request_slice(slice) }

@@ -18,9 +18,20 @@ package struct CrashQuarantine: Sendable {
         package var signal: Int32
         package var time: String
 
+        /// `crashed motiond (SIGSEGV in advance) at 2026-11-24T23:58:00Z; refused until its content changes`.
         var reason: String {
-            let name = String(cString: strsignal(signal))
-            return "crashed motiond (signal \(signal), \(name), in \(function)) on \(time); refused until its content changes"
+            "crashed motiond (\(Self.signalName(signal)) in \(function)) at \(time); refused until its content changes"
+        }
+
+        static func signalName(_ signal: Int32) -> String {
+            switch signal {
+            case SIGSEGV: "SIGSEGV"
+            case SIGBUS: "SIGBUS"
+            case SIGILL: "SIGILL"
+            case SIGFPE: "SIGFPE"
+            case SIGABRT: "SIGABRT"
+            default: "signal \(signal)"
+            }
         }
     }
 
@@ -50,6 +61,7 @@ package struct CrashQuarantine: Sendable {
                     "file": "\(entry.file)", "function": "\(entry.function)", "signal": "\(signal)", "sha256": "\(entry.hash)"])
                 let document: JSONValue = ["plugins": .array(quarantine.entries.map(\.json))]
                 try? Data(JSONWriter.bytes(document)).write(to: URL(fileURLWithPath: listPath), options: .atomic)
+                _ = chmod(listPath, 0o600)
             }
         }
         let descriptor = open(recordPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)

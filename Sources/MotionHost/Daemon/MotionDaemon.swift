@@ -22,6 +22,9 @@ package struct MotionDaemon: Sendable {
         // First of all: SIGHUP's default action would kill the daemon.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         MallocTuning.disableFastBins()
+        // Started by hand under `umask 000`, every directory and file it made was writable by all: another
+        // uid replaced the socket and the journal. What it creates is never writable by others.
+        umask(umask(0) | 0o022)
         let environment = ProcessInfo.processInfo.environment
         let notifier = SystemdNotifier(environment: environment)
         let watchdog = WatchdogSettings(environment: environment)
@@ -126,7 +129,8 @@ package struct MotionDaemon: Sendable {
             let description: String
         }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
         } catch {
             throw Unusable(description: "--state-dir \(path): cannot create it: \(error.localizedDescription)")
         }

@@ -1,6 +1,7 @@
 /*
  * A plugin that passes the probe (which advances a fresh instance once) and crashes on the 5th advance
- * of a performer with a plan: `motiond --validate` must fail it, naming the check it crashed in.
+ * of a performer with a plan: `motiond --validate` must fail it, naming the check it crashed in. Built with
+ * OVERFLOW=1 it overflows the engine thread's stack instead (the crash handler needs a stack of its own).
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -36,10 +37,25 @@ static int32_t add_plan(void *instance, const char *json, size_t length, char *e
     return MOTION_OK;
 }
 
+#ifndef OVERFLOW
+#define OVERFLOW 0
+#endif
+
+/* Deeper and deeper, each frame holding a page, until the stack runs out (the limit only stops a
+ * compiler from calling it infinite). */
+static long descend(long depth, long limit) {
+    volatile char page[4096];
+    page[depth % sizeof page] = (char)depth;
+    if (depth >= limit) return page[0];
+    return descend(depth + 1, limit) + page[(depth + 1) % sizeof page];
+}
+
 static void advance(void *instance, double dt) {
     (void)dt;
     crashy *performer = instance;
-    if (performer->token != 0 && ++performer->advances == 5) raise(SIGSEGV);
+    if (performer->token == 0 || ++performer->advances != 5) return;
+    if (OVERFLOW) (void)descend(0, (long)1 << 40);
+    raise(SIGSEGV);
 }
 
 static const motion_factory factories[] = {{
