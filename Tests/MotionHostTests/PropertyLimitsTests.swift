@@ -41,4 +41,13 @@ struct PropertyLimitsTests {
         #expect(second["targets"]?.objectValue?.keys.sorted() == ["c"] && second["next"] == nil)
         #expect(second["targets"]?["c"]?["properties"]?.objectValue?.count == 600)
     }
+
+    /// More times than a sample may ask for is `request.limit` naming the limit, as every limit answers.
+    @Test func aSampleOfMoreThan10000TimesIsALimit() {
+        let plan: JSONValue = ["type": "Set", "property": "x", "value": [1]]
+        let times = JSONValue.array(Array(repeating: .number(0.5), count: EngineContext.maximumSamples + 1))
+        let refused = call("plan.sample", ["plan": plan, "times": times])
+        #expect(refused["code"] == "request.limit" && refused["message"]?.stringValue?.contains("at most 10000") == true, "\(refused)")
+        #expect(call("plan.sample", ["plan": plan, "times": []])["code"] == "request.invalid")
+    }
 }

@@ -82,8 +82,12 @@ extension EngineContext {
         case "plan.sample":
             let plan = try params.object("plan")
             if request.lineLength > Self.maximumPlanBytes { try Self.checkSize(of: plan) }
-            guard case .array(let elements)? = params["times"], (1...Self.maximumSamples).contains(elements.count) else {
+            guard case .array(let elements)? = params["times"], !elements.isEmpty else {
                 throw EngineError(.invalidRequest, "times: expected an array of 1 to \(Self.maximumSamples) numbers")
+            }
+            // Past the documented limit: `request.limit`, as every other limit answers.
+            guard elements.count <= Self.maximumSamples else {
+                throw EngineError(.limitExceeded, "times: \(elements.count) times; a sample asks for at most \(Self.maximumSamples)")
             }
             var times: [Double] = []
             for (index, element) in elements.enumerated() {
