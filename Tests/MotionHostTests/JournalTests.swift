@@ -202,6 +202,21 @@ struct JournalTests {
         #expect(restarted.hub.sharedRuntimes.contains("0/work"), "still shared")
     }
 
+    /// A moving runtime keeps every record its replay needs through a compaction (it kept its newest 1,000:
+    /// 25,000 acknowledged springs came back as 2,663).
+    @Test func compactionKeepsEveryRecordOfAMovingRuntime() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        _ = call(context, output, 1, "runtime.create", ["name": "work"])
+        for index in 0..<3_000 {
+            _ = call(context, output, 10 + index, "plan.add", ["runtime": "work", "target": .string("t\(index)"), "plan": ["type": "Frames", "frames": 100_000]])
+        }
+        context.compactForTesting()
+        #expect(journal.records.count == 3_001, "the creation and every plan: \(journal.records.count)")
+        let (restarted, _) = try Self.context(journal: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 1)
+        #expect(restarted.engine.properties(ofRuntime: "0/work").count == 3_000)
+    }
+
     @Test func compactionKeepsRestingRuntimesAsTheirValues() throws {
         let journal = MemoryJournal()
         let (context, output) = try Self.context(journal: journal)

@@ -1,7 +1,7 @@
 /// What a replay of each journaled runtime needs, the compaction's source (SPEC §13), within bounds: a
-/// runtime keeps its creation and its newest records, at most `maximumRecords` of them, and the runtimes
-/// of one uid at most `maximumOwnerBytes` of journal lines together (past it, the oldest records of that
-/// uid's largest runtime go first). A client that journals 10,000 plans of 60 KB no longer makes a
+/// runtime keeps its creation and its records (at most `maximumRecords`), and the runtimes of one uid at
+/// most `maximumOwnerBytes` of journal lines together (past it, the oldest records of that uid's largest
+/// runtime go first, and `takeDropped` says so). A client that journals 10,000 plans of 60 KB no longer makes a
 /// 566 MB journal that every later write waits on, nor a restart that replays it for 23 s.
 ///
 /// Each record is kept with its line, serialized once when it was written: a compaction only
@@ -17,6 +17,15 @@ struct JournalKeeper {
     private(set) var runtimes: [String: [Kept]] = [:]
     private(set) var bytes: [String: Int] = [:]
     private(set) var ownerBytes: [UInt32: Int] = [:]
+    /// Records dropped to stay within bounds since the last `takeDropped`, by runtime.
+    private var dropped: [String: Int] = [:]
+
+    /// What was dropped since the last call (a restart will not bring it back), by runtime.
+    mutating func takeDropped() -> [(runtime: String, count: Int)] {
+        guard !dropped.isEmpty else { return [] }
+        defer { dropped = [:] }
+        return dropped.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
 
     /// Bytes kept for all runtimes.
     var totalBytes: Int { bytes.values.reduce(0, +) }
@@ -35,7 +44,10 @@ struct JournalKeeper {
             kept.append(Kept(record: create, line: create.line))
         }
         kept.append(Kept(record: record, line: line))
-        if kept.count > maximumRecords + 1 { kept.removeSubrange(1..<(kept.count - maximumRecords)) }
+        if kept.count > maximumRecords + 1 {
+            dropped[runtime, default: 0] += kept.count - maximumRecords - 1
+            kept.removeSubrange(1..<(kept.count - maximumRecords))
+        }
         set(runtime, kept)
         trim(owner: OwnedName.split(runtime).owner ?? 0)
     }
@@ -66,6 +78,7 @@ struct JournalKeeper {
             // The oldest half beyond the creation goes at once: a trim costs O(records), not one per record.
             let drop = max(1, (kept.count - 2) / 2)
             kept.removeSubrange(1..<(1 + drop))
+            dropped[largest, default: 0] += drop
             set(largest, kept)
         }
     }
