@@ -100,6 +100,32 @@ struct CrashQuarantineTests {
         _ = await fourth.stop()
     }
 
+    /// A crash inside a timing function is the crash of the plugin that exports it, not of the shipped
+    /// Tween plugin whose performer asked for the value (the Tween plugin was quarantined).
+    @Test func aCrashInATimingFunctionQuarantinesItsOwnPlugin() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let plugins = directory.appendingPathComponent("plugins"), state = directory.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let file = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/crash_in_curve.c"], name: "libcrashcurve.so", in: plugins)
+        let arguments = ["--plugins", plugins.path, "--state-dir", state.path]
+        let first = try await DaemonProcess(arguments: arguments)
+        var client = try await first.client()
+        _ = try await client.call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "to": [1], "duration": 0.1,
+                                                                          "timing": ["function": "crashOut"]]])
+        _ = await first.process.exitStatus()
+        let record = (try? String(contentsOf: state.appendingPathComponent("crash.record"), encoding: .utf8)) ?? ""
+        #expect(record.hasPrefix(file + "\n") && record.contains("\ntiming function\n11\n"), "\(record)")
+        let second = try await DaemonProcess(arguments: arguments)
+        client = try await second.client()
+        let list = try await client.call("plugins.list")
+        let rejected = list["rejected"]?.arrayValue ?? []
+        #expect(rejected.count == 1 && rejected.first?["file"]?.stringValue == file, "\(rejected)")
+        #expect(rejected.first?["reason"]?.stringValue?.hasPrefix("crashed motiond (SIGSEGV in timing function) at ") == true, "\(rejected)")
+        #expect(try await client.call("hello", ["protocol": 1])["planTypes"]?.arrayValue?.contains("Tween") == true, "the Tween plugin stays")
+        await client.close()
+        _ = await second.stop()
+    }
+
     /// Issue #17's acceptance, as an operator would try it: a plugin that crashes in `advance` takes the
     /// daemon down; started again on the same state directory, the plugin is refused with the crash
     /// reason, a tween in a lasting runtime created before the crash shows the value it would have had,

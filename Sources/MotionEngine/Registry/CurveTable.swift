@@ -10,16 +10,20 @@ package final class CurveTable {
         let name: String
         let signature: String
         let plugin: String
+        /// Its plugin's file and hash, marked while it runs: a crash inside it quarantines that plugin, not
+        /// the one whose performer asked for the value.
+        let label: UnsafePointer<CChar>?
         let address: UInt
         /// Argument types after t: "d" double, "f" float, "i" int32, "l" int64. Nil if the signature is bad.
         let argumentTypes: [Character]?
         private(set) var cif: UnsafeMutablePointer<ffi_cif>?
         private var types: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>?
 
-        init(_ descriptor: FunctionDescriptor, plugin: String) {
+        init(_ descriptor: FunctionDescriptor, plugin: String, label: UnsafePointer<CChar>? = nil) {
             name = descriptor.name
             signature = descriptor.signature
             self.plugin = plugin
+            self.label = label
             address = descriptor.address
             argumentTypes = Self.parse(descriptor.signature)
         }
@@ -78,11 +82,12 @@ package final class CurveTable {
 
     /// Adds the functions of `plugins` not known yet; a name already taken stays with its first plugin.
     package func register(_ plugins: [PluginRegistry.Entry]) {
-        for entry in plugins {
+        for entry in plugins where !entry.plugin.functions.isEmpty {
+            let label = PluginCallMarker.label(file: entry.plugin.file, hash: entry.hash)
             // First plugin wins a name; a newer generation of that same plugin takes it over (hot swap).
             for descriptor in entry.plugin.functions
             where functions[descriptor.name].map({ $0.plugin == entry.plugin.id }) ?? true {
-                functions[descriptor.name] = Function(descriptor, plugin: entry.plugin.id)
+                functions[descriptor.name] = Function(descriptor, plugin: entry.plugin.id, label: label)
             }
         }
     }
@@ -132,7 +137,9 @@ package final class CurveTable {
         else { return t }
         binding.values.storeBytes(of: t, as: Double.self)
         var result = 0.0
-        ffi_call(cif, unsafeBitCast(binding.function.address, to: (@convention(c) () -> Void).self), &result, binding.pointers)
+        PluginCallMarker.calling(binding.function.label, "timing function") {
+            ffi_call(cif, unsafeBitCast(binding.function.address, to: (@convention(c) () -> Void).self), &result, binding.pointers)
+        }
         return result
     }
 
