@@ -58,6 +58,54 @@ struct JournalRestartTests {
         _ = await second.stop()
     }
 
+    /// `kill -9` in the middle of a burst, while replies are still arriving: every plan acknowledged before
+    /// the kill comes back after the restart (save, then apply, then answer).
+    @Test func everyAcknowledgedPlanSurvivesAKillMidBurst() async throws {
+        let state = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let first = try await DaemonProcess(arguments: ["--state-dir", state.path])
+        let client = try await first.client()
+        _ = try await client.call("runtime.create", ["name": "work"])
+        final class Acknowledged: @unchecked Sendable {
+            let lock = NSLock()
+            var targets: [String] = []
+            func add(_ target: String) -> Int { lock.withLock { targets.append(target); return targets.count } }
+            var all: [String] { lock.withLock { targets } }
+        }
+        let acknowledged = Acknowledged()
+        let pid = first.process.processIdentifier
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<3_000 {
+                group.addTask {
+                    let target = "b\(index)"
+                    guard (try? await client.call("plan.add", ["runtime": "work", "target": .string(target),
+                                                               "plan": ["type": "Set", "property": "x", "value": [.number(Double(index))]]])) != nil
+                    else { return }
+                    if acknowledged.add(target) == 300 { kill(pid, SIGKILL) }
+                }
+            }
+        }
+        #expect(first.process.terminationReason == .uncaughtSignal || !first.process.isRunning)
+        let acked = acknowledged.all
+        #expect(acked.count >= 300 && acked.count < 3_000, "killed mid-burst: \(acked.count) acknowledged")
+
+        let second = try await DaemonProcess(arguments: ["--state-dir", state.path])
+        let again = try await second.client()
+        var restored = Set<String>(), after: String?
+        repeat {
+            var params: JSONValue = ["runtime": "work", "limit": 1000]
+            if let after { params["after"] = .string(after) }
+            let page = try await again.call("runtime.state", params)
+            let names = page["targets"]?.objectValue?.keys.sorted() ?? []
+            restored.formUnion(names)
+            after = page["next"]?.stringValue
+        } while after != nil
+        let lost = acked.filter { !restored.contains($0) }
+        #expect(lost.isEmpty, "acknowledged but not restored: \(lost.prefix(20)) (\(lost.count) of \(acked.count))")
+        await again.close()
+        _ = await second.stop()
+    }
+
     /// One daemon per state directory: a second one pointed at it (another socket, started by hand beside
     /// the unit, say) used to start, and both appended to one journal. It now refuses to start, naming
     /// the first; once the first has stopped, the next start takes over.
