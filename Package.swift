@@ -142,7 +142,7 @@ let package = Package(
                 swiftSettings: hotPath),
         .target(name: "DecayPlugin", dependencies: ["MotionAnimation", .product(name: "MotionPluginKit", package: "PluginSDK")], path: "Plugins/DecayPlugin",
                 swiftSettings: hotPath),
-        .target(name: "InteractionsPlugin", dependencies: [.product(name: "MotionPluginKit", package: "PluginSDK"),
+        .target(name: "InteractionsPlugin", dependencies: ["MotionAnimation", .product(name: "MotionPluginKit", package: "PluginSDK"),
                                                            .product(name: "MotionJSON", package: "PluginSDK"),
                                                            .product(name: "MotionPluginAPI", package: "PluginSDK")],
                 path: "Plugins/InteractionsPlugin"),

@@ -1,6 +1,7 @@
 import Foundation  // log
 import MotionJSON
 import MotionPluginAPI
+import MotionAnimation
 import MotionPluginKit
 
 /// `Tossable {property, gesture, axis?, bounds?, rubberBand?, snap?: [[..], ..], decelerationRate?: 0.998,
@@ -68,6 +69,18 @@ final class Tossable: Performer {
     func add(_ plan: Plan) throws {
         if let snap = plan.snap, !snap.allSatisfy({ (1...4).contains($0.count) && $0.allSatisfy(\.isFinite) }) {
             throw PlanError("snap: expected points of 1 to 4 finite numbers")
+        }
+        // The spring it hands over to is checked now, as a Spring plan would be: refused at release, the
+        // property stopped dead and only the daemon's log said why.
+        if let parameters = plan.spring {
+            var members = parameters.json
+            members["property"] = "x"
+            members["to"] = [0]
+            do {
+                _ = try SpringParameters(try JSONValueDecoder().decode(SpringPlan.self, from: .object(members)))
+            } catch let error as PlanError {
+                throw PlanError("spring.\(error.description)")
+            }
         }
         self.plan = plan
         try follower.follow(plan.drag)

@@ -110,6 +110,20 @@ struct InteractionTests {
         #expect(bad["code"] == "request.invalid" && bad["message"]?.stringValue?.contains("position") == true, "\(bad)")
     }
 
+    /// The spring a Tossable hands over to is checked when the plan is added, as a Spring plan would be
+    /// (mixed forms, a zero duration, a bounce of 1 were accepted, and the property stopped dead at release).
+    @Test mutating func aTossablesSpringIsCheckedWhenItIsAdded() {
+        func toss(_ spring: JSONValue) -> JSONValue {
+            call("plan.add", ["target": "card", "plan": ["type": "Tossable", "property": "x", "gesture": "finger", "spring": spring]])
+        }
+        let mixed = toss(["stiffness": 200, "duration": 0.5])
+        #expect(mixed["code"] == "plan.invalid" && mixed["message"]?.stringValue?.hasPrefix("spring.") == true
+            && mixed["message"]?.stringValue?.contains("one spring form per plan") == true, "\(mixed)")
+        #expect(toss(["duration": 0])["code"] == "plan.invalid")
+        #expect(toss(["stiffness": 1e9])["code"] == "plan.invalid", "too stiff for the integrator")
+        #expect(toss(["duration": 0.4, "bounce": 0.2])["code"] == nil, "a valid spring is accepted")
+    }
+
     @Test mutating func aTossableSpringsToTheNearestSnapPointWithTheReleaseVelocity() throws {
         _ = call("plan.add", ["target": "card", "plan": ["type": "Tossable", "property": "x", "gesture": "finger", "axis": "x",
                                                            "snap": [[0], [300]], "spring": ["stiffness": 200, "damping": 20]]])

@@ -40,6 +40,7 @@ extension Engine {
             }
         }
         scope.gestures[name] = gesture
+        if let handle = scope.gestureHandles[name], let slot = gestureSlots[handle] { slot.state = Self.readable(gesture) }
         recordOnTimeline(.gesture(samples), target: name, in: scope)
         gestureChanged(name, in: scope)
     }

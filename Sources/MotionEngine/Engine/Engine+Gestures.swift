@@ -2,12 +2,14 @@ import MotionPluginAPI
 
 /// "motion.gesture/1": performers read the gestures clients push into their runtime by interned handle.
 extension Engine {
-    /// An interned gesture: the runtime and name it reads, and the performers that interned it (advanced
-    /// with dt = 0 when samples arrive).
+    /// An interned gesture: the runtime and name it reads, the performers that interned it (advanced
+    /// with dt = 0 when samples arrive), and its state as `read_gesture` gives it, made when samples arrive
+    /// (a read per tick looked the gesture up by name and ran the estimator: ~5 allocations a read).
     final class GestureSlot {
         let runtime: RuntimeScope
         let name: String
         var readers: Set<UInt64> = []
+        var state = motion_gesture_state()
 
         init(runtime: RuntimeScope, name: String) {
             self.runtime = runtime
@@ -27,15 +29,24 @@ extension Engine {
             performer.runtime.gestureHandles[name] = handle
             return handle
         }()
-        gestureSlots[handle]?.readers.insert(performerID)
+        if let slot = gestureSlots[handle] {
+            slot.readers.insert(performerID)
+            slot.state = Self.readable(performer.runtime.gestures[name])
+        }
         return handle
     }
 
     func readGesture(_ handle: UInt32, for performerID: UInt64, into state: UnsafeMutablePointer<motion_gesture_state>) -> Bool {
         guard let slot = gestureSlots[handle], let performer = performer(calling: performerID),
               slot.runtime === performer.runtime, slot.readers.contains(performerID) else { return false }
+        state.pointee = slot.state
+        return true
+    }
+
+    /// A gesture as `read_gesture` gives it (phase none when there is none yet).
+    static func readable(_ gesture: Gesture?) -> motion_gesture_state {
         var result = motion_gesture_state()
-        if let gesture = performer.runtime.gestures[slot.name] {
+        if let gesture {
             result.phase = switch gesture.phase {
             case .began: MOTION_GESTURE_BEGAN
             case .moved: MOTION_GESTURE_MOVED
@@ -51,8 +62,7 @@ extension Engine {
             withUnsafeMutableBytes(of: &result.origin) { copy(gesture.origin, into: $0) }
             withUnsafeMutableBytes(of: &result.velocity) { copy(velocity, into: $0) }
         }
-        state.pointee = result
-        return true
+        return result
     }
 
     /// After samples for `name` arrived in `runtime`: every performer that reads that gesture is advanced
