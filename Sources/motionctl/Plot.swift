@@ -3,44 +3,62 @@ import Foundation
 import MotionClient
 import MotionWire
 
-/// `motionctl plot PLAN_JSON --out FILE.svg`: the plan's value over time, from `plan.sample`.
+/// `motionctl plot PLAN_JSON --out FILE.svg`: the plan's value over time, from `plan.sample`; an array of
+/// plans draws them in one chart (to compare forms and parameters), each target marked.
 struct Plot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw a plan's value over time as an SVG (axes, units, one curve per component, settle time).",
-        discussion: "e.g. motionctl plot '{\"type\":\"Spring\",\"property\":\"position\",\"from\":[0,0],\"to\":[100,50]}' --out spring.svg")
+        abstract: "Draw plans' values over time as an SVG (axes, units, one curve per component, targets, settle times).",
+        discussion: """
+            e.g. motionctl plot '{"type":"Spring","property":"position","from":[0,0],"to":[100,50]}' --out spring.svg
+                 motionctl plot '[{"type":"Spring","property":"x","from":[0],"to":[1]},{"type":"Tween","property":"x","from":[0],"to":[1]}]' --out both.svg
+            """)
     @OptionGroup var connection: Connection
-    @Argument(help: "The plan as JSON, with a \"type\" and a \"property\".") var plan: String
+    @Argument(help: "The plan as JSON, with a \"type\" and a \"property\"; or an array of plans, drawn in one chart.") var plan: String
     @Option(help: "The SVG file to write (.svg; other formats are refused).") var out: String
-    @Option(help: "Seconds to draw (default: until the animation settles, plus a margin).") var duration: Double?
+    @Option(help: "Seconds to draw (default: until the animations settle, plus a margin).") var duration: Double?
     @Option(help: "Which property of a Sequence or Group to draw (default: its first plan's).") var property: String?
 
     func run() async throws {
-        let planJSON = try parseJSONArgument(plan, name: "PLAN_JSON")
-        guard planJSON["type"] != nil else { throw ValidationError("PLAN_JSON: needs a \"type\"") }
+        let json = try parseJSONArgument(plan, name: "PLAN_JSON")
+        let plans = json.arrayValue ?? [json]
+        guard !plans.isEmpty, plans.count <= 8, plans.allSatisfy({ $0["type"] != nil }) else {
+            throw ValidationError("PLAN_JSON: a plan with a \"type\", or an array of 1 to 8 of them")
+        }
         // Only SVG is written: a .png name would otherwise get SVG bytes under a PNG name.
         guard out.lowercased().hasSuffix(".svg") else {
             throw ValidationError("--out: \(out) is not an .svg file; motionctl plot writes SVG only (convert it with rsvg-convert or a browser)")
         }
         try await connection.run { client in
-            // plan.sample says when the animation rests (`settlingDuration`, SPEC §10): delays, repeats
-            // and springs included.
-            var probeParams: JSONValue = ["plan": planJSON, "times": [0]]
-            if let property { probeParams["property"] = .string(property) }
-            let probe = try await client.call("plan.sample", probeParams)
-            // The daemon names the property it samples (a composite's first plan's, unless one is asked).
-            guard let property = probe["property"]?.stringValue else { throw ValidationError("PLAN_JSON: nothing to sample") }
-            let settle = probe["settlingDuration"]?.doubleValue
-            let probeTimes = [20.0]
-            let end = duration ?? max(0.25, (settle ?? probeTimes.last!) * 1.15)
+            // plan.sample says when each animation rests (`settlingDuration`, SPEC §10): delays, repeats
+            // and springs included, and which property it samples (a composite's first plan's, unless asked).
+            var probes: [(property: String, settle: Double?)] = []
+            for plan in plans {
+                var probeParams: JSONValue = ["plan": plan, "times": [0]]
+                if let property { probeParams["property"] = .string(property) }
+                let probe = try await client.call("plan.sample", probeParams)
+                guard let sampled = probe["property"]?.stringValue else { throw ValidationError("PLAN_JSON: nothing to sample") }
+                probes.append((sampled, probe["settlingDuration"]?.doubleValue))
+            }
+            let settles = probes.map { $0.settle ?? 20 }
+            let end = duration ?? max(0.25, (settles.max() ?? 20) * 1.15)
             let times = stride(from: 0.0, through: end, by: end / 400).map { $0 }
-            let samples = try await Self.sample(client, planJSON, times, property: property)
-            // Before a `delay` ends the property has no value yet: those times are left out.
-            let drawn = zip(times, samples).filter { !$0.1.value.isEmpty }
-            let chart = PlotChart(title: "\(planJSON["type"]?.stringValue ?? "plan") on \(property)", property: property,
-                                  times: drawn.map(\.0), values: drawn.map(\.1.value), settleTime: settle)
+            var series: [PlotChart.Series] = []
+            for (plan, probe) in zip(plans, probes) {
+                let samples = try await Self.sample(client, plan, times, property: probe.property)
+                // Before a `delay` ends the property has no value yet: those times are left out.
+                let drawn = zip(times, samples).filter { !$0.1.value.isEmpty }
+                series.append(PlotChart.Series(label: plan["type"]?.stringValue ?? "plan", times: drawn.map(\.0),
+                                               values: drawn.map(\.1.value), settleTime: probe.settle,
+                                               target: PlotChart.target(of: plan)))
+            }
+            let drawnProperty = probes[0].property
+            let title = plans.count == 1 ? "\(plans[0]["type"]?.stringValue ?? "plan") on \(drawnProperty)" : "\(plans.count) plans on \(drawnProperty)"
+            let chart = PlotChart(title: title, property: drawnProperty, series: series)
             try Data(chart.svg.utf8).write(to: URL(fileURLWithPath: out))
-            print("wrote \(out): \(drawn.first?.1.value.count ?? 0) curve(s) over \(String(format: "%.3g", end)) s" +
-                  (settle.map { ", settles at \(String(format: "%.3g", $0)) s" } ?? ", still moving at the end"))
+            let curves = series.reduce(0) { $0 + ($1.values.first?.count ?? 0) }
+            let settled = probes.compactMap(\.settle).map { String(format: "%.3g", $0) }
+            print("wrote \(out): \(curves) curve(s) of \(plans.count) plan(s) over \(String(format: "%.3g", end)) s" +
+                  (settled.count == probes.count ? ", settles at \(settled.joined(separator: ", ")) s" : ", still moving at the end"))
         }
     }
 

@@ -1,22 +1,38 @@
 import Foundation
+import MotionWire
 
-/// An SVG line chart of sampled vectors: one curve per component, axes with ticks and units, a legend,
-/// and the settle time marked. Pure string building, no dependencies.
+/// An SVG line chart of sampled vectors: one curve per component of each plan drawn (several plans are
+/// overlaid), axes with ticks and units, a legend, each plan's target marked as a dotted line and its
+/// settle time as a dashed one. Pure string building, no dependencies.
 struct PlotChart {
+    struct Series {
+        /// How the legend names it (the plan's type, and its place when several are drawn).
+        var label: String
+        var times: [Double]
+        /// values[i] is the vector at times[i].
+        var values: [[Double]]
+        var settleTime: Double?
+        /// Where the plan goes (`to`, a Set's `value`, the last keyframe), one number per component.
+        var target: [Double]
+    }
+
     var title: String
     var property: String
-    var times: [Double]
-    /// values[i] is the vector at times[i].
-    var values: [[Double]]
-    var settleTime: Double?
+    var series: [Series]
 
     static let width = 800.0, height = 480.0
-    static let margin = (left: 80.0, right: 150.0, top: 50.0, bottom: 60.0)
-    static let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+    static let margin = (left: 80.0, right: 190.0, top: 50.0, bottom: 60.0)
+    static let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+
+    /// Where `plan` goes, from its own keys.
+    static func target(of plan: JSONValue) -> [Double] {
+        let vector = plan["to"] ?? plan["value"] ?? plan["values"]?.arrayValue?.last
+        return (vector?.arrayValue ?? []).compactMap(\.doubleValue)
+    }
 
     var svg: String {
-        let components = values.map(\.count).max() ?? 0
-        let allValues = values.flatMap { $0 }
+        let allValues = series.flatMap { $0.values.flatMap { $0 } + $0.target }
+        let times = series.flatMap(\.times).sorted()
         var low = allValues.min() ?? 0, high = allValues.max() ?? 1
         if high - low < 1e-9 { low -= 1; high += 1 }
         let pad = (high - low) * 0.05
@@ -49,21 +65,32 @@ struct PlotChart {
         out += "<line x1=\"\(f(x(xMin)))\" y1=\"\(f(y(yMin)))\" x2=\"\(f(x(xMin)))\" y2=\"\(f(y(yMax)))\" stroke=\"black\"/>\n"
         out += "<text x=\"\(f(x(xMin) + plotWidth / 2))\" y=\"\(f(Self.height - 18))\" text-anchor=\"middle\">time (s)</text>\n"
         out += "<text transform=\"translate(22 \(f(Self.margin.top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(Self.escape(property)) (property units)</text>\n"
-        // Settle time.
-        if let settleTime, settleTime <= xMax {
-            out += "<line x1=\"\(f(x(settleTime)))\" y1=\"\(f(y(yMin)))\" x2=\"\(f(x(settleTime)))\" y2=\"\(f(y(yMax)))\" stroke=\"#555\" stroke-dasharray=\"6 4\"/>\n"
-            out += "<text x=\"\(f(x(settleTime) + 4))\" y=\"\(f(y(yMax) + 14))\">settles at \(Self.label(settleTime)) s</text>\n"
-        }
-        // One curve per component, and the legend.
-        for component in 0..<components {
-            let colour = Self.colours[component % Self.colours.count]
-            let points = zip(times, values).compactMap { time, vector in
-                component < vector.count ? "\(f(x(time))),\(f(y(vector[component])))" : nil
-            }.joined(separator: " ")
-            out += "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\" points=\"\(points)\"/>\n"
-            let legendY = Self.margin.top + 10 + Double(component) * 20
-            out += "<line x1=\"\(f(Self.width - Self.margin.right + 15))\" y1=\"\(f(legendY))\" x2=\"\(f(Self.width - Self.margin.right + 40))\" y2=\"\(f(legendY))\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
-            out += "<text x=\"\(f(Self.width - Self.margin.right + 46))\" y=\"\(f(legendY + 4))\">\(Self.escape(property))[\(component)]</text>\n"
+        // Each plan's curves (one per component), its target and settle time, and the legend.
+        var line = 0
+        for (index, drawn) in series.enumerated() {
+            let components = drawn.values.map(\.count).max() ?? 0
+            for component in 0..<components {
+                let colour = Self.colours[line % Self.colours.count]
+                let points = zip(drawn.times, drawn.values).compactMap { time, vector in
+                    component < vector.count ? "\(f(x(time))),\(f(y(vector[component])))" : nil
+                }.joined(separator: " ")
+                out += "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\" points=\"\(points)\"/>\n"
+                if component < drawn.target.count {
+                    let level = drawn.target[component]
+                    out += "<line x1=\"\(f(x(xMin)))\" y1=\"\(f(y(level)))\" x2=\"\(f(x(xMax)))\" y2=\"\(f(y(level)))\" stroke=\"\(colour)\" stroke-dasharray=\"2 4\" stroke-opacity=\"0.7\"/>\n"
+                    out += "<text x=\"\(f(x(xMax) - 4))\" y=\"\(f(y(level) - 4))\" text-anchor=\"end\" fill=\"\(colour)\">target \(Self.label(level))</text>\n"
+                }
+                let legendY = Self.margin.top + 10 + Double(line) * 20
+                out += "<line x1=\"\(f(Self.width - Self.margin.right + 15))\" y1=\"\(f(legendY))\" x2=\"\(f(Self.width - Self.margin.right + 40))\" y2=\"\(f(legendY))\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
+                let name = series.count > 1 ? "\(index + 1). \(drawn.label) " : ""
+                out += "<text x=\"\(f(Self.width - Self.margin.right + 46))\" y=\"\(f(legendY + 4))\">\(Self.escape(name + property))[\(component)]</text>\n"
+                line += 1
+            }
+            if let settleTime = drawn.settleTime, settleTime <= xMax {
+                out += "<line x1=\"\(f(x(settleTime)))\" y1=\"\(f(y(yMin)))\" x2=\"\(f(x(settleTime)))\" y2=\"\(f(y(yMax)))\" stroke=\"#555\" stroke-dasharray=\"6 4\"/>\n"
+                let name = series.count > 1 ? "\(index + 1). " : ""
+                out += "<text x=\"\(f(x(settleTime) + 4))\" y=\"\(f(y(yMax) + 14 + Double(index) * 14))\">\(name)settles at \(Self.label(settleTime)) s</text>\n"
+            }
         }
         return out + "</svg>\n"
     }

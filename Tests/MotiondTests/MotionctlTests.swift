@@ -91,6 +91,17 @@ struct MotionctlTests {
         #expect(text.components(separatedBy: "<polyline").count - 1 >= 2, "one curve per component")
         #expect(text.components(separatedBy: "<text").count - 1 >= 3)
         #expect(text.contains("time (s)") && text.contains("settles at"))
+        #expect(text.contains("target 100") && text.contains("target 50"), "each component's target is marked")
+
+        // Several plans in one chart: each its curves, its target, its settle time, named in the legend.
+        let both = daemon.directory.appendingPathComponent("both.svg")
+        let overlay = try await Self.motionctl(socket + ["plot", #"[{"type":"Spring","property":"x","from":[0],"to":[1]},{"type":"Tween","property":"x","from":[0],"to":[2],"duration":0.3}]"#,
+                                                         "--out", both.path])
+        #expect(overlay.status == 0 && overlay.output.contains("2 curve(s) of 2 plan(s)"), "\(overlay)")
+        let chart = try String(contentsOf: both, encoding: .utf8)
+        #expect(chart.components(separatedBy: "<polyline").count - 1 == 2 && chart.contains("2 plans on x"), "\(chart.prefix(400))")
+        #expect(chart.contains("1. Spring x[0]") && chart.contains("2. Tween x[0]") && chart.contains("target 2"))
+        #expect(chart.contains("1. settles at") && chart.contains("2. settles at 0.3"))
     }
 
     @Test func exitCodesAScriptCanRelyOn() async throws {
