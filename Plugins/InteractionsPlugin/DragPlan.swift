@@ -15,9 +15,12 @@ struct DragPlan: Decodable {
     }
 
     static let schema: [String: PlanSchema] = [
-        "property": .string(), "gesture": .string(), "axis": .string(oneOf: ["x", "y", "both"]),
-        "bounds": .object(["min": .vector, "max": .vector], required: ["min", "max"]),
-        "rubberBand": .number(minimum: 0, maximum: 10),
+        "property": PlanSchema.string().described("The property of the target the pointer moves."),
+        "gesture": PlanSchema.string().described("The gesture of this runtime it follows (`gesture.push`)."),
+        "axis": PlanSchema.string(oneOf: ["x", "y", "both"]).described("Which of the pointer's axes move it (default both)."),
+        "bounds": PlanSchema.object(["min": .vector, "max": .vector], required: ["min", "max"])
+            .described("Past these the property is rubber-banded (UIScrollView's curve)."),
+        "rubberBand": PlanSchema.number(minimum: 0, maximum: 10).described("The rubber band's constant c (default 0.55)."),
     ]
 }
 

@@ -46,12 +46,15 @@ final class Tossable: Performer {
 
         static var schema: PlanSchema {
             var properties = DragPlan.schema
-            properties["snap"] = .array(of: .vector, minItems: 1, maxItems: 1000)
-            properties["decelerationRate"] = .number(minimum: 0.5, maximum: 0.99999)
+            properties["snap"] = PlanSchema.array(of: .vector, minItems: 1, maxItems: 1000)
+                .described("Points it may come to rest at: the one nearest the projected rest point is taken.")
+            properties["decelerationRate"] = PlanSchema.number(minimum: 0.5, maximum: 0.99999)
+                .described("UIKit's deceleration per millisecond, for the projection and the decay (default 0.998).")
             let number = PlanSchema.number(minimum: 0, maximum: 1e9)
             properties["spring"] = .object(["tension": number, "damping": number, "stiffness": number, "mass": number,
                                             "dampingRatio": number, "response": number, "duration": number,
                                             "bounce": .number(minimum: -1, maximum: 1), "threshold": number])
+                .described("The spring it hands over to, in any one Spring form (default: the Spring's, tension 120 and damping 12).")
             return PlanSchema.plan(properties, required: ["property", "gesture"])
         }
     }

@@ -29,8 +29,9 @@ static const char set_schema[] =
     "{\"type\":\"object\","
     "\"description\":\"Writes a value at once.\","
     "\"properties\":{"
-    "\"property\":{\"type\":\"string\"},"
-    "\"value\":{\"type\":\"array\",\"items\":{\"type\":\"number\"},\"minItems\":1,\"maxItems\":4}},"
+    "\"property\":{\"type\":\"string\",\"description\":\"The property of the target it sets.\"},"
+    "\"value\":{\"type\":\"array\",\"items\":{\"type\":\"number\"},\"minItems\":1,\"maxItems\":4,"
+    "\"description\":\"The value, 1 to 4 numbers; velocity 0.\"}},"
     "\"required\":[\"property\",\"value\"]}";
 
 static void set_error(char *error, size_t capacity, const char *message) {

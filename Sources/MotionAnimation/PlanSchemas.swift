@@ -4,28 +4,41 @@ import MotionPluginKit
 /// misspelt key, a wrong type, a number out of range) before the performer sees it. The ranges are the
 /// ones the maths checks too (`parameter(_:field:default:in:)`).
 extension SpringPlan: DescribedPlan {
+    static let property = PlanSchema.string().described("The property of the target it animates.")
+    static let delay = PlanSchema.number(minimum: 0, maximum: 3600).described("Seconds before it starts; the property is left alone until then.")
+    static let repeatCount = PlanSchema.anyOf([.number(minimum: 0.001, maximum: 1e6), .string(oneOf: ["forever"])])
+        .described("Cycles to play (fractions allowed) or \"forever\" (default 1).")
+    static let autoreverse = PlanSchema.boolean.described("Each cycle runs forward, then back.")
+
     package static let schema = PlanSchema.plan([
-        "property": .string(), "to": .vector, "from": .vector, "velocity": .vector,
-        "tension": .number(minimum: 1e-9, maximum: 1e5), "damping": .number(minimum: 0, maximum: 1e9),
-        "threshold": .number(minimum: 1e-12, maximum: 1e6),
-        "stiffness": .number(minimum: 1e-9, maximum: 1e9), "mass": .number(minimum: 1e-6, maximum: 1e6),
-        "dampingRatio": .number(minimum: 0, maximum: 100), "response": .number(minimum: 0.001, maximum: 1000),
-        "duration": .number(minimum: 0.001, maximum: 1000), "bounce": .number(minimum: -0.999999, maximum: 0.999999),
-        "delay": .number(minimum: 0, maximum: 3600), "overshootClamping": .boolean,
+        "property": Self.property, "to": PlanSchema.vector.described("Where it comes to rest."),
+        "from": PlanSchema.vector.described("Where it starts (default: the property's current value and velocity)."),
+        "velocity": PlanSchema.vector.described("Its velocity at the start, units per second (default: the property's)."),
+        "tension": PlanSchema.number(minimum: 1e-9, maximum: 1e5).described("Form tension/damping: the spring's pull (default 120)."),
+        "damping": PlanSchema.number(minimum: 0, maximum: 1e9).described("Forms tension/damping and stiffness/damping/mass: friction (default 12)."),
+        "threshold": PlanSchema.number(minimum: 1e-12, maximum: 1e6).described("It rests when every component is this close to rest (default 0.1)."),
+        "stiffness": PlanSchema.number(minimum: 1e-9, maximum: 1e9).described("Form stiffness/damping/mass (Android, Compose, Flutter, CASpringAnimation)."),
+        "mass": PlanSchema.number(minimum: 1e-6, maximum: 1e6).described("Form stiffness/damping/mass (default 1)."),
+        "dampingRatio": PlanSchema.number(minimum: 0, maximum: 100).described("Form dampingRatio/response (UIKit, SwiftUI): 1 is critically damped (default 0.825)."),
+        "response": PlanSchema.number(minimum: 0.001, maximum: 1000).described("Form dampingRatio/response: the period of the undamped spring, seconds (default 0.5)."),
+        "duration": PlanSchema.number(minimum: 0.001, maximum: 1000).described("Form duration/bounce (SwiftUI, Flutter): seconds (default 0.5)."),
+        "bounce": PlanSchema.number(minimum: -0.999999, maximum: 0.999999).described("Form duration/bounce: 0 no overshoot, above 0 bouncier, below 0 overdamped."),
+        "delay": Self.delay, "overshootClamping": PlanSchema.boolean.described("Ends it the first time it reaches `to`."),
     ], required: ["property", "to"])
 }
 
 extension TweenPlan: DescribedPlan {
     package static let schema = PlanSchema.plan([
-        "property": .string(), "to": .vector, "from": .vector,
-        "duration": .number(minimum: 0, maximum: 3600), "delay": .number(minimum: 0, maximum: 3600),
-        "repeat": .anyOf([.number(minimum: 0.001, maximum: 1e6), .string(oneOf: ["forever"])]), "autoreverse": .boolean,
-        "timing": .anyOf([
+        "property": SpringPlan.property, "to": PlanSchema.vector.described("Where it ends."),
+        "from": PlanSchema.vector.described("Where it starts (default: the property's current value)."),
+        "duration": PlanSchema.number(minimum: 0, maximum: 3600).described("One cycle, seconds (default 0.25)."),
+        "delay": SpringPlan.delay, "repeat": SpringPlan.repeatCount, "autoreverse": SpringPlan.autoreverse,
+        "timing": PlanSchema.anyOf([
             // A preset or CSS timing text (`ease-in`, `steps(4, jump-start)`, `linear(0, 0.8 60%, 1)`), read by `CSSTiming`.
             .string(),
             .array(of: .number(), minItems: 4, maxItems: 4),
             .object(["function": .string(), "args": .array(of: .number(), maxItems: 16)], required: ["function"]),
-        ]),
+        ]).described("A preset or CSS timing function (`ease-in-out`, `steps(4, jump-start)`, `linear(0, 0.8 60%, 1)`), a cubic Bézier [x1, y1, x2, y2], or a plugin's {function, args} (default `default`)."),
     ], required: ["property", "to"])
 }
 
@@ -36,18 +49,23 @@ extension KeyframesPlan: DescribedPlan {
     ])
 
     package static let schema = PlanSchema.plan([
-        "property": .string(), "values": .array(of: .vector, minItems: 2, maxItems: 1000),
-        "keyTimes": .array(of: .number(minimum: 0, maximum: 1), minItems: 2, maxItems: 1000),
-        "timing": .anyOf([timing, .array(of: timing, minItems: 1, maxItems: 999)]),
-        "duration": .number(minimum: 0, maximum: 3600), "delay": .number(minimum: 0, maximum: 3600),
-        "repeat": .anyOf([.number(minimum: 0.001, maximum: 1e6), .string(oneOf: ["forever"])]), "autoreverse": .boolean,
+        "property": SpringPlan.property,
+        "values": PlanSchema.array(of: .vector, minItems: 2, maxItems: 1000).described("The values it passes through, vectors of one length."),
+        "keyTimes": PlanSchema.array(of: .number(minimum: 0, maximum: 1), minItems: 2, maxItems: 1000)
+            .described("When each value is reached, 0 to 1 of the duration, never decreasing (default: evenly spaced)."),
+        "timing": PlanSchema.anyOf([timing, .array(of: timing, minItems: 1, maxItems: 999)])
+            .described("One timing function for every segment, or one per segment (default linear)."),
+        "duration": PlanSchema.number(minimum: 0, maximum: 3600).described("One cycle, seconds (default 0.25)."),
+        "delay": SpringPlan.delay, "repeat": SpringPlan.repeatCount, "autoreverse": SpringPlan.autoreverse,
     ], required: ["property", "values"])
 }
 
 extension DecayPlan: DescribedPlan {
     package static let schema = PlanSchema.plan([
-        "property": .string(), "velocity": .vector, "from": .vector,
-        "drag": .number(minimum: 1e-9, maximum: 300), "threshold": .number(minimum: 1e-12, maximum: 1e6),
-        "delay": .number(minimum: 0, maximum: 3600),
+        "property": SpringPlan.property, "velocity": PlanSchema.vector.described("Its velocity at the start, units per second."),
+        "from": PlanSchema.vector.described("Where it starts (default: the property's current value)."),
+        "drag": PlanSchema.number(minimum: 1e-9, maximum: 300).described("How fast it slows, per second (default 3)."),
+        "threshold": PlanSchema.number(minimum: 1e-12, maximum: 1e6).described("It rests when its speed is below this (default 0.1)."),
+        "delay": SpringPlan.delay,
     ], required: ["property", "velocity"])
 }

@@ -17,6 +17,8 @@ struct Plot: AsyncParsableCommand {
     @Option(help: "The SVG file to write (.svg; other formats are refused).") var out: String
     @Option(help: "Seconds to draw (default: until the animations settle, plus a margin).") var duration: Double?
     @Option(help: "Which property of a Sequence or Group to draw (default: its first plan's).") var property: String?
+    @Option(name: .customLong("gesture"), help: "NAME=FILE: a recorded gesture ([{t, position, phase?}], t from the plan's start) replayed against Draggable and Tossable plans; repeatable.")
+    var gestures: [String] = []
 
     func run() async throws {
         let json = try parseJSONArgument(plan, name: "PLAN_JSON")
@@ -28,6 +30,14 @@ struct Plot: AsyncParsableCommand {
         guard out.lowercased().hasSuffix(".svg") else {
             throw ValidationError("--out: \(out) is not an .svg file; motionctl plot writes SVG only (convert it with rsvg-convert or a browser)")
         }
+        var recorded: [String: JSONValue] = [:]
+        for entry in gestures {
+            guard let equals = entry.firstIndex(of: "=") else { throw ValidationError("--gesture: expected NAME=FILE, got \(entry)") }
+            let file = String(entry[entry.index(after: equals)...])
+            guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("--gesture: cannot read \(file)") }
+            recorded[String(entry[..<equals])] = try parseJSONArgument(String(decoding: data, as: UTF8.self), name: file)
+        }
+        let gestureParams: JSONValue? = recorded.isEmpty ? nil : .object(recorded)
         try await connection.run { client in
             // plan.sample says when each animation rests (`settlingDuration`, SPEC §10): delays, repeats
             // and springs included, and which property it samples (a composite's first plan's, unless asked).
@@ -35,6 +45,7 @@ struct Plot: AsyncParsableCommand {
             for plan in plans {
                 var probeParams: JSONValue = ["plan": plan, "times": [0]]
                 if let property { probeParams["property"] = .string(property) }
+                if let gestureParams { probeParams["gestures"] = gestureParams }
                 let probe = try await client.call("plan.sample", probeParams)
                 guard let sampled = probe["property"]?.stringValue else { throw ValidationError("PLAN_JSON: nothing to sample") }
                 probes.append((sampled, probe["settlingDuration"]?.doubleValue))
@@ -44,7 +55,7 @@ struct Plot: AsyncParsableCommand {
             let times = stride(from: 0.0, through: end, by: end / 400).map { $0 }
             var series: [PlotChart.Series] = []
             for (plan, probe) in zip(plans, probes) {
-                let samples = try await Self.sample(client, plan, times, property: probe.property)
+                let samples = try await Self.sample(client, plan, times, property: probe.property, gestures: gestureParams)
                 // Before a `delay` ends the property has no value yet: those times are left out.
                 let drawn = zip(times, samples).filter { !$0.1.value.isEmpty }
                 series.append(PlotChart.Series(label: plan["type"]?.stringValue ?? "plan", times: drawn.map(\.0),
@@ -62,10 +73,11 @@ struct Plot: AsyncParsableCommand {
         }
     }
 
-    static func sample(_ client: MotionClient, _ plan: JSONValue, _ times: [Double],
-                       property: String? = nil) async throws -> [(value: [Double], velocity: [Double])] {
+    static func sample(_ client: MotionClient, _ plan: JSONValue, _ times: [Double], property: String? = nil,
+                       gestures: JSONValue? = nil) async throws -> [(value: [Double], velocity: [Double])] {
         var params: JSONValue = ["plan": plan, "times": .array(times.map { .number($0) })]
         if let property { params["property"] = .string(property) }
+        if let gestures { params["gestures"] = gestures }
         let result = try await client.call("plan.sample", params)
         return (result["samples"]?.arrayValue ?? []).map { sample in
             ((sample["value"]?.arrayValue ?? []).compactMap(\.doubleValue), (sample["velocity"]?.arrayValue ?? []).compactMap(\.doubleValue))

@@ -118,6 +118,31 @@ struct ShippedPlanSchemaTests {
         }
     }
 
+    /// `plugins.list` describes every key a shipped plan takes (SPEC §10), the host's own keys (`essential`,
+    /// which every plan may carry) and the composites built into the engine.
+    @Test func pluginsListDescribesEveryKey() throws {
+        let output = RecordingOutput()
+        let context = EngineContext(engine: try Self.engine(["SpringPlugin", "TweenPlugin", "DecayPlugin", "SetPlugin", "InteractionsPlugin"]),
+                                    configuration: DaemonConfiguration(socketPath: "/unused"), logger: .init(label: "test"))
+        context.openSession(1, output: output)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        context.receive(line: Array(#"{"id":1,"method":"plugins.list"}"#.utf8), from: 1)
+        let list = try #require(output.lines.last?["result"])
+        var described = 0
+        for plugin in list["plugins"]?.arrayValue ?? [] {
+            for (type, schema) in plugin["schemas"]?.objectValue ?? [:] {
+                for (key, member) in schema["properties"]?.objectValue ?? [:] where key != "type" {
+                    #expect(member["description"]?.stringValue?.isEmpty == false, "\(type).\(key) has no description")
+                    described += 1
+                }
+            }
+        }
+        #expect(described >= 50, "\(described) keys")
+        #expect(list["hostKeys"]?["essential"]?["type"] == "boolean")
+        #expect(list["builtInSchemas"]?["Sequence"]?["required"] == ["type", "steps"])
+        #expect(list["builtInSchemas"]?["Group"]?["properties"]?["plans"]?["description"] != nil)
+    }
+
     @Test func theCSetPluginReadsItsPlanThroughTheHost() throws {
         let engine = try Self.engine(["SetPlugin"])
         try engine.addPlan(plan(#"{"type":"Set","property":"opacity","value":[0.25,0.5,0.75]}"#), to: "card")

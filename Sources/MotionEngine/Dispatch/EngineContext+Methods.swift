@@ -268,7 +268,27 @@ extension EngineContext {
              "ignored": ["plugin": .string(conflict.ignoredPlugin), "file": .string(conflict.ignoredFile)]]
         }
         let rejected = registry.rejected.map { JSONValue.object(["file": .string($0.file), "reason": .string($0.reason)]) }
-        return ["plugins": .array(plugins), "conflicts": .array(conflicts), "rejected": .array(rejected)]
+        return ["plugins": .array(plugins), "conflicts": .array(conflicts), "rejected": .array(rejected),
+                "hostKeys": Self.hostKeys, "builtInSchemas": Self.builtInSchemas]
+    }
+
+    /// Keys the host takes from any plan before its plugin's schema is checked (SPEC §10).
+    static let hostKeys: JSONValue = [
+        "essential": ["type": "boolean", "description": "Animates even under reduce motion (every other plan then completes at once)."],
+    ]
+
+    /// The schemas of the plan types built into the engine (`Sequence`, `Group`), as `plugins.list` shows them.
+    static var builtInSchemas: JSONValue {
+        func composite(_ list: String, _ what: String) -> JSONValue {
+            ["type": "object", "required": ["type", .string(list)], "properties": [
+                "type": ["type": "string"],
+                list: ["type": "array", "minItems": 1, "items": ["type": "object"], "description": .string(what)],
+                "delay": ["type": "number", "minimum": 0, "maximum": 3600, "description": "Seconds before it starts."],
+                "essential": ["type": "boolean", "description": "Animates even under reduce motion."],
+            ]]
+        }
+        return ["Sequence": composite("steps", "Plans run one after another, each when the previous ends finished; they nest."),
+                "Group": composite("plans", "Plans started together; it ends when all have ended; they nest.")]
     }
 
     private func status(_ session: Session) -> JSONValue {

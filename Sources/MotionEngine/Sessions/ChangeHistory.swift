@@ -32,6 +32,12 @@ final class ChangeHistory {
     /// The properties written at the next step.
     func record(_ dirty: UnsafeBufferPointer<UInt32>, store: PropertyStore) {
         latest += 1
+        // All the lists grow together, when one must: a larger frame then allocates at one step, not at
+        // each of the next 32 (a steady state allocates nothing).
+        if lists[list(latest)].capacity < dirty.count {
+            let capacity = max(dirty.count, lists[list(latest)].capacity * 2)
+            for index in lists.indices { lists[index].reserveCapacity(capacity) }
+        }
         lists[list(latest)].removeAll(keepingCapacity: true)
         lists[list(latest)].append(contentsOf: dirty)
         let handles = store.keys.count

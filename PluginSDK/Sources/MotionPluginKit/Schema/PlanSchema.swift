@@ -25,6 +25,13 @@ public struct PlanSchema: Sendable, Equatable {
     /// The schema as JSON text, written by the JSON core.
     public var json: String { JSONWriter.string(value) }
 
+    /// The same schema with a `description` for readers (`plugins.list`); the host ignores it when checking.
+    public func described(_ text: String) -> PlanSchema {
+        guard case .object(var members) = value else { return self }
+        members["description"] = .string(text)
+        return PlanSchema(.object(members))
+    }
+
     /// A plan: an object with these keys (closed: any other key is refused).
     public static func plan(_ properties: [String: PlanSchema], required: [String] = [], description: String? = nil) -> PlanSchema {
         object(properties, required: required, description: description)
