@@ -34,7 +34,7 @@ struct SwapBench: AsyncParsableCommand {
         let socket = directory.appendingPathComponent("motiond.sock").path
         let daemon = Process()
         daemon.executableURL = build.appendingPathComponent("motiond")
-        daemon.arguments = ["--socket", socket, "--rate", String(rate), "--plugins", directory.path, "--log-level",
+        daemon.arguments = ["--socket", socket, "--rate", String(rate), "--plugins", directory.path, "--no-shipped-plugins", "--log-level",
                             ProcessInfo.processInfo.environment["MOTION_BENCH_LOG_LEVEL"] ?? "warning"]
         try daemon.run()
         defer {
