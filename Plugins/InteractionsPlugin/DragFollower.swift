@@ -48,14 +48,20 @@ final class DragFollower {
         finish(reason: "interrupted")
     }
 
+    /// What it wrote last while following (value, velocity).
+    private var lastWritten: (SIMD4<Double>, SIMD4<Double>)?
+
     /// Applies the gesture's latest state (every tick while it runs, and with dt = 0 as samples arrive).
     func update() {
         guard let gesture, let property, let rule, let state = context.read(gesture) else { return }
         if state.phase.isActive {
             if following != state.generation { begin(state, property: property) }
             guard token != nil else { return }
-            context.write(property, value: value(state, rule), velocity: rule.mapped(state.velocity, components: components),
-                          count: components)
+            // A finger at rest writes nothing: a write of the same value was a repeated frame every tick.
+            let written = (value(state, rule), rule.mapped(state.velocity, components: components))
+            if let last = lastWritten, last == written { return }
+            lastWritten = written
+            context.write(property, value: written.0, velocity: written.1, count: components)
         } else if token != nil {
             released(state, value(state, rule))
         }
@@ -69,6 +75,7 @@ final class DragFollower {
 
     private func begin(_ state: GestureState, property: PropertyHandle) {
         following = state.generation
+        lastWritten = nil
         let current = context.read(property)
         start = current?.value ?? SIMD4()
         // A property never written takes one component per axis followed.

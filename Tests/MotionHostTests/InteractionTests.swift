@@ -63,6 +63,21 @@ struct InteractionTests {
         #expect(!context.engine.isActive(runtime: "0/default"))
     }
 
+    /// A finger held still moves nothing: the ticks while it rests write no value (each was a repeated
+    /// frame), and the next sample moves the property again.
+    @Test mutating func aHeldDragRepeatsNoFrame() throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Draggable", "property": "x", "gesture": "finger", "axis": "x"]])
+        _ = call("gesture.push", ["gesture": "finger", "samples": Self.moves(from: [0, 0], step: [2, 0], count: 6, t0: 1)])
+        context.engine.clearFrame()
+        for tick in 0..<5 {
+            context.engine.advance(by: 1.0 / 120)
+            #expect(context.engine.dirtyProperties.isEmpty, "tick \(tick): nothing moved, nothing written")
+            context.engine.clearFrame()
+        }
+        _ = call("gesture.push", ["gesture": "finger", "samples": [["t": 1.2, "position": [20, 0]]]])
+        #expect(value("x") == [20], "\(value("x"))")
+    }
+
     /// Gesture handles are found by runtime and name: interning, a push and a runtime's end look at that
     /// runtime's handles only (a scan of every runtime's made each push cost what all uids interned:
     /// 3.5 ms with 50,000 names). A runtime's end forgets its handles and no other.

@@ -67,6 +67,25 @@ struct SystemdTests {
         #expect(await daemon.stop(signal: SIGKILL) == nil || true)
     }
 
+    /// A journal to replay asks systemd for more time to start (`EXTEND_TIMEOUT_USEC`, in proportion to
+    /// the journal) before the replay, so a long replay is not killed by `TimeoutStartSec` at every start.
+    @Test func aJournalToReplayExtendsTheStartTimeout() async throws {
+        let state = try DaemonProcess.temporaryDirectory()
+        let first = try await DaemonProcess(arguments: ["--state-dir", state.path])
+        let client = try await first.client()
+        _ = try await client.call("runtime.create", ["name": "kept"])
+        _ = try await client.call("plan.add", ["runtime": "kept", "target": "t", "plan": ["type": "Tween", "property": "x", "to": [1], "duration": 600]])
+        await client.close()
+        _ = await first.stop()
+        let (second, notify) = try await activated(arguments: ["--state-dir", state.path])
+        let ready = try await notify.waitFor { $0.hasPrefix("READY=1") }
+        let extended = notify.messages.firstIndex { $0.hasPrefix("EXTEND_TIMEOUT_USEC=") }
+        #expect(extended.map { $0 < ready } == true, "\(notify.messages.prefix(4))")
+        let micros = extended.flatMap { UInt64(notify.messages[$0].dropFirst("EXTEND_TIMEOUT_USEC=".count)) } ?? 0
+        #expect(micros >= 30_000_000, "\(micros)")
+        _ = await second.stop()
+    }
+
     @Test func sighupLoadsAPluginAddedToTheDirectory() async throws {
         let plugins = try DaemonProcess.temporaryDirectory()
         let directory = try DaemonProcess.temporaryDirectory()
