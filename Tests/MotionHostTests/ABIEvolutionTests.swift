@@ -46,3 +46,34 @@ struct ABIEvolutionTests {
         #expect(!text.contains("plan_schema"))
     }
 }
+
+/// A hot swap does not believe a state size it cannot hold (SPEC §13): a plugin that claims 2^40 bytes
+/// of state had the host try to allocate a terabyte and abort mid-swap. Now that performer stays on its
+/// old build, with the reason, and the swap goes on.
+@Suite("Migration state cap")
+struct MigrationStateCapTests {
+    @Test func aClaimedTerabyteOfStateIsRefusedAndTheOldBuildRuns() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let source = ["Tests/MotiondTests/Fixtures/careless_advance.c"]
+        let first = try await CCompiler.sharedLibrary(source, name: "libhuge1.so", in: directory, defines: ["HUGE_STATE=1", "HOLD=1"])
+        let second = try await CCompiler.sharedLibrary(source, name: "libhuge2.so", in: directory, defines: ["HUGE_STATE=1", "HOLD=1"])
+        let host = HostServices(logger: .init(label: "test"))
+        var builder = PluginRegistryBuilder()
+        builder.add(try PluginLoader.load(file: first, host: host).get())
+        let engine = Engine(registry: builder.freeze(), host: host)
+        try engine.addPlan(["type": "Careless", "property": "x"], to: "card")
+        engine.advance(by: 1.0 / 120)
+        var next = PluginRegistryBuilder(extending: engine.registry)
+        _ = try next.replace(with: try PluginLoader.load(file: second, host: host).get(), hash: "next").get()
+        let job = try engine.beginSwap(to: next.freeze(), pluginID: "test.careless-advance", budgetNanos: .max)
+        #expect(job.isFinished && job.report.migrated == 0 && job.report.remaining == 1, "\(job.report)")
+        #expect(job.failures.first?.contains("a state of 1099511627776 bytes; at most 16777216") == true, "\(job.failures)")
+        engine.advance(by: 1.0 / 120)
+        #expect(engine.value(of: "x", target: "card") == [1], "the old build runs on")
+        #expect(engine.performerCount == 1)
+        // plugins.reload says why (the reply's `stayed`).
+        let outcome = EngineContext.InstallOutcome.swapped(id: "test.careless-advance", fromVersion: "1", toVersion: "1", generation: 2,
+                                                           migrated: 0, remaining: 1, stayed: job.failures)
+        #expect(outcome.json["stayed"]?.arrayValue?.first?.stringValue?.contains("at most 16777216") == true, "\(outcome.json)")
+    }
+}

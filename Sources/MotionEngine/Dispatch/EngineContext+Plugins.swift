@@ -5,7 +5,9 @@ extension EngineContext {
     /// What happened to one file.
     package enum InstallOutcome: Sendable, Equatable {
         case loaded(id: String, version: String)
-        case swapped(id: String, fromVersion: String, toVersion: String, generation: Int, migrated: Int, remaining: Int)
+        /// `stayed`: why each performer that stays on its old build could not move (a state too large, …).
+        case swapped(id: String, fromVersion: String, toVersion: String, generation: Int, migrated: Int, remaining: Int,
+                     stayed: [String] = [])
         case rejected(reason: String)
         /// The swap is made and its performers are still moving: call `continueInstall(file:)` until
         /// it says `swapped` (the plugin manager does; clients never see this).
@@ -14,10 +16,10 @@ extension EngineContext {
         package var json: JSONValue {
             switch self {
             case .loaded(let id, let version): ["outcome": "loaded", "id": .string(id), "version": .string(version)]
-            case .swapped(let id, let from, let to, let generation, let migrated, let remaining):
+            case .swapped(let id, let from, let to, let generation, let migrated, let remaining, let stayed):
                 ["outcome": "swapped", "id": .string(id), "fromVersion": .string(from), "toVersion": .string(to),
                  "generation": .number(Double(generation)), "migrated": .number(Double(migrated)),
-                 "remaining": .number(Double(remaining))]
+                 "remaining": .number(Double(remaining)), "stayed": .array(stayed.prefix(16).map { .string($0) })]
             case .rejected(let reason): ["outcome": "rejected", "reason": .string(reason)]
             case .migrating(let id): ["outcome": "migrating", "id": .string(id)]
             }
@@ -120,7 +122,7 @@ extension EngineContext {
             "generation": "\(swap.generation)", "migrated": "\(report.migrated)", "remaining": "\(report.remaining)",
         ])
         return .swapped(id: id, fromVersion: swap.fromVersion, toVersion: swap.toVersion, generation: swap.generation,
-                        migrated: report.migrated, remaining: report.remaining)
+                        migrated: report.migrated, remaining: report.remaining, stayed: swap.job.failures)
     }
 
     /// Forgets the rejections of files that a full rescan no longer found in any plugin directory: a file
