@@ -201,4 +201,21 @@ struct TimelineTests {
         #expect(send("timeline.scrub", ["offset": -1])?["error"]?["code"] == "request.invalid")
         #expect(send("timeline.attach", ["runtime": "nope"])?["error"]?["code"] == "runtime.not_found")
     }
+
+    /// Composites scrub as they ran: a Sequence replayed to any offset shows its step of that moment, as
+    /// `plan.sample` computes it (SPEC §10: deterministic evaluation of composites).
+    @Test mutating func scrubbingReplaysASequence() throws {
+        let sequence: JSONValue = ["type": "Sequence", "steps": [
+            ["type": "Tween", "property": "x", "from": [0], "to": [10], "duration": 0.5, "timing": "linear"],
+            ["type": "Tween", "property": "x", "to": [30], "duration": 0.5, "timing": "linear"]]]
+        try call("plan.add", ["target": "box", "plan": sequence])
+        for _ in 0..<150 { context.tick(dt: 1.0 / 120) }
+        for (offset, expected) in [(0.25, 5.0), (0.75, 20.0), (0.5, 10.0), (1.2, 30.0)] {
+            try call("timeline.attach", ["offset": .number(offset)])
+            let scrubbed = context.engine.value(of: "x", target: "box", runtime: "0/default")?[0] ?? -1
+            let sampled = (try call("plan.sample", ["plan": sequence, "times": [.number(offset)]])["samples"]?.arrayValue?.first?["value"]?.arrayValue?.first?.doubleValue) ?? -2
+            #expect(abs(scrubbed - expected) < 1e-6 && abs(scrubbed - sampled) < 1e-6, "at \(offset): scrubbed \(scrubbed), sampled \(sampled)")
+        }
+        try call("timeline.detach")
+    }
 }
