@@ -48,20 +48,19 @@ final class DragFollower {
         finish(reason: "interrupted")
     }
 
-    /// What it wrote last while following (value, velocity).
-    private var lastWritten: (SIMD4<Double>, SIMD4<Double>)?
-
     /// Applies the gesture's latest state (every tick while it runs, and with dt = 0 as samples arrive).
     func update() {
         guard let gesture, let property, let rule, let state = context.read(gesture) else { return }
         if state.phase.isActive {
             if following != state.generation { begin(state, property: property) }
             guard token != nil else { return }
-            // A finger at rest writes nothing: a write of the same value was a repeated frame every tick.
-            let written = (value(state, rule), rule.mapped(state.velocity, components: components))
-            if let last = lastWritten, last == written { return }
-            lastWritten = written
-            context.write(property, value: written.0, velocity: written.1, count: components)
+            // A finger at rest writes nothing: a write of the value the property holds was a repeated frame
+            // every tick. (Compared with the property, not with the last write: a scrubber's detach may
+            // have put back another value meanwhile.)
+            let (value, velocity) = (value(state, rule), rule.mapped(state.velocity, components: components))
+            if let current = context.read(property), current.count == components, current.value == value,
+               current.velocity == velocity { return }
+            context.write(property, value: value, velocity: velocity, count: components)
         } else if token != nil {
             released(state, value(state, rule))
         }
@@ -75,7 +74,6 @@ final class DragFollower {
 
     private func begin(_ state: GestureState, property: PropertyHandle) {
         following = state.generation
-        lastWritten = nil
         let current = context.read(property)
         start = current?.value ?? SIMD4()
         // A property never written takes one component per axis followed.

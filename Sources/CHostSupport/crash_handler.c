@@ -58,11 +58,13 @@ static void say(const char *label, const char *function, const char *number, siz
     write_to(2, closing, sizeof closing - 1);
 }
 
-/* A fault the plugin caused: raised by the kernel (si_code > 0) or by the process itself (abort), on the
- * thread that calls plugins; not a signal another process sent, nor one on another thread. */
+/* A fault the plugin caused while it was called: one the kernel raised (si_code > 0), on any thread (a
+ * plugin may crash on a thread of its own), or one the process raised itself (abort, raise) on the thread
+ * that calls plugins; never a signal another process sent. */
 static int caused_by_plugin(siginfo_t *info) {
-    if (engine_thread != 0 && syscall(SYS_gettid) != engine_thread) return 0;
-    return info == NULL || info->si_code > 0 || ((info->si_code == SI_TKILL || info->si_code == SI_USER) && info->si_pid == getpid());
+    if (info == NULL || info->si_code > 0) return 1;
+    if ((info->si_code != SI_TKILL && info->si_code != SI_USER) || info->si_pid != getpid()) return 0;
+    return engine_thread == 0 || syscall(SYS_gettid) == engine_thread;
 }
 
 static void on_crash(int signal, siginfo_t *info, void *context) {
@@ -130,9 +132,8 @@ int motion_crash_handler_engine_thread(void) {
     engine_thread = syscall(SYS_gettid);
     /* A stack of its own for the handler: a plugin that overflows the engine thread's stack is still
      * recorded (without one the handler cannot run, and the plugin crashes every start). */
-    static char *alternate;
     const size_t size = 256 * 1024;
-    if (alternate == NULL) alternate = malloc(size);
+    char *alternate = malloc(size);  /* one per thread that calls this; kept for the thread's life */
     if (alternate == NULL) return -1;
     stack_t stack;
     memset(&stack, 0, sizeof stack);

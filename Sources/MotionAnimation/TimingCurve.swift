@@ -35,10 +35,29 @@ package enum TimingCurve: Sendable {
     /// A Bézier is solved to 1e-7 in x, whatever the duration (as Chromium's gfx::CubicBezier).
     package static let bezierEpsilon = 1e-7
 
-    /// A curve of steps: flat between its jumps, so what it drives has no velocity.
-    package var isStepped: Bool {
-        if case .steps = self { return true }
-        return false
+    /// The curve's slope at `progress` (its derivative; 0 on the flats of steps and past the ends of
+    /// `linear()`'s vertical segments), so that a velocity is exact whatever the steps taken to reach it.
+    package func slope(at progress: Double) -> Double {
+        switch self {
+        case .linear: return 1
+        case .bezier(let curve): return curve.slope(progress)
+        case .steps: return 0
+        case .polyline(let points): return Self.slope(progress, points)
+        case .function(let function):
+            // A plugin's function: a difference over 1e-5 of progress, inside [0, 1].
+            let step = 1e-5, start = Swift.min(Swift.max(progress - step / 2, 0), 1 - step)
+            return (function(start + step) - function(start)) / step
+        }
+    }
+
+    /// The slope of `interpolate`'s segment at `progress` (0 on a vertical one: the jump itself).
+    static func slope(_ progress: Double, _ points: [(input: Double, output: Double)]) -> Double {
+        guard points.count >= 2 else { return 0 }
+        var upper = points.firstIndex { $0.input > progress } ?? points.count - 1
+        if upper == 0 { upper = 1 }
+        let (a, b) = (points[upper - 1], points[upper])
+        guard b.input > a.input else { return 0 }
+        return (b.output - a.output) / (b.input - a.input)
     }
 
     package func value(at progress: Double, epsilon: Double = bezierEpsilon) -> Double {

@@ -1,7 +1,6 @@
 /// A time-based animation from `from` to `to` over `duration` along a timing curve (Advance's
-/// BasicAnimation). Velocity is the rate of change at the time reached (a difference over a millionth of
-/// the duration, so it does not depend on the steps taken), zero on the flats of a curve of steps, and
-/// zero once it has ended: a tween at rest does not move (a spring started on it afterwards must not swing).
+/// BasicAnimation). Velocity is the rate of change at the time reached (the curve's slope, so it does not
+/// depend on the steps taken), zero on the flats of a curve of steps, and zero once it has ended: a tween at rest does not move (a spring started on it afterwards must not swing).
 package struct Tween: Sendable {
     package let from: SIMD4<Double>
     package let to: SIMD4<Double>
@@ -85,24 +84,18 @@ package struct Tween: Sendable {
         velocity = velocity(at: elapsed)
     }
 
-    /// The rate of change at `time`: zero once ended and on a curve of steps (flat between its jumps);
-    /// otherwise a difference over a millionth of the duration, backwards (forwards at a cycle's start,
-    /// where the value jumps back to `from`).
+    /// The rate of change at `time`, from the curve's own slope (not a difference, which straddled jumps
+    /// and the Bézier solver's tolerance): zero once ended and on the flats of steps.
     package func velocity(at time: Double) -> SIMD4<Double> {
         guard duration > 0, time < totalDuration else { return .zero }
         let phase = max(time / duration, 0), cycle = phase.rounded(.down)
-        var progress = phase - cycle
-        if autoreverses, cycle.truncatingRemainder(dividingBy: 2) == 1 { progress = 1 - progress }
-        if let keyframes {
-            if keyframes.isStepped(at: progress) { return .zero }
-        } else if curve.isStepped {
-            return .zero
+        var progress = phase - cycle, rate = 1 / duration
+        if autoreverses, cycle.truncatingRemainder(dividingBy: 2) == 1 {
+            progress = 1 - progress
+            rate = -rate
         }
-        let step = duration * 1e-6, back = time - step
-        if back < 0 || (back / duration).rounded(.down) != cycle {
-            return (value(at: time + step) - value(at: time)) / step
-        }
-        return (value(at: time) - value(at: back)) / step
+        if let keyframes { return keyframes.slope(at: progress) * rate }
+        return (to - from) * (curve.slope(at: progress) * rate)
     }
 }
 
@@ -120,10 +113,13 @@ package struct Keyframes: Sendable {
         self.curves = curves
     }
 
-    /// Whether the segment at `progress` runs along a curve of steps.
-    package func isStepped(at progress: Double) -> Bool {
+    /// The path's derivative by progress at `progress`: the segment's curve's slope, scaled to it.
+    package func slope(at progress: Double) -> SIMD4<Double> {
         let upper = max(keyTimes.firstIndex { $0 > progress } ?? keyTimes.count - 1, 1)
-        return curves[upper - 1].isStepped
+        let (start, end) = (keyTimes[upper - 1], keyTimes[upper])
+        guard end > start else { return .zero }
+        let local = min(max((progress - start) / (end - start), 0), 1)
+        return (values[upper] - values[upper - 1]) * (curves[upper - 1].slope(at: local) / (end - start))
     }
 
     package func value(at progress: Double) -> SIMD4<Double> {

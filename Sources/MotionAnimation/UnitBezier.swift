@@ -61,6 +61,18 @@ package struct UnitBezier: Sendable, Equatable {
         return t
     }
 
+    /// dy/dx at `x`: the curve's slope there (a tween's velocity is it times the distance over the
+    /// duration), from the parameter solved for `x`; outside [0, 1] the end tangents.
+    package func slope(_ x: Double, epsilon: Double = TimingCurve.bezierEpsilon) -> Double {
+        if x < 0 { return startGradient }
+        if x > 1 { return endGradient }
+        let t = solveT(x, epsilon: epsilon)
+        let dx = derivativeX(t), dy = (3 * ay * t + 2 * by) * t + cy
+        // A vertical tangent (x standing still while y moves): the steepest slope a double tells apart.
+        guard abs(dx) > 1e-9 else { return dy == 0 ? 0 : (dy > 0 ? 1e9 : -1e9) }
+        return dy / dx
+    }
+
     /// y for `x`, to within `epsilon` in x; outside [0, 1] along the end tangents.
     package func solve(_ x: Double, epsilon: Double = TimingCurve.bezierEpsilon) -> Double {
         if x < 0 { return startGradient * x }

@@ -58,7 +58,7 @@ struct Plot: AsyncParsableCommand {
                 let samples = try await Self.sample(client, plan, times, property: probe.property, gestures: gestureParams)
                 // Before a `delay` ends the property has no value yet: those times are left out.
                 let drawn = zip(times, samples).filter { !$0.1.value.isEmpty }
-                series.append(PlotChart.Series(label: plan["type"]?.stringValue ?? "plan", times: drawn.map(\.0),
+                series.append(PlotChart.Series(label: plan["type"]?.stringValue ?? "plan", property: probe.property, times: drawn.map(\.0),
                                                values: drawn.map(\.1.value), settleTime: probe.settle,
                                                target: PlotChart.target(of: plan)))
             }

@@ -8,6 +8,8 @@ struct PlotChart {
     struct Series {
         /// How the legend names it (the plan's type, and its place when several are drawn).
         var label: String
+        /// The property drawn (a composite's first plan's, unless asked).
+        var property: String
         var times: [Double]
         /// values[i] is the vector at times[i].
         var values: [[Double]]
@@ -22,6 +24,7 @@ struct PlotChart {
 
     static let width = 800.0, height = 480.0
     static let margin = (left: 80.0, right: 190.0, top: 50.0, bottom: 60.0)
+    static let legendLines = 18
     static let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
 
     /// Where `plan` goes, from its own keys.
@@ -80,10 +83,16 @@ struct PlotChart {
                     out += "<line x1=\"\(f(x(xMin)))\" y1=\"\(f(y(level)))\" x2=\"\(f(x(xMax)))\" y2=\"\(f(y(level)))\" stroke=\"\(colour)\" stroke-dasharray=\"2 4\" stroke-opacity=\"0.7\"/>\n"
                     out += "<text x=\"\(f(x(xMax) - 4))\" y=\"\(f(y(level) - 4))\" text-anchor=\"end\" fill=\"\(colour)\">target \(Self.label(level))</text>\n"
                 }
-                let legendY = Self.margin.top + 10 + Double(line) * 20
-                out += "<line x1=\"\(f(Self.width - Self.margin.right + 15))\" y1=\"\(f(legendY))\" x2=\"\(f(Self.width - Self.margin.right + 40))\" y2=\"\(f(legendY))\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
-                let name = series.count > 1 ? "\(index + 1). \(drawn.label) " : ""
-                out += "<text x=\"\(f(Self.width - Self.margin.right + 46))\" y=\"\(f(legendY + 4))\">\(Self.escape(name + property))[\(component)]</text>\n"
+                // The legend holds 18 lines; the rest are counted in its last.
+                let legendY = Self.margin.top + 10 + Double(min(line, Self.legendLines)) * 20
+                if line < Self.legendLines {
+                    out += "<line x1=\"\(f(Self.width - Self.margin.right + 15))\" y1=\"\(f(legendY))\" x2=\"\(f(Self.width - Self.margin.right + 40))\" y2=\"\(f(legendY))\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
+                    let name = series.count > 1 ? "\(index + 1). \(drawn.label) " : ""
+                    out += "<text x=\"\(f(Self.width - Self.margin.right + 46))\" y=\"\(f(legendY + 4))\">\(Self.escape(name + drawn.property))[\(component)]</text>\n"
+                } else if line == Self.legendLines {
+                    let more = series.reduce(0) { $0 + ($1.values.map(\.count).max() ?? 0) } - Self.legendLines
+                    out += "<text x=\"\(f(Self.width - Self.margin.right + 15))\" y=\"\(f(legendY + 4))\">… \(more) more</text>\n"
+                }
                 line += 1
             }
             if let settleTime = drawn.settleTime, settleTime <= xMax {

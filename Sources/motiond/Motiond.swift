@@ -67,6 +67,9 @@ struct Motiond: AsyncParsableCommand {
             let passed = await PluginValidator.validate(files: validate, executable: "/proc/self/exe") { Swift.print($0) }
             throw ExitCode(passed ? 0 : 1)
         }
+        // Before the daemon starts its threads: started by hand under `umask 000`, every directory and file it made was
+        // writable by all (another uid replaced the socket and the journal). Nothing it makes is now.
+        umask(umask(0) | 0o022)
         let environment = ProcessInfo.processInfo.environment
         let file = try config.map(ConfigFile.load(path:)) ?? ConfigFile()
         let levelName = logLevel ?? file.logLevel ?? "info"
@@ -82,6 +85,7 @@ struct Motiond: AsyncParsableCommand {
             stateDirectory: stateDir ?? file.stateDirectory ?? environment["STATE_DIRECTORY"], logLevel: level)
         configuration.configFile = config
         configuration.pluginDirectoriesFromCommandLine = !plugins.isEmpty
+        configuration.shippedPluginsFromCommandLine = noShippedPlugins
         if let length = file.maximumLineLength { configuration.maximumLineLength = length }
         if let count = file.maximumSubscriptions { configuration.maximumSubscriptionsPerConnection = count }
         configuration.adminGroup = file.adminGroup

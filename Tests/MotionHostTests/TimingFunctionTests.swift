@@ -134,6 +134,17 @@ struct TimingFunctionTests {
         let alone = sample("ease-in-out", [0.25]).first?["velocity"]?.arrayValue?.first?.doubleValue ?? 0
         let after = sample("ease-in-out", [0.249, 0.25]).last?["velocity"]?.arrayValue?.first?.doubleValue ?? 0
         #expect(abs(alone - after) < 1e-6 && abs(alone - 1.05926) < 1e-3, "\(alone) vs \(after)")
+        // The curve's own slope: `ease` (cubic-bezier(0.25, 0.1, 0.25, 1)) at 0.206 is 2.28713 (bisection
+        // to 1e-15 and dy/dx); a difference over a millionth of the duration was 6.6 % off there.
+        let ease = sample("ease", [0.206]).first?["velocity"]?.arrayValue?.first?.doubleValue ?? 0
+        #expect(abs(ease - 2.2871251804) < 1e-5, "\(ease)")
+        // Keyframes whose first segment is steps: at the keyTime, exactly, the linear segment's rate (a
+        // difference straddled the jump: ~10^7).
+        let keyframes: JSONValue = ["type": "Keyframes", "property": "x", "values": [[0], [1], [3]], "keyTimes": [0, 0.5, 1],
+                                    "timing": ["steps(2)", "linear"], "duration": 1]
+        context.receive(line: JSONWriter.bytes(["id": 2, "method": "plan.sample", "params": ["plan": keyframes, "times": [0.25, 0.5, 0.75]]]), from: 1)
+        let rates = (output.lines.last?["result"]?["samples"]?.arrayValue ?? []).map { $0["velocity"]?.arrayValue?.first?.doubleValue ?? -1 }
+        #expect(rates == [0, 4, 4], "\(rates)")
         for (timing, start) in [("steps(2, jump-start)", 0.5), ("step-start", 1.0), ("steps(2, jump-both)", 1.0 / 3), ("linear(0.5, 1)", 0.5), ("ease", 0)] {
             let value = sample(timing, [0]).first?["value"]?.arrayValue?.first?.doubleValue
             #expect(value.map { abs($0 - start) < 1e-12 } == true, "\(timing) at 0: \(String(describing: value))")

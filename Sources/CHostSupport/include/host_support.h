@@ -33,9 +33,9 @@ int motion_thread_usage(motion_thread_usage_t *out);
 int motion_crash_handler_install(int fd, const void *const *marker);
 
 /**
- * Names the calling thread as the one that calls plugins (a fault on another thread, or a signal sent
- * by another process, is not a plugin's crash) and gives it an alternate signal stack, so the handler
- * runs even when a plugin overflowed the thread's stack. Returns 0, or -1.
+ * Names the calling thread as the one that calls plugins (an abort raised on another thread is not a
+ * plugin's crash; a signal another process sends never is) and gives it an alternate signal stack, so
+ * the handler runs even when a plugin overflowed the thread's stack. Returns 0, or -1.
  */
 int motion_crash_handler_engine_thread(void);
 

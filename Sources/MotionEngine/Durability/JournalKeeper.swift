@@ -37,18 +37,20 @@ struct JournalKeeper {
             set(runtime, nil)
             return
         }
-        var kept = runtimes[runtime] ?? []
-        if kept.isEmpty, !record.isCreate {
+        if runtimes[runtime]?.isEmpty ?? true, !record.isCreate {
             // A uid's `default` comes into being at hello, unjournaled: its creation is implied.
             let create = JournalRecord.create(runtime: runtime, shared: false, t: record.time)
-            kept.append(Kept(record: create, line: create.line))
+            append(Kept(record: create, line: create.line), to: runtime)
         }
-        kept.append(Kept(record: record, line: line))
-        if kept.count > maximumRecords + 1 {
-            dropped[runtime, default: 0] += kept.count - maximumRecords - 1
-            kept.removeSubrange(1..<(kept.count - maximumRecords))
+        // In place, counted by the line added: a copy of the runtime's records and a sum of their bytes at
+        // each write cost in proportion to them (100,000 records within a uid's 16 MiB).
+        append(Kept(record: record, line: line), to: runtime)
+        if let count = runtimes[runtime]?.count, count > maximumRecords + 1, var kept = runtimes.removeValue(forKey: runtime) {
+            dropped[runtime, default: 0] += count - maximumRecords - 1
+            kept.removeSubrange(1..<(count - maximumRecords))
+            runtimes[runtime] = kept
+            set(runtime, kept)
         }
-        set(runtime, kept)
         trim(owner: OwnedName.split(runtime).owner ?? 0)
     }
 
@@ -57,6 +59,12 @@ struct JournalKeeper {
 
     /// Every runtime's kept records, by name.
     var all: [(runtime: String, kept: [Kept])] { runtimes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+
+    private mutating func append(_ kept: Kept, to runtime: String) {
+        runtimes[runtime, default: []].append(kept)
+        bytes[runtime, default: 0] += kept.line.count
+        ownerBytes[OwnedName.split(runtime).owner ?? 0, default: 0] += kept.line.count
+    }
 
     private mutating func set(_ runtime: String, _ kept: [Kept]?) {
         let owner = OwnedName.split(runtime).owner ?? 0

@@ -35,8 +35,7 @@ final class ChangeHistory {
         // All the lists grow together, when one must: a larger frame then allocates at one step, not at
         // each of the next 32 (a steady state allocates nothing).
         if lists[list(latest)].capacity < dirty.count {
-            let capacity = max(dirty.count, lists[list(latest)].capacity * 2)
-            for index in lists.indices { lists[index].reserveCapacity(capacity) }
+            for index in lists.indices { lists[index].reserveCapacity(dirty.count) }
         }
         lists[list(latest)].removeAll(keepingCapacity: true)
         lists[list(latest)].append(contentsOf: dirty)

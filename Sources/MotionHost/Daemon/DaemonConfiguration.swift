@@ -29,6 +29,8 @@ package struct DaemonConfiguration: Sendable {
     package var configFile: String?
     /// Plugin directories came from the command line, so a config reload does not change them.
     package var pluginDirectoriesFromCommandLine = false
+    /// `--no-shipped-plugins` was given: a config file's `shippedPlugins` does not bring them back.
+    package var shippedPluginsFromCommandLine = false
 
     package init(socketPath: String, pluginDirectories: [String] = [], loadsShippedPlugins: Bool = true,
                 rate: Double = 120, stateDirectory: String? = nil, maximumLineLength: Int = 1 << 20,
@@ -50,6 +52,7 @@ package struct DaemonConfiguration: Sendable {
         var needRestart: [String] = []
         if let name = file.logLevel, let level = Logger.Level(rawValue: name) { next.logLevel = level }
         if !pluginDirectoriesFromCommandLine { next.pluginDirectories = file.plugins ?? [] }
+        if !shippedPluginsFromCommandLine { next.loadsShippedPlugins = file.shippedPlugins ?? true }
         if let limit = file.maximumSubscriptions { next.maximumSubscriptionsPerConnection = limit }
         next.quotas = file.quotas ?? Quotas()
         if let speed = file.speed { next.speed = speed }

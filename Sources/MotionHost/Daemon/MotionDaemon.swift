@@ -22,9 +22,6 @@ package struct MotionDaemon: Sendable {
         // First of all: SIGHUP's default action would kill the daemon.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         MallocTuning.disableFastBins()
-        // Started by hand under `umask 000`, every directory and file it made was writable by all: another
-        // uid replaced the socket and the journal. What it creates is never writable by others.
-        umask(umask(0) | 0o022)
         let environment = ProcessInfo.processInfo.environment
         let notifier = SystemdNotifier(environment: environment)
         let watchdog = WatchdogSettings(environment: environment)

@@ -30,7 +30,8 @@ enum ChildProcess {
         }
         // A crash is an answer, not something to debug here: no backtrace (it takes seconds).
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        environment.merge(extra) { $1 }
+        // A preload of the caller's own stays, ours after it.
+        environment.merge(extra) { own, added in own.isEmpty ? added : own + ":" + added }
         process.environment = environment
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output

@@ -8,7 +8,8 @@
             ...
 
 `Client(socket).call(method, params)` returns the result as a dict; `client.stream(**subscribe_params)` is one
-subscription's events as an iterator. `AsyncClient` (motiond_client.aio) is the same for asyncio. `Client.subscribe_shm` reads frames from shared
+subscription's events as an iterator. `AsyncClient` (motiond_client.aio) connects, calls and yields events
+(`async for event in client.events()`) the same way for asyncio. `Client.subscribe_shm` reads frames from shared
 memory (`FrameReader`, mmap). Standard library only.
 """
 from .client import Client, MotiondError, Subscription, default_socket

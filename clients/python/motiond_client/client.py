@@ -262,7 +262,9 @@ class Client:
         for index, event in enumerate(self.pending):
             if event.get("sub") == sub:
                 return self._applied(self.pending.pop(index))
-        held, self.pending = self.pending, []
+        # Events that came during a call are older than any read below: applied now, in order.
+        held = [dict(self._applied(event), _applied=True) for event in self.pending]
+        self.pending = []
         try:
             while True:
                 left = None if deadline is None else max(0.0, deadline - time.monotonic())
