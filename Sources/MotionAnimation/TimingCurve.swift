@@ -50,6 +50,13 @@ package enum TimingCurve: Sendable {
         }
     }
 
+    /// `value(at:)` and `slope(at:)` together: one solve of a Bézier for both.
+    @inline(__always)
+    package func valueAndSlope(at progress: Double) -> (value: Double, slope: Double) {
+        if case .bezier(let curve) = self { return curve.valueAndSlope(progress) }
+        return (value(at: progress), slope(at: progress))
+    }
+
     /// The slope of `interpolate`'s segment at `progress` (0 on a vertical one: the jump itself).
     static func slope(_ progress: Double, _ points: [(input: Double, output: Double)]) -> Double {
         guard points.count >= 2 else { return 0 }

@@ -80,8 +80,24 @@ package struct Tween: Sendable {
         elapsedNanos += dt * 1e9
         let whole = elapsedNanos.rounded()
         if abs(elapsedNanos - whole) < 1e-3 { elapsedNanos = whole }
-        value = value(at: elapsed)
-        velocity = velocity(at: elapsed)
+        (value, velocity) = state(at: elapsed)
+    }
+
+    /// `value(at:)` and `velocity(at:)` together, the curve solved once.
+    package func state(at time: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>) {
+        guard duration > 0, time < totalDuration else { return (endValue, .zero) }
+        let phase = max(time / duration, 0), cycle = phase.rounded(.down)
+        var progress = phase - cycle, rate = 1 / duration
+        if autoreverses, cycle.truncatingRemainder(dividingBy: 2) == 1 {
+            progress = 1 - progress
+            rate = -rate
+        }
+        if let keyframes {
+            let (value, slope) = keyframes.valueAndSlope(at: progress)
+            return (value, slope * rate)
+        }
+        let (eased, slope) = curve.valueAndSlope(at: progress)
+        return (from + (to - from) * eased, (to - from) * (slope * rate))
     }
 
     /// The rate of change at `time`, from the curve's own slope (not a difference, which straddled jumps
@@ -111,6 +127,17 @@ package struct Keyframes: Sendable {
         self.values = values
         self.keyTimes = keyTimes
         self.curves = curves
+    }
+
+    /// `value(at:)` and `slope(at:)` from one search of the segment and one solve of its curve.
+    package func valueAndSlope(at progress: Double) -> (value: SIMD4<Double>, slope: SIMD4<Double>) {
+        let upper = max(keyTimes.firstIndex { $0 > progress } ?? keyTimes.count - 1, 1)
+        let (start, end) = (keyTimes[upper - 1], keyTimes[upper])
+        guard end > start else { return (values[upper], .zero) }
+        let local = min(max((progress - start) / (end - start), 0), 1)
+        let (eased, slope) = curves[upper - 1].valueAndSlope(at: local)
+        let span = values[upper] - values[upper - 1]
+        return (values[upper - 1] + span * eased, span * (slope / (end - start)))
     }
 
     /// The path's derivative by progress at `progress`: the segment's curve's slope, scaled to it.

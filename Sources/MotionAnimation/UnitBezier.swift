@@ -61,6 +61,16 @@ package struct UnitBezier: Sendable, Equatable {
         return t
     }
 
+    /// y and dy/dx at `x` from one solve (a tween's value and velocity at each tick).
+    package func valueAndSlope(_ x: Double, epsilon: Double = TimingCurve.bezierEpsilon) -> (value: Double, slope: Double) {
+        if x < 0 { return (startGradient * x, startGradient) }
+        if x > 1 { return (1 + endGradient * (x - 1), endGradient) }
+        let t = solveT(x, epsilon: epsilon)
+        let dx = derivativeX(t), dy = (3 * ay * t + 2 * by) * t + cy
+        let slope = abs(dx) > 1e-9 ? dy / dx : (dy == 0 ? 0 : (dy > 0 ? 1e9 : -1e9))
+        return (sampleY(t), slope)
+    }
+
     /// dy/dx at `x`: the curve's slope there (a tween's velocity is it times the distance over the
     /// duration), from the parameter solved for `x`; outside [0, 1] the end tangents.
     package func slope(_ x: Double, epsilon: Double = TimingCurve.bezierEpsilon) -> Double {
