@@ -1,6 +1,7 @@
 /// A time-based animation from `from` to `to` over `duration` along a timing curve (Advance's
 /// BasicAnimation). Velocity is the rate of change at the time reached (the curve's slope, so it does not
-/// depend on the steps taken), zero on the flats of a curve of steps, and zero once it has ended: a tween at rest does not move (a spring started on it afterwards must not swing).
+/// depend on the steps taken), zero on the flats of a curve of steps, and zero once it has ended: a tween
+/// at rest does not move (a spring started on it afterwards must not swing).
 package struct Tween: Sendable {
     package let from: SIMD4<Double>
     package let to: SIMD4<Double>
