@@ -88,18 +88,25 @@ struct TimingFunctionTests {
         }
     }
 
-    /// `plan.sample` of a `steps(4)` tween: the value at 0.25 s is the same asked alone or after 0.249 s,
-    /// and after the end it is the final value with velocity 0.
-    @Test func aSampleDependsOnlyOnTheTimeAsked() throws {
+    /// `plan.sample` on an engine with the shipped Tween plugin: its output, and plan and times → samples.
+    static func sampler() throws -> (RecordingOutput, (JSONValue, [Double]) -> [JSONValue]) {
         let output = RecordingOutput()
         let context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin"]),
                                     configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
         context.openSession(1, output: output)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
-        func sample(_ times: [Double]) -> [JSONValue] {
-            let plan: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "steps(4)"]
+        return (output, { plan, times in
             context.receive(line: JSONWriter.bytes(["id": 1, "method": "plan.sample", "params": ["plan": plan, "times": .array(times.map { .number($0) })]]), from: 1)
             return output.lines.last?["result"]?["samples"]?.arrayValue ?? []
+        })
+    }
+
+    /// `plan.sample` of a `steps(4)` tween: the value at 0.25 s is the same asked alone or after 0.249 s,
+    /// and after the end it is the final value with velocity 0.
+    @Test func aSampleDependsOnlyOnTheTimeAsked() throws {
+        let (output, samples) = try Self.sampler()
+        func sample(_ times: [Double]) -> [JSONValue] {
+            samples(["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "steps(4)"], times)
         }
         var direct = Tween(from: .zero, to: SIMD4(1, 0, 0, 0), duration: 1, curve: try curve("steps(4)"))
         for _ in 0..<30 { direct.advance(by: 1.0 / 120) }
@@ -121,15 +128,9 @@ struct TimingFunctionTests {
     /// The velocity of a sample is the rate at the time asked, whatever else was asked; at its start a
     /// tween shows its curve's value at 0 (CSS: `steps(2, jump-start)` is 0.5 there, `linear(0.5, 1)` 0.5).
     @Test func aSampleVelocityAndAStartValueAreTheCurves() throws {
-        let output = RecordingOutput()
-        let context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin"]),
-                                    configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
-        context.openSession(1, output: output)
-        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        let (_, samples) = try Self.sampler()
         func sample(_ timing: String, _ times: [Double]) -> [JSONValue] {
-            let plan: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": .string(timing)]
-            context.receive(line: JSONWriter.bytes(["id": 1, "method": "plan.sample", "params": ["plan": plan, "times": .array(times.map { .number($0) })]]), from: 1)
-            return output.lines.last?["result"]?["samples"]?.arrayValue ?? []
+            samples(["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": .string(timing)], times)
         }
         let alone = sample("ease-in-out", [0.25]).first?["velocity"]?.arrayValue?.first?.doubleValue ?? 0
         let after = sample("ease-in-out", [0.249, 0.25]).last?["velocity"]?.arrayValue?.first?.doubleValue ?? 0
@@ -142,8 +143,7 @@ struct TimingFunctionTests {
         // difference straddled the jump: ~10^7).
         let keyframes: JSONValue = ["type": "Keyframes", "property": "x", "values": [[0], [1], [3]], "keyTimes": [0, 0.5, 1],
                                     "timing": ["steps(2)", "linear"], "duration": 1]
-        context.receive(line: JSONWriter.bytes(["id": 2, "method": "plan.sample", "params": ["plan": keyframes, "times": [0.25, 0.5, 0.75]]]), from: 1)
-        let rates = (output.lines.last?["result"]?["samples"]?.arrayValue ?? []).map { $0["velocity"]?.arrayValue?.first?.doubleValue ?? -1 }
+        let rates = samples(keyframes, [0.25, 0.5, 0.75]).map { $0["velocity"]?.arrayValue?.first?.doubleValue ?? -1 }
         #expect(rates == [0, 4, 4], "\(rates)")
         for (timing, start) in [("steps(2, jump-start)", 0.5), ("step-start", 1.0), ("steps(2, jump-both)", 1.0 / 3), ("linear(0.5, 1)", 0.5), ("ease", 0)] {
             let value = sample(timing, [0]).first?["value"]?.arrayValue?.first?.doubleValue
