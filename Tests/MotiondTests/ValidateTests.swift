@@ -14,7 +14,10 @@ struct ValidateTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let text = output.fileHandleForReading.readDataToEndOfFile()
+        // Read on a thread of its own: a validation takes seconds on a loaded machine, and a blocked
+        // cooperative thread held up other tests' clients past the daemon's 5 s hello deadline.
+        let reader = output.fileHandleForReading
+        let text = try await onOwnThread { reader.readDataToEndOfFile() }
         let status = await process.exitStatus()
         return (status, String(decoding: text, as: UTF8.self))
     }
