@@ -159,12 +159,19 @@ package final class AnimationLanes<Animation: PropertyAnimation>: AnimationLaneS
 
         @inline(__always)
         mutating func step(_ lane: Int, by dt: Double) {
+            let removed = isRemoved[lane]
+            // A removed plan leaves the value where it was, at rest; anything else moves on.
+            let before = animations[lane].state
+            let state = removed ? before : animations[lane].advanceAndState(by: dt)
+            // Nothing changed (a step curve between its jumps or at its end): nothing written, so no frame
+            // repeats the value the last one carried; a lane that finished so still ends.
+            if !removed, state.value == before.value, state.velocity == before.velocity {
+                if animations[lane].isFinished { ended.append(lane) }
+                return
+            }
             let entry = writeCount
             writeCount += 1
             let base = entry * 4
-            let removed = isRemoved[lane]
-            // A removed plan leaves the value where it was, at rest; anything else moves on.
-            let state = removed ? animations[lane].state : animations[lane].advanceAndState(by: dt)
             writeHandles[entry] = handles[lane]
             writeCounts[entry] = UInt8(truncatingIfNeeded: animations[lane].count)
             let velocity = removed ? SIMD4<Double>() : state.velocity

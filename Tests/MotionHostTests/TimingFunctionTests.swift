@@ -101,6 +101,22 @@ struct TimingFunctionTests {
         })
     }
 
+    /// A tween whose value does not change at a tick writes nothing then (a frame would repeat the last
+    /// one's value): a `steps(2)` tween (0, ½ at 0.25 s, 1 at its end) writes at its two jumps only, and ends.
+    @Test func aTweenOnAFlatWritesNothing() throws {
+        let engine = try ShippedPlanSchemaTests.engine(["TweenPlugin"])
+        try engine.addPlan(["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 0.5, "timing": "steps(2)"], to: "card")
+        engine.clearFrame()
+        var writes: [Int] = []
+        for tick in 1...70 {
+            engine.advance(by: 1.0 / 120)
+            if !engine.dirtyProperties.isEmpty { writes.append(tick) }
+            engine.clearFrame()
+        }
+        #expect(writes == [30, 60], "at the jumps (0.25 s, 0.5 s), not at the 68 ticks that changed nothing: \(writes)")
+        #expect(engine.value(of: "x", target: "card") == [1] && !engine.isAnimating, "it ended")
+    }
+
     /// `plan.sample` of a `steps(4)` tween: the value at 0.25 s is the same asked alone or after 0.249 s,
     /// and after the end it is the final value with velocity 0.
     @Test func aSampleDependsOnlyOnTheTimeAsked() throws {
