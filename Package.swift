@@ -17,7 +17,7 @@ let package = Package(
         .executable(name: "motiond", targets: ["motiond"]),
         .executable(name: "motionctl", targets: ["motionctl"]),
         .library(name: "MotionClient", targets: ["MotionClient"]),
-        // libmotion-client (SPEC §12): C with no Swift, for C, C++, Rust and Go programs; scripts/install
+        // libmotion-client (docs/clients.md): C with no Swift, for C, C++, Rust and Go programs; scripts/install
         // installs both with motion_client.h and motion-client.pc.
         .library(name: "motion-client", type: .dynamic, targets: ["MotionClientC"]),
         .library(name: "motion-client-static", type: .static, targets: ["MotionClientC"]),
@@ -59,7 +59,7 @@ let package = Package(
         // (C: compiled for several instruction sets, the best chosen at load).
         .target(name: "MotionKernels"),
         // The shared-memory frame channel's layout (motion_frames.h, installed for clients) and the
-        // daemon's writer of it (SPEC §12).
+        // daemon's writer of it (docs/clients.md).
         .target(name: "MotionFrames"),
         .target(name: "MotionMallocCount"),
         .target(name: "MotionClientC", dependencies: ["MotionFrames"], path: "clients/c"),

@@ -1,4 +1,4 @@
-/* A C client of motiond with libmotion-client (SPEC §12): a spring on a card, its frames as typed values.
+/* A C client of motiond with libmotion-client (docs/clients.md): a spring on a card, its frames as typed values.
  *
  *   cc examples/c_client.c $(pkg-config --cflags --libs motion-client) -o c_client && ./c_client [SOCKET]
  */

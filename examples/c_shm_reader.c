@@ -1,4 +1,4 @@
-/* Shared-memory frames with libmotion-client (SPEC §12): springs on three cards, their values read from
+/* Shared-memory frames with libmotion-client (docs/clients.md): springs on three cards, their values read from
  * the region the daemon maps for this subscription, named by the slot events.
  *
  *   cc examples/c_shm_reader.c $(pkg-config --cflags --libs motion-client) -o c_shm_reader && ./c_shm_reader [SOCKET]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Drives a drag and a toss from a scripted pointer (standard library only; SPEC §9).
+"""Drives a drag and a toss from a scripted pointer (standard library only; docs/vocabulary.md#interactions).
 
     python3 examples/drag_and_toss.py [SOCKET]
 

@@ -1,5 +1,5 @@
 /*
- * CurvesPlugin — timing functions as plain C functions, called by motiond through libffi (SPEC §3).
+ * CurvesPlugin — timing functions as plain C functions, called by motiond through libffi (docs/vocabulary.md).
  * No glue: each function is listed with a signature string; 'd' is double, 'i' is int32_t.
  * Use from a Tween: "timing": {"function": "steps", "args": [4]}.
  */

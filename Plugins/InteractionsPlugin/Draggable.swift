@@ -1,6 +1,6 @@
 import MotionPluginKit
 
-/// `Draggable {property, gesture, axis?, bounds?, rubberBand?: 0.55}` (SPEC §9): the property follows the
+/// `Draggable {property, gesture, axis?, bounds?, rubberBand?: 0.55}` (docs/vocabulary.md#interactions): the property follows the
 /// gesture (see `DragFollower`); when the gesture ends it rests where it was left (`animation.ended`
 /// `finished`).
 final class Draggable: Performer {

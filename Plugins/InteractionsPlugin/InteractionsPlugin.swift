@@ -1,6 +1,6 @@
 import MotionPluginKit
 
-/// The shipped interactions (SPEC §9): plan types `Draggable` and `Tossable`, built only on the host
+/// The shipped interactions (docs/vocabulary.md#interactions): plan types `Draggable` and `Tossable`, built only on the host
 /// extension "motion.gesture/1" (and plans they emit), as a third-party interaction would be.
 enum InteractionsPlugin: MotionPlugin {
     static let id = "org.motiond.interactions"

@@ -5,7 +5,7 @@ import MotionAnimation
 import MotionPluginKit
 
 /// `Tossable {property, gesture, axis?, bounds?, rubberBand?, snap?: [[..], ..], decelerationRate?: 0.998,
-/// spring?: {Spring parameters}}` (SPEC §9): the property follows the gesture like a Draggable; at `ended`
+/// spring?: {Spring parameters}}` (docs/vocabulary.md#interactions): the property follows the gesture like a Draggable; at `ended`
 /// it takes the release velocity v, projects the rest point `value + v·r/(1000·(1 − r))` (r =
 /// decelerationRate per millisecond, as UIKit) and springs to the nearest snap point starting with v.
 /// Without snap points it decays with v (drag = −1000·ln r per second); given `bounds` that the decay

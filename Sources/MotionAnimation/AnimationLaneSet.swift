@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// `AnimationPerformer` is the only client. Two kinds exist: `AnimationLanes` keeps each animation as a
 /// value and steps it through the protocol (any animation); `SimulationLanes` keeps springs and decays in
-/// columns that one vectorised loop steps (SPEC §8). Used on the host's engine thread only.
+/// columns that one vectorised loop steps (BENCHMARKS.md). Used on the host's engine thread only.
 package protocol AnimationLaneSet<Animation>: AnyObject {
     associatedtype Animation: PropertyAnimation
 

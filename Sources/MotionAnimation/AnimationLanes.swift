@@ -1,7 +1,7 @@
 import MotionPluginKit
 
 /// The running animations of every performer of one animation type in this plugin image, in contiguous
-/// arrays (one lane per animated property), so that a tick steps them all in one loop (SPEC §8). Any
+/// arrays (one lane per animated property), so that a tick steps them all in one loop (BENCHMARKS.md). Any
 /// animation type works here; springs and decays use the faster `SimulationLanes`.
 ///
 /// Lanes are packed: removing one moves the last lane into its place and tells that lane's owner.

@@ -1,6 +1,6 @@
 import MotionPluginKit
 
-/// Timing functions written as CSS writes them (CSS Easing 1 and 2, SPEC §10): `ease`, `ease-in`,
+/// Timing functions written as CSS writes them (CSS Easing 1 and 2, docs/vocabulary.md): `ease`, `ease-in`,
 /// `ease-out`, `ease-in-out`, `linear`, `cubic-bezier(a, b, c, d)`, `steps(n[, position])`, `step-start`,
 /// `step-end` and `linear(…)` with optional percentages.
 package enum CSSTiming {

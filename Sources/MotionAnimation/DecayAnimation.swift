@@ -1,6 +1,6 @@
 import MotionPluginKit
 
-/// `{"type":"Decay","property":"x","from"?:[..],"velocity":[1000],"drag"?:3,"threshold"?:0.1}` (SPEC §3).
+/// `{"type":"Decay","property":"x","from"?:[..],"velocity":[1000],"drag"?:3,"threshold"?:0.1}` (docs/vocabulary.md).
 package struct DecayPlan: AnimationPlan {
     package var property: String
     package var velocity: [Double]

@@ -1,7 +1,7 @@
 import MotionPluginKit
 
 /// `{"type":"Keyframes","property":"x","values":[[0],[1.2],[1]],"keyTimes"?:[0,0.7,1],
-/// "timing"?:"ease-out"|[one per segment],"duration"?:0.25,"delay"?,"repeat"?,"autoreverse"?}` (SPEC §10):
+/// "timing"?:"ease-out"|[one per segment],"duration"?:0.25,"delay"?,"repeat"?,"autoreverse"?}` (docs/vocabulary.md):
 /// CAKeyframeAnimation's values, keyTimes and timingFunctions. Without `keyTimes` the values are evenly
 /// spaced; without `timing` every segment is linear.
 package struct KeyframesPlan: AnimationPlan {

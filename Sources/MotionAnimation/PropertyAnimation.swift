@@ -3,7 +3,7 @@ import MotionPluginKit
 /// A plan that animates one property of its target.
 package protocol AnimationPlan: Decodable {
     var property: String { get }
-    /// Seconds before the animation starts; until then the property is left alone (SPEC §10). Clients
+    /// Seconds before the animation starts; until then the property is left alone (docs/vocabulary.md). Clients
     /// give 0 or more; the engine gives a negative delay to a `Sequence`'s next step, which then starts
     /// that far along (the time its tick ran past the previous step's end).
     var delay: Double? { get }

@@ -1,5 +1,5 @@
 import MotionJSON
-/// A spring or a decay integrated with classic RK4 at a fixed step (0.008 s), as Advance does (SPEC §3).
+/// A spring or a decay integrated with classic RK4 at a fixed step (0.008 s), as Advance does (docs/vocabulary.md).
 ///
 /// The published state interpolates between the last two internal steps, so the curve does not depend
 /// on the frame rate. The settle test runs once per `advance`, on the newest step.
@@ -16,7 +16,7 @@ package struct Simulation: Sendable, Equatable, Codable {
 
     package private(set) var force: Force
     package let threshold: Double
-    /// `overshootClamping` (SPEC §10): a spring that rests at its target the first time it reaches it.
+    /// `overshootClamping` (docs/vocabulary.md): a spring that rests at its target the first time it reaches it.
     /// Optional only so that states written before it existed still read.
     private var clamps: Bool?
     package var clampsAtTarget: Bool { clamps ?? false }

@@ -2,7 +2,7 @@ import MotionKernels
 import MotionPluginKit
 
 /// The running springs or decays of one animation type for one host, in columns (structure of arrays)
-/// that one vectorised C loop steps, `motion_simulation_advance` (SPEC §8; BENCHMARKS.md).
+/// that one vectorised C loop steps, `motion_simulation_advance` (BENCHMARKS.md; BENCHMARKS.md).
 ///
 /// Lanes are grouped in blocks by component count and kind (spring or decay), so that each block's loop
 /// has a fixed width. A lane's id is `index << 4 | block`; removing one moves its block's last lane into

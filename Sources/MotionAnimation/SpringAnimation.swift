@@ -1,7 +1,7 @@
 import MotionPluginKit
 
 /// `{"type":"Spring","property":"position","to":[100,200],"from"?:[..],"velocity"?:[..],"threshold"?:0.1}`
-/// with the spring in one of the forms users know (SPEC §10): `tension`/`damping` (SPEC §3, defaults 120
+/// with the spring in one of the forms users know (docs/vocabulary.md): `tension`/`damping` (docs/vocabulary.md, defaults 120
 /// and 12), `stiffness`/`damping`/`mass` (Android, Compose, Flutter, CASpringAnimation), `dampingRatio` +
 /// `response` (UIKit, SwiftUI) or `duration` + `bounce` (SwiftUI, Flutter). All the same physics.
 package struct SpringPlan: AnimationPlan {

@@ -14,7 +14,7 @@ package enum TimingCurve: Sendable {
         case jumpStart = "jump-start", jumpEnd = "jump-end", jumpNone = "jump-none", jumpBoth = "jump-both"
     }
 
-    /// Presets by name (SPEC §3, and CSS's names, SPEC §10). `linear` is the identity, as in Advance.
+    /// Presets by name (docs/vocabulary.md, and CSS's names, docs/vocabulary.md). `linear` is the identity, as in Advance.
     package static let presets: [String: TimingCurve] = [
         "linear": .linear,
         "default": .bezier(UnitBezier(0.25, 0.1, 0.25, 1)),

@@ -8,7 +8,7 @@ package struct Tween: Sendable {
     package let duration: Double
     package let curve: TimingCurve
     /// Cycles to play (`.infinity`: forever) and whether each plays forward then back (Core Animation's
-    /// `repeatCount` and `autoreverses`; SPEC §10).
+    /// `repeatCount` and `autoreverses`; docs/vocabulary.md).
     package let repeatCount: Double
     package let autoreverses: Bool
     /// Set for `Keyframes`: the path each cycle follows instead of `from` → `to` along `curve`.

@@ -1,5 +1,5 @@
-/// A cubic Bézier timing curve from (0,0) to (1,1), solved as Chromium's gfx::CubicBezier does (SPEC
-/// §10): to `epsilon` in x (1e-7 by default) whatever the duration, and for progress outside [0, 1]
+/// A cubic Bézier timing curve from (0,0) to (1,1), solved as Chromium's gfx::CubicBezier does
+/// (docs/vocabulary.md): to `epsilon` in x (1e-7 by default) whatever the duration, and for progress outside [0, 1]
 /// extended along its end tangents.
 package struct UnitBezier: Sendable, Equatable {
     private let ax, bx, cx, ay, by, cy: Double

@@ -1,7 +1,7 @@
 import MotionWire
 import Synchronization
 
-/// A `MotionClient` that survives daemon restarts (SPEC §12): when motiond goes away it connects again
+/// A `MotionClient` that survives daemon restarts (docs/clients.md): when motiond goes away it connects again
 /// with backoff (0.1 s doubling to 2 s), says hello, makes every subscription again (they keep their ids)
 /// and yields `{"event":"reconnected"}` on `events`, so the application re-adds what lived only in the old
 /// daemon. A call on a lost connection throws `connectionClosed` and is never replayed.

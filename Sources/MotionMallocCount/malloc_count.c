@@ -1,4 +1,4 @@
-/* Counts heap allocations, for "allocations per tick" (SPEC §8: zero in steady state) and for
+/* Counts heap allocations, for "allocations per tick" (BENCHMARKS.md: zero in steady state) and for
  * `motiond --validate` (no allocation in a plugin's advance). Built by the package as
  * libmotion-malloc-count.so and preloaded into motion-bench (scripts/bench) and into the validator's
  * child, which read the count through dlsym(RTLD_DEFAULT, "motion_malloc_count"):

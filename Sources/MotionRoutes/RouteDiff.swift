@@ -1,4 +1,4 @@
-/// The updates that take a router from one state to another (SPEC §4), in this order: hide the overlays
+/// The updates that take a router from one state to another (docs/routes.md), in this order: hide the overlays
 /// that stop being visible; one removal back to the first divergent component (`replace` when that is
 /// the root, else `pop` with the number of components kept); one `push`/`present`/`select` per new
 /// component; show the overlays that become visible. Overlays go in key order.

@@ -29,7 +29,7 @@ public enum WireProtocol {
 }
 
 extension WireProtocol {
-    /// SPEC §5: `$RUNTIME_DIRECTORY/motiond.sock`, else `$XDG_RUNTIME_DIR/motiond.sock`, else
+    /// docs/protocol.md: `$RUNTIME_DIRECTORY/motiond.sock`, else `$XDG_RUNTIME_DIR/motiond.sock`, else
     /// `/run/motiond/motiond.sock`.
     public static func defaultSocketPath(environment: [String: String]) -> String {
         // MOTIOND_SOCKET names the socket outright, for the daemon and every client alike.

@@ -3,7 +3,7 @@ import Foundation
 import MotionClient
 import MotionWire
 
-/// SPEC §8 "connected clients held with frames flowing": N clients each subscribed to the frames of a
+/// BENCHMARKS.md "connected clients held with frames flowing": N clients each subscribed to the frames of a
 /// few moving springs, read by one poll loop. Reports how many clients receive frames and at what rate.
 struct ClientsBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

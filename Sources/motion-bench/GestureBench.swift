@@ -5,7 +5,7 @@ import MotionEngine
 import MotionWire
 import Synchronization
 
-/// Pointer sample → frame (SPEC §9, issue #19): a `Draggable` follows a gesture; each trial pushes one
+/// Pointer sample → frame (docs/vocabulary.md#interactions, issue #19): a `Draggable` follows a gesture; each trial pushes one
 /// sample that moves the pointer to a new x and times the frame that carries the property there. Also the
 /// release-velocity estimator's cost per sample, in-process.
 struct GestureBench: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import MotionClientC
 
-/// A shared-memory subscriber (SPEC §12) through libmotion-client, reading every changed value of every
+/// A shared-memory subscriber (docs/clients.md) through libmotion-client, reading every changed value of every
 /// announced frame: frames and updates counted in a window of server time, and the reader's own cost
 /// per update (the time spent in motion_frames_reader_read, divided by the values it returned).
 struct SharedFrameReader {

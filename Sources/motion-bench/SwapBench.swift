@@ -5,7 +5,7 @@ import MotionWire
 
 /// Hot swap under load: N springs keep moving while every shipped plugin is replaced (a new file,
 /// renamed over the old one) and `plugins.reload` swaps them, repeatedly. Reports how the frame clock
-/// fared around the swaps: the longest interval between frames against 1.5× the nominal one (SPEC §8), sequence
+/// fared around the swaps: the longest interval between frames against 1.5× the nominal one (BENCHMARKS.md), sequence
 /// gaps, and how long each reload took.
 struct SwapBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +17,7 @@ struct SwapBench: AsyncParsableCommand {
     @Option(help: "Frame rate passed to the daemon.") var rate = 120.0
     @Flag(help: "Print one JSON object instead of text.") var json = false
 
-    /// SPEC §8: no frame interval above 1.5× nominal around a swap.
+    /// BENCHMARKS.md: no frame interval above 1.5× nominal around a swap.
     static let limit = 1.5
 
     static let shipped = ["libSpringPlugin.so", "libTweenPlugin.so", "libDecayPlugin.so", "libSetPlugin.so", "libCurvesPlugin.so"]

@@ -12,7 +12,7 @@ enum ExitCodes {
 
 @main
 enum Entry {
-    /// `motionctl [--socket PATH] SUBCOMMAND ...` (SPEC §7): the global option may come first.
+    /// `motionctl [--socket PATH] SUBCOMMAND ...` (docs/operations.md): the global option may come first.
     static func main() async {
         let arguments = GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst()))
         var command: ParsableCommand

@@ -39,7 +39,7 @@ struct Plot: AsyncParsableCommand {
         }
         let gestureParams: JSONValue? = recorded.isEmpty ? nil : .object(recorded)
         try await connection.run { client in
-            // plan.sample says when each animation rests (`settlingDuration`, SPEC §10): delays, repeats
+            // plan.sample says when each animation rests (`settlingDuration`, docs/vocabulary.md): delays, repeats
             // and springs included, and which property it samples (a composite's first plan's, unless asked).
             var probes: [(property: String, settle: Double?)] = []
             for plan in plans {
@@ -100,7 +100,7 @@ struct Plot: AsyncParsableCommand {
     }
 }
 
-/// `motionctl timeline attach|scrub|detach`: scrub a runtime's animations (SPEC §2).
+/// `motionctl timeline attach|scrub|detach`: scrub a runtime's animations (docs/protocol.md).
 struct TimelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "timeline", abstract: "Pause a runtime on a scrubber, scrub it to an offset, let it go.",

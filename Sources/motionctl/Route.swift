@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MotionWire
 
-/// `motionctl route go|diff|resolve|state` and `motionctl router configure FILE` (SPEC §4).
+/// `motionctl route go|diff|resolve|state` and `motionctl router configure FILE` (docs/routes.md).
 struct Route: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Move a router, or ask where a URL or path leads.",

@@ -41,7 +41,7 @@ struct RuntimeCommand: AsyncParsableCommand {
             try await connection.run { client in
                 var state = try await client.call("runtime.state", name.map { ["runtime": .string($0)] } ?? [:])
                 var targets = state["targets"]?.objectValue ?? [:]
-                // runtime.state pages large runtimes (SPEC §5): follow `next` to the end.
+                // runtime.state pages large runtimes (docs/protocol.md): follow `next` to the end.
                 while let after = state["next"]?.stringValue {
                     var params: JSONValue = ["after": .string(after), "limit": 1000]
                     if let name { params["runtime"] = .string(name) }

@@ -29,7 +29,7 @@ struct Watch: AsyncParsableCommand {
         var done = false
         var first = true
         // When motiond goes away (a restart, an upgrade) watch connects again with backoff and
-        // subscribes again (SPEC §12); only the first connection's failure is an error.
+        // subscribes again (docs/clients.md); only the first connection's failure is an error.
         while !done {
             if !first {
                 guard reconnect else { throw ExitCode(ExitCodes.connection) }

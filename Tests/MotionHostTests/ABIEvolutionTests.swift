@@ -47,7 +47,7 @@ struct ABIEvolutionTests {
     }
 }
 
-/// A hot swap does not believe a state size it cannot hold (SPEC §13): a plugin that claims 2^40 bytes
+/// A hot swap does not believe a state size it cannot hold (docs/protocol.md#ownership-and-quotas): a plugin that claims 2^40 bytes
 /// of state had the host try to allocate a terabyte and abort mid-swap. Now that performer stays on its
 /// old build, with the reason, and the swap goes on.
 @Suite("Migration state cap")

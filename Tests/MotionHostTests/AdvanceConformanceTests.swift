@@ -5,8 +5,8 @@ import Testing
 /// Every case of `advance_numeric.json`, reproduced with the maths the shipped plugins use.
 ///
 /// Deliberately not reproduced: `master_bug_missing_k1_value_at_0.5` (Advance's master branch drops the
-/// k1 term of RK4; every tagged release and SPEC §3 use classic RK4), and Advance's 0.08 s clamp per
-/// advance call, which SPEC §3 does not ask for and which no case here exercises (frames are 1/60 s).
+/// k1 term of RK4; every tagged release and docs/vocabulary.md use classic RK4), and Advance's 0.08 s clamp per
+/// advance call, which docs/vocabulary.md does not ask for and which no case here exercises (frames are 1/60 s).
 @Suite("Advance numeric conformance")
 struct AdvanceConformanceTests {
     let reference: JSONValue
@@ -113,7 +113,7 @@ struct AdvanceConformanceTests {
             #expect(tween.isFinished == (step + 1 >= linear["finished_after_step"]!.intValue!))
         }
 
-        // Advance solves the Bézier to 1/(1000·duration) in x (0.004 for this 0.25 s tween); SPEC §10 asks
+        // Advance solves the Bézier to 1/(1000·duration) in x (0.004 for this 0.25 s tween); docs/vocabulary.md asks
         // for 1e-7 whatever the duration (Chromium). So the values are checked against the curve solved by
         // bisection to 1e-13, and Advance's own numbers within what its looser epsilon allows (slope ≤ 2.5:
         // 100 · 0.004 · 2.5 = 1 in value, and per 1/60 s frame 60 in velocity).
@@ -137,7 +137,7 @@ struct AdvanceConformanceTests {
             #expect(abs(tween.value.x - precise) < 1e-4, "value at \(time): \(tween.value.x) vs \(precise)")
             #expect(abs(tween.value.x - number(frame["value"])) < 1, "value at \(number(frame["t"]))")
             // Advance's velocity is the difference over the last frame; ours is the rate at the time reached
-            // (SPEC §10: a sample does not depend on the steps taken to it), the curve's own derivative.
+            // (docs/vocabulary.md: a sample does not depend on the steps taken to it), the curve's own derivative.
             #expect(abs((tween.value.x - previous) * 60 - number(frame["velocity"])) < 60, "velocity at \(number(frame["t"]))")
             let derivative = time >= 0.25 ? 0 : (100 * exact(time / 0.25) - 100 * exact((time - 1e-5) / 0.25)) / 1e-5
             #expect(abs(tween.velocity.x - derivative) < 0.5, "velocity at \(time): \(tween.velocity.x) vs \(derivative)")

@@ -3,7 +3,7 @@
 import MotionWire
 import Testing
 
-/// An animation that ended `finished` leaves its property at rest (SPEC §10), with the shipped plugins.
+/// An animation that ended `finished` leaves its property at rest (docs/vocabulary.md), with the shipped plugins.
 @Suite("Animations at rest")
 struct AnimationRestTests {
     @Test func aFinishedTweenLeavesNoVelocityAndANoOpSpringStaysPut() throws {

@@ -4,7 +4,7 @@ import MotionAnimation
 import MotionWire
 import Testing
 
-/// SPEC §10: `Sequence` and `Group` compose plans of any type (nesting allowed, each reporting its own
+/// docs/vocabulary.md: `Sequence` and `Group` compose plans of any type (nesting allowed, each reporting its own
 /// `animation.ended`), and global speed and reduce motion apply to every plan.
 @Suite("Sequence, Group, speed and reduce motion")
 struct CompositionTests {
@@ -209,7 +209,7 @@ struct CompositionTests {
         #expect(call("plan.add", ["target": "a", "name": "n", "plan": ["type": "Group", "plans": [Self.tween(1, 1)]]])["code"] == "request.invalid")
     }
 
-    /// SPEC §10 acceptance: at speed 0.5 a 0.2 s tween ends after 0.4 s.
+    /// docs/vocabulary.md acceptance: at speed 0.5 a 0.2 s tween ends after 0.4 s.
     @Test func atHalfSpeedATweenTakesTwiceAsLong() {
         #expect(call("settings.set", ["speed": 0.5])["speed"] == 0.5)
         _ = call("plan.add", ["target": "a", "plan": Self.tween(1, 0.2)])

@@ -4,7 +4,7 @@ import MotionAnimation
 import MotionWire
 import Testing
 
-/// SPEC §10: every animation plan takes `delay` (the property is left alone until it ends), and
+/// docs/vocabulary.md: every animation plan takes `delay` (the property is left alone until it ends), and
 /// `plan.add {targets, stagger, plan}` staggers one plan over several targets.
 @Suite("Delay and stagger")
 struct DelayTests {
@@ -147,7 +147,7 @@ struct DelayTests {
         #expect(forever["settlingDuration"] == .null, "an animation that never rests within 600 s: null")
     }
 
-    /// Global speed (SPEC §10): an admin sets it live; every animation then advances at that rate.
+    /// Global speed (docs/vocabulary.md): an admin sets it live; every animation then advances at that rate.
     @Test func aGlobalSpeedSlowsEveryAnimation() throws {
         #expect(call("settings.set", ["speed": 0.5])["code"] == "access.denied", "the in-process session is a client")
         let admin = RecordingOutput()

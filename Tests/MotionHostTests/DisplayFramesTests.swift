@@ -4,7 +4,7 @@ import Logging
 import MotionWire
 import Testing
 
-/// SPEC §11 with a manual clock: the engine loop's ticks and wake-ups are simulated with chosen
+/// docs/protocol.md, display-timed frames with a manual clock: the engine loop's ticks and wake-ups are simulated with chosen
 /// CLOCK_MONOTONIC times, so the schedule maths is checked to the nanosecond.
 @Suite("Display-timed frames")
 struct DisplayFramesTests {

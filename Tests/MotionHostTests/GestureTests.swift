@@ -4,7 +4,7 @@ import Logging
 import MotionWire
 import Testing
 
-/// SPEC §9: the LSQ2 release-velocity estimator exactly as pinned, with synthesised gestures, and
+/// docs/vocabulary.md#interactions: the LSQ2 release-velocity estimator exactly as pinned, with synthesised gestures, and
 /// `gesture.push` / `gesture.velocity` over an in-process session.
 @Suite("Gestures")
 struct GestureTests {

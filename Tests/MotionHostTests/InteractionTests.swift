@@ -5,7 +5,7 @@ import Logging
 import MotionWire
 import Testing
 
-/// SPEC §9's shipped interactions, loaded from their `.so` like any plugin and driven by `gesture.push`.
+/// docs/vocabulary.md#interactions's shipped interactions, loaded from their `.so` like any plugin and driven by `gesture.push`.
 @Suite("Interactions")
 struct InteractionTests {
     let output = RecordingOutput()
@@ -98,7 +98,7 @@ struct InteractionTests {
         #expect(value("x") == [70], "\(value("x"))")
     }
 
-    /// SPEC §9: `plan.sample` replays a recorded gesture against the plan, deterministically: its samples
+    /// docs/vocabulary.md#interactions: `plan.sample` replays a recorded gesture against the plan, deterministically: its samples
     /// apply at their own times (seconds from the plan's start), whatever times are asked.
     @Test mutating func planSampleReplaysARecordedGesture() throws {
         let plan: JSONValue = ["type": "Tossable", "property": "x", "gesture": "finger", "axis": "x",

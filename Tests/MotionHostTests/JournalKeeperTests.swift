@@ -2,7 +2,7 @@
 import MotionWire
 import Testing
 
-/// The journal's bounds (SPEC §13 durability without unbounded cost): a runtime keeps its creation and
+/// The journal's bounds (docs/operations.md#animations-survive-a-restart durability without unbounded cost): a runtime keeps its creation and
 /// newest records; one uid's runtimes keep at most `maximumOwnerBytes` of lines, its largest runtime
 /// trimmed first; other uids are untouched.
 @Suite("Journal keeper")

@@ -5,7 +5,7 @@ import MotionWire
 import Synchronization
 import Testing
 
-/// SPEC §13: changes to lasting runtimes are journaled before they are applied, and a restart replays
+/// docs/operations.md#animations-survive-a-restart: changes to lasting runtimes are journaled before they are applied, and a restart replays
 /// them to the present. In-process, with an in-memory journal whose writes can be made to fail.
 extension EngineContext {
     /// An in-process context to restore a journal into.

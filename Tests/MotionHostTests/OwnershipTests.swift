@@ -6,7 +6,7 @@ import MotionWire
 import Synchronization
 import Testing
 
-/// SPEC §13 in an in-process context: sessions of uid 1000 and 1001 (clients) and of root (admin).
+/// docs/protocol.md#ownership-and-quotas in an in-process context: sessions of uid 1000 and 1001 (clients) and of root (admin).
 @Suite("Ownership and quotas")
 struct OwnershipTests {
     let context: EngineContext

@@ -4,7 +4,7 @@ import MotionSchema
 import MotionWire
 import Testing
 
-/// Plans are checked against their factory's schema before a plugin sees them (SPEC §10).
+/// Plans are checked against their factory's schema before a plugin sees them (docs/vocabulary.md).
 @Suite("Plan schemas")
 struct PlanSchemaTests {
     let spring = try! JSONSchema.plan(parsing: """
@@ -118,7 +118,7 @@ struct ShippedPlanSchemaTests {
         }
     }
 
-    /// `plugins.list` describes every key a shipped plan takes (SPEC §10), the host's own keys (`essential`,
+    /// `plugins.list` describes every key a shipped plan takes (docs/vocabulary.md), the host's own keys (`essential`,
     /// which every plan may carry) and the composites built into the engine.
     @Test func pluginsListDescribesEveryKey() throws {
         let output = RecordingOutput()

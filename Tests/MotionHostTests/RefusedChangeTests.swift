@@ -49,7 +49,7 @@ struct RefusedChangeTests {
                                                                   ["t": 1.008, "position": [30, 0], "phase": "moved"]]])
         #expect(x() == [80], "the old Draggable still moves the card: \(x())")
 
-        // An accepted replacement is remove-then-add as ever (SPEC §2), with no trace of the check.
+        // An accepted replacement is remove-then-add as ever (docs/protocol.md), with no trace of the check.
         let before = output.lines.count
         var good = drag
         good["bounds"] = ["min": [0], "max": [100]]

@@ -4,7 +4,7 @@ import Logging
 import MotionWire
 import Testing
 
-/// SPEC §5's documented limits, refused with codes that name them, in an in-process engine context.
+/// docs/protocol.md's documented limits, refused with codes that name them, in an in-process engine context.
 @Suite("Request limits")
 struct RequestLimitsTests {
     let context: EngineContext

@@ -3,7 +3,7 @@
 import MotionWire
 import Testing
 
-/// SPEC §5 (bounded work per tick): a destroyed runtime is gone at once for everyone, and a large one is
+/// docs/protocol.md (bounded work per tick): a destroyed runtime is gone at once for everyone, and a large one is
 /// freed in slices between ticks (one of 100,000 springs destroyed in one go held every other client's
 /// frames 150 ms).
 @Suite("Destroying a large runtime")

@@ -4,7 +4,7 @@ import MotionFrames
 import MotionWire
 import Testing
 
-/// The shared-memory frame channel (SPEC §12) from the engine's side: what the region holds after a
+/// The shared-memory frame channel (docs/clients.md) from the engine's side: what the region holds after a
 /// frame, as a client maps it (read-only), and what the socket says.
 @Suite("Shared-memory frames")
 struct SharedFramesTests {

@@ -5,7 +5,7 @@ import MotionWire
 import Synchronization
 import Testing
 
-/// SPEC §5 "bounded work per tick": a long `plan.sample` and a timeline replay are worked in slices
+/// docs/protocol.md "bounded work per tick": a long `plan.sample` and a timeline replay are worked in slices
 /// between ticks; other clients are answered meanwhile, the requester's later requests keep their order,
 /// and nothing of the dry run reaches a subscriber.
 @Suite("Sliced work")

@@ -5,7 +5,7 @@ import Foundation
 import MotionWire
 import Testing
 
-/// Every spring parameterisation users know is the same physics (SPEC §10): checked against the closed
+/// Every spring parameterisation users know is the same physics (docs/vocabulary.md): checked against the closed
 /// forms of the damped oscillator, through the shipped (dlopen'd) Spring plugin at 120 Hz.
 @Suite("Spring forms")
 struct SpringFormsTests {
@@ -40,7 +40,7 @@ struct SpringFormsTests {
             let t = Double(frame) / 120
             let expected = Self.closedForm(x0: 0, v0: 50, target: 100, k: k, c: c, t: t)
             let value = engine.value(of: "x", target: "card")?.first ?? .nan
-            // Published values are interpolated between 8 ms RK4 steps (SPEC §3): within 0.05 of 100, as
+            // Published values are interpolated between 8 ms RK4 steps (docs/vocabulary.md): within 0.05 of 100, as
             // the socket-level closed-form test holds them.
             #expect(abs(value - expected) < 0.05, "\(spring) at t=\(t): \(value) vs \(expected)")
         }

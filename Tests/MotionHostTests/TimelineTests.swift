@@ -16,7 +16,7 @@ enum InProcessAnimations: MotionPlugin {
     static var descriptor: UnsafeRawPointer { PluginEntry.descriptor(for: InProcessAnimations.self) }
 }
 
-/// SPEC §2 timeline, on an in-process engine context: `material_motion_runtime.json`'s timeline cases
+/// docs/protocol.md timeline, on an in-process engine context: `material_motion_runtime.json`'s timeline cases
 /// (develop API) mapped to `timeline.attach/scrub/detach` and the trace stream, and scrubbing physics.
 @Suite("Timeline")
 struct TimelineTests {
@@ -203,7 +203,7 @@ struct TimelineTests {
     }
 
     /// Composites scrub as they ran: a Sequence replayed to any offset shows its step of that moment, as
-    /// `plan.sample` computes it (SPEC §10: deterministic evaluation of composites).
+    /// `plan.sample` computes it (docs/vocabulary.md: deterministic evaluation of composites).
     @Test mutating func scrubbingReplaysASequence() throws {
         let sequence: JSONValue = ["type": "Sequence", "steps": [
             ["type": "Tween", "property": "x", "from": [0], "to": [10], "duration": 0.5, "timing": "linear"],

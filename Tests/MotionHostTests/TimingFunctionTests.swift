@@ -5,7 +5,7 @@ import MotionAnimation
 import MotionWire
 import Testing
 
-/// SPEC §10's timing model: CSS timing functions as strings, a Bézier solved to 1e-7 in x and extended
+/// docs/vocabulary.md's timing model: CSS timing functions as strings, a Bézier solved to 1e-7 in x and extended
 /// along its end tangents, and `plan.sample` that depends only on the time asked.
 @Suite("Timing functions")
 struct TimingFunctionTests {

@@ -141,7 +141,7 @@ struct AccessTests {
         #expect(daemon.log.contains("adminGroup: there is no group named \"no-such-group-motiond\""))
     }
 
-    /// SPEC §13 with a real second uid: `nobody` cannot read, change, subscribe to or scrub root's runtimes
+    /// docs/protocol.md#ownership-and-quotas with a real second uid: `nobody` cannot read, change, subscribe to or scrub root's runtimes
     /// and routers (they are `runtime.not_found` / `router.not_found`, as if they did not exist); its own
     /// `default` is its own; a quota from the config file is enforced with `quota.exceeded`.
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))

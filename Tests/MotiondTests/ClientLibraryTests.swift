@@ -4,7 +4,7 @@ import MotionTestSupport
 import MotionWire
 import Testing
 
-/// libmotion-client (SPEC §12) as a C programmer meets it: examples/c_client.c built against the
+/// libmotion-client (docs/clients.md) as a C programmer meets it: examples/c_client.c built against the
 /// library the package builds, then installed GNU-style into a DESTDIR and built with pkg-config.
 @Suite("libmotion-client")
 struct ClientLibraryTests {
@@ -89,7 +89,7 @@ struct ClientLibraryTests {
                                                        "-Wl,-rpath,\(stage.appendingPathComponent("usr/lib").path)"]
                                        + flags.output.split(whereSeparator: \.isWhitespace).map(String.init))
         #expect(build.status == 0, "\(build.output)")
-        // The shared library has a soname and needs no Swift (SPEC §12); the program links to it.
+        // The shared library has a soname and needs no Swift (docs/clients.md); the program links to it.
         let library = try await Self.run("/usr/bin/readelf", ["-d", stage.appendingPathComponent("usr/lib/libmotion-client.so").path])
         #expect(library.output.contains("Library soname: [libmotion-client.so.1]") && !library.output.contains("swift"), "\(library.output)")
         // It exports its API only: no json_member or frames_reader_map for a program's own to clash with.
@@ -113,7 +113,7 @@ struct ClientLibraryTests {
         #expect(read.status == 0 && read.output.contains("card3.x = 300"), "\(read.output)")
     }
 
-    /// SPEC §12 shared-memory frames: the reply hands over a memfd that starts with MOTF; the reader gets
+    /// docs/clients.md shared-memory frames: the reply hands over a memfd that starts with MOTF; the reader gets
     /// every card's final value, named by the slot events; a JSON subscriber is refused nothing.
     @Test func aSharedMemorySubscriptionHandsOverTheRegionAndItsValues() async throws {
         let directory = try CCompiler.temporaryDirectory()
@@ -166,7 +166,7 @@ struct ClientLibraryTests {
         #expect(ran.output.contains("again: accepted"), "the ended subscription's slots are free again: \(ran.output)")
     }
 
-    /// SPEC §12: a daemon restart is survived: the library connects again, resubscribes (same id) and
+    /// docs/clients.md: a daemon restart is survived: the library connects again, resubscribes (same id) and
     /// says so with a `reconnected` event; frames of the new daemon follow.
     @Test func aRestartIsSurvivedWithTheSameSubscription() async throws {
         let directory = try CCompiler.temporaryDirectory()

@@ -4,7 +4,7 @@ import MotionTestSupport
 import MotionWire
 import Testing
 
-/// SPEC §13: a plugin that passes the probe and then crashes motiond is refused at the next start, until
+/// docs/operations.md#a-plugin-that-crashes-the-daemon: a plugin that passes the probe and then crashes motiond is refused at the next start, until
 /// its content changes, instead of crashing the daemon again and again.
 @Suite("Crash quarantine")
 struct CrashQuarantineTests {

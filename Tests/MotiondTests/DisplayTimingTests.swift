@@ -4,7 +4,7 @@ import MotionTestSupport
 import MotionWire
 import Testing
 
-/// SPEC §11 live: a 60 Hz and a 144 Hz display-timed subscriber on one connection to a running daemon.
+/// docs/protocol.md, display-timed frames live: a 60 Hz and a 144 Hz display-timed subscriber on one connection to a running daemon.
 @Suite("Display-timed frames over the socket")
 struct DisplayTimingTests {
     @Test func a60HzAndA144HzSubscriberEachGetOneFramePerVblankExactAtPresent() async throws {

@@ -4,7 +4,7 @@ import MotionTestSupport
 import MotionWire
 import Testing
 
-/// SPEC §13 with a real daemon killed by SIGKILL: a tween in a lasting runtime shows, after the restart,
+/// docs/operations.md#animations-survive-a-restart with a real daemon killed by SIGKILL: a tween in a lasting runtime shows, after the restart,
 /// the value it would have had; an ephemeral runtime ended with the daemon; the journal survives a burst.
 @Suite("Journal across restarts")
 struct JournalRestartTests {

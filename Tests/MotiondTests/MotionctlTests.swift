@@ -42,7 +42,7 @@ struct MotionctlTests {
         await observer.close()
     }
 
-    /// SPEC §12: `motionctl watch` survives a daemon restart: it connects again and resubscribes.
+    /// docs/clients.md: `motionctl watch` survives a daemon restart: it connects again and resubscribes.
     @Test func watchReconnectsWhenMotiondRestarts() async throws {
         let directory = try CCompiler.temporaryDirectory()
         let path = directory.appendingPathComponent("m.sock").path
@@ -129,7 +129,7 @@ struct MotionctlTests {
 
         _ = try await Self.motionctl(socket + ["plan", "add", "box", #"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#])
         try await Task.sleep(for: .milliseconds(200))
-        // The scrubber lives as long as the attaching command holds its connection (SPEC §5).
+        // The scrubber lives as long as the attaching command holds its connection (docs/protocol.md).
         async let attached = Self.motionctl(socket + ["timeline", "attach", "--offset", "0.5", "--hold", "2"])
         let client = try await daemon.client()
         var value: JSONValue?

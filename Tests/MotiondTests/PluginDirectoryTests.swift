@@ -43,7 +43,7 @@ struct PluginDirectoryTests {
         await client.close()
     }
 
-    /// `--plugins DIR` adds directories searched before the shipped plugins (SPEC §12): an empty one leaves
+    /// `--plugins DIR` adds directories searched before the shipped plugins (docs/clients.md): an empty one leaves
     /// every shipped type; a plugin there claiming a shipped type wins it, and the shipped one's claim is
     /// listed as a conflict; `--no-shipped-plugins` leaves them out.
     @Test func pluginDirectoriesComeBeforeTheShippedPlugins() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import MotionTestSupport
 import Testing
 
-/// clients/python (SPEC §12) as a Python programmer gets it: `pip install ./clients/python` into a fresh
+/// clients/python (docs/clients.md) as a Python programmer gets it: `pip install ./clients/python` into a fresh
 /// virtual environment (offline: the package builds with its own standard-library backend), then its
 /// blocking and asyncio clients against a daemon, through a restart.
 @Suite("Python package")

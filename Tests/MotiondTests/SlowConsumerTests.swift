@@ -4,7 +4,7 @@ import MotionTestSupport
 import MotionWire
 import Testing
 
-/// SPEC §5: a client that stops reading never delays the frame clock or other clients.
+/// docs/protocol.md: a client that stops reading never delays the frame clock or other clients.
 @Suite("Slow consumers")
 struct SlowConsumerTests {
     /// Reads as fast as it can until the end of the stream (or 10 s): whether it ended, and the last bytes.

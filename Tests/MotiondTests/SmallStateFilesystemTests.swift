@@ -45,7 +45,7 @@ struct SmallStateFilesystemTests {
         _ = try await Self.shell("umount \(small.path)")
     }
 
-    /// SPEC §4 "save, then apply" on a really full filesystem: `route.go`, `router.configure` and
+    /// docs/routes.md "save, then apply" on a really full filesystem: `route.go`, `router.configure` and
     /// `router.remove` answer `state.write_failed` and change nothing anyone can see; once there is room
     /// again the router moves on from where it was acknowledged, and after a restart it is there.
     @Test(.enabled(if: canMount))

@@ -4,7 +4,7 @@ import MotionTestSupport
 import MotionWire
 import Testing
 
-/// SPEC §7 under the real `systemd-socket-activate`, with a datagram socket standing in for systemd.
+/// docs/operations.md under the real `systemd-socket-activate`, with a datagram socket standing in for systemd.
 @Suite("systemd integration", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
 struct SystemdTests {
     /// motiond exec'd by systemd-socket-activate on the first connection, as systemd itself would start it.

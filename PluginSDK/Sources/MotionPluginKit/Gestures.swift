@@ -1,6 +1,6 @@
 import MotionPluginAPI
 
-/// A gesture of the performer's runtime, interned through the host's "motion.gesture/1" (SPEC §9).
+/// A gesture of the performer's runtime, interned through the host's "motion.gesture/1" (docs/vocabulary.md#interactions).
 public struct GestureHandle: Hashable, @unchecked Sendable {
     // @unchecked: `table` is the host's extension table, immutable for the process's life.
     public let rawValue: motion_gesture_ref

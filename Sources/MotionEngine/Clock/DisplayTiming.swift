@@ -1,4 +1,4 @@
-/// A display a subscription follows (SPEC §11): a vertical blank every `period`, in phase with `vblank`;
+/// A display a subscription follows (docs/protocol.md, display-timed frames): a vertical blank every `period`, in phase with `vblank`;
 /// values are shown `latency` after a vblank, and the frame for a vblank is sent `lead` before it.
 /// Times in nanoseconds on CLOCK_MONOTONIC.
 package struct DisplayTiming: Hashable, Sendable {

@@ -1,6 +1,6 @@
 import MotionWire
 
-/// A running `Sequence` or `Group` (SPEC §10): plans on one target, one after another or all at once.
+/// A running `Sequence` or `Group` (docs/vocabulary.md): plans on one target, one after another or all at once.
 ///
 /// The engine launches the children (plans of any type, composites included) and follows their
 /// `animation.ended`: a Sequence starts its next step when the current one ends `finished` and ends
@@ -154,7 +154,7 @@ extension Engine {
         }
     }
 
-    /// `essential` (SPEC §10), a key every plan may have: the engine reads it, plugins never see it.
+    /// `essential` (docs/vocabulary.md), a key every plan may have: the engine reads it, plugins never see it.
     static func checkEssential(_ plan: JSONValue) throws(EngineError) {
         switch plan["essential"] {
         case nil, .bool?: return

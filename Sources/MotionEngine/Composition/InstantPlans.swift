@@ -1,6 +1,6 @@
 import MotionWire
 
-/// When plans complete at once (SPEC §10): never, under reduce motion (every plan not marked
+/// When plans complete at once (docs/vocabulary.md): never, under reduce motion (every plan not marked
 /// `"essential": true`), or at speed 0 (every plan).
 package enum InstantMotion: Sendable, Equatable {
     case off

@@ -1,6 +1,6 @@
 import MotionWire
 
-/// Display-timed frames (SPEC §11): a subscription that follows a display gets one frame per vblank,
+/// Display-timed frames (docs/protocol.md, display-timed frames): a subscription that follows a display gets one frame per vblank,
 /// sent `lead` before it, with every value evaluated at `present` (vblank + latency) exactly.
 ///
 /// The engine's state runs ahead of the wall clock by the largest `latency + lead` of any display plus one

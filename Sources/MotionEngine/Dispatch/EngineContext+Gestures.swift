@@ -1,6 +1,6 @@
 import MotionWire
 
-/// Gestures (SPEC §9): a client streams pointer samples into a runtime; the host tracks each gesture's
+/// Gestures (docs/vocabulary.md#interactions): a client streams pointer samples into a runtime; the host tracks each gesture's
 /// position, phase and release velocity.
 extension EngineContext {
     static let maximumGestureSamples = 256
@@ -32,7 +32,7 @@ extension EngineContext {
     static let maximumRecordedSamples = 10_000
 
     /// `plan.sample {…, gestures: {name: [samples]}}`: recorded gestures replayed against the plan, their
-    /// samples timed in seconds from its start (SPEC §9).
+    /// samples timed in seconds from its start (docs/vocabulary.md#interactions).
     static func recordedGestures(_ params: Params) throws(EngineError) -> [String: [GestureSample]] {
         guard let value = params["gestures"] else { return [:] }
         guard case .object(let members) = value, members.count <= 16 else {

@@ -1,6 +1,6 @@
 import MotionWire
 
-/// Animations survive a restart (SPEC §13): changes to non-ephemeral runtimes (`runtime.create`,
+/// Animations survive a restart (docs/operations.md#animations-survive-a-restart): changes to non-ephemeral runtimes (`runtime.create`,
 /// `plan.add`, `plan.remove`, `runtime.destroy`) are journaled durably **before** they are applied (a
 /// failed write changes nothing: `state.write_failed`), and replayed at start to the present.
 ///

@@ -1,7 +1,7 @@
 import MotionWire
 
 extension EngineContext {
-    /// Protocol v1 methods (SPEC §5). Throws an `EngineError` whose code becomes the wire error.
+    /// Protocol v1 methods (docs/protocol.md). Throws an `EngineError` whose code becomes the wire error.
     /// Returns nil when the reply comes later (`route.go` answers when its transition has ended).
     func respond(to request: Request, in session: Session) throws(EngineError) -> JSONValue? {
         let params = request.params
@@ -165,7 +165,7 @@ extension EngineContext {
         session.client = try params.optionalString("client") ?? ""
         session.greeted = true
         session.output.markGreeted()
-        // The uid's own `default` begins when it first connects (SPEC §13).
+        // The uid's own `default` begins when it first connects (docs/operations.md#a-plugin-that-crashes-the-daemon).
         _ = try? runtimeKey(nil, for: session, .read)
         return [
             "protocol": .number(Double(WireProtocol.version)), "server": "motiond", "version": .string(WireProtocol.softwareVersion),
@@ -177,7 +177,7 @@ extension EngineContext {
             ],
             "capabilities": .array((["frames", "trace", "routes", "plan.sample", "curves", "hot-swap", "timeline", "gestures"]
                 + (journal == nil ? [] : ["journal"])).map(JSONValue.string)),
-            // Gesture samples are timed on this clock (SPEC §9): a client can check it reads the same one.
+            // Gesture samples are timed on this clock (docs/vocabulary.md#interactions): a client can check it reads the same one.
             "clock": "monotonic", "now": .number(Double(MonotonicClock.now()) / 1e9),
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
             "builtInPlanTypes": ["Sequence", "Group"],
@@ -272,7 +272,7 @@ extension EngineContext {
                 "hostKeys": Self.hostKeys, "builtInSchemas": Self.builtInSchemas]
     }
 
-    /// Keys the host takes from any plan before its plugin's schema is checked (SPEC §10).
+    /// Keys the host takes from any plan before its plugin's schema is checked (docs/vocabulary.md).
     static let hostKeys: JSONValue = [
         "essential": ["type": "boolean", "description": "Animates even under reduce motion (every other plan then completes at once)."],
     ]

@@ -1,6 +1,6 @@
 import MotionWire
 
-/// Who may read and change what (SPEC §13): a client reaches its own uid's runtimes by their plain names
+/// Who may read and change what (docs/protocol.md#ownership-and-quotas): a client reaches its own uid's runtimes by their plain names
 /// (`default` is its own), another uid's as `<uid>/<name>` only where that one is shared (to read) or the
 /// client is an admin. Anything else is answered as if it did not exist.
 extension EngineContext {

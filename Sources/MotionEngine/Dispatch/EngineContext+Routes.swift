@@ -1,7 +1,7 @@
 import MotionRoutes
 import MotionWire
 
-/// Routers (SPEC §4): configuration, the pure queries, and performing transitions on the engine thread.
+/// Routers (docs/routes.md): configuration, the pure queries, and performing transitions on the engine thread.
 extension EngineContext {
     static let maximumRouteText = 64 << 10
 

@@ -2,7 +2,7 @@ import MotionWire
 
 extension EngineContext {
     /// Reads `transport` (`"json"`, the default, or `"shm"`) and `slots` of `subscribe`; for `"shm"`
-    /// creates the subscription's region (SPEC §12).
+    /// creates the subscription's region (docs/clients.md).
     func sharedFrameChannel(_ params: Params, streams: [String], display: DisplayTiming?,
                             session: Session) throws(EngineError) -> SharedFrameChannel? {
         let transport = try params.optionalString("transport") ?? "json"

@@ -1,6 +1,6 @@
 import MotionWire
 
-/// Runs `SlicedWork` between ticks (SPEC §5: bounded work per tick).
+/// Runs `SlicedWork` between ticks (docs/protocol.md: bounded work per tick).
 extension EngineContext {
     /// One slice's budget: an eighth of a 120 Hz frame.
     static let sliceNanos: UInt64 = 1_000_000

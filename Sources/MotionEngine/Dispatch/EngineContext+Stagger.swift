@@ -10,7 +10,7 @@ extension EngineContext {
     /// 14 MB (a second uid's flood grew the journal to 230 MB and froze others' frames for seconds).
     static let maximumStaggeredBytes = 1 << 20
 
-    /// `plan.add {targets: [..], stagger: s, plan}` (SPEC §10): the plan on each target with `delay`
+    /// `plan.add {targets: [..], stagger: s, plan}` (docs/vocabulary.md): the plan on each target with `delay`
     /// i·s (added to its own), one performer per target, in one journaled change.
     func addStaggered(_ request: Request, _ params: Params, in session: Session) throws(EngineError) -> JSONValue? {
         guard params["target"] == nil, params["name"] == nil else {

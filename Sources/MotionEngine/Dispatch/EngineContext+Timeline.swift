@@ -1,6 +1,6 @@
 import MotionWire
 
-/// Timeline scrubbing (SPEC §2): attach a scrubber to a runtime, scrub to an offset, detach.
+/// Timeline scrubbing (docs/protocol.md): attach a scrubber to a runtime, scrub to an offset, detach.
 ///
 /// Attaching pauses the runtime's clock (its performers get no `advance`) and keeps its live values.
 /// Scrubbing to an offset replays the runtime's recorded plans from its start in a scratch runtime, in

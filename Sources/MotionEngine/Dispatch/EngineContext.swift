@@ -24,7 +24,7 @@ package final class EngineContext: TraceObserver {
     var tickEvents: [TraceEvent] = []
     var isTicking = false
     /// The CLOCK_MONOTONIC time the engine's state is at while some subscription follows a display
-    /// (it runs ahead of the wall clock then; SPEC §11); nil on the `--rate` clock alone.
+    /// (it runs ahead of the wall clock then; docs/protocol.md, display-timed frames); nil on the `--rate` clock alone.
     package var stateTime: UInt64?
     /// Routers by scheme, and where they are saved (nil without `--state-dir`: in memory only).
     var routers: [String: Router] = [:]
@@ -70,7 +70,7 @@ package final class EngineContext: TraceObserver {
     static let reservedRuntimePrefix = "motiond."
     /// A subscription's `targets` filter names at most this many targets (a long list cost every frame).
     package static let maximumSubscriptionTargets = 4096
-    /// A plan, as JSON text, is at most this many bytes (SPEC §5).
+    /// A plan, as JSON text, is at most this many bytes (docs/protocol.md).
     package static let maximumPlanBytes = 64 << 10
 
     /// Measured without writing the plan out (a 900 KB plan costs the engine thread a walk, not a copy).
@@ -143,7 +143,7 @@ package final class EngineContext: TraceObserver {
         }
     }
 
-    /// SPEC §5: a connection that has not said hello (one the engine accepted) within its first seconds is
+    /// docs/protocol.md: a connection that has not said hello (one the engine accepted) within its first seconds is
     /// closed, with a last line saying why.
     package func closeIfNotGreeted(_ id: UInt64, afterSeconds seconds: Int) {
         guard let session = sessions[id], !session.greeted, !session.isClosed else { return }

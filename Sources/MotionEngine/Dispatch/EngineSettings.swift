@@ -6,12 +6,12 @@ package struct EngineSettings: Sendable, Equatable {
     /// Longest request line, advertised in `hello`.
     package var maximumLineLength: Int
     package var maximumSubscriptionsPerConnection: Int
-    /// What each uid may hold (SPEC §13).
+    /// What each uid may hold (docs/protocol.md#ownership-and-quotas).
     package var quotas = Quotas()
-    /// Global animation speed (SPEC §10): every tick advances animations by dt × speed (0.5: half speed);
+    /// Global animation speed (docs/vocabulary.md): every tick advances animations by dt × speed (0.5: half speed);
     /// at 0 every plan added completes at once.
     package var speed = 1.0
-    /// Reduce motion (SPEC §10): every plan added that is not `"essential": true` completes at once.
+    /// Reduce motion (docs/vocabulary.md): every plan added that is not `"essential": true` completes at once.
     package var reduceMotion = false
     /// The speeds this build accepts besides 0.
     package static let speeds = 0.01...100.0

@@ -17,7 +17,7 @@ final class SampleWork: SlicedWork {
     private var samples: [[UInt8]]
     private var encoded: [UInt8] = []
     private var written = 0
-    /// Recorded gestures to replay (SPEC §9): samples timed from the plan's start, applied at their exact
+    /// Recorded gestures to replay (docs/vocabulary.md#interactions): samples timed from the plan's start, applied at their exact
     /// times in time order (samples of one gesture with one time together).
     private let gestureEvents: [(time: Double, gesture: String, samples: [GestureSample])]
     private var nextGestureEvent = 0
@@ -103,7 +103,7 @@ final class SampleWork: SlicedWork {
             samples[index] = JSONWriter.bytes(["t": .number(times[index]), "value": JSONValue(value), "velocity": JSONValue(velocity)])
             position += 1
         }
-        // How long until it rests (SPEC §10 `settlingDuration`): stepped on past the last time asked.
+        // How long until it rests (docs/vocabulary.md `settlingDuration`): stepped on past the last time asked.
         while settlingDuration == nil {
             guard engine.isActive(runtime: runtime) || nextGestureEvent < gestureEvents.count else {
                 settlingDuration = now

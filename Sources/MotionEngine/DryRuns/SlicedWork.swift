@@ -1,6 +1,6 @@
 import MotionWire
 
-/// Work too large for one command (SPEC §5: bounded work per tick): a dry run of many times, a timeline
+/// Work too large for one command (docs/protocol.md: bounded work per tick): a dry run of many times, a timeline
 /// replay. It runs in slices of at most `sliceNanos` on the engine thread; between slices the clock
 /// ticks and other clients' requests are answered. The requesting connection's later requests wait
 /// until it is answered, so its replies keep their order.

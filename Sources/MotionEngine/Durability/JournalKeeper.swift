@@ -1,4 +1,4 @@
-/// What a replay of each journaled runtime needs, the compaction's source (SPEC §13), within bounds: a
+/// What a replay of each journaled runtime needs, the compaction's source (docs/operations.md#animations-survive-a-restart), within bounds: a
 /// runtime keeps its creation and its records (at most `maximumRecords`), and the runtimes of one uid at
 /// most `maximumOwnerBytes` of journal lines together (past it, the oldest records of that uid's largest
 /// runtime go first, and `takeDropped` says so). A client that journals 10,000 plans of 60 KB no longer makes a

@@ -1,6 +1,6 @@
 import MotionWire
 
-/// Where runtimes' changes are journaled (SPEC §13): the engine hands over lines and asks for them back;
+/// Where runtimes' changes are journaled (docs/operations.md#animations-survive-a-restart): the engine hands over lines and asks for them back;
 /// the daemon supplies the durable file, tests an in-memory one. Calls come in order from the daemon's save
 /// queue, and once from the engine thread at a graceful stop: `append` and `rewrite` must be safe to call
 /// from two threads.

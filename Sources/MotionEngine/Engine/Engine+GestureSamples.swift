@@ -1,7 +1,7 @@
 import MotionWire
 
 extension Engine {
-    /// Applies pushed samples to the gesture `name` of `scope` (SPEC §9): `began` starts it afresh, a
+    /// Applies pushed samples to the gesture `name` of `scope` (docs/vocabulary.md#interactions): `began` starts it afresh, a
     /// sample without a phase continues it, `ended` sets the release velocity (its own position is not
     /// added to the tracker), `cancelled` sets it to 0. Traces `gesture.began` / `gesture.ended`, records
     /// the samples on the timeline, then advances the performers reading the gesture by 0 s.

@@ -3,7 +3,7 @@ import MotionSchema
 import MotionWire
 
 extension Engine {
-    /// Adds a plan to a target (SPEC §2): finds or creates the one performer for (target, plan type),
+    /// Adds a plan to a target (docs/protocol.md): finds or creates the one performer for (target, plan type),
     /// hands it the plan, then tells tracers. A named plan replaces an existing one of that name first.
     /// Returns the id of the performer that received the plan. With `quotas`, a plan that needs a new
     /// performer while the runtime's owner holds its quota of them, or any plan while it holds its quota
@@ -165,7 +165,7 @@ extension Engine {
         return removed
     }
 
-    /// A plan a performer emits for its own target while handling a plan (SPEC §2 "Emitting").
+    /// A plan a performer emits for its own target while handling a plan (docs/protocol.md "Emitting").
     func emitPlan(_ json: UnsafeRawBufferPointer, from performer: PerformerRecord) throws(EngineError) {
         guard phase == .control else {
             throw EngineError(.invalidPlan, "emit_plan: only allowed while handling a plan, not during a frame")

@@ -1,6 +1,6 @@
 import MotionWire
 
-/// A named plan replaces the one of that name (SPEC §2: remove, then add), and the ABI has the host remove
+/// A named plan replaces the one of that name (docs/protocol.md: remove, then add), and the ABI has the host remove
 /// the old one before it hands over the new one. A plan the plugin refused then left its target without
 /// either (and a restart, which replays only what was applied, brought the old one back). So a
 /// replacement is tried first on a scratch performer of the same plugin, on a copy of the value of the

@@ -40,7 +40,7 @@ extension Engine {
 
     /// Ends a target of a runtime: its performers are destroyed (their animations stop where they are,
     /// their tokens are released), its properties forgotten, and `runtime.state` no longer lists it.
-    /// Routers end the targets of screens that left their URL (SPEC §4).
+    /// Routers end the targets of screens that left their URL (docs/routes.md).
     /// Without `announcing`, no `target.removed` (a target that a refused plan made and no one saw).
     package func removeTarget(_ name: String, in runtime: String, announcing: Bool = true) {
         guard let scope = runtimes[runtime], let target = scope.targets.removeValue(forKey: name) else { return }

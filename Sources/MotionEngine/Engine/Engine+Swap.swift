@@ -1,7 +1,7 @@
 import MotionPluginAPI
 import MotionWire
 
-/// Hot swap (SPEC §6): a new build of a plugin becomes current, and running performers move to it.
+/// Hot swap (docs/plugins.md): a new build of a plugin becomes current, and running performers move to it.
 extension Engine {
     package struct SwapReport: Sendable, Equatable {
         /// Performers now running on the new build.

@@ -1,7 +1,7 @@
 import MotionWire
 
 /// A destroyed runtime, gone at once for everyone (its name free, its performers stopped, its properties
-/// out of sight) and freed in slices between ticks (SPEC §5: bounded work per tick): destroying one of
+/// out of sight) and freed in slices between ticks (docs/protocol.md: bounded work per tick): destroying one of
 /// 100,000 springs in one go held the engine thread 150 ms, every other client's frames with it.
 final class RuntimeTeardown {
     let scope: RuntimeScope

@@ -1,6 +1,6 @@
 import MotionWire
 
-/// A runtime's timeline (SPEC §2): its own clock, which stops while a scrubber is attached, and the
+/// A runtime's timeline (docs/protocol.md): its own clock, which stops while a scrubber is attached, and the
 /// plans added and removed on it, so that any moment can be replayed deterministically.
 struct TimelineEntry {
     enum Change {

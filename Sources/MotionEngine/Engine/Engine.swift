@@ -3,7 +3,7 @@ import Logging
 import MotionPluginAPI
 import MotionWire
 
-/// The motion engine: runtimes, performers, named plans, tokens and the property store (SPEC §2).
+/// The motion engine: runtimes, performers, named plans, tokens and the property store (docs/protocol.md).
 ///
 /// Pure logic with no I/O and no threads of its own. Whoever owns it calls it from one thread only:
 /// control operations (`addPlan`, …) and `advance(by:)` never overlap, and plugins are only called from
@@ -58,13 +58,13 @@ package final class Engine {
     /// Gesture handles of runtimes that ended, given out again (every named replacement of a Draggable
     /// interns one in its scratch runtime: a counter alone would run out).
     var freeGestureHandles: [UInt32] = []
-    /// What each uid holds (SPEC §13 quotas), kept as runtimes and performers come and go.
+    /// What each uid holds (docs/protocol.md#ownership-and-quotas quotas), kept as runtimes and performers come and go.
     package internal(set) var usage: [UInt32: Usage] = [:]
     /// Per uid, the tokens its runtimes hold (shared with each of its runtimes).
     var tokenCounts: [UInt32: TokenCount] = [:]
     /// Running `Sequence` and `Group` plans and the leaves they wait on.
     var composition = CompositionState()
-    /// Reduce motion and speed 0 (SPEC §10): which plans complete at once when added.
+    /// Reduce motion and speed 0 (docs/vocabulary.md): which plans complete at once when added.
     package var instantMotion = InstantMotion.off
     /// Every uid's quotas (set by its owner): what a plan a performer emits is held to, as any plan of
     /// the uid's (nil: none, an engine used without sessions).

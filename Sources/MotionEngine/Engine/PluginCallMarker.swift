@@ -1,4 +1,4 @@
-/// Which plugin the engine thread is calling, readable from a signal handler (SPEC §13: a plugin that
+/// Which plugin the engine thread is calling, readable from a signal handler (docs/operations.md#a-plugin-that-crashes-the-daemon: a plugin that
 /// crashes motiond is quarantined). Two pointers in memory allocated once: the plugin's label (a C string
 /// "file\nhash", made when it was registered) and the function's name (a static C string). Setting them
 /// is two plain stores; a crash handler reads them with no locks and no allocation.

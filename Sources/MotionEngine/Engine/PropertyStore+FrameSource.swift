@@ -1,7 +1,7 @@
 import MotionKernels
 import MotionWire
 
-/// What frames are encoded from (SPEC §8): each property's update begins with a pre-encoded prefix,
+/// What frames are encoded from (BENCHMARKS.md): each property's update begins with a pre-encoded prefix,
 /// `{"runtime":"…","target":…,"property":…,"value":`, kept beside its slot.
 extension PropertyStore {
     static let runtimeOpening = Array(##"{"runtime":""##.utf8)

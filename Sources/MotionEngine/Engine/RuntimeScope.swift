@@ -52,7 +52,7 @@ final class TargetScope {
     }
 }
 
-/// A named scope of targets, performers and tokens (SPEC §2).
+/// A named scope of targets, performers and tokens (docs/protocol.md).
 final class RuntimeScope {
     let name: String
     /// The session that created an ephemeral runtime; it is destroyed when that session ends.
@@ -65,7 +65,7 @@ final class RuntimeScope {
     var performerCount = 0
     /// A hash trie: growing it rehashes nothing (`Engine.performers`).
     var targets = TreeDictionary<String, TargetScope>()
-    /// Pointer streams clients push into this runtime (SPEC §9); they end with it.
+    /// Pointer streams clients push into this runtime (docs/vocabulary.md#interactions); they end with it.
     var gestures: [String: Gesture] = [:]
     /// The handles performers interned for gesture names of this runtime (`Engine.gestureSlots`), by name.
     var gestureHandles: [String: UInt32] = [:]

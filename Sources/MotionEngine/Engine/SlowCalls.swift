@@ -1,4 +1,4 @@
-/// Calls into plugins that held the engine thread too long (SPEC §5: no one may stall the shared frame
+/// Calls into plugins that held the engine thread too long (docs/protocol.md: no one may stall the shared frame
 /// clock; a plugin's advance is no exception). Every call is timed; one that takes longer than `limit`
 /// (the host sets a frame interval) is noted, and reported at once the first time for its plugin and
 /// function, then at most every `interval` with how many more were slow meanwhile: an operator learns

@@ -1,4 +1,4 @@
-/// A pointer's release velocity by the LSQ2 strategy Android and Flutter use (SPEC §9, pinned): the last
+/// A pointer's release velocity by the LSQ2 strategy Android and Flutter use (docs/vocabulary.md#interactions, pinned): the last
 /// 20 `began`/`moved` samples; walking from the newest back, stop at one more than 100 ms older than the
 /// newest, or more than 40 ms older than the sample after it; fewer than 3 samples give 0; else x(τ) and
 /// y(τ) are fitted separately by unweighted least squares with a degree-2 polynomial in τ = t − newest t,
@@ -83,7 +83,7 @@ package struct VelocityTracker: Sendable, Equatable {
     }
 }
 
-/// One client-named pointer stream in a runtime (SPEC §9).
+/// One client-named pointer stream in a runtime (docs/vocabulary.md#interactions).
 package struct Gesture: Sendable {
     package enum Phase: String, Sendable {
         case began, moved, ended, cancelled

@@ -2,7 +2,7 @@ import MotionKernels
 import MotionWire
 
 /// Writes frame events straight into one reused buffer: the frame path never goes through a generic
-/// JSON encoder, and an update costs a copy of its pre-encoded prefix plus its digits (SPEC §5, §8).
+/// JSON encoder, and an update costs a copy of its pre-encoded prefix plus its digits (docs/protocol.md, §8).
 ///
 /// Values and velocities are written in fixed point: integers exactly, other numbers below 1e9 in
 /// magnitude rounded to nine decimal places (trailing zeros dropped), larger ones in the shortest form
@@ -72,7 +72,7 @@ final class FrameEncoder {
         append(Self.droppedKey)
         appendInteger(UInt64(max(dropped, 0)))
         if let present {
-            // A display-timed frame: the CLOCK_MONOTONIC time its values are for (SPEC §11).
+            // A display-timed frame: the CLOCK_MONOTONIC time its values are for (docs/protocol.md, display-timed frames).
             append(Self.presentKey)
             reserve(Self.maximumNumberLength)
             count = Self.writeFixed((present * 1e9).rounded() / 1e9, at: storage + count, pairs: pairs) - storage

@@ -2,7 +2,7 @@ import MotionSchema
 import MotionWire
 
 /// The params each protocol v1 method takes (docs/protocol.md). Any other key is refused with
-/// `request.invalid` before the method runs, as plans' unknown keys are (SPEC §10): a misspelled option
+/// `request.invalid` before the method runs, as plans' unknown keys are (docs/vocabulary.md): a misspelled option
 /// (`"target"` for `"targets"`, `"ephemral"`) changes nothing instead of being ignored.
 enum MethodKeys {
     static let known: [String: Set<String>] = [

@@ -1,7 +1,7 @@
 import MotionRoutes
 import MotionWire
 
-/// Route values as the protocol writes them (SPEC §4).
+/// Route values as the protocol writes them (docs/routes.md).
 extension RouteComponent {
     var json: JSONValue {
         ["key": .string(key), "data": data.map(JSONValue.string) ?? .null, "segue": .string(segue.rawValue),

@@ -22,7 +22,7 @@ final class Router {
     static let maximumQueue = 256
 
     let scheme: String
-    /// The uid that configured it (SPEC §13); other uids do not see it.
+    /// The uid that configured it (docs/protocol.md#ownership-and-quotas); other uids do not see it.
     let owner: UInt32
     var configuration: RouterConfiguration
     var state: RouteState

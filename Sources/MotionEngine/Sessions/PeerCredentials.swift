@@ -11,7 +11,7 @@ package struct PeerCredentials: Sendable, Equatable {
     }
 }
 
-/// A connection's role (SPEC §5): admins are root or members of the configured admin group; everyone
+/// A connection's role (docs/protocol.md): admins are root or members of the configured admin group; everyone
 /// else who can open the socket (mode 0660) is a client. Admin-only methods check this role.
 package enum Role: String, Sendable {
     case admin

@@ -29,7 +29,7 @@ final class Session {
     /// Bytes of the last frame line sent to it: one frame of that size may be on its way while the next
     /// is sent (`SubscriptionHub.isBehind`).
     var lastFrameBytes = 0
-    /// The uid whose runtimes and routers it reads and changes (SPEC §13); in-process sessions are root's.
+    /// The uid whose runtimes and routers it reads and changes (docs/protocol.md#ownership-and-quotas); in-process sessions are root's.
     var uid: UInt32 { peer?.uid ?? 0 }
 
     init(id: UInt64, output: any ClientOutput, peer: PeerCredentials? = nil, role: Role = .client) {
@@ -133,7 +133,7 @@ final class Subscription {
     /// The writes of properties it may see up to `markedThrough` (`ChangeHistory`), for `dropped`.
     var writesMarked: UInt64 = 0
     var traceLost = 0
-    /// Display-timed (SPEC §11): the display it follows; nil on the `--rate` clock.
+    /// Display-timed (docs/protocol.md, display-timed frames): the display it follows; nil on the `--rate` clock.
     var display: DisplayTiming?
     /// The vblank its next frame is for (0: not chosen yet), and the last present time it was sent.
     var nextVblank: UInt64 = 0
@@ -143,7 +143,7 @@ final class Subscription {
     /// Lines computed ahead (a frame at its present time) waiting for their send time, in order; trace
     /// events that come meanwhile queue behind them, so frames and events keep their order.
     var held: [(sendAt: UInt64, line: [UInt8])] = []
-    /// `transport: "shm"` (SPEC §12): frames go to this region, the socket only announces them.
+    /// `transport: "shm"` (docs/clients.md): frames go to this region, the socket only announces them.
     var sharedFrames: SharedFrameChannel?
 
     init(id: Int, session: Session, frames: Bool, trace: Bool, routes: Bool = false, runtime: String?,

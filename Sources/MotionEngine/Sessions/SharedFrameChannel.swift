@@ -1,7 +1,7 @@
 import MotionFrames
 import MotionWire
 
-/// A `transport: "shm"` subscription's memory (SPEC §12, `motion_frames.h`): a slot per property it has
+/// A `transport: "shm"` subscription's memory (docs/clients.md, `motion_frames.h`): a slot per property it has
 /// seen, written under a seqlock, and per frame the list of slots that changed.
 ///
 /// Slots are the subscriber's own, numbered from 0 in the order its properties first changed, and named

@@ -327,7 +327,7 @@ package final class SubscriptionHub {
     }
 
     /// Writes a shared-memory subscriber's pending properties into its region and announces the frame
-    /// on the socket (SPEC §12): `{"event":"frame","sub":…,"seq":…,"t":…,"dropped":…,"shm":<frame>}`.
+    /// on the socket (docs/clients.md): `{"event":"frame","sub":…,"seq":…,"t":…,"dropped":…,"shm":<frame>}`.
     private func sendSharedFrame(to subscription: Subscription, through channel: SharedFrameChannel,
                                  store: PropertyStore, time: Double) {
         let written = channel.markGone(store) + channel.write(subscription.pending, store: store, for: subscription)

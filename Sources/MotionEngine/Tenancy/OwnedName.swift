@@ -1,4 +1,4 @@
-/// How the engine keys what a uid owns (SPEC §13): runtime `default` of uid 1000 is `1000/default`, its
+/// How the engine keys what a uid owns (docs/operations.md#a-plugin-that-crashes-the-daemon): runtime `default` of uid 1000 is `1000/default`, its
 /// router of `tv://` is `1000/tv`. Clients name their own runtimes plainly; another uid's, where they may
 /// see it (a shared runtime, or anything for an admin), as `<uid>/<name>`. A key without that prefix is
 /// the daemon's own (its scratch runtimes, which nobody sees).

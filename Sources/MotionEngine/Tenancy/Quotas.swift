@@ -1,4 +1,4 @@
-/// What one uid may hold at once (SPEC §13), from the config file's `quotas`. Past one, the request that
+/// What one uid may hold at once (docs/protocol.md#ownership-and-quotas), from the config file's `quotas`. Past one, the request that
 /// would go beyond it is refused with `quota.exceeded` naming it; nothing else is disturbed.
 package struct Quotas: Sendable, Equatable {
     package var performers = 100_000

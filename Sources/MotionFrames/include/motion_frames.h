@@ -1,5 +1,5 @@
 /*
- * motion_frames.h — the layout of motiond's shared-memory frame channel (SPEC §12), version 1.0.
+ * motion_frames.h — the layout of motiond's shared-memory frame channel (docs/clients.md), version 1.0.
  *
  * `subscribe {"streams":["frames"],"transport":"shm"}` answers with a memfd passed over the socket
  * (SCM_RIGHTS, with the reply line). Map it read-only (PROT_READ, MAP_SHARED) and check the header:

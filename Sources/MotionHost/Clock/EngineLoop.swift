@@ -117,7 +117,7 @@ package final class EngineLoop: Sendable {
     }
 
     /// Control frames (what commands changed) go out when the commands waiting are done, and at least
-    /// this often while they keep coming (a gesture's effect within a millisecond, SPEC §8).
+    /// this often while they keep coming (a gesture's effect within a millisecond, BENCHMARKS.md).
     static let controlFrameInterval: UInt64 = 1_000_000
 
     private func run(_ context: EngineContext) {
@@ -160,7 +160,7 @@ package final class EngineLoop: Sendable {
                 for command in afterTick { command(context) }
                 afterTick.removeAll()
             }
-            // Display-timed frames computed ahead go out at their send times (SPEC §11).
+            // Display-timed frames computed ahead go out at their send times (docs/protocol.md, display-timed frames).
             let held = context.nextHeldFrame
             let deadline = [schedule?.nextDeadline, held].compactMap { $0 }.min()
             // One command between two looks at the clock: a burst of requests (or a swap's slices) delays

@@ -4,7 +4,7 @@ import Logging
 import MotionEngine
 import MotionWire
 
-/// SPEC §13: a plugin that crashes motiond is not loaded again until its content changes.
+/// docs/operations.md#a-plugin-that-crashes-the-daemon: a plugin that crashes motiond is not loaded again until its content changes.
 ///
 /// While the engine thread calls a plugin, `PluginCallMarker` names it; if the process then dies by a
 /// signal, a handler (C, async-signal-safe) writes that name to `<state-dir>/crash.record`. The next

@@ -16,11 +16,11 @@ package struct DaemonConfiguration: Sendable {
     /// Connections served at once, in total and per peer uid.
     package var maximumConnections = 2048
     package var maximumConnectionsPerUser = 1024
-    /// Per-uid quotas (SPEC §13); SIGHUP applies a changed `quotas` at once.
+    /// Per-uid quotas (docs/protocol.md#ownership-and-quotas); SIGHUP applies a changed `quotas` at once.
     package var quotas = Quotas()
-    /// Global animation speed (`--speed`, config `speed`; SPEC §10).
+    /// Global animation speed (`--speed`, config `speed`; docs/vocabulary.md).
     package var speed = 1.0
-    /// Reduce motion (`--reduce-motion`, config `reduceMotion`; SPEC §10).
+    /// Reduce motion (`--reduce-motion`, config `reduceMotion`; docs/vocabulary.md).
     package var reduceMotion = false
     package var logLevel: Logger.Level
     /// Members of this group (and root) get the admin role.
@@ -75,7 +75,7 @@ package struct DaemonConfiguration: Sendable {
         return settings
     }
 
-    /// SPEC §5 default socket path; see `WireProtocol.defaultSocketPath(environment:)`.
+    /// docs/protocol.md default socket path; see `WireProtocol.defaultSocketPath(environment:)`.
     package static func defaultSocketPath(environment: [String: String]) -> String {
         WireProtocol.defaultSocketPath(environment: environment)
     }

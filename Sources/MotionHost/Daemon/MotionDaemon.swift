@@ -137,7 +137,7 @@ package struct MotionDaemon: Sendable {
         return try StateDirectoryLock.take(in: path)
     }
 
-    /// Journaled runtimes come back as they would be now, before the socket listens (SPEC §13).
+    /// Journaled runtimes come back as they would be now, before the socket listens (docs/operations.md#animations-survive-a-restart).
     /// Under systemd the start is given more time first, in proportion to the journal: a uid's whole
     /// `journalBytes` after a long stop may take longer to replay than the unit's `TimeoutStartSec`, which
     /// would kill every start of it.

@@ -6,7 +6,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// Watches the plugin directories with inotify and reloads the files that changed (SPEC §6).
+/// Watches the plugin directories with inotify and reloads the files that changed (docs/plugins.md).
 ///
 /// Only completed writes (`IN_CLOSE_WRITE`) and renames into the directory (`IN_MOVED_TO`, what an
 /// installer's write-temp-then-rename produces) count; a file still being written is never acted on, and

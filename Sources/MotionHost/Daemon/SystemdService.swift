@@ -3,7 +3,7 @@ import ServiceLifecycle
 import Synchronization
 import UnixSignals
 
-/// Everything systemd hears from motiond (SPEC §7): READY once the socket listens, STATUS kept current,
+/// Everything systemd hears from motiond (docs/operations.md): READY once the socket listens, STATUS kept current,
 /// RELOADING/READY around a SIGHUP reload, STOPPING when the stop begins, and WATCHDOG pings only while
 /// the engine thread keeps answering.
 struct SystemdService: Service {
@@ -51,7 +51,7 @@ struct SystemdService: Service {
 
     /// Pings the watchdog (each ping proves the engine thread answered) and refreshes STATUS=. Without
     /// systemd nothing runs; without a watchdog STATUS= is refreshed every 5 s: an idle daemon's engine
-    /// thread is not woken every second for a status line nobody asked for (SPEC §8, idle).
+    /// thread is not woken every second for a status line nobody asked for (BENCHMARKS.md, idle).
     private func keepAlive(_ heartbeat: Heartbeat) async {
         guard notifier.isEnabled else { return }
         let period = watchdog.map { min($0.interval / 2, .seconds(1)) } ?? .seconds(5)

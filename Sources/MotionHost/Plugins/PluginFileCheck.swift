@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Refuses plugin files that someone other than motiond's user (or root) could have written, as sshd
-/// refuses loose key files: loading such a file would run another user's code as motiond (SPEC §6).
+/// refuses loose key files: loading such a file would run another user's code as motiond (docs/plugins.md).
 package enum PluginFileCheck {
     /// Why `file` must not be loaded, or nil when it may.
     package static func refusal(for file: String) -> String? {

@@ -4,7 +4,7 @@ import Logging
 import MotionPluginAPI
 import MotionWire
 
-/// Runs a plugin file in a child process before the daemon loads it (SPEC §6, GStreamer's scanner):
+/// Runs a plugin file in a child process before the daemon loads it (docs/plugins.md, GStreamer's scanner):
 /// `motiond --probe FILE` dlopens it, checks the descriptor, calls `init`, and creates, advances and
 /// destroys one performer per factory. For a new build of a loaded plugin (a hot swap), it also imports
 /// states the running build's performers exported (`--probe-states PATH`: JSON lines `{planType, state}`)

@@ -39,7 +39,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private let pending = PendingCount()
     private var isPaused = false
 
-    /// A connection must say hello within this long (SPEC §5: 5 s).
+    /// A connection must say hello within this long (docs/protocol.md: 5 s).
     private let helloTimeout: TimeAmount
     private var helloDeadline: Scheduled<Void>?
 
@@ -183,7 +183,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         return cookie
     }
 
-    /// SPEC §5: a line over the limit gets `protocol.too_large` and only this connection closes.
+    /// docs/protocol.md: a line over the limit gets `protocol.too_large` and only this connection closes.
     private func refuseOversizedLine(context: ChannelHandlerContext) {
         refuse(context: context, code: .tooLarge, message: "line longer than \(maximumLineLength) bytes; closing the connection")
     }

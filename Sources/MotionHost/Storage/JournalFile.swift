@@ -3,7 +3,7 @@ import MotionEngine
 import MotionWire
 import Synchronization
 
-/// The runtime journal on disk: `<state-dir>/journal.jsonl`, one record per line (SPEC §13).
+/// The runtime journal on disk: `<state-dir>/journal.jsonl`, one record per line (docs/operations.md#animations-survive-a-restart).
 ///
 /// An append is written and `fdatasync`ed before it returns; a write that fails part-way (a full disk) is
 /// cut back to where it started, so the file never holds half a record. Compaction writes a new file,

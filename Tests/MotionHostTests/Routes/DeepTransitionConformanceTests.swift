@@ -5,7 +5,7 @@ import Testing
 /// Every `relativeTo` and `splitPath` case of `deeptransition_paths.json`.
 ///
 /// DeepTransition's "own navigation container" marks (`!/x`, `#/x`, a leading `/`) are UIKit detail with
-/// no place in a daemon's route: SPEC's canonical form writes those components as `!x`, `#x`, `x`. The
+/// no place in a daemon's route: docs/routes.md's canonical form writes those components as `!x`, `#x`, `x`. The
 /// expected paths are converted the same way; components are compared by key, segue and params.
 @Suite("DeepTransition conformance")
 struct DeepTransitionConformanceTests {
@@ -36,7 +36,7 @@ struct DeepTransitionConformanceTests {
         }
     }
 
-    /// The library's remove/add operations, seen through SPEC's diff: removing the tail after an agent at
+    /// The library's remove/add operations, seen through docs/routes.md's diff: removing the tail after an agent at
     /// depth d is `pop` with depth d (or `replace` when the root itself goes and something replaces it);
     /// each added component is one `push`/`present`/`select` (the first after the root's removal is the
     /// `replace`).

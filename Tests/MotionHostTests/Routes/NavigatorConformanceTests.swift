@@ -5,7 +5,7 @@ import Testing
 /// Every case of `navigator_url_parse.json`, `navigator_url_diff.json` and
 /// `navigator_transition_builder.json`.
 ///
-/// Where SPEC.md deliberately differs from Navigator the expectation follows SPEC: letters like `v` parse
+/// Where docs/routes.md deliberately differs from Navigator the expectation follows docs/routes.md: letters like `v` parse
 /// as visible, modal renders as `m`, and a destination without components pops to the root.
 @Suite("Navigator conformance")
 struct NavigatorConformanceTests {
@@ -78,7 +78,7 @@ struct NavigatorConformanceTests {
         #expect(try state.resolving("gold").canonicalPath == "red/green/red/blue/gold?menu=v")
     }
 
-    /// One update in a comparable form: Navigator's vocabulary mapped to SPEC's (`animation` → `show` or
+    /// One update in a comparable form: Navigator's vocabulary mapped to docs/routes.md's (`animation` → `show` or
     /// `hide`; `pops_to_index` i → `depth` i + 1, the number of components kept).
     static func describe(_ update: JSONValue) -> String {
         let key = update["key"]?.stringValue ?? "?"

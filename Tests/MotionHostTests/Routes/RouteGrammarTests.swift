@@ -1,7 +1,7 @@
 import MotionRoutes
 import Testing
 
-/// The pinned canonical grammar (SPEC §4): examples, round trips of random states, and errors.
+/// The pinned canonical grammar (docs/routes.md): examples, round trips of random states, and errors.
 @Suite("Route grammar")
 struct RouteGrammarTests {
     @Test func specExampleIsCanonical() throws {
@@ -11,7 +11,7 @@ struct RouteGrammarTests {
         #expect(url.state.components.map(\.segue) == [.push, .push, .modal, .tab])
         #expect(url.state.components[2].params == ["autoplay": "1"])
         #expect(try RouteURL(parsing: "television://home/show::2?video=v").state.overlays["video"] == .visible,
-                "SPEC: v is visible (Navigator read it as hidden)")
+                "docs/routes.md: v is visible (Navigator read it as hidden)")
     }
 
     @Test func bothSyntaxesMeetInOneCanonicalForm() throws {

@@ -4,7 +4,7 @@ import Logging
 import MotionWire
 import Testing
 
-/// SPEC §4: a stored router whose plans name a type that is not loaded, or whose URL no longer parses,
+/// docs/routes.md: a stored router whose plans name a type that is not loaded, or whose URL no longer parses,
 /// keeps its configuration (reported in `route.state`), never dropped.
 @Suite("Router restore")
 struct RouterRestoreTests {

@@ -24,7 +24,7 @@ with Client(path) as client:
             break
     print("blocking", sub, last)
 
-    # The pinned call shape (SPEC §12): Client(socket=…).call(method, params) -> dict, and a
+    # The pinned call shape (docs/clients.md): Client(socket=…).call(method, params) -> dict, and a
     # subscription as an iterator of its own events.
 with Client(socket=path) as client:
     status = client.call("status", None)
@@ -37,7 +37,7 @@ with Client(socket=path) as client:
     assert event["sub"] == frames.sub, event
     print("stream", [update["value"] for update in event["updates"]], "kept", next(client.events(timeout=5))["sub"] == other)
 
-    # Shared-memory frames (SPEC §12): the region via mmap, its slots named by events.
+    # Shared-memory frames (docs/clients.md): the region via mmap, its slots named by events.
     # One made with call() gets no reader: its descriptor must not be the next reader's (nor, after the
     # restart below, the remapped one's).
     client.call("subscribe", streams=["frames"], transport="shm", slots=1024)

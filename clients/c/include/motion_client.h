@@ -1,5 +1,5 @@
 /*
- * libmotion-client: talk to motiond from C (SPEC §12). pkg-config name `motion-client`.
+ * libmotion-client: talk to motiond from C (docs/clients.md). pkg-config name `motion-client`.
  *
  *   char error[256];
  *   motion_client *client = motion_client_connect(NULL, error, sizeof error);   // says hello
@@ -40,8 +40,8 @@ extern "C" {
 typedef struct motion_client motion_client;
 
 /*
- * Connects to motiond and says hello (protocol 1). `socket_path` NULL follows the default rules of SPEC
- * §5: $MOTIOND_SOCKET, else $RUNTIME_DIRECTORY/motiond.sock (its first entry), else
+ * Connects to motiond and says hello (protocol 1). `socket_path` NULL follows the default rules of
+ * README.md (Running motiond, --socket): $MOTIOND_SOCKET, else $RUNTIME_DIRECTORY/motiond.sock (its first entry), else
  * $XDG_RUNTIME_DIR/motiond.sock, else /run/motiond/motiond.sock. Lines over 64 MiB fail the connection. Returns NULL on
  * failure with a message in `error` (NUL-terminated, truncated to `error_capacity`; `error` may be NULL).
  */
@@ -113,7 +113,7 @@ typedef struct motion_event {
 int motion_client_next_event(motion_client *client, int timeout_ms, motion_event *event);
 
 /*
- * Reconnecting (on by default; SPEC §12): when motiond goes away (a restart, an upgrade),
+ * Reconnecting (on by default; docs/clients.md): when motiond goes away (a restart, an upgrade),
  * motion_client_next_event connects again with backoff (0.1 s doubling to 2 s: an attempt when one is
  * due, waiting for it up to the call's timeout; motion_client_fd becomes readable then), says hello, makes every subscription again (they keep their ids; one made with
  * motion_client_call("subscribe") too, one since unsubscribed not) and returns an
@@ -125,7 +125,7 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
 void motion_client_set_reconnect(motion_client *client, int enabled);
 
 /*
- * Shared-memory frames (SPEC §12, layout in motion_frames.h). motion_client_subscribe_shm subscribes with
+ * Shared-memory frames (docs/clients.md, layout in motion_frames.h). motion_client_subscribe_shm subscribes with
  * `params_json` plus "transport":"shm" (e.g. {"runtime":"ui","slots":65536}; "streams":["frames"] when
  * none are named) and maps
  * the region the daemon passes with the reply. The reader belongs to the client (valid until

@@ -20,7 +20,7 @@ class MotiondError(Exception):
 
 
 def default_socket(environment=None):
-    """SPEC §5: $MOTIOND_SOCKET, $RUNTIME_DIRECTORY (its first entry), $XDG_RUNTIME_DIR, then /run/motiond."""
+    """docs/protocol.md: $MOTIOND_SOCKET, $RUNTIME_DIRECTORY (its first entry), $XDG_RUNTIME_DIR, then /run/motiond."""
     env = os.environ if environment is None else environment
     if env.get("MOTIOND_SOCKET"):
         return env["MOTIOND_SOCKET"]
@@ -276,7 +276,7 @@ class Client:
             self.pending = held + self.pending
 
     def subscribe_shm(self, **params):
-        """A `transport: "shm"` frames subscription (SPEC §12): returns (sub id, FrameReader). Events
+        """A `transport: "shm"` frames subscription (docs/clients.md): returns (sub id, FrameReader). Events
         taken with next_event()/events() name its slots and announce its frames; then
         `reader.updates()` gives what changed, each property once with its latest value."""
         params = dict(params, transport="shm")

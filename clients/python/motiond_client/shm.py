@@ -1,4 +1,4 @@
-"""The shared-memory frame channel's reader (SPEC §12, layout in motion_frames.h) via mmap.
+"""The shared-memory frame channel's reader (docs/clients.md, layout in motion_frames.h) via mmap.
 
 A `transport: "shm"` subscription's region holds one slot per property (value and velocity under a
 seqlock), a ring of frame records and a ring of changed-slot indices. `FrameReader.read()` returns the

@@ -29,7 +29,7 @@
  * History. 1.0: the descriptor, factories, host services. 1.1: extensions motion.batch/1 and
  * motion.properties/1 (no struct grew). 1.2: `motion_factory.plan_schema` (plans validated by the host)
  * and the host extension motion.plan/1 (typed access to the validated plan). Since, negotiated by id
- * without a version change: the host extension motion.gesture/1 (pointer gestures, SPEC §9), and the
+ * without a version change: the host extension motion.gesture/1 (pointer gestures, docs/vocabulary.md#interactions), and the
  * pair motion.unread/1 (host) and motion.kept/1 (plugin): values no one reads are written on demand.
  */
 #ifndef MOTION_PLUGIN_H

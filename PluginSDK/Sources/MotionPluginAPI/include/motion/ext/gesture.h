@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /**
- * Host extension "motion.gesture/1" (SPEC §9): clients stream pointer samples into a runtime with
+ * Host extension "motion.gesture/1" (docs/vocabulary.md#interactions): clients stream pointer samples into a runtime with
  * `gesture.push`; a performer of that runtime reads a gesture's latest position, phase and velocity through
  * an interned handle, so interactions (drag, toss, pinch …) are plugins. Get it with
  * `host->get_extension(host, MOTION_GESTURE_EXTENSION)`; a host without it returns NULL.
@@ -51,7 +51,7 @@ typedef struct motion_gesture_state {
     double origin[2];
     /**
      * Units per second. While the gesture runs, the tracker's current estimate; once it has ended, the
-     * release velocity (0 after `cancelled`). The LSQ2 estimator of SPEC §9.
+     * release velocity (0 after `cancelled`). The LSQ2 estimator of docs/vocabulary.md#interactions.
      */
     double velocity[2];
 } motion_gesture_state;
