@@ -144,7 +144,7 @@ struct RefusedChangeTests {
         _ = context.closeAllSessions(reason: "stopping")
         #expect(journal.ops.suffix(2) == ["add", "refused"], "written at a graceful stop: \(journal.ops)")
         let restored = EngineContext.greetedForJournal()
-        #expect(restored.restoreRuntimes(from: journal, now: WallClock.now() + 1).problems.isEmpty)
+        #expect(restored.restoreRuntimes(from: journal, now: SystemClock.shared.wallNow() + 1).problems.isEmpty)
         #expect(restored.engine.runtimes["0/work"]?.targets.isEmpty == true, "neither refused plan comes back")
     }
 

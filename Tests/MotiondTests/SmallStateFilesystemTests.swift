@@ -8,7 +8,14 @@ import Testing
 /// plugin still loads (from an in-memory file), nothing partial is left behind, and plans work.
 @Suite("Small state filesystem")
 struct SmallStateFilesystemTests {
-    static var canMount: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount") }
+    /// Root with mount(8): the tests mount a real tmpfs. Elsewhere they are skipped, and say why.
+    static let canMount = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount")
+
+    /// Mounts a tmpfs of `size` at `path`; a failure fails the test (it would test nothing).
+    static func mountTmpfs(size: String, at path: String) async throws {
+        let status = try await shell("mount -t tmpfs -o size=\(size) tmpfs \(path)")
+        try #require(status == 0, "mount -t tmpfs failed (status \(status)): the full-disk case was not tried")
+    }
 
     static func shell(_ command: String) async throws -> Int32 {
         let process = Process()
@@ -20,12 +27,12 @@ struct SmallStateFilesystemTests {
         return await process.exitStatus()
     }
 
-    @Test(.enabled(if: canMount))
+    @Test(.enabled(if: canMount, "needs root and mount(8) for a real tmpfs"))
     func pluginsLoadFromMemoryWhenTheStateDirectoryIsFull() async throws {
         let directory = try DaemonProcess.temporaryDirectory()
         let small = directory.appendingPathComponent("small")
         try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
-        guard try await Self.shell("mount -t tmpfs -o size=256k tmpfs \(small.path)") == 0 else { return }  // no mount here
+        try await Self.mountTmpfs(size: "256k", at: small.path)
         defer { _ = try? FileManager.default.removeItem(at: directory) }
         do {
             let daemon = try await DaemonProcess(arguments: ["--state-dir", small.appendingPathComponent("state").path])
@@ -48,12 +55,12 @@ struct SmallStateFilesystemTests {
     /// docs/routes.md "save, then apply" on a really full filesystem: `route.go`, `router.configure` and
     /// `router.remove` answer `state.write_failed` and change nothing anyone can see; once there is room
     /// again the router moves on from where it was acknowledged, and after a restart it is there.
-    @Test(.enabled(if: canMount))
+    @Test(.enabled(if: canMount, "needs root and mount(8) for a real tmpfs"))
     func aFullStateFilesystemRefusesRouteChangesAndChangesNothing() async throws {
         let directory = try DaemonProcess.temporaryDirectory()
         let small = directory.appendingPathComponent("small")
         try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
-        guard try await Self.shell("mount -t tmpfs -o size=1m tmpfs \(small.path)") == 0 else { return }
+        try await Self.mountTmpfs(size: "1m", at: small.path)
         defer { _ = try? FileManager.default.removeItem(at: directory) }
         let state = small.appendingPathComponent("state").path
         do {

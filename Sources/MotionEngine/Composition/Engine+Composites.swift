@@ -35,9 +35,9 @@ extension Engine {
                 carried.append(end)
                 continue
             }
-            let began = MonotonicClock.now()
+            let began = WorkClock.now()
             childEnded(end.composite, reason: end.reason, late: end.late)
-            spent[owner, default: 0] &+= MonotonicClock.now() &- began
+            spent[owner, default: 0] &+= WorkClock.now() &- began
         }
         composition.ends = carried
     }

@@ -32,7 +32,7 @@ extension EngineContext {
         guard let period = try seconds("period", in: 0.002...1) else {
             throw EngineError(.invalidRequest, "display.period: expected the seconds between vblanks (0.002 to 1)")
         }
-        let timing = DisplayTiming(period: period, vblank: try seconds("vblank", in: 0...1e9) ?? MonotonicClock.now(),
+        let timing = DisplayTiming(period: period, vblank: try seconds("vblank", in: 0...1e9) ?? clock.now(),
                                    latency: try seconds("latency", in: 0...Double(DisplayTiming.maximumLatency) / 1e9),
                                    lead: try seconds("lead", in: 0...Double(DisplayTiming.maximumLead) / 1e9) ?? DisplayTiming.defaultLead)
         try checkDisplayLimits(timing, in: session)

@@ -115,12 +115,12 @@ extension EngineContext {
     private func continueJournalGroup() {
         guard var application = journalApplying else { return }
         let group = journalWriting
-        let deadline = MonotonicClock.now() + Self.sliceNanos
+        let deadline = WorkClock.now() + Self.sliceNanos
         while application.next < group.count {
             let entry = group[application.next]
             application.next += 1
             apply(entry, written: application.written)
-            if application.next < group.count, MonotonicClock.now() > deadline, let onEngineThreadFor {
+            if application.next < group.count, WorkClock.now() > deadline, let onEngineThreadFor {
                 journalApplying = application
                 onEngineThreadFor(sessions[group[application.next].sessionID]?.peer?.uid, true) { $0.continueJournalGroup() }
                 return
@@ -182,7 +182,7 @@ extension EngineContext {
     /// to its later changes, applied meanwhile, wait for it (`Session.reserveOwedReply`), and its other
     /// requests wait until then.
     private func writeOff(_ records: [JournalRecord], answering error: EngineError, id: JSONValue, in session: Session?) {
-        let now = WallClock.now()
+        let now = clock.wallNow()
         let lines = records.map { JournalRecord.refused(record: $0.json, t: max(now, $0.time)).line }
         session?.journalPending += 1
         journalGroup.append(JournalEntry(records: [], lines: lines, sessionID: session?.id ?? .max, id: id,
@@ -236,7 +236,7 @@ extension EngineContext {
     /// the save queue, off the engine thread.
     private func compactJournal() {
         guard let journal else { return }
-        let now = WallClock.now()
+        let now = clock.wallNow()
         var parts: [[JournalKeeper.Kept]] = []
         for (runtime, kept) in journalKept.all {
             guard kept.first?.record.isCreate == true else { continue }
@@ -267,11 +267,12 @@ extension EngineContext {
     /// Replays the journal at start (before the socket listens): every journaled runtime comes back as
     /// it would be now, its plans performed in frame-sized steps from when they were added (stretches
     /// where nothing moves are skipped). Returns the runtimes and records replayed and any problem.
-    package func restoreRuntimes(from journal: any JournalStorage, now: Double = WallClock.now())
+    package func restoreRuntimes(from journal: any JournalStorage, now: Double? = nil)
         -> (runtimes: Int, records: Int, problems: [String]) {
         // The monotonic instant matching `now`: the replay takes time of its own, which the clock's first
         // tick then makes up.
-        let (startedMonotonic, startedWall) = (MonotonicClock.now(), WallClock.now())
+        let (startedMonotonic, startedWall) = (clock.now(), clock.wallNow())
+        let now = now ?? startedWall
         let offset = (now - startedWall) * 1e9
         let monotonicNow = offset < 0 ? startedMonotonic - UInt64(min(-offset, Double(startedMonotonic))) : startedMonotonic + UInt64(offset)
         self.journal = journal
@@ -291,21 +292,21 @@ extension EngineContext {
             isSampling = false
             engine.clearFrame()
         }
-        var clock = first.time
+        var replayed = first.time
         var dropped = 0
         let frame = 1 / settings.rate
         func advance(to time: Double) {
-            while time - clock > 1e-9 {
+            while time - replayed > 1e-9 {
                 guard engine.isAnimating else {
-                    clock = time
+                    replayed = time
                     return
                 }
                 // At most 10,000 steps per stretch: something that animates for a month (a tween repeated
                 // forever) does not hold the start for hours; beyond that stretch steps are coarser.
-                let dt = min(max(frame, (time - clock) / 10_000), time - clock)
+                let dt = min(max(frame, (time - replayed) / 10_000), time - replayed)
                 engine.advance(by: dt)
                 engine.clearFrame()
-                clock += dt
+                replayed += dt
             }
         }
         for (index, record) in records.enumerated() {
@@ -356,7 +357,7 @@ extension EngineContext {
             }
         }
         advance(to: now)
-        resumesAt = min(monotonicNow, MonotonicClock.now())
+        resumesAt = min(monotonicNow, clock.now())
         // A journal far larger than what the runtimes need now (written before the bounds, or mostly
         // superseded), or with records that were refused, is rewritten once, at the start.
         journalCompactedBytes = journalKept.totalBytes

@@ -25,7 +25,7 @@ extension EngineContext {
             if journaled { try engine.check(plan) }
             let limit = quotas(of: runtime), shown = name ?? Engine.defaultRuntime
             return try journalOrApply(session, id: request.id, journaled: journaled,
-                                      record: { [.add(runtime: runtime, target: target, plan: plan, name: planName, t: WallClock.now())] }) { context throws(EngineError) in
+                                      record: { [.add(runtime: runtime, target: target, plan: plan, name: planName, t: clock.wallNow())] }) { context throws(EngineError) in
                 let performer = try context.engine.addPlan(plan, to: target, in: runtime, named: planName, quotas: limit)
                 return ["runtime": .string(shown), "target": .string(target), "performer": .number(Double(performer))]
             }
@@ -33,7 +33,7 @@ extension EngineContext {
             let runtime = try runtimeKey(try params.optionalName("runtime"), for: session, .change)
             let planName = try params.name("name"), target = try params.name("target")
             return try journalOrApply(session, id: request.id, journaled: willBeJournaled(runtime),
-                                      record: { [.remove(runtime: runtime, target: target, name: planName, t: WallClock.now())] }) { context throws(EngineError) in
+                                      record: { [.remove(runtime: runtime, target: target, name: planName, t: clock.wallNow())] }) { context throws(EngineError) in
                 ["removed": .bool(try context.engine.removePlan(named: planName, from: target, in: runtime))]
             }
         case "runtime.create":
@@ -43,7 +43,7 @@ extension EngineContext {
             let shared = try params.optionalBool("shared") ?? false
             let owner = ephemeral ? session.id : nil
             return try journalOrApply(session, id: request.id, journaled: journal != nil && !ephemeral, creates: key,
-                                      record: { [.create(runtime: key, shared: shared, t: WallClock.now())] }) { context throws(EngineError) in
+                                      record: { [.create(runtime: key, shared: shared, t: clock.wallNow())] }) { context throws(EngineError) in
                 try context.engine.createRuntime(key, ephemeralOwner: owner, shared: shared)
                 if shared { context.hub.sharedRuntimes.insert(key) }
                 return ["runtime": .string(name), "ephemeral": .bool(ephemeral), "shared": .bool(shared)]
@@ -55,7 +55,7 @@ extension EngineContext {
                 throw EngineError(.runtimeProtected, "name: the \"default\" runtime always exists")
             }
             return try journalOrApply(session, id: request.id, journaled: willBeJournaled(key),
-                                      record: { [.destroy(runtime: key, t: WallClock.now())] }) { context throws(EngineError) in
+                                      record: { [.destroy(runtime: key, t: clock.wallNow())] }) { context throws(EngineError) in
                 try context.destroyRuntime(key)
                 return ["runtime": .string(name)]
             }
@@ -178,7 +178,7 @@ extension EngineContext {
             "capabilities": .array((["frames", "trace", "routes", "plan.sample", "curves", "hot-swap", "timeline", "gestures"]
                 + (journal == nil ? [] : ["journal"])).map(JSONValue.string)),
             // Gesture samples are timed on this clock (docs/vocabulary.md#interactions): a client can check it reads the same one.
-            "clock": "monotonic", "now": .number(Double(MonotonicClock.now()) / 1e9),
+            "clock": "monotonic", "now": .number(Double(clock.now()) / 1e9),
             "planTypes": .array(engine.registry.planTypes.map { .string($0) }),
             "builtInPlanTypes": ["Sequence", "Group"],
             "role": .string(session.role.rawValue),

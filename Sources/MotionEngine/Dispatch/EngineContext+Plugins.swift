@@ -42,7 +42,7 @@ extension EngineContext {
     /// On any failure the registry is unchanged and the file is listed as rejected. The daemon loads the
     /// image (`MotionHost`'s `install(entry:file:hash:)`); the engine only registers what it is given.
     package func install(_ descriptor: PluginDescriptor, file: String, hash: String) -> InstallOutcome {
-        let started = MonotonicClock.now()
+        let started = WorkClock.now()
         var builder = PluginRegistryBuilder(extending: engine.registry)
         builder.forgetRejection(of: file)
         guard let current = engine.registry.current(id: descriptor.id) else {
@@ -59,14 +59,14 @@ extension EngineContext {
         case .success(let next): generation = next
         }
         let job: Engine.SwapJob
-        let loaded = MonotonicClock.now()
+        let loaded = WorkClock.now()
         defer {
             logger.debug("swap", metadata: ["load_ms": "\(Double(loaded - started) / 1e6)",
-                                            "swap_ms": "\(Double(MonotonicClock.now() - loaded) / 1e6)"])
+                                            "swap_ms": "\(Double(WorkClock.now() - loaded) / 1e6)"])
         }
         do throws(EngineError) {
             // The slice includes what loading took on this thread already.
-            let spent = MonotonicClock.now() &- started, slice = swapSliceNanos
+            let spent = WorkClock.now() &- started, slice = swapSliceNanos
             job = try engine.beginSwap(to: builder.freeze(), pluginID: descriptor.id,
                                        budgetNanos: slice > spent ? slice - spent : 0)
         } catch {

@@ -16,7 +16,7 @@ extension EngineContext {
         while let session = sessions[sessionID], let work = session.job {
             isSampling = true
             let outcome = Result { () throws(EngineError) in
-                try work.work(in: self, until: MonotonicClock.now() + Self.sliceNanos)
+                try work.work(in: self, until: WorkClock.now() + Self.sliceNanos)
             }
             isSampling = false
             engine.dropDryRunWrites()

@@ -56,7 +56,7 @@ extension EngineContext {
         // it keep the plan, in memory and in the journal alike; the error says how many.
         let applied = AppliedCount()
         return try journalOrApply(session, id: request.id, journaled: journaled, record: {
-            let now = WallClock.now()
+            let now = clock.wallNow()
             return zip(targets, plans).map { .add(runtime: runtime, target: $0, plan: $1, name: nil, t: now) }
         }, applied: applied) { context throws(EngineError) in
             var performers: [JSONValue] = []

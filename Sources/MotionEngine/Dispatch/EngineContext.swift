@@ -14,7 +14,10 @@ package final class EngineContext: TraceObserver {
         }
     }
     package let logger: Logger
-    let startTime = MonotonicClock.now()
+    /// The engine's time: event times, display timing, journal records (`EngineClock`).
+    package let clock: any EngineClock
+    /// When this context began, on `clock`: the `t` of events counts from it.
+    let startTime: UInt64
     var sessions: [UInt64: Session] = [:]
     /// Swaps begun by `install` whose performers are still moving, by plugin file.
     var pendingSwaps: [String: PendingSwap] = [:]
@@ -84,7 +87,9 @@ package final class EngineContext: TraceObserver {
     static let maximumSamples = 10_000
 
     package init(engine: Engine, settings: EngineSettings, logger: Logger,
-                hubLimits: SubscriptionHub.Limits = .init()) {
+                hubLimits: SubscriptionHub.Limits = .init(), clock: any EngineClock = SystemClock.shared) {
+        self.clock = clock
+        startTime = clock.now()
         self.engine = engine
         self.settings = settings
         engine.instantMotion = settings.instantMotion
@@ -95,7 +100,7 @@ package final class EngineContext: TraceObserver {
     }
 
     /// Seconds since the daemon started: the `t` of every event.
-    var time: Double { Double(MonotonicClock.now() - startTime) / 1e9 }
+    var time: Double { Double(clock.now() &- startTime) / 1e9 }
 
     /// The clock should keep ticking: something animates or a written value awaits its frame.
     package var wantsTicks: Bool {
@@ -274,7 +279,7 @@ package final class EngineContext: TraceObserver {
     private func finishTick() {
         let now = time
         driveWaitingRouters()
-        if engine.hasTeardowns { engine.continueTeardowns(until: MonotonicClock.now() &+ Self.sliceNanos) }
+        if engine.hasTeardowns { engine.continueTeardowns(until: WorkClock.now() &+ Self.sliceNanos) }
         for session in hub.checkBacklogs(time: now) {
             logger.warning("disconnecting a client that stopped reading", metadata: [
                 "session": "\(session.id)", "client": "\(session.client)",

@@ -45,7 +45,7 @@ final class ReplayWork: SlicedWork {
                 engine.advance(runtime: runtime, by: dt)
                 now += dt
                 steps += 1
-                if steps & 15 == 0, MonotonicClock.now() >= deadline { return false }
+                if steps & 15 == 0, WorkClock.now() >= deadline { return false }
             }
             guard position < entries.count else { return true }
             let entry = entries[position]
@@ -56,7 +56,7 @@ final class ReplayWork: SlicedWork {
                 if let scope = engine.runtimes[runtime] { engine.apply(samples, toGesture: entry.target, in: scope) }
             }
             position += 1
-            if MonotonicClock.now() >= deadline { return false }
+            if WorkClock.now() >= deadline { return false }
         }
     }
 

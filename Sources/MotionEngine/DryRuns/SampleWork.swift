@@ -96,7 +96,7 @@ final class SampleWork: SlicedWork {
                 if settlingDuration == nil, !engine.isActive(runtime: runtime), nextGestureEvent == gestureEvents.count {
                     settlingDuration = now
                 }
-                if steps & 63 == 0, MonotonicClock.now() >= deadline { return false }
+                if steps & 63 == 0, WorkClock.now() >= deadline { return false }
             }
             let value = engine.value(of: property, target: "sample", runtime: runtime) ?? []
             let velocity = engine.velocity(of: property, target: "sample", runtime: runtime) ?? []
@@ -115,7 +115,7 @@ final class SampleWork: SlicedWork {
             }
             advance(engine, by: frame)
             steps += 1
-            if steps & 63 == 0, MonotonicClock.now() >= deadline { return false }
+            if steps & 63 == 0, WorkClock.now() >= deadline { return false }
         }
         // The answer is assembled in slices too: 10,000 samples are about half a megabyte of text.
         if encoded.isEmpty {
@@ -134,7 +134,7 @@ final class SampleWork: SlicedWork {
             encoded += samples[written]
             samples[written] = []
             written += 1
-            if written & 255 == 0, MonotonicClock.now() >= deadline { return false }
+            if written & 255 == 0, WorkClock.now() >= deadline { return false }
         }
         return true
     }

@@ -33,9 +33,9 @@ extension Engine {
                 others.append(performer)
             }
         }
-        let deadline = MonotonicClock.now() &+ budgetNanos
+        let deadline = WorkClock.now() &+ budgetNanos
         var samples: [MigrationSample] = [], bytes = 0
-        for performer in firstOfEachType + others where samples.count < limit && MonotonicClock.now() < deadline {
+        for performer in firstOfEachType + others where samples.count < limit && WorkClock.now() < deadline {
             guard let state = try? exportState(of: performer, from: table), bytes + state.count <= maximumBytes else { continue }
             bytes += state.count
             samples.append(MigrationSample(planType: performer.planType, state: state.dropLast().map { UInt8(bitPattern: $0) }))

@@ -26,9 +26,9 @@ extension Engine {
     func calling<Result>(_ label: UnsafePointer<CChar>?, _ function: StaticString, performers: Int = 1,
                          _ body: () throws -> Result) rethrows -> Result {
         guard slowCalls.limit > 0 else { return try PluginCallMarker.calling(label, function, body) }
-        let started = MonotonicClock.now()
+        let started = WorkClock.now()
         defer {
-            let now = MonotonicClock.now()
+            let now = WorkClock.now()
             if now &- started > slowCalls.limit { noteSlowCall(label, function, nanoseconds: now &- started, now: now, performers: performers) }
         }
         return try PluginCallMarker.calling(label, function, body)

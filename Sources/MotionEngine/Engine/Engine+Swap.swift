@@ -91,13 +91,13 @@ extension Engine {
             newTable: Self.migrateTable(newest.plugin))
         // Prepared performers are committed together after the loop, at about what preparing them cost:
         // preparing gets half the budget.
-        let deadline = MonotonicClock.now().addingReportingOverflow(budgetNanos == .max ? .max : budgetNanos / 2)
+        let deadline = WorkClock.now().addingReportingOverflow(budgetNanos == .max ? .max : budgetNanos / 2)
         var prepared: [(old: PerformerRecord, new: PerformerRecord)] = []
         while !job.isFinished {
             let id = job.queue[job.next]
             job.next += 1
             guard let move = migration(of: id, in: job) else { continue }
-            let start = MonotonicClock.now()
+            let start = WorkClock.now()
             if let state = exportState(of: move.old, from: move.oldTable, in: job) {
                 do throws(EngineError) {
                     prepared.append((move.old, try importState(state, of: move.old, to: move.newIndex, into: move.newTable)))
@@ -107,7 +107,7 @@ extension Engine {
                     throw error
                 }
             }
-            if !job.recordMove(from: start, to: MonotonicClock.now(), deadline: deadline) { break }
+            if !job.recordMove(from: start, to: WorkClock.now(), deadline: deadline) { break }
         }
         for (old, new) in prepared { commitMigration(from: old, to: new) }
         job.report.migrated = prepared.count
@@ -121,13 +121,13 @@ extension Engine {
     /// state cannot move stays on its old build and finishes there (counted in `remaining`, its reason in
     /// `failures`). Returns true when the job is finished.
     package func continueSwap(_ job: SwapJob, budgetNanos: UInt64) -> Bool {
-        let deadline = MonotonicClock.now().addingReportingOverflow(budgetNanos)
+        let deadline = WorkClock.now().addingReportingOverflow(budgetNanos)
         while !job.isFinished {
             let id = job.queue[job.next]
             job.next += 1
-            let start = MonotonicClock.now()
+            let start = WorkClock.now()
             move(id, in: job)
-            if !job.recordMove(from: start, to: MonotonicClock.now(), deadline: deadline) { break }
+            if !job.recordMove(from: start, to: WorkClock.now(), deadline: deadline) { break }
         }
         if job.isFinished { swapJobs.removeAll { $0 === job } }
         return job.isFinished

@@ -69,7 +69,7 @@ extension Engine {
             lastTeardownOwner = teardown.scope.owner ?? .max
             guard free(teardown, until: deadline) else { return }
             teardowns.remove(at: next)
-            if MonotonicClock.now() >= deadline { return }
+            if WorkClock.now() >= deadline { return }
         }
     }
 
@@ -96,12 +96,12 @@ extension Engine {
             target.named.removeAll()
             scope.targets[target.name] = nil
             scope.targetOrder.removeLast()
-            if MonotonicClock.now() >= deadline { return false }
+            if WorkClock.now() >= deadline { return false }
         }
         teardown.waits = nil
         while let ids = teardown.composites.popLast() {
             for id in ids { composition.composites.removeDetached(id) }
-            if MonotonicClock.now() >= deadline, !teardown.composites.isEmpty { return false }
+            if WorkClock.now() >= deadline, !teardown.composites.isEmpty { return false }
         }
         if var properties = teardown.properties {
             teardown.properties = nil

@@ -332,7 +332,7 @@ final class PropertyStore {
                 forgetSlot(handle)
             }
             retired.next = min(retired.next + 256, retired.handles.count)
-            if retired.next < retired.handles.count, MonotonicClock.now() >= deadline { return false }
+            if retired.next < retired.handles.count, WorkClock.now() >= deadline { return false }
         }
         return true
     }

@@ -202,8 +202,8 @@ package final class SubscriptionHub {
                 deferredCount += 1
                 return
             }
-            let began = budgeted ? MonotonicClock.now() : 0
-            defer { if budgeted { spentByUID[subscription.viewer, default: 0] &+= MonotonicClock.now() &- began } }
+            let began = budgeted ? WorkClock.now() : 0
+            defer { if budgeted { spentByUID[subscription.viewer, default: 0] &+= WorkClock.now() &- began } }
             if marksNow {
                 history.catchUp(subscription, store: store)
                 if subscription.pending.isEmpty, !hasGone { return }

@@ -128,7 +128,7 @@ package final class EngineLoop: Sendable {
         var unpublishedSince: UInt64?
         while true {
             if context.wantsTicks {
-                let now = MonotonicClock.now()
+                let now = context.clock.now()
                 if schedule == nil {
                     // After a replay the animations are where they should be at `resumesAt`: the first
                     // tick counts from then.
@@ -142,7 +142,7 @@ package final class EngineLoop: Sendable {
                     }
                     let (dt, lateness) = schedule!.begin(at: now)
                     context.tick(dt: dt, now: now)
-                    let end = MonotonicClock.now()
+                    let end = context.clock.now()
                     let overrun = schedule!.finish(at: end)
                     context.statistics.record(workNanos: end - now, latenessNanos: lateness, overrun: overrun)
                     if !afterTick.isEmpty {
@@ -166,12 +166,12 @@ package final class EngineLoop: Sendable {
             // One command between two looks at the clock: a burst of requests (or a swap's slices) delays
             // a tick by one command at most.
             let taken = queue.take(until: deadline)
-            if held != nil { context.releaseHeldFrames(now: MonotonicClock.now()) }
+            if held != nil { context.releaseHeldFrames(now: context.clock.now()) }
             guard let (message, lane, more, waited) = taken else { continue }
             // Woken (it may have slept), or the first command since a control frame: a plugin call in this
             // command is judged against now, not against the last tick.
             if waited || unpublishedSince == nil { context.engine.markSlowCallWindow() }
-            let started = MonotonicClock.now()
+            let started = WorkClock.now()
             if unpublishedSince == nil { unpublishedSince = started }
             switch message {
             case .run(let command): command(context)
@@ -182,7 +182,7 @@ package final class EngineLoop: Sendable {
                 context.publishControlFrame()
                 return
             }
-            let finished = MonotonicClock.now()
+            let finished = WorkClock.now()
             queue.charge(lane, nanos: finished &- started)
             if !more || finished &- unpublishedSince! >= Self.controlFrameInterval {
                 context.publishControlFrame()

@@ -174,11 +174,11 @@ struct FactoryChecks {
         let before = motion_heap_in_use()
         while engine.isAnimating, ticks < 120 * 60 {
             let usage = ThreadUsage.now()
-            let started = MonotonicClock.now()
+            let started = WorkClock.now()
             let allocated = counter?.count ?? 0
             engine.advance(by: frame)
             let allocatedAfter = counter?.count ?? 0
-            durations.append(MonotonicClock.now() - started)
+            durations.append(WorkClock.now() - started)
             if ticks >= 3, engine.isAnimating {
                 countedTicks += 1
                 if allocatedAfter > allocated {
