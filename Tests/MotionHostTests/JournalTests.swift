@@ -43,7 +43,7 @@ struct JournalTests {
     static func context(journal: MemoryJournal, now: Double? = nil) throws -> (EngineContext, RecordingOutput) {
         let output = RecordingOutput()
         let context = try EngineContext.greeted(on: output)
-        if let now { _ = context.restoreRuntimes(from: journal, now: now) } else { context.journal = journal }
+        if let now { _ = context.journal.restoreRuntimes(from: journal, now: now) } else { context.journal.use(journal) }
         return (context, output)
     }
 
@@ -84,12 +84,12 @@ struct JournalTests {
         let now = (journal.records.last?["t"]?.doubleValue ?? 0) + 1
         let first = EngineContext.greetedForJournal()
         #expect(journal.records.last?["op"] == "refused", "\(journal.records)")
-        let (_, _, problems) = first.restoreRuntimes(from: journal, now: now)
+        let (_, _, problems) = first.journal.restoreRuntimes(from: journal, now: now)
         #expect(problems.isEmpty, "not replayed, so not refused again: \(problems)")
         #expect(journal.records.map { "\($0["op"]?.stringValue ?? "") \($0["target"]?.stringValue ?? "")" } == ["create ", "add a"],
                 "rewritten at the start without it")
         let second = EngineContext.greetedForJournal()
-        #expect(second.restoreRuntimes(from: journal, now: now).problems.isEmpty)
+        #expect(second.journal.restoreRuntimes(from: journal, now: now).problems.isEmpty)
         #expect(second.engine.isActive(runtime: "0/work"), "the accepted plan is still replayed")
     }
 
@@ -108,7 +108,7 @@ struct JournalTests {
                                                                       "plan": ["type": "Emit", "plan": .string(padded)]])
             #expect(reply["performer"] != nil, "\(reply)")
         }
-        #expect((context.journalKept.ownerBytes[0] ?? 0) <= 1 << 20, "\(context.journalKept.ownerBytes)")
+        #expect((context.journal.kept.ownerBytes[0] ?? 0) <= 1 << 20, "\(context.journal.kept.ownerBytes)")
         #expect(journal.size <= (4 << 20) + (64 << 10), "\(journal.size)")
         let rewrites = journal.state.withLock { $0.rewrites }
         #expect(rewrites >= 1 && rewrites <= 3, "\(rewrites) rewrites")
@@ -152,13 +152,13 @@ struct JournalTests {
         #expect(live(context) == ["a", "b", "d"])
         let now = (journal.records.last?["t"]?.doubleValue ?? 0) + 0.1
         let first = EngineContext.greetedForJournal()
-        let restored = first.restoreRuntimes(from: journal, now: now)
+        let restored = first.journal.restoreRuntimes(from: journal, now: now)
         #expect(restored.problems.isEmpty, "\(restored.problems)")
         #expect(live(first) == ["a", "b", "d"], "the refused ones are not replayed")
         #expect(journal.records.allSatisfy { $0["op"] != "refused" && !["c", "e", "f"].contains($0["target"]) },
                 "rewritten at the start without them: \(journal.records)")
         let second = EngineContext.greetedForJournal()
-        _ = second.restoreRuntimes(from: journal, now: now)
+        _ = second.journal.restoreRuntimes(from: journal, now: now)
         #expect(live(second) == ["a", "b", "d"])
     }
 
@@ -178,7 +178,7 @@ struct JournalTests {
         try journal.append(JournalRecord.add(runtime: "0/work", target: "c", plan: frames, name: nil, t: now - 0.05).line)
         let restarted = EngineContext.greetedForJournal()
         restarted.settings.quotas.performers = 2
-        let restored = restarted.restoreRuntimes(from: journal, now: now)
+        let restored = restarted.journal.restoreRuntimes(from: journal, now: now)
         let live = restarted.engine.runtimes["0/work"]?.targetOrder.filter { !$0.performers.isEmpty }.map(\.name).sorted()
         #expect(live == ["a", "b"], "\(String(describing: live))")
         #expect(restored.problems.contains { $0.contains("quota performers") }, "\(restored.problems)")
@@ -211,7 +211,7 @@ struct JournalTests {
         for index in 0..<3_000 {
             _ = call(context, output, 10 + index, "plan.add", ["runtime": "work", "target": .string("t\(index)"), "plan": ["type": "Frames", "frames": 100_000]])
         }
-        context.compactForTesting()
+        context.journal.compactForTesting()
         #expect(journal.records.count == 3_001, "the creation and every plan: \(journal.records.count)")
         let (restarted, _) = try Self.context(journal: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 1)
         #expect(restarted.engine.properties(ofRuntime: "0/work").count == 3_000)
@@ -225,7 +225,7 @@ struct JournalTests {
             _ = call(context, output, 10 + index, "plan.add", ["runtime": "work", "target": "a", "plan": ["type": "ChangeBoolean", "value": .bool(index % 2 == 0)]])
         }
         _ = call(context, output, 99, "plan.add", ["target": "d", "plan": ["type": "ChangeBoolean", "value": true]])
-        context.compactForTesting()
+        context.journal.compactForTesting()
         #expect(journal.records.map { "\($0["op"]?.stringValue ?? "") \($0["runtime"]?.stringValue ?? "")" }
             == ["create 0/default", "values 0/default", "create 0/work", "values 0/work"], "a uid's default is kept too")
         let (restarted, _) = try Self.context(journal: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 10)
@@ -239,8 +239,8 @@ struct JournalTests {
         let journal = MemoryJournal()
         let (context, output) = try Self.context(journal: journal)
         let pump = SlicedWorkTests.Pump()
-        context.offload = { work in work() }
-        context.onEngineThread = { body in pump.queue.withLock { $0.append(body) } }
+        context.hooks.offload = { work in work() }
+        context.hooks.onEngineThread = { body in pump.queue.withLock { $0.append(body) } }
         func send(_ id: Int, _ method: String, _ params: JSONValue) {
             context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
         }
@@ -275,9 +275,9 @@ struct JournalTests {
         let (context, output) = try Self.context(journal: journal)
         let writes = SlicedWorkTests.Pump(), applies = SlicedWorkTests.Pump()
         let turns = Mutex(0)
-        context.offload = { work in writes.queue.withLock { $0.append({ _ in work() }) } }
-        context.onEngineThread = { body in applies.queue.withLock { $0.append(body) } }
-        context.onEngineThreadFor = { _, _, body in
+        context.hooks.offload = { work in writes.queue.withLock { $0.append({ _ in work() }) } }
+        context.hooks.onEngineThread = { body in applies.queue.withLock { $0.append(body) } }
+        context.hooks.onEngineThreadFor = { _, _, body in
             turns.withLock { $0 += 1 }
             applies.queue.withLock { $0.append(body) }
         }

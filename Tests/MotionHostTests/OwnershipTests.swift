@@ -291,7 +291,7 @@ struct OwnershipTests {
     /// subscriber, not even one that waited many steps and catches up on everything written since.
     @Test mutating func aDryRunInSlicesNeverReachesASubscriberThatWaitedLong() {
         let pending = Mutex<[@Sendable (EngineContext) -> Void]>([])
-        context.onEngineThreadFor = { _, _, body in pending.withLock { $0.append(body) } }
+        context.hooks.onEngineThreadFor = { _, _, body in pending.withLock { $0.append(body) } }
         context.hub.uidFrameBudgetNanos = 1  // one of bob's subscribers a step: the others wait
         for _ in 0..<(ChangeHistory.depth + 8) { _ = call(2, "subscribe", ["streams": ["frames"]]) }
         _ = call(2, "plan.add", ["target": "card", "plan": ["type": "ForeverActive"]])

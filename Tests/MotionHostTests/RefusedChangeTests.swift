@@ -78,10 +78,10 @@ struct RefusedChangeTests {
         let output = RecordingOutput()
         let context = try EngineContext.greeted(on: output)
         let queues = Queues()
-        context.journal = JournalTests.MemoryJournal()
-        context.offload = { work in queues.saves.withLock { $0.append(work) } }
-        context.onEngineThread = { body in queues.engine.withLock { $0.append(body) } }
-        context.onEngineThreadFor = { _, _, body in queues.engine.withLock { $0.append(body) } }
+        context.journal.use(JournalTests.MemoryJournal())
+        context.hooks.offload = { work in queues.saves.withLock { $0.append(work) } }
+        context.hooks.onEngineThread = { body in queues.engine.withLock { $0.append(body) } }
+        context.hooks.onEngineThreadFor = { _, _, body in queues.engine.withLock { $0.append(body) } }
         func send(_ id: Int, _ method: String, _ params: JSONValue) {
             context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
         }
@@ -124,7 +124,7 @@ struct RefusedChangeTests {
         let output = RecordingOutput()
         let context = try EngineContext.greeted(on: output)
         let journal = FillingJournal()
-        context.journal = journal
+        context.journal.use(journal)
         func send(_ id: Int, _ method: String, _ params: JSONValue) -> JSONValue? {
             context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
             return output.lines.last { $0["id"] == .number(Double(id)) }
@@ -144,7 +144,7 @@ struct RefusedChangeTests {
         _ = context.closeAllSessions(reason: "stopping")
         #expect(journal.ops.suffix(2) == ["add", "refused"], "written at a graceful stop: \(journal.ops)")
         let restored = EngineContext.greetedForJournal()
-        #expect(restored.restoreRuntimes(from: journal, now: SystemClock.shared.wallNow() + 1).problems.isEmpty)
+        #expect(restored.journal.restoreRuntimes(from: journal, now: SystemClock.shared.wallNow() + 1).problems.isEmpty)
         #expect(restored.engine.runtimes["0/work"]?.targets.isEmpty == true, "neither refused plan comes back")
     }
 
@@ -172,7 +172,7 @@ struct RefusedChangeTests {
         let output = RecordingOutput()
         let context = try EngineContext.greeted(on: output)
         let journal = WatchedJournal(output: output)
-        context.journal = journal
+        context.journal.use(journal)
         func send(_ id: Int, _ method: String, _ params: JSONValue) {
             context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
         }

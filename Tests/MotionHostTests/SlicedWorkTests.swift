@@ -26,8 +26,8 @@ struct SlicedWorkTests {
         context = try .greeted(on: requester)
         if sliced {
             let pump = self.pump
-            context.onEngineThread = { body in pump.queue.withLock { $0.append(body) } }
-            context.onEngineThreadFor = { _, _, body in pump.queue.withLock { $0.append(body) } }
+            context.hooks.onEngineThread = { body in pump.queue.withLock { $0.append(body) } }
+            context.hooks.onEngineThreadFor = { _, _, body in pump.queue.withLock { $0.append(body) } }
         }
         context.openSession(2, output: other)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 2)

@@ -20,11 +20,11 @@ extension EngineContext {
             let plan = try params.object("plan")
             if request.lineLength > Self.maximumPlanBytes { try Self.checkSize(of: plan) }
             let planName = try params.optionalName("name")
-            let journaled = willBeJournaled(runtime)
+            let journaled = journal.willBeJournaled(runtime)
             // A journaled plan is checked before it is written: the journal holds plans that were accepted.
             if journaled { try engine.check(plan) }
             let limit = quotas(of: runtime), shown = name ?? Engine.defaultRuntime
-            return try journalOrApply(session, id: request.id, journaled: journaled,
+            return try journal.orApply(session, id: request.id, journaled: journaled,
                                       record: { [.add(runtime: runtime, target: target, plan: plan, name: planName, t: clock.wallNow())] }) { context throws(EngineError) in
                 let performer = try context.engine.addPlan(plan, to: target, in: runtime, named: planName, quotas: limit)
                 return ["runtime": .string(shown), "target": .string(target), "performer": .number(Double(performer))]
@@ -32,7 +32,7 @@ extension EngineContext {
         case "plan.remove":
             let runtime = try runtimeKey(try params.optionalName("runtime"), for: session, .change)
             let planName = try params.name("name"), target = try params.name("target")
-            return try journalOrApply(session, id: request.id, journaled: willBeJournaled(runtime),
+            return try journal.orApply(session, id: request.id, journaled: journal.willBeJournaled(runtime),
                                       record: { [.remove(runtime: runtime, target: target, name: planName, t: clock.wallNow())] }) { context throws(EngineError) in
                 ["removed": .bool(try context.engine.removePlan(named: planName, from: target, in: runtime))]
             }
@@ -42,7 +42,7 @@ extension EngineContext {
             let ephemeral = try params.optionalBool("ephemeral") ?? false
             let shared = try params.optionalBool("shared") ?? false
             let owner = ephemeral ? session.id : nil
-            return try journalOrApply(session, id: request.id, journaled: journal != nil && !ephemeral, creates: key,
+            return try journal.orApply(session, id: request.id, journaled: journal.storage != nil && !ephemeral, creates: key,
                                       record: { [.create(runtime: key, shared: shared, t: clock.wallNow())] }) { context throws(EngineError) in
                 try context.engine.createRuntime(key, ephemeralOwner: owner, shared: shared)
                 if shared { context.hub.sharedRuntimes.insert(key) }
@@ -54,7 +54,7 @@ extension EngineContext {
             guard OwnedName.split(key).name != Engine.defaultRuntime else {
                 throw EngineError(.runtimeProtected, "name: the \"default\" runtime always exists")
             }
-            return try journalOrApply(session, id: request.id, journaled: willBeJournaled(key),
+            return try journal.orApply(session, id: request.id, journaled: journal.willBeJournaled(key),
                                       record: { [.destroy(runtime: key, t: clock.wallNow())] }) { context throws(EngineError) in
                 try context.destroyRuntime(key)
                 return ["runtime": .string(name)]
@@ -104,12 +104,12 @@ extension EngineContext {
         case "display.sync": return try syncDisplay(params, in: session)
         case "gesture.push": return try pushGesture(params, in: session)
         case "gesture.velocity": return try gestureVelocity(params)
-        case "router.configure": return try configureRouter(params, replyingTo: request.id, in: session)
-        case "router.remove": return try removeRouter(params, replyingTo: request.id, in: session)
-        case "route.go": return try go(params, replyingTo: request.id, in: session)
-        case "route.diff": return try diff(params, session)
-        case "route.resolve": return try resolve(params, session)
-        case "route.state": return try routeState(params, session)
+        case "router.configure": return try routers.configureRouter(params, replyingTo: request.id, in: session)
+        case "router.remove": return try routers.removeRouter(params, replyingTo: request.id, in: session)
+        case "route.go": return try routers.go(params, replyingTo: request.id, in: session)
+        case "route.diff": return try routers.diff(params, session)
+        case "route.resolve": return try routers.resolve(params, session)
+        case "route.state": return try routers.routeState(params, session)
         case "timeline.attach", "timeline.scrub", "timeline.detach": return try timelineMethod(request.method, params, in: session, replyingTo: request.id)
         case "plugins.list": return pluginList()
         case "plugins.reload":
@@ -120,7 +120,7 @@ extension EngineContext {
             if let id, !engine.registry.plugins.contains(where: { $0.plugin.id == id }) {
                 throw EngineError(.invalidRequest, "id: no plugin \"\(id)\" is loaded; plugins.list shows the ids")
             }
-            guard let reloadPlugins else { throw EngineError(.internalError, "plugin reloading is not available") }
+            guard let reloadPlugins = hooks.reloadPlugins else { throw EngineError(.internalError, "plugin reloading is not available") }
             let requestID = request.id, sessionID = session.id
             session.owedReplies += 1
             reloadPlugins(id) { context, result in

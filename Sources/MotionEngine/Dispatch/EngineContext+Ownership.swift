@@ -24,7 +24,7 @@ extension EngineContext {
         }
         if access == .subscribe, owner == session.uid { return key }
         // Created by a request of this uid still being journaled: later changes queue behind it.
-        if owner == session.uid, engine.runtimes[key] == nil, pendingCreates[key] != nil {
+        if owner == session.uid, engine.runtimes[key] == nil, journal.pendingCreates[key] != nil {
             if access == .change, plain.hasPrefix(Self.reservedRuntimePrefix) {
                 throw EngineError(.runtimeProtected, "runtime: \"\(name)\" belongs to the daemon")
             }
@@ -50,10 +50,10 @@ extension EngineContext {
             throw EngineError(.invalidRequest, "name: \"<uid>/<name>\" names another uid's runtime; choose a name that does not start with digits and '/'")
         }
         let key = OwnedName.key(session.uid, name)
-        guard engine.runtimes[key] == nil, pendingCreates[key] == nil else {
+        guard engine.runtimes[key] == nil, journal.pendingCreates[key] == nil else {
             throw EngineError(.runtimeExists, "name: runtime \"\(name)\" exists")
         }
-        let pending = pendingCreates.keys.reduce(0) { $0 + (OwnedName.split($1).owner == session.uid ? 1 : 0) }
+        let pending = journal.pendingCreates.keys.reduce(0) { $0 + (OwnedName.split($1).owner == session.uid ? 1 : 0) }
         if (engine.usage[session.uid]?.runtimes ?? 0) + pending >= settings.quotas.runtimes {
             throw quotaExceeded("runtimes", session.uid)
         }
@@ -71,18 +71,18 @@ extension EngineContext {
 
     /// Usage and quotas per uid, for admins' `status`.
     func usageByUID() -> JSONValue {
-        var uids = Set(engine.usage.keys).union(journalKept.ownerBytes.keys).union(engine.store.liveByOwner.keys)
-        for router in routers.values { uids.insert(router.owner) }
+        var uids = Set(engine.usage.keys).union(journal.kept.ownerBytes.keys).union(engine.store.liveByOwner.keys)
+        for router in routers.all.values { uids.insert(router.owner) }
         let entries = uids.sorted().map { uid -> JSONValue in
             let usage = engine.usage[uid] ?? Engine.Usage()
-            let owned = routers.values.filter { $0.owner == uid }
+            let owned = routers.all.values.filter { $0.owner == uid }
             return [
                 "uid": .number(Double(uid)), "runtimes": .number(Double(usage.runtimes)),
                 "performers": .number(Double(usage.performers)), "routers": .number(Double(owned.count)),
                 "animations": .number(Double(engine.animations(of: uid))),
                 "stateBytes": .number(Double(owned.reduce(0) { $0 + $1.stateBytes })),
                 "gestures": .number(Double(engine.runtimes.values.reduce(0) { $0 + ($1.owner == uid ? $1.gestures.count : 0) })),
-                "journalBytes": .number(Double(journalKept.ownerBytes[uid] ?? 0)),
+                "journalBytes": .number(Double(journal.kept.ownerBytes[uid] ?? 0)),
                 "filterTargets": .number(Double(filterTargets(of: uid))),
                 "properties": .number(Double(engine.store.liveByOwner[uid] ?? 0)),
                 "shmSlots": .number(Double(sharedSlots(of: uid))),

@@ -23,7 +23,7 @@ extension EngineContext {
             switch outcome {
             case .success(false):
                 // Without an engine loop (tests, tools) the next slice runs at once.
-                guard let onEngineThreadFor else { continue }
+                guard let onEngineThreadFor = hooks.onEngineThreadFor else { continue }
                 onEngineThreadFor(session.peer?.uid, false) { $0.continueWork(of: sessionID, replyingTo: id) }
                 return
             case .success(true):

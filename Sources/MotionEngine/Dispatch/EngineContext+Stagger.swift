@@ -51,11 +51,11 @@ extension EngineContext {
         guard started <= Self.maximumStaggeredTargets else {
             throw EngineError(.limitExceeded, "targets: \(targets.count) targets × \(started / targets.count) plans each; a staggered plan.add starts at most \(Self.maximumStaggeredTargets) plans")
         }
-        let journaled = willBeJournaled(runtime), limit = quotas(of: runtime), shown = name ?? Engine.defaultRuntime
+        let journaled = journal.willBeJournaled(runtime), limit = quotas(of: runtime), shown = name ?? Engine.defaultRuntime
         // Applied target by target: one refused (a quota reached midway) ends it, and the targets before
         // it keep the plan, in memory and in the journal alike; the error says how many.
-        let applied = AppliedCount()
-        return try journalOrApply(session, id: request.id, journaled: journaled, record: {
+        let applied = RuntimeJournal.AppliedCount()
+        return try journal.orApply(session, id: request.id, journaled: journaled, record: {
             let now = clock.wallNow()
             return zip(targets, plans).map { .add(runtime: runtime, target: $0, plan: $1, name: nil, t: now) }
         }, applied: applied) { context throws(EngineError) in

@@ -4,7 +4,7 @@ import MotionWire
 
 /// One scheme's router on the engine thread: its routes, where it is, the transition it performs and the
 /// ones queued behind it.
-final class Router {
+package final class Router {
     typealias Reply = (Result<JSONValue, EngineError>) -> Void
 
     /// A `route.go` waiting for its turn. It is resolved when it starts, against the state of that moment.

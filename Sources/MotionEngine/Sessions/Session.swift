@@ -227,7 +227,7 @@ final class Subscription {
 extension Result<Request, RequestFailure> {
     /// A request that may wait in a journal group behind the same connection's earlier changes.
     var joinsJournal: Bool {
-        if case .success(let request) = self { return EngineContext.journalMethods.contains(request.method) }
+        if case .success(let request) = self { return RuntimeJournal.journalMethods.contains(request.method) }
         return false
     }
 }

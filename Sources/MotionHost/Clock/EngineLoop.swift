@@ -132,8 +132,8 @@ package final class EngineLoop: Sendable {
                 if schedule == nil {
                     // After a replay the animations are where they should be at `resumesAt`: the first
                     // tick counts from then.
-                    schedule = FrameSchedule(rate: rate, start: now, previous: context.resumesAt)
-                    context.resumesAt = nil
+                    schedule = FrameSchedule(rate: rate, start: now, previous: context.journal.resumesAt)
+                    context.journal.resumesAt = nil
                 }
                 if schedule!.isDue(at: now) {
                     if unpublishedSince != nil {
@@ -155,7 +155,7 @@ package final class EngineLoop: Sendable {
                 schedule = nil
                 // Nothing replayed moves: the next animation starts from its own first tick, not from the
                 // replay's end (a tween added seconds after the start jumped ahead by them).
-                context.resumesAt = nil
+                context.journal.resumesAt = nil
                 // No tick is coming: what waited for one runs now.
                 for command in afterTick { command(context) }
                 afterTick.removeAll()

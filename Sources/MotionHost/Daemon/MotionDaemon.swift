@@ -56,7 +56,7 @@ package struct MotionDaemon: Sendable {
         _ = await manager.reload()
         let registry = await loop.perform { context in
             // The reply is sent from the engine thread, like every other.
-            context.reloadPlugins = { id, reply in
+            context.hooks.reloadPlugins = { id, reply in
                 Task {
                     let result = await manager.reload(id: id).json
                     loop.submit { reply($0, result) }
@@ -64,9 +64,9 @@ package struct MotionDaemon: Sendable {
             }
             // Durable saves run in order on a queue of their own; the engine thread never waits on a disk.
             let saves = DispatchQueue(label: "motiond.saves")
-            context.offload = { work in saves.async(execute: work) }
-            context.onEngineThread = { body in loop.submit(body) }
-            context.onEngineThreadFor = { uid, first, body in loop.submit(uid: uid, first: first, body) }
+            context.hooks.offload = { work in saves.async(execute: work) }
+            context.hooks.onEngineThread = { body in loop.submit(body) }
+            context.hooks.onEngineThreadFor = { uid, first, body in loop.submit(uid: uid, first: first, body) }
             Self.restoreRuntimes(into: context, configuration: configuration, logger: logger, notifier: notifier)
             Self.restoreRouters(into: context, configuration: configuration, logger: logger)
             return context.engine.registry
@@ -152,7 +152,7 @@ package struct MotionDaemon: Sendable {
                 let moreTime = 30_000_000 + UInt64(journal.size) * 4
                 _ = notifier.notify("EXTEND_TIMEOUT_USEC=\(moreTime)")
             }
-            let (runtimes, records, problems) = context.restoreRuntimes(from: journal)
+            let (runtimes, records, problems) = context.journal.restoreRuntimes(from: journal)
             for problem in problems { logger.error("journal replay problem", metadata: ["problem": "\(problem)"]) }
             if records > 0 {
                 logger.info("runtimes replayed from the journal", metadata: [
@@ -169,7 +169,7 @@ package struct MotionDaemon: Sendable {
     private static func restoreRouters(into context: EngineContext, configuration: DaemonConfiguration, logger: Logger) {
         guard let directory = configuration.stateDirectory else { return }
         do {
-            let (restored, problems) = context.restoreRouters(from: try RouterStore(stateDirectory: directory))
+            let (restored, problems) = context.routers.restore(from: try RouterStore(stateDirectory: directory))
             for problem in problems { logger.error("router restored with a problem, or not restored", metadata: ["problem": "\(problem)"]) }
             if !restored.isEmpty { logger.info("routers restored", metadata: ["schemes": "\(restored.joined(separator: ","))"]) }
         } catch {

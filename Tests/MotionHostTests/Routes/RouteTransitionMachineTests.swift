@@ -91,7 +91,7 @@ struct RouteTransitionMachineTests {
         let harness = try EngineHarness()
         let context = EngineContext(engine: harness.engine, configuration: DaemonConfiguration(socketPath: "/unused"),
                                     logger: Logger(label: "test"))
-        _ = context.restoreRouters(from: FullDisk())
+        _ = context.routers.restore(from: FullDisk())
         let output = RecordingOutput()
         context.openSession(1, output: output)
         var id = 0
@@ -105,7 +105,7 @@ struct RouteTransitionMachineTests {
         #expect(send("router.configure", ["scheme": "app", "routes": ["home": ["kind": "stack"]]])?["error"] == nil)
         let reply = send("route.go", ["scheme": "app", "to": "app://home"])
         #expect(reply?["error"]?["code"] == "state.write_failed", "\(String(describing: reply))")
-        #expect(context.routers["0/app"]?.url == "app://")
+        #expect(context.routers.all["0/app"]?.url == "app://")
         #expect(!output.lines.contains { $0["event"] == "route.transition.start" })
     }
 }

@@ -41,7 +41,7 @@ struct RouterQueueTests {
 
     func reply(_ id: Int) -> JSONValue? { output.lines.last { $0["id"] == .number(Double(id)) } }
     func ticks(_ count: Int) { for _ in 0..<count { context.tick(dt: 1.0 / 120) } }
-    var url: JSONValue? { context.routers["0/demo"].map { .string($0.url) } }
+    var url: JSONValue? { context.routers.all["0/demo"].map { .string($0.url) } }
     var routeEvents: [String] {
         output.lines.compactMap { line in
             guard let name = line["event"]?.stringValue else { return nil }
@@ -121,7 +121,7 @@ struct RouterQueueTests {
         #expect(context.engine.performerCount > 0)
         try call("route.go", ["scheme": "demo", "to": "demo://", "perform": false])
         #expect(url == "demo://")
-        #expect(context.routers["0/demo"]?.configuration.routes.count == 4)
+        #expect(context.routers.all["0/demo"]?.configuration.routes.count == 4)
         let events = output.lines[before...].compactMap { $0["event"]?.stringValue }
         #expect(!events.contains("route.update"), "no update was announced")
         // Issue #20: the targets of screens that left the URL end: none is left at the root.

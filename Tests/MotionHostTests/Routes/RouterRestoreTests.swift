@@ -33,15 +33,15 @@ struct RouterRestoreTests {
     @Test func routersWithUnloadedPlanTypesOrBadURLsAreKeptAndSaySo() throws {
         let context = EngineContext(engine: try Self.shippedEngine(), configuration: DaemonConfiguration(socketPath: "/unused"),
                                     logger: Logger(label: "test"))
-        let (restored, problems) = context.restoreRouters(from: Stored())
+        let (restored, problems) = context.routers.restore(from: Stored())
         #expect(restored.sorted() == ["odd", "typo", "warp"])
         #expect(problems.count == 3, "\(problems)")
-        #expect(context.routers["0/typo"]?.problems.first?.contains("dampng: unknown key; did you mean damping?") == true,
+        #expect(context.routers.all["0/typo"]?.problems.first?.contains("dampng: unknown key; did you mean damping?") == true,
                 "a plan its plugin's schema no longer accepts: kept, and said")
-        #expect(context.routers["0/warp"]?.url == "warp://home", "its state is back")
-        #expect(context.routers["0/warp"]?.problems.first?.contains("unknown plan type \"Warp\"") == true)
-        #expect(context.routers["0/odd"]?.url == "odd://", "a URL that no longer parses starts at the root")
-        #expect(context.routers["0/odd"]?.problems.first?.contains("no longer parses") == true)
+        #expect(context.routers.all["0/warp"]?.url == "warp://home", "its state is back")
+        #expect(context.routers.all["0/warp"]?.problems.first?.contains("unknown plan type \"Warp\"") == true)
+        #expect(context.routers.all["0/odd"]?.url == "odd://", "a URL that no longer parses starts at the root")
+        #expect(context.routers.all["0/odd"]?.problems.first?.contains("no longer parses") == true)
 
         let output = RecordingOutput()
         context.openSession(1, output: output)
@@ -49,7 +49,7 @@ struct RouterRestoreTests {
         context.receive(line: Array(#"{"id":2,"method":"route.state","params":{"scheme":"warp"}}"#.utf8), from: 1)
         #expect(output.lines.last?["result"]?["problems"]?.arrayValue?.count == 1, "route.state reports it")
         context.receive(line: Array(#"{"id":3,"method":"router.configure","params":{"scheme":"warp","routes":{"home":{"kind":"stack"}}}}"#.utf8), from: 1)
-        #expect(context.routers["0/warp"]?.problems.isEmpty == true, "configuring it again clears the report")
+        #expect(context.routers.all["0/warp"]?.problems.isEmpty == true, "configuring it again clears the report")
     }
 
     @Test func aTransitionPlanIsCheckedAgainstItsSchemaAtConfigure() throws {
@@ -62,7 +62,7 @@ struct RouterRestoreTests {
         let error = output.lines.last?["error"]
         #expect(error?["code"]?.stringValue == "plan.invalid", "\(output.lines)")
         #expect(error?["message"]?.stringValue == "routes.home.transition.push: dampng: unknown key; did you mean damping?")
-        #expect(context.routers["0/r"] == nil, "nothing configured")
+        #expect(context.routers.all["0/r"] == nil, "nothing configured")
         context.receive(line: Array(#"{"id":3,"method":"router.configure","params":{"scheme":"r","routes":{"home":{"kind":"stack"}},"transitions":[{"from":"home","to":"home","animation":{"kind":"appearOverPrevious","appear":{"type":"Tween","property":"opacity","to":[1],"duration":-1}}}]}}"#.utf8), from: 1)
         #expect(output.lines.last?["error"]?["code"]?.stringValue == "plan.invalid", "a container animation's plans too: \(output.lines.last!)")
         #expect(output.lines.last?["error"]?["message"]?.stringValue?.hasPrefix("transitions[0].animation.appear: duration") == true)

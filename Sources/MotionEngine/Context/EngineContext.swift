@@ -29,46 +29,17 @@ package final class EngineContext: TraceObserver {
     /// The CLOCK_MONOTONIC time the engine's state is at while some subscription follows a display
     /// (it runs ahead of the wall clock then; docs/protocol.md, display-timed frames); nil on the `--rate` clock alone.
     package var stateTime: UInt64?
-    /// Routers by scheme, and where they are saved (nil without `--state-dir`: in memory only).
-    var routers: [String: Router] = [:]
-    var routerStore: (any RouterStorage)?
-    /// `plugins.reload`: hands the request to the plugin manager, which answers through `reply` on the
-    /// engine thread once the files are probed and swapped. Set by the daemon.
-    package var reloadPlugins: (@Sendable (_ id: String?, _ reply: @escaping @Sendable (EngineContext, JSONValue) -> Void) -> Void)?
-    /// Runs blocking work (durable saves) on another thread; `onEngineThread` brings its answer back.
-    /// Both nil: such work runs inline (tests, tools). Set by the daemon.
-    package var offload: (@Sendable (_ work: @escaping @Sendable () -> Void) -> Void)?
-    package var onEngineThread: (@Sendable (_ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
-    /// `onEngineThread` for work done for a connection of `uid` (nil: credentials unknown), a dry run's
-    /// next slice: it waits in that uid's lane, taking turns with other uids' requests; `first`: before
-    /// that lane's waiting requests (a journal group's next slice: everyone's changes wait on it, not
-    /// that uid's backlog). Set by the daemon.
-    package var onEngineThreadFor: (@Sendable (_ uid: UInt32?, _ first: Bool, _ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
-    var nextTransitionID: UInt64 = 0
-    /// Schemes whose `router.configure` is being saved: the router is busy until it is applied.
-    var configuringSchemes: Set<String> = []
+    /// Every uid's routers and the transitions they perform.
+    package private(set) lazy var routers = Routers(context: self)
+    /// What the daemon lends the engine thread (other threads for blocking work, the plugin manager).
+    package var hooks = HostHooks()
     /// True while a dry run (`plan.sample`, a replay) works in its private runtime: its events are
     /// nobody's business.
     var isSampling = false
     /// Numbers dry-run runtimes (several may be worked in slices at once).
     var nextDryRun = 0
-    /// Where runtimes' changes are journaled (nil without `--state-dir`), the group waiting to be
-    /// written, whether one is being written, and each journaled runtime's records (for compaction).
-    var journal: (any JournalStorage)?
-    var journalGroup: [JournalEntry] = []
-    var journalWriting: [JournalEntry] = []
-    /// `journalWriting` is being applied (a slice at a time) once this is set.
-    var journalApplying: JournalApplication?
-    /// Write-off lines whose write failed (a full disk): written with the next group, or at a graceful stop.
-    var unwrittenWriteOffs: [UInt8] = []
-    var journalKept = JournalKeeper()
-    /// What the last compaction wrote: the next one waits until the journal is twice that.
-    var journalCompactedBytes = 0
-    /// Runtimes whose `runtime.create` waits for the journal, and whether they will be journaled: later
-    /// requests of the same connection may name them already.
-    var pendingCreates: [String: Bool] = [:]
-    /// Monotonic time the journal replay brought the animations to; the clock's first tick counts from it.
-    package var resumesAt: UInt64?
+    /// Lasting runtimes' changes, written before they are applied and replayed at start.
+    package private(set) lazy var journal = RuntimeJournal(context: self)
 
     static let reservedRuntimePrefix = "motiond."
     /// A subscription's `targets` filter names at most this many targets (a long list cost every frame).
@@ -104,7 +75,7 @@ package final class EngineContext: TraceObserver {
 
     /// The clock should keep ticking: something animates or a written value awaits its frame.
     package var wantsTicks: Bool {
-        engine.isAnimating || engine.hasPendingFrame || engine.hasCarriedCompositeEnds || engine.hasTeardowns || isRouterWaiting || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames
+        engine.isAnimating || engine.hasPendingFrame || engine.hasCarriedCompositeEnds || engine.hasTeardowns || routers.isWaiting || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames
             || !engine.store.gone.isEmpty
     }
 
@@ -184,20 +155,20 @@ package final class EngineContext: TraceObserver {
                 reply = try respond(to: request, in: session).map { WireMessage.result(id: request.id, $0) }
             } catch where session.journalPending > 0 {
                 // Behind changes still being written: the error keeps its place in line.
-                queueJournalError(error, id: request.id, in: session)
+                journal.queueError(error, id: request.id, in: session)
                 reply = nil
             } catch {
                 reply = WireMessage.error(id: request.id, code: error.code, message: error.message)
             }
             if let reply { session.output.send(WireMessage.line(reply)) }
         }
-        driveWaitingRouters()
+        routers.driveWaiting()
     }
 
     /// Sends every session a last event and closes it (graceful stop). Returns the outputs so the caller
     /// can wait until those lines have really left before the process exits.
     package func closeAllSessions(reason: String) -> [any ClientOutput] {
-        writeUnwrittenWriteOffs()
+        journal.writeUnwrittenWriteOffs()
         let open = sessions.values.sorted(by: { $0.id < $1.id })
         for session in open {
             session.output.send(EventLines.closing(code: .shuttingDown, message: reason))
@@ -278,7 +249,7 @@ package final class EngineContext: TraceObserver {
     /// slice of freeing destroyed runtimes.
     private func finishTick() {
         let now = time
-        driveWaitingRouters()
+        routers.driveWaiting()
         if engine.hasTeardowns { engine.continueTeardowns(until: WorkClock.now() &+ Self.sliceNanos) }
         for session in hub.checkBacklogs(time: now) {
             logger.warning("disconnecting a client that stopped reading", metadata: [

@@ -2,7 +2,7 @@ import MotionWire
 
 /// A router's screens once a transition is over (docs/routes.md): only live screens keep targets, and their
 /// values are those going straight to the URL leaves.
-extension EngineContext {
+extension Routers {
     /// Ends the targets of screens and overlays no longer in the router's URL, once their leaving
     /// animations are over: `runtime.state` of a router's runtime shows its live screens only.
     func endLeftScreens(of router: Router) {
@@ -20,7 +20,7 @@ extension EngineContext {
     /// A container animation's stacking and hiding hold only while its pair of screens is adjacent in
     /// the URL: every other live screen gets `zIndex` 0, and one it hid (opacity 0) is shown again, as
     /// going straight to the URL leaves them (docs/routes.md path independence).
-    private func undoContainers(of router: Router) {
+    func undoContainers(of router: Router) {
         let state = router.state, components = state.components
         for index in components.indices {
             let covered = index + 1 < components.count

@@ -7,7 +7,7 @@ import MotionWire
 /// Writes are grouped: while one is being synced on the save queue, the requests that arrive wait in the
 /// next group, so a burst costs a few syncs, not one each. A connection with a change in flight has its
 /// other requests wait until that change is applied, so its replies keep their order.
-extension EngineContext {
+extension RuntimeJournal {
     struct JournalEntry {
         /// Empty when the change is not journaled (it only keeps its place in line).
         var records: [JournalRecord]
@@ -44,22 +44,22 @@ extension EngineContext {
 
     /// Whether changes to `key` are journaled: a client's own, lasting runtime.
     func isJournaled(_ key: String) -> Bool {
-        guard journal != nil, let scope = engine.runtimes[key] else { return false }
+        guard storage != nil, let scope = engine.runtimes[key] else { return false }
         return scope.owner != nil && scope.ephemeralOwner == nil && !scope.isDryRun
             && !OwnedName.split(key).name.hasPrefix(Self.reservedRuntimePrefix)
     }
 
     /// Applies a change now, or (journaled, or behind another of this connection's changes) queues it for
     /// the journal and returns nil: the reply comes once it is written and applied.
-    func journalOrApply(_ session: Session, id: JSONValue, journaled: Bool, creates: String? = nil, record: () -> [JournalRecord],
+    func orApply(_ session: Session, id: JSONValue, journaled: Bool, creates: String? = nil, record: () -> [JournalRecord],
                         applied: AppliedCount? = nil,
                         apply: @escaping (EngineContext) throws(EngineError) -> JSONValue) throws(EngineError) -> JSONValue? {
-        guard journal != nil, journaled || session.journalPending > 0 else { return try apply(self) }
+        guard storage != nil, journaled || session.journalPending > 0 else { return try apply(context) }
         session.owedReplies += 1
         session.journalPending += 1
         if let creates { pendingCreates[creates] = journaled }
         let records = journaled ? record() : []
-        journalGroup.append(JournalEntry(records: records, lines: records.map(\.line), creates: creates, sessionID: session.id,
+        group.append(JournalEntry(records: records, lines: records.map(\.line), creates: creates, sessionID: session.id,
                                          id: id, apply: apply, applied: applied))
         flushJournal()
         return nil
@@ -67,10 +67,10 @@ extension EngineContext {
 
     /// A request refused while this connection's earlier changes wait for the journal: its error is
     /// answered after theirs.
-    func queueJournalError(_ error: EngineError, id: JSONValue, in session: Session) {
+    func queueError(_ error: EngineError, id: JSONValue, in session: Session) {
         session.owedReplies += 1
         session.journalPending += 1
-        journalGroup.append(JournalEntry(records: [], sessionID: session.id, id: id, apply: { _ throws(EngineError) in throw error }))
+        group.append(JournalEntry(records: [], sessionID: session.id, id: id, apply: { _ throws(EngineError) in throw error }))
         flushJournal()
     }
 
@@ -80,65 +80,65 @@ extension EngineContext {
     }
 
     private func flushJournal() {
-        guard journalWriting.isEmpty, !journalGroup.isEmpty, let journal else { return }
-        journalWriting = journalGroup
-        journalGroup = []
+        guard writing.isEmpty, !group.isEmpty, let journal = storage else { return }
+        writing = group
+        group = []
         if !unwrittenWriteOffs.isEmpty {
-            journalWriting.insert(JournalEntry(records: [], lines: [unwrittenWriteOffs], sessionID: .max, id: .null,
+            writing.insert(JournalEntry(records: [], lines: [unwrittenWriteOffs], sessionID: .max, id: .null,
                                                apply: { _ throws(EngineError) in .null }, isWriteOff: true), at: 0)
             unwrittenWriteOffs = []
         }
-        let lines = journalWriting.reduce(into: [UInt8]()) { lines, entry in for line in entry.lines { lines += line } }
+        let lines = writing.reduce(into: [UInt8]()) { lines, entry in for line in entry.lines { lines += line } }
         let write: @Sendable () -> Result<Void, EngineError> = {
             lines.isEmpty ? .success(()) : Result { () throws(EngineError) in try journal.append(lines) }
         }
-        guard let offload, let onEngineThread else { return applyJournalGroup(written: write()) }
+        guard let offload = hooks.offload, let onEngineThread = hooks.onEngineThread else { return applyJournalGroup(written: write()) }
         offload {
             let written = write()
-            onEngineThread { $0.applyJournalGroup(written: written) }
+            onEngineThread { $0.journal.applyJournalGroup(written: written) }
         }
     }
 
-    /// Applies the group just written (`journalWriting`), or refuses its journaled changes if the write
+    /// Applies the group just written (`writing`), or refuses its journaled changes if the write
     /// failed: in slices of about a millisecond, each next one queued at the front of the lane of the uid
     /// whose entry comes next (a group is as large as what arrived during one sync: one uid's flood of
     /// large plans applied whole, in the daemon's own lane, made everyone else wait for it; queued behind
     /// that uid's backlog, every other uid's changes in the group waited for the backlog too).
-    private func applyJournalGroup(written: Result<Void, EngineError>) {
+    func applyJournalGroup(written: Result<Void, EngineError>) {
         if case .failure(let error) = written {
             logger.error("journal not written; the changes are refused", metadata: ["error": "\(error.message)"])
         }
-        journalApplying = JournalApplication(written: written)
+        applying = JournalApplication(written: written)
         continueJournalGroup()
     }
 
-    private func continueJournalGroup() {
-        guard var application = journalApplying else { return }
-        let group = journalWriting
+    func continueJournalGroup() {
+        guard var application = applying else { return }
+        let group = writing
         let deadline = WorkClock.now() + Self.sliceNanos
         while application.next < group.count {
             let entry = group[application.next]
             application.next += 1
             apply(entry, written: application.written)
-            if application.next < group.count, WorkClock.now() > deadline, let onEngineThreadFor {
-                journalApplying = application
-                onEngineThreadFor(sessions[group[application.next].sessionID]?.peer?.uid, true) { $0.continueJournalGroup() }
+            if application.next < group.count, WorkClock.now() > deadline, let onEngineThreadFor = hooks.onEngineThreadFor {
+                applying = application
+                onEngineThreadFor(sessions[group[application.next].sessionID]?.peer?.uid, true) { $0.journal.continueJournalGroup() }
                 return
             }
         }
-        journalApplying = nil
-        journalWriting = []
-        if let journal, journal.size > max(Self.journalCompactionBytes, 2 * journalCompactedBytes) {
+        applying = nil
+        writing = []
+        if let journal = storage, journal.size > max(Self.journalCompactionBytes, 2 * compactedBytes) {
             compactJournal()
         }
         for entry in group {
             guard let session = sessions[entry.sessionID] else { continue }
             while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
-                handle(next, from: session.id, draining: true)
+                context.handle(next, from: session.id, draining: true)
             }
             session.closeIfFinished()
         }
-        publishControlFrame()
+        context.publishControlFrame()
         flushJournal()
     }
 
@@ -158,7 +158,7 @@ extension EngineContext {
             reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
         } else {
             do throws(EngineError) {
-                reply = WireMessage.result(id: entry.id, try entry.apply(self))
+                reply = WireMessage.result(id: entry.id, try entry.apply(context))
                 for (record, line) in zip(entry.records, entry.lines) { remember(record, line: line) }
             } catch {
                 // Written but refused (a quota, a plugin's `add_plan` that checks more than the schema):
@@ -185,7 +185,7 @@ extension EngineContext {
         let now = clock.wallNow()
         let lines = records.map { JournalRecord.refused(record: $0.json, t: max(now, $0.time)).line }
         session?.journalPending += 1
-        journalGroup.append(JournalEntry(records: [], lines: lines, sessionID: session?.id ?? .max, id: id,
+        group.append(JournalEntry(records: [], lines: lines, sessionID: session?.id ?? .max, id: id,
                                          apply: { _ throws(EngineError) in throw error }, isWriteOff: true,
                                          slot: session?.reserveOwedReply()))
     }
@@ -194,10 +194,10 @@ extension EngineContext {
     /// the next group, written now if they can be (the disk may have room again), so that the next start
     /// does not replay what they write off. From the engine thread (the journal takes a lock).
     func writeUnwrittenWriteOffs() {
-        guard let journal else { return }
-        for index in journalGroup.indices where journalGroup[index].isWriteOff {
-            for line in journalGroup[index].lines { unwrittenWriteOffs += line }
-            journalGroup[index].lines = []
+        guard let journal = storage else { return }
+        for index in group.indices where group[index].isWriteOff {
+            for line in group[index].lines { unwrittenWriteOffs += line }
+            group[index].lines = []
         }
         guard !unwrittenWriteOffs.isEmpty else { return }
         do throws(EngineError) {
@@ -211,17 +211,17 @@ extension EngineContext {
     /// A written group being applied in slices.
     struct JournalApplication {
         var written: Result<Void, EngineError>
-        /// The next entry of `journalWriting` to apply.
+        /// The next entry of `writing` to apply.
         var next = 0
     }
 
     /// Keeps what a replay of `record`'s runtime needs (the compaction's source), within the uid's
     /// `journalBytes` quota (`JournalKeeper`).
-    private func remember(_ record: JournalRecord, line: [UInt8]) {
-        journalKept.maximumRecords = Self.maximumJournalRecords
-        journalKept.maximumOwnerBytes = settings.quotas.journalBytes
-        journalKept.remember(record, line: line)
-        for (runtime, count) in journalKept.takeDropped() {
+    func remember(_ record: JournalRecord, line: [UInt8]) {
+        kept.maximumRecords = Self.maximumJournalRecords
+        kept.maximumOwnerBytes = settings.quotas.journalBytes
+        kept.remember(record, line: line)
+        for (runtime, count) in kept.takeDropped() {
             let (owner, name) = OwnedName.split(runtime)
             logger.warning("journal past the uid's journalBytes quota: the oldest records of a runtime are dropped; a restart will not bring them back",
                            metadata: ["uid": "\(owner ?? 0)", "runtime": "\(name)", "records": "\(count)"])
@@ -234,23 +234,23 @@ extension EngineContext {
     /// Rewrites the journal from memory: each live runtime's creation, then its values if it is at rest,
     /// else its plans. The lines were serialized when written: here they are only gathered, and joined on
     /// the save queue, off the engine thread.
-    private func compactJournal() {
-        guard let journal else { return }
+    func compactJournal() {
+        guard let journal = storage else { return }
         let now = clock.wallNow()
         var parts: [[JournalKeeper.Kept]] = []
-        for (runtime, kept) in journalKept.all {
-            guard kept.first?.record.isCreate == true else { continue }
+        for (runtime, records) in kept.all {
+            guard records.first?.record.isCreate == true else { continue }
             if engine.isActive(runtime: runtime) {
-                parts.append(kept)
+                parts.append(records)
             } else {
                 let values = engine.properties(ofRuntime: runtime).map { ($0.target, $0.property, engine.store.value($0.handle)) }
                 let resting = JournalRecord.values(runtime: runtime, values: values, t: now)
-                let compacted = [kept[0], JournalKeeper.Kept(record: resting, line: resting.line)]
-                journalKept.replace(runtime, with: compacted)
+                let compacted = [records[0], JournalKeeper.Kept(record: resting, line: resting.line)]
+                kept.replace(runtime, with: compacted)
                 parts.append(compacted)
             }
         }
-        journalCompactedBytes = journalKept.totalBytes
+        compactedBytes = kept.totalBytes
         let rewrite: @Sendable () -> Void = { [logger, parts] in
             var lines: [UInt8] = []
             lines.reserveCapacity(parts.reduce(0) { $0 + $1.reduce(0) { $0 + $1.line.count } })
@@ -259,124 +259,6 @@ extension EngineContext {
                 logger.error("journal not compacted", metadata: ["error": "\(error.message)"])
             }
         }
-        if let offload { offload(rewrite) } else { rewrite() }
-    }
-
-    // MARK: Restore
-
-    /// Replays the journal at start (before the socket listens): every journaled runtime comes back as
-    /// it would be now, its plans performed in frame-sized steps from when they were added (stretches
-    /// where nothing moves are skipped). Returns the runtimes and records replayed and any problem.
-    package func restoreRuntimes(from journal: any JournalStorage, now: Double? = nil)
-        -> (runtimes: Int, records: Int, problems: [String]) {
-        // The monotonic instant matching `now`: the replay takes time of its own, which the clock's first
-        // tick then makes up.
-        let (startedMonotonic, startedWall) = (clock.now(), clock.wallNow())
-        let now = now ?? startedWall
-        let offset = (now - startedWall) * 1e9
-        let monotonicNow = offset < 0 ? startedMonotonic - UInt64(min(-offset, Double(startedMonotonic))) : startedMonotonic + UInt64(offset)
-        self.journal = journal
-        let (lines, unreadable) = journal.load()
-        var problems = unreadable
-        let records = lines.compactMap { line -> JournalRecord? in
-            guard let record = JournalRecord(line) else {
-                problems.append("journal: a record that does not read: \(JSONWriter.string(line).prefix(200))")
-                return nil
-            }
-            return record
-        }
-        guard let first = records.first else { return (0, 0, problems) }
-        let refused = writtenOff(records)
-        isSampling = true
-        defer {
-            isSampling = false
-            engine.clearFrame()
-        }
-        var replayed = first.time
-        var dropped = 0
-        let frame = 1 / settings.rate
-        func advance(to time: Double) {
-            while time - replayed > 1e-9 {
-                guard engine.isAnimating else {
-                    replayed = time
-                    return
-                }
-                // At most 10,000 steps per stretch: something that animates for a month (a tween repeated
-                // forever) does not hold the start for hours; beyond that stretch steps are coarser.
-                let dt = min(max(frame, (time - replayed) / 10_000), time - replayed)
-                engine.advance(by: dt)
-                engine.clearFrame()
-                replayed += dt
-            }
-        }
-        for (index, record) in records.enumerated() {
-            if case .refused = record {
-                dropped += 1  // rewritten at the start without it
-                continue
-            }
-            if refused.contains(index) {
-                dropped += 1
-                continue
-            }
-            advance(to: record.time)
-            if OwnedName.split(record.runtime).name == Engine.defaultRuntime, engine.runtimes[record.runtime] == nil {
-                try? engine.createRuntime(record.runtime)
-            }
-            do throws(EngineError) {
-                switch record {
-                case .create(let runtime, let shared, _):
-                    try engine.createRuntime(runtime, shared: shared)
-                    if shared { hub.sharedRuntimes.insert(runtime) }
-                case .add(let runtime, let target, let plan, let name, _):
-                    // Within its uid's quotas, as when it was asked: changes written but never applied (a
-                    // stop or a crash between the write and the apply) do not take a uid past them.
-                    try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: quotas(of: runtime))
-                case .remove(let runtime, let target, let name, _):
-                    try engine.removePlan(named: name, from: target, in: runtime)
-                case .destroy(let runtime, _):
-                    try destroyRuntime(runtime)
-                    // Freed at once: what it held counts against its uid's quotas until it is.
-                    engine.continueTeardowns(until: .max)
-                case .values(let runtime, let values, _):
-                    for (target, property, value) in values {
-                        engine.write(value, velocity: [], to: property, target: target, runtime: runtime)
-                    }
-                case .refused: break  // skipped above
-                }
-                remember(record, line: record.line)
-            } catch {
-                problems.append("journal: \(record.runtime): \(error.message)")
-                if error.code == .unknownPlanType {
-                    // Its plugin is not loaded this time (a directory missing): kept for a start that has it.
-                    remember(record, line: record.line)
-                } else {
-                    // Refused again (a plan its plugin refused after it was written): not kept, so the
-                    // rewrite below leaves it out of the journal.
-                    dropped += 1
-                }
-            }
-        }
-        advance(to: now)
-        resumesAt = min(monotonicNow, clock.now())
-        // A journal far larger than what the runtimes need now (written before the bounds, or mostly
-        // superseded), or with records that were refused, is rewritten once, at the start.
-        journalCompactedBytes = journalKept.totalBytes
-        if dropped > 0 || journal.size > max(Self.journalCompactionBytes, 2 * journalKept.totalBytes) { compactJournal() }
-        return (journalKept.all.count, records.count, problems)
-    }
-
-    /// The records a later `refused` record writes off: for each, the newest earlier record written as
-    /// it says not yet written off (looked for among the 100,000 before it: it follows within a group or two).
-    private func writtenOff(_ records: [JournalRecord]) -> Set<Int> {
-        var refused = Set<Int>()
-        for (index, record) in records.enumerated() {
-            guard case .refused(let written, _) = record else { continue }
-            for earlier in stride(from: index - 1, through: max(0, index - 100_000), by: -1)
-            where records[earlier].runtime == record.runtime && !refused.contains(earlier) && records[earlier].json == written {
-                refused.insert(earlier)
-                break
-            }
-        }
-        return refused
+        if let offload = hooks.offload { offload(rewrite) } else { rewrite() }
     }
 }

@@ -1,0 +1,119 @@
+import MotionWire
+
+extension RuntimeJournal {
+    /// Replays the journal at start (before the socket listens): every journaled runtime comes back as
+    /// it would be now, its plans performed in frame-sized steps from when they were added (stretches
+    /// where nothing moves are skipped). Returns the runtimes and records replayed and any problem.
+    package func restoreRuntimes(from journal: any JournalStorage, now: Double? = nil)
+        -> (runtimes: Int, records: Int, problems: [String]) {
+        // The monotonic instant matching `now`: the replay takes time of its own, which the clock's first
+        // tick then makes up.
+        let (startedMonotonic, startedWall) = (clock.now(), clock.wallNow())
+        let now = now ?? startedWall
+        let offset = (now - startedWall) * 1e9
+        let monotonicNow = offset < 0 ? startedMonotonic - UInt64(min(-offset, Double(startedMonotonic))) : startedMonotonic + UInt64(offset)
+        storage = journal
+        let (lines, unreadable) = journal.load()
+        var problems = unreadable
+        let records = lines.compactMap { line -> JournalRecord? in
+            guard let record = JournalRecord(line) else {
+                problems.append("journal: a record that does not read: \(JSONWriter.string(line).prefix(200))")
+                return nil
+            }
+            return record
+        }
+        guard let first = records.first else { return (0, 0, problems) }
+        let refused = writtenOff(records)
+        context.isSampling = true
+        defer {
+            context.isSampling = false
+            engine.clearFrame()
+        }
+        var replayed = first.time
+        var dropped = 0
+        let frame = 1 / settings.rate
+        func advance(to time: Double) {
+            while time - replayed > 1e-9 {
+                guard engine.isAnimating else {
+                    replayed = time
+                    return
+                }
+                // At most 10,000 steps per stretch: something that animates for a month (a tween repeated
+                // forever) does not hold the start for hours; beyond that stretch steps are coarser.
+                let dt = min(max(frame, (time - replayed) / 10_000), time - replayed)
+                engine.advance(by: dt)
+                engine.clearFrame()
+                replayed += dt
+            }
+        }
+        for (index, record) in records.enumerated() {
+            if case .refused = record {
+                dropped += 1  // rewritten at the start without it
+                continue
+            }
+            if refused.contains(index) {
+                dropped += 1
+                continue
+            }
+            advance(to: record.time)
+            if OwnedName.split(record.runtime).name == Engine.defaultRuntime, engine.runtimes[record.runtime] == nil {
+                try? engine.createRuntime(record.runtime)
+            }
+            do throws(EngineError) {
+                switch record {
+                case .create(let runtime, let shared, _):
+                    try engine.createRuntime(runtime, shared: shared)
+                    if shared { hub.sharedRuntimes.insert(runtime) }
+                case .add(let runtime, let target, let plan, let name, _):
+                    // Within its uid's quotas, as when it was asked: changes written but never applied (a
+                    // stop or a crash between the write and the apply) do not take a uid past them.
+                    try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: context.quotas(of: runtime))
+                case .remove(let runtime, let target, let name, _):
+                    try engine.removePlan(named: name, from: target, in: runtime)
+                case .destroy(let runtime, _):
+                    try context.destroyRuntime(runtime)
+                    // Freed at once: what it held counts against its uid's quotas until it is.
+                    engine.continueTeardowns(until: .max)
+                case .values(let runtime, let values, _):
+                    for (target, property, value) in values {
+                        engine.write(value, velocity: [], to: property, target: target, runtime: runtime)
+                    }
+                case .refused: break  // skipped above
+                }
+                remember(record, line: record.line)
+            } catch {
+                problems.append("journal: \(record.runtime): \(error.message)")
+                if error.code == .unknownPlanType {
+                    // Its plugin is not loaded this time (a directory missing): kept for a start that has it.
+                    remember(record, line: record.line)
+                } else {
+                    // Refused again (a plan its plugin refused after it was written): not kept, so the
+                    // rewrite below leaves it out of the journal.
+                    dropped += 1
+                }
+            }
+        }
+        advance(to: now)
+        resumesAt = min(monotonicNow, clock.now())
+        // A journal far larger than what the runtimes need now (written before the bounds, or mostly
+        // superseded), or with records that were refused, is rewritten once, at the start.
+        compactedBytes = kept.totalBytes
+        if dropped > 0 || journal.size > max(Self.journalCompactionBytes, 2 * kept.totalBytes) { compactJournal() }
+        return (kept.all.count, records.count, problems)
+    }
+
+    /// The records a later `refused` record writes off: for each, the newest earlier record written as
+    /// it says not yet written off (looked for among the 100,000 before it: it follows within a group or two).
+    private func writtenOff(_ records: [JournalRecord]) -> Set<Int> {
+        var refused = Set<Int>()
+        for (index, record) in records.enumerated() {
+            guard case .refused(let written, _) = record else { continue }
+            for earlier in stride(from: index - 1, through: max(0, index - 100_000), by: -1)
+            where records[earlier].runtime == record.runtime && !refused.contains(earlier) && records[earlier].json == written {
+                refused.insert(earlier)
+                break
+            }
+        }
+        return refused
+    }
+}

@@ -1,0 +1,92 @@
+import MotionRoutes
+import MotionWire
+
+/// Performing routers' transitions on the engine thread (docs/routes.md, Performing): what each
+/// `RouteTransition` asks for is carried out here, in order.
+extension Routers {
+    /// Resolves a request against the router's current state and starts its transition. Going where the
+    /// router already is answers at once and announces nothing.
+    func begin(_ request: Router.Request, on router: Router) throws(EngineError) {
+        let destination = try router.destination(for: request.to, reuse: request.reuse)
+        if destination == router.state {
+            request.reply(.success(["scheme": .string(router.scheme), "url": .string(router.url),
+                                    "from": .string(router.url), "updates": [], "changed": false]))
+            return
+        }
+        nextTransitionID += 1
+        router.running = RouteTransition(id: nextTransitionID, scheme: router.scheme, from: router.state, to: destination,
+                                         animated: request.animated, performs: request.perform,
+                                         configuration: router.configuration, reply: request.reply)
+    }
+
+    /// Moves a router's transitions on as far as they can go without waiting: carries out what each
+    /// transition asks (`RouteTransition.next`), ends it, starts the next queued one.
+    func drive(_ router: Router) {
+        while true {
+            guard let transition = router.running else {
+                guard let next = router.queue.popFirst() else { return }
+                do throws(EngineError) { try begin(next, on: router) } catch { next.reply(.failure(error)) }
+                continue
+            }
+            switch transition.next(now: time, runtimeIsActive: engine.isActive(runtime: router.runtime)) {
+            case .save(let destination): save(destination, of: router, for: transition)
+            case .publish(let name, let fields): publishRoute(name, router, fields)
+            case .addPlans(let phase):
+                var errors: [String] = []
+                for (target, plan) in phase {
+                    do throws(EngineError) {
+                        try engine.addPlan(plan, to: target, in: router.runtime, quotas: settings.quotas)
+                    } catch {
+                        errors.append("\(target): \(error.message)")
+                    }
+                }
+                transition.planErrors(errors)
+            case .apply(let state): router.state = state
+            case .reply(let result): transition.reply(result)
+            case .wait: return
+            case .finished:
+                router.running = nil
+                endLeftScreens(of: router)
+            }
+        }
+    }
+
+    /// Saves where a transition leads before it starts. With `offload` set (the daemon) the write runs on
+    /// another thread and the answer comes back through `onEngineThread`, so a slow disk never delays a
+    /// tick; without it (tests, tools) it runs here.
+    func save(_ destination: RouteState, of router: Router, for transition: RouteTransition) {
+        guard let store = store else { return transition.saved(.success(())) }
+        let scheme = router.scheme, owner = router.owner, key = router.key
+        let configuration = router.configuration.json, url = destination.url(scheme: scheme)
+        guard let offload = hooks.offload, let onEngineThread = hooks.onEngineThread else {
+            return transition.saved(Result { () throws(EngineError) in
+                try store.save(owner: owner, scheme: scheme, configuration: configuration, url: url)
+            })
+        }
+        let id = transition.id
+        offload {
+            let result = Result { () throws(EngineError) in
+                try store.save(owner: owner, scheme: scheme, configuration: configuration, url: url)
+            }
+            onEngineThread { context in
+                guard let router = context.routers.all[key], let running = router.running, running.id == id else { return }
+                if case .failure(let error) = result {
+                    context.logger.error("router state not saved", metadata: ["scheme": "\(scheme)", "error": "\(error.message)"])
+                }
+                running.saved(result)
+                context.routers.drive(router)
+            }
+        }
+    }
+
+    func driveWaiting() {
+        for router in all.values where router.running?.isWaitingForRuntime == true { drive(router) }
+    }
+
+    func publishRoute(_ name: String, _ router: Router, _ fields: [String: JSONValue]) {
+        var fields = fields
+        fields["scheme"] = .string(router.scheme)
+        fields["runtime"] = .string(router.runtime)
+        hub.publishRoute(name, fields, time: time)
+    }
+}
