@@ -106,7 +106,7 @@ final class Harness: @unchecked Sendable {
             builder.add(descriptor)
         }
         let engine = Engine(registry: builder.freeze(), host: host)
-        return EngineContext(engine: engine, configuration: DaemonConfiguration(socketPath: "/nonexistent"), logger: logger)
+        return EngineContext(engine: engine, settings: EngineSettings(), logger: logger)
     }
 }
 

@@ -28,7 +28,7 @@ struct EngineBench: AsyncParsableCommand {
         let host = HostServices(logger: logger)
         let registry = PluginLoader.buildRegistry(directories: [(build.path, true)], host: host)
         let engine = Engine(registry: registry, host: host)
-        let context = EngineContext(engine: engine, configuration: DaemonConfiguration(socketPath: "/unused"), logger: logger)
+        let context = EngineContext(engine: engine, settings: EngineSettings(), logger: logger)
         let output = CountingOutput()
         context.openLocalSession(1, output: output)
         context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)

@@ -72,7 +72,7 @@ struct MigrationStateCapTests {
         #expect(engine.value(of: "x", target: "card") == [1], "the old build runs on")
         #expect(engine.performerCount == 1)
         // plugins.reload says why (the reply's `stayed`).
-        let outcome = EngineContext.InstallOutcome.swapped(id: "test.careless-advance", fromVersion: "1", toVersion: "1", generation: 2,
+        let outcome = InstallOutcome.swapped(id: "test.careless-advance", fromVersion: "1", toVersion: "1", generation: 2,
                                                            migrated: 0, remaining: 1, stayed: job.failures)
         #expect(outcome.json["stayed"]?.arrayValue?.first?.stringValue?.contains("at most 16777216") == true, "\(outcome.json)")
     }

@@ -9,6 +9,9 @@ import Testing
 @Suite("Display-timed frames")
 struct DisplayFramesTests {
     let output = RecordingOutput()
+    /// The engine's clock, moved by hand to each simulated tick and wake-up: event times and a display's
+    /// default vblank are read from it, as the daemon reads CLOCK_MONOTONIC.
+    let clock = ManualClock(monotonic: 1_000_000_000)
     let context: EngineContext
     var nextID = 0
     /// When each line appeared (the simulated clock), by line index.
@@ -16,7 +19,7 @@ struct DisplayFramesTests {
 
     init() throws {
         context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin"]),
-                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+                                settings: EngineSettings(), logger: Logger(label: "test"), clock: clock)
         context.openSession(1, output: output)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
     }
@@ -38,6 +41,7 @@ struct DisplayFramesTests {
         let end = start + UInt64(seconds * 1e9)
         var nextTick = start
         while now < end {
+            if now > clock.now() { clock.advance(nanoseconds: now - clock.now()) }
             if now >= nextTick {
                 if !idles || context.wantsTicks { context.tick(dt: 1.0 / 120, now: now) }
                 nextTick += tick

@@ -92,7 +92,7 @@ struct GestureTests {
         let output = RecordingOutput()
         var configuration = DaemonConfiguration(socketPath: "/unused")
         configuration.quotas.gestures = 2
-        let context = EngineContext(engine: try EngineHarness().engine, configuration: configuration, logger: Logger(label: "test"))
+        let context = EngineContext(engine: try EngineHarness().engine, settings: configuration.engineSettings, logger: Logger(label: "test"))
         context.openSession(1, output: output)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
         func push(_ gesture: String, runtime: String = "default") -> JSONValue {

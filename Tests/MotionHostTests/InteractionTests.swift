@@ -14,7 +14,7 @@ struct InteractionTests {
 
     init() throws {
         context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["InteractionsPlugin", "SpringPlugin", "DecayPlugin", "TweenPlugin"]),
-                                configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+                                settings: EngineSettings(), logger: Logger(label: "test"))
         context.openSession(1, output: output)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
         _ = call("subscribe", ["streams": ["trace"]])

@@ -57,7 +57,7 @@ struct KeptWritesTests {
 
     /// The daemon's side of `engine`: its clock and dispatch, with one client that said hello.
     static func daemon(_ engine: Engine) -> (EngineContext, RecordingOutput) {
-        let context = EngineContext(engine: engine, configuration: DaemonConfiguration(socketPath: "/unused"),
+        let context = EngineContext(engine: engine, settings: EngineSettings(),
                                     logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let output = RecordingOutput()
         context.openLocalSession(1, output: output)

@@ -17,7 +17,7 @@ struct OwnershipTests {
         let harness = try EngineHarness()
         var configuration = DaemonConfiguration(socketPath: "/unused")
         configuration.quotas = quotas
-        context = EngineContext(engine: harness.engine, configuration: configuration, logger: Logger(label: "test"))
+        context = EngineContext(engine: harness.engine, settings: configuration.engineSettings, logger: Logger(label: "test"))
         for (id, output, uid, role) in [(1, alice, 1000, Role.client), (2, bob, 1001, .client), (3, admin, 0, .admin)] {
             context.openSession(UInt64(id), output: output, peer: PeerCredentials(uid: UInt32(uid), gid: UInt32(uid), pid: 1),
                                 role: role)

@@ -123,7 +123,7 @@ struct ShippedPlanSchemaTests {
     @Test func pluginsListDescribesEveryKey() throws {
         let output = RecordingOutput()
         let context = EngineContext(engine: try Self.engine(["SpringPlugin", "TweenPlugin", "DecayPlugin", "SetPlugin", "InteractionsPlugin"]),
-                                    configuration: DaemonConfiguration(socketPath: "/unused"), logger: .init(label: "test"))
+                                    settings: EngineSettings(), logger: .init(label: "test"))
         context.openSession(1, output: output)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
         context.receive(line: Array(#"{"id":1,"method":"plugins.list"}"#.utf8), from: 1)

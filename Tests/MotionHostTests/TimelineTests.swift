@@ -26,7 +26,7 @@ struct TimelineTests {
 
     init() throws {
         let harness = try EngineHarness(plugins: [InProcessAnimations.descriptor])
-        context = EngineContext(engine: harness.engine, configuration: DaemonConfiguration(socketPath: "/unused"),
+        context = EngineContext(engine: harness.engine, settings: EngineSettings(),
                                 logger: Logger(label: "test"))
         context.openSession(1, output: output)
         try call("hello", ["protocol": 1])

@@ -92,7 +92,7 @@ struct TimingFunctionTests {
     static func sampler() throws -> (RecordingOutput, (JSONValue, [Double]) -> [JSONValue]) {
         let output = RecordingOutput()
         let context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin"]),
-                                    configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+                                    settings: EngineSettings(), logger: Logger(label: "test"))
         context.openSession(1, output: output)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
         return (output, { plan, times in

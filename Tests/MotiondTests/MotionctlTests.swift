@@ -36,10 +36,14 @@ struct MotionctlTests {
     static func waitForASubscriber(_ daemon: DaemonProcess) async throws {
         let observer = try await daemon.client()
         let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, (try await observer.call("status")["subscriptions"]?.intValue ?? 0) < 1 {
-            try await Task.sleep(for: .milliseconds(50))
+        var subscriptions = 0
+        while Date() < deadline {
+            subscriptions = try await observer.call("status")["subscriptions"]?.intValue ?? 0
+            if subscriptions >= 1 { break }
+            try await Task.sleep(for: .milliseconds(50))  // polls the condition
         }
         await observer.close()
+        try #require(subscriptions >= 1, "no subscriber reached motiond within 20 s")
     }
 
     /// docs/clients.md: `motionctl watch` survives a daemon restart: it connects again and resubscribes.
@@ -51,7 +55,6 @@ struct MotionctlTests {
         // A loaded machine may take a while to start motionctl: stop the first daemon only once watch has subscribed.
         try await Self.waitForASubscriber(first)
         _ = await first.stop()
-        try await Task.sleep(for: .milliseconds(300))
         let second = try await DaemonProcess(socket: path)
         try await Self.waitForASubscriber(second)
         let added = try await Self.motionctl(["--socket", path, "plan", "add", "box", #"{"type":"Spring","property":"x","to":[100]}"#])
@@ -75,7 +78,7 @@ struct MotionctlTests {
         #expect(plugins.output.contains("Spring"))
 
         async let watched = Self.motionctl(socket + ["watch", "--frames", "--count", "3"])
-        try await Task.sleep(for: .milliseconds(500))
+        try await Self.waitForASubscriber(daemon)
         let added = try await Self.motionctl(socket + ["plan", "add", "box", #"{"type":"Spring","property":"position","to":[100,50]}"#])
         #expect(added.status == 0)
         let watch = try await watched

@@ -19,27 +19,27 @@ package final class EngineContext: TraceObserver {
     /// When this context began, on `clock`: the `t` of events counts from it.
     let startTime: UInt64
     var sessions: [UInt64: Session] = [:]
-    /// Swaps begun by `install` whose performers are still moving, by plugin file.
-    var pendingSwaps: [String: PendingSwap] = [:]
-    package var statistics = TickStatistics(window: 600)
-    /// Trace events raised while a tick advances wait here, so each tick's frame goes out before the
-    /// events that describe it (a client that sees `runtime.idle` has already seen the final values).
-    var tickEvents: [TraceEvent] = []
-    var isTicking = false
-    /// The CLOCK_MONOTONIC time the engine's state is at while some subscription follows a display
-    /// (it runs ahead of the wall clock then; docs/protocol.md, display-timed frames); nil on the `--rate` clock alone.
-    package var stateTime: UInt64?
+    /// Plugin installs and hot swaps.
+    package private(set) lazy var plugins = PluginInstalls(context: self)
+    /// The frame clock's ticks, and their statistics.
+    package private(set) lazy var ticks = FrameTicks(context: self)
+    /// Frames timed for the displays subscriptions follow.
+    package private(set) lazy var display = DisplayFrames(context: self)
     /// Every uid's routers and the transitions they perform.
     package private(set) lazy var routers = Routers(context: self)
     /// What the daemon lends the engine thread (other threads for blocking work, the plugin manager).
     package var hooks = HostHooks()
-    /// True while a dry run (`plan.sample`, a replay) works in its private runtime: its events are
-    /// nobody's business.
-    var isSampling = false
-    /// Numbers dry-run runtimes (several may be worked in slices at once).
-    var nextDryRun = 0
+    /// Pointer gestures pushed into runtimes: their state is each runtime's.
+    var gestures: GestureRequests { GestureRequests(context: self) }
+    /// Timeline scrubbing: its state is each runtime's `Timeline`.
+    var scrubbing: TimelineScrubbing { TimelineScrubbing(context: self) }
+    /// Dry runs worked in slices between ticks.
+    package private(set) lazy var dryRuns = DryRuns(context: self)
     /// Lasting runtimes' changes, written before they are applied and replayed at start.
     package private(set) lazy var journal = RuntimeJournal(context: self)
+
+    /// One slice's budget: an eighth of a 120 Hz frame.
+    static let sliceNanos: UInt64 = 1_000_000
 
     static let reservedRuntimePrefix = "motiond."
     /// A subscription's `targets` filter names at most this many targets (a long list cost every frame).
@@ -80,9 +80,9 @@ package final class EngineContext: TraceObserver {
     }
 
     package func engine(_ engine: Engine, didTrace event: TraceEvent) {
-        if isSampling { return }
-        if isTicking {
-            tickEvents.append(event)
+        if dryRuns.isSampling { return }
+        if ticks.isTicking {
+            ticks.events.append(event)
         } else {
             hub.publish(event, time: time)
         }
@@ -108,11 +108,11 @@ package final class EngineContext: TraceObserver {
     package func closeSession(_ id: UInt64) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         session.isClosed = true
-        endWork(of: session)
+        dryRuns.endWork(of: session)
         hub.removeAll(of: session)
         hub.updateWatch(engine.store)
         for runtime in session.scrubbing.sorted() where engine.timeline(of: runtime)?.isAttached == true {
-            detachScrubber(runtime)
+            scrubbing.detachScrubber(runtime)
         }
         for runtime in engine.ephemeralRuntimes(ownedBy: id) {
             try? destroyRuntime(runtime)
@@ -152,7 +152,7 @@ package final class EngineContext: TraceObserver {
         case .success(let request):
             let reply: JSONValue?
             do throws(EngineError) {
-                reply = try respond(to: request, in: session).map { WireMessage.result(id: request.id, $0) }
+                reply = try MethodTable(context: self).respond(to: request, in: session).map { WireMessage.result(id: request.id, $0) }
             } catch where session.journalPending > 0 {
                 // Behind changes still being written: the error keeps its place in line.
                 journal.queueError(error, id: request.id, in: session)
@@ -194,71 +194,15 @@ package final class EngineContext: TraceObserver {
             + ", tick p99 \((tick.p99Milliseconds * 100).rounded() / 100) ms"
     }
 
-    // MARK: Frames
+    // MARK: Frames (`FrameTicks`, `DisplayFrames`)
 
-    /// Values that requests wrote (a plan's first values, a Set) go out as soon as the batch of requests
-    /// is applied, not at the next tick: a new plan's first frame does not wait up to a frame interval.
-    /// A burst of requests still makes one frame.
-    package func publishControlFrame() {
-        // Slots of properties gone are marked in a frame too (`GoneProperties`).
-        guard engine.hasPendingFrame || !engine.store.gone.isEmpty else { return }
-        hub.publishFrame(dirty: engine.dirtyProperties, store: engine.store, time: time)
-        engine.clearFrame()
+    package var statistics: TickStatistics {
+        get { ticks.statistics }
+        set { ticks.statistics = newValue }
     }
-
-    /// One frame at CLOCK_MONOTONIC time `now`, `dt` seconds after the previous one: on the `--rate`
-    /// clock alone as `tick(dt:)`; with display-timed subscribers, every present time they need up to
-    /// the horizon (`displayTick`).
-    package func tick(dt: Double, now: UInt64) {
-        guard !hub.displaySubscriptions.isEmpty else {
-            stateTime = nil
-            return tick(dt: dt)
-        }
-        displayTick(dt: dt, now: now)
-        finishTick()
-    }
-
-    /// Advances the engine one step, telling it which values its subscribers read this tick: plugins
-    /// with "motion.kept/1" keep the others (`Engine+KeptWrites`).
-    func advanceEngine(by dt: Double) {
-        isTicking = true
-        hub.withTickReaders(engine.store) { unread, read, readList in
-            engine.writesUnread = unread
-            engine.readProperties = read
-            engine.readPropertyList = readList
-            engine.advance(by: dt)
-            engine.readProperties = nil
-            engine.readPropertyList = nil
-        }
-        isTicking = false
-    }
-
-    /// One frame: advance animations, send the changed properties, drop clients that stay too slow.
-    package func tick(dt: Double) {
-        advanceEngine(by: dt * settings.tickScale)
-        let now = time
-        let dirty = engine.dirtyProperties
-        if !dirty.isEmpty || hub.hasDeferredFrames { hub.publishFrame(dirty: dirty, store: engine.store, time: now) }
-        engine.clearFrame()
-        for event in tickEvents { hub.publish(event, time: now) }
-        tickEvents.removeAll(keepingCapacity: true)
-        finishTick()
-    }
-
-    /// What every tick ends with: routers waiting for their runtime, clients that stopped reading, a
-    /// slice of freeing destroyed runtimes.
-    private func finishTick() {
-        let now = time
-        routers.driveWaiting()
-        if engine.hasTeardowns { engine.continueTeardowns(until: WorkClock.now() &+ Self.sliceNanos) }
-        for session in hub.checkBacklogs(time: now) {
-            logger.warning("disconnecting a client that stopped reading", metadata: [
-                "session": "\(session.id)", "client": "\(session.client)",
-                "uid": "\(session.peer.map { String($0.uid) } ?? "?")",
-            ])
-            session.output.send(EventLines.closing(code: .slowConsumer, message: "the client read too slowly"))
-            session.output.close()
-            closeSession(session.id)
-        }
-    }
+    package func publishControlFrame() { ticks.publishControlFrame() }
+    package func tick(dt: Double, now: UInt64) { ticks.tick(dt: dt, now: now) }
+    package func tick(dt: Double) { ticks.tick(dt: dt) }
+    package var nextHeldFrame: UInt64? { display.nextHeldFrame }
+    package func releaseHeldFrames(now: UInt64) { display.releaseHeldFrames(now: now) }
 }

@@ -24,9 +24,9 @@ extension RuntimeJournal {
         }
         guard let first = records.first else { return (0, 0, problems) }
         let refused = writtenOff(records)
-        context.isSampling = true
+        context.dryRuns.isSampling = true
         defer {
-            context.isSampling = false
+            context.dryRuns.isSampling = false
             engine.clearFrame()
         }
         var replayed = first.time

@@ -7,7 +7,7 @@ import MotionWire
 ///
 /// Owned by the `EngineContext`, on the engine thread; it reaches the engine, the sessions and the host's
 /// threads through its coordinator.
-package final class RuntimeJournal {
+package final class RuntimeJournal: ContextPart {
     unowned let context: EngineContext
     /// Where changes are journaled (nil without `--state-dir`: nothing is).
     package internal(set) var storage: (any JournalStorage)?
@@ -35,13 +35,6 @@ package final class RuntimeJournal {
     /// Journals to `storage` from now on, without a replay (tests, tools).
     package func use(_ storage: any JournalStorage) { self.storage = storage }
 
-    var engine: Engine { context.engine }
-    var sessions: [UInt64: Session] { context.sessions }
-    var hub: SubscriptionHub { context.hub }
-    var settings: EngineSettings { context.settings }
-    var logger: Logger { context.logger }
-    var clock: any EngineClock { context.clock }
-    var hooks: HostHooks { context.hooks }
     static var sliceNanos: UInt64 { EngineContext.sliceNanos }
     static var reservedRuntimePrefix: String { EngineContext.reservedRuntimePrefix }
 }

@@ -8,7 +8,7 @@ import MotionWire
 /// takes time as a parameter and returns actions; this type carries them out.
 ///
 /// Owned by the `EngineContext`, on the engine thread.
-package final class Routers {
+package final class Routers: ContextPart {
     unowned let context: EngineContext
     /// Routers by `OwnedName` key.
     package internal(set) var all: [String: Router] = [:]
@@ -24,12 +24,4 @@ package final class Routers {
 
     /// Some transition waits for its runtime to come to rest: the clock keeps ticking for it.
     var isWaiting: Bool { all.values.contains { $0.running?.isWaitingForRuntime == true } }
-
-    var engine: Engine { context.engine }
-    var sessions: [UInt64: Session] { context.sessions }
-    var hub: SubscriptionHub { context.hub }
-    var settings: EngineSettings { context.settings }
-    var logger: Logger { context.logger }
-    var time: Double { context.time }
-    var hooks: HostHooks { context.hooks }
 }

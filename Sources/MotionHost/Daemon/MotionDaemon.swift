@@ -41,7 +41,7 @@ package struct MotionDaemon: Sendable {
             // A plugin call that takes a frame interval alone makes every client miss a frame: reported.
             engine.slowCallLimit = UInt64(1e9 / configuration.rate)
             engine.threadUsage = ThreadUsage.now
-            let context = EngineContext(engine: engine, configuration: configuration, logger: logger)
+            let context = EngineContext(engine: engine, settings: configuration.engineSettings, logger: logger)
             // One uid's many subscribers cannot take the frame from the others (SubscriptionHub).
             context.hub.uidFrameBudgetNanos = UInt64(1e9 / configuration.rate / 4)
             return (context, ())

@@ -15,7 +15,7 @@ package actor PluginManager {
 
     /// What a reload did, file by file.
     package struct Report: Sendable {
-        package var outcomes: [(file: String, outcome: EngineContext.InstallOutcome)] = []
+        package var outcomes: [(file: String, outcome: InstallOutcome)] = []
         package var unchanged = 0
 
         package var json: JSONValue {
@@ -87,12 +87,12 @@ package actor PluginManager {
 
     private func reloadNow(id: String?, files: Set<String>?) async -> Report {
         var report = Report()
-        let loaded = await loop.perform { $0.loadedPlugins }
+        let loaded = await loop.perform { $0.plugins.loadedPlugins }
         let byFile = Dictionary(loaded.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
         var candidates = searchPath.flatMap { PluginLoader.pluginFiles(in: $0.path, shippedOnly: $0.shippedOnly) }
         if id == nil, files == nil {
             let present = Set(candidates)
-            await loop.perform { $0.forgetRejections(ofFilesNotIn: present) }
+            await loop.perform { $0.plugins.forgetRejections(ofFilesNotIn: present) }
         }
         if let id { candidates = candidates.filter { byFile[$0]?.id == id } }
         if let files { candidates = candidates.filter { files.contains($0) } }
@@ -121,14 +121,14 @@ package actor PluginManager {
             switch result {
             case nil: report.unchanged += 1
             case .failure(let refusal)?:
-                if refusal.isRemembered, await loop.perform({ context in context.isRejected(file) }) {
+                if refusal.isRemembered, await loop.perform({ context in context.plugins.isRejected(file) }) {
                     // Refused before (by an earlier reload or the directory watcher): listed again so the
                     // answer says every file that is out, but not announced again.
                     report.outcomes.append((file, .rejected(reason: refusal.reason)))
                     continue
                 }
                 let reason = refusal.reason
-                report.outcomes.append((file, await loop.perform { $0.reject(file: file, reason: reason) }))
+                report.outcomes.append((file, await loop.perform { $0.plugins.reject(file: file, reason: reason) }))
             case .success(let hash)?:
                 report.outcomes.append((file, await install(file, hash: hash)))
             }
@@ -188,7 +188,7 @@ package actor PluginManager {
 
     /// Copies the file to a unique private path (a second dlopen of one path returns the first image),
     /// has the engine thread load it, then unlinks the copy: the mapping stays, the name goes.
-    private func install(_ file: String, hash: String) async -> EngineContext.InstallOutcome {
+    private func install(_ file: String, hash: String) async -> InstallOutcome {
         copies += 1
         let name = (file as NSString).lastPathComponent
         var image = "\(imageDirectory)/\(copies)-\(hash.prefix(12))-\(name)"
@@ -201,7 +201,7 @@ package actor PluginManager {
             try? FileManager.default.removeItem(atPath: image)
             guard let memory = Self.memoryImage(of: file, name: name) else {
                 let reason = "cannot copy to \(imageDirectory) (\(error.localizedDescription)) nor into memory"
-                return await loop.perform { $0.reject(file: file, reason: reason) }
+                return await loop.perform { $0.plugins.reject(file: file, reason: reason) }
             }
             logger.notice("plugin image loaded from memory", metadata: ["file": "\(file)", "reason": "\(error.localizedDescription)"])
             image = memory
@@ -212,15 +212,15 @@ package actor PluginManager {
         // Mapped here, not on the engine thread: dlopen of a Swift plugin holds a core for 2–3 ms.
         let entry: PluginLoader.PluginEntry
         switch PluginLoader.open(file: loaded, label: file) {
-        case .failure(let error): return await loop.perform { $0.reject(file: file, reason: error.reason) }
+        case .failure(let error): return await loop.perform { $0.plugins.reject(file: file, reason: error.reason) }
         case .success(let opened): entry = opened
         }
         // Right after a tick: an install holds the engine thread for milliseconds (the new image's first
         // calls, the swap's set-up), and so does each slice of a swap.
-        var outcome = await loop.performAfterTick { $0.install(entry: entry, file: file, hash: hash) }
+        var outcome = await loop.performAfterTick { $0.plugins.install(entry: entry, file: file, hash: hash) }
         // A swap under many animations moves them a slice per engine command: ticks run in between.
         while case .migrating = outcome {
-            outcome = await loop.performAfterTick { $0.continueInstall(file: file) }
+            outcome = await loop.performAfterTick { $0.plugins.continueInstall(file: file) }
         }
         return outcome
     }
@@ -250,8 +250,4 @@ extension PluginManager {
         }
         return "/proc/self/fd/\(descriptor)"
     }
-}
-
-extension EngineContext {
-    func isRejected(_ file: String) -> Bool { engine.registry.rejected.contains { $0.file == file } }
 }

@@ -13,7 +13,7 @@ import Testing
 struct RoutePathIndependenceTests {
     static func walk() throws -> RouteWalk {
         RouteWalk(context: EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin", "SetPlugin", "SpringPlugin"]),
-                                         configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test")))
+                                         settings: EngineSettings(), logger: Logger(label: "test")))
     }
 
     @Test func randomWalksEndWhereGoingStraightEnds() throws {

@@ -89,7 +89,7 @@ struct RouteTransitionMachineTests {
 
     @Test func routeGoWhoseSaveFailsLeavesTheRouterWhereItWas() throws {
         let harness = try EngineHarness()
-        let context = EngineContext(engine: harness.engine, configuration: DaemonConfiguration(socketPath: "/unused"),
+        let context = EngineContext(engine: harness.engine, settings: EngineSettings(),
                                     logger: Logger(label: "test"))
         _ = context.routers.restore(from: FullDisk())
         let output = RecordingOutput()

@@ -14,7 +14,7 @@ struct RouterQueueTests {
 
     init() throws {
         let harness = try EngineHarness()
-        context = EngineContext(engine: harness.engine, configuration: DaemonConfiguration(socketPath: "/unused"),
+        context = EngineContext(engine: harness.engine, settings: EngineSettings(),
                                 logger: Logger(label: "test"))
         context.openSession(1, output: output)
         let frames: JSONValue = ["type": "Frames", "frames": 3]

@@ -31,7 +31,7 @@ struct RouterRestoreTests {
     }
 
     @Test func routersWithUnloadedPlanTypesOrBadURLsAreKeptAndSaySo() throws {
-        let context = EngineContext(engine: try Self.shippedEngine(), configuration: DaemonConfiguration(socketPath: "/unused"),
+        let context = EngineContext(engine: try Self.shippedEngine(), settings: EngineSettings(),
                                     logger: Logger(label: "test"))
         let (restored, problems) = context.routers.restore(from: Stored())
         #expect(restored.sorted() == ["odd", "typo", "warp"])
@@ -53,7 +53,7 @@ struct RouterRestoreTests {
     }
 
     @Test func aTransitionPlanIsCheckedAgainstItsSchemaAtConfigure() throws {
-        let context = EngineContext(engine: try Self.shippedEngine(), configuration: DaemonConfiguration(socketPath: "/unused"),
+        let context = EngineContext(engine: try Self.shippedEngine(), settings: EngineSettings(),
                                     logger: Logger(label: "test"))
         let output = RecordingOutput()
         context.openSession(1, output: output)

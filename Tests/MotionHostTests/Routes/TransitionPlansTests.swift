@@ -78,7 +78,7 @@ struct TransitionPlansTests {
     @Test func unanimatedArrivalsLeaveTheValuesAnAnimatedOneDoes() throws {
         let output = RecordingOutput()
         let context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin", "SetPlugin", "SpringPlugin"]),
-                                    configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+                                    settings: EngineSettings(), logger: Logger(label: "test"))
         context.openSession(1, output: output)
         var id = 0
         func call(_ method: String, _ params: JSONValue) {

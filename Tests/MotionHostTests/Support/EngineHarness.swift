@@ -41,10 +41,11 @@ func plan(_ text: String) -> JSONValue {
 
 extension EngineContext {
     /// An in-process context (the fake plugin, no socket) with session 1 open on `output` and greeted.
-    static func greeted(on output: RecordingOutput) throws -> EngineContext {
+    /// `clock`: the engine's time (the system's unless a test moves its own).
+    static func greeted(on output: RecordingOutput, clock: any EngineClock = SystemClock.shared) throws -> EngineContext {
         let harness = try EngineHarness()
-        let context = EngineContext(engine: harness.engine, configuration: DaemonConfiguration(socketPath: "/unused"),
-                                    logger: Logger(label: "test"))
+        let context = EngineContext(engine: harness.engine, settings: EngineSettings(),
+                                    logger: Logger(label: "test"), clock: clock)
         context.openSession(1, output: output)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
         return context
@@ -53,7 +54,7 @@ extension EngineContext {
     /// The same with the shipped plugins `plugins` (built by the package and loaded as the daemon does).
     static func greeted(on output: RecordingOutput, plugins: [String], role: Role = .client) throws -> EngineContext {
         let context = EngineContext(engine: try ShippedPlanSchemaTests.engine(plugins),
-                                    configuration: DaemonConfiguration(socketPath: "/unused"), logger: Logger(label: "test"))
+                                    settings: EngineSettings(), logger: Logger(label: "test"))
         context.openSession(1, output: output, role: role)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
         return context

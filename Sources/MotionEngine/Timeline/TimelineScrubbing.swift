@@ -9,13 +9,14 @@ import MotionWire
 /// and restarts the clock where it stopped. Observers (the `trace` stream) see
 /// `timeline.scrubber.attached`, `timeline.scrubber.scrubbed` (only when the offset changed) and
 /// `timeline.scrubber.detached`.
-extension EngineContext {
-    static let replayRuntime = reservedRuntimePrefix + "timeline"
+struct TimelineScrubbing: ContextPart {
+    unowned let context: EngineContext
+    static let replayRuntime = EngineContext.reservedRuntimePrefix + "timeline"
 
     func timelineMethod(_ method: String, _ params: Params, in session: Session,
                         replyingTo id: JSONValue) throws(EngineError) -> JSONValue? {
         let name = try params.optionalName("runtime") ?? Engine.defaultRuntime
-        let runtime = try runtimeKey(name, for: session, .change)
+        let runtime = try context.runtimeKey(name, for: session, .change)
         guard let timeline = engine.timeline(of: runtime) else {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name)\"")
         }
@@ -42,7 +43,7 @@ extension EngineContext {
         }
     }
 
-    private func timelineReply(_ runtime: String, named name: String) -> JSONValue {
+    func timelineReply(_ runtime: String, named name: String) -> JSONValue {
         guard let now = engine.timeline(of: runtime) else { return ["runtime": .string(name), "attached": false] }
         return [
             "runtime": .string(name), "attached": .bool(now.isAttached), "offset": .number(now.offset),
@@ -51,17 +52,17 @@ extension EngineContext {
         ]
     }
 
-    private func offset(_ params: Params, default fallback: Double?) throws(EngineError) -> Double {
+    func offset(_ params: Params, default fallback: Double?) throws(EngineError) -> Double {
         guard let offset = try params.optionalNumber("offset") ?? fallback else {
             throw EngineError(.invalidRequest, "offset: missing (seconds from the runtime's start)")
         }
-        guard offset >= 0, offset <= Self.maximumSampleTime else {
-            throw EngineError(.invalidRequest, "offset: expected 0 to \(Int(Self.maximumSampleTime)) seconds")
+        guard offset >= 0, offset <= EngineContext.maximumSampleTime else {
+            throw EngineError(.invalidRequest, "offset: expected 0 to \(Int(EngineContext.maximumSampleTime)) seconds")
         }
         return offset
     }
 
-    private func attach(_ runtime: String) {
+    func attach(_ runtime: String) {
         let live = engine.properties(ofRuntime: runtime).map { property in
             (property.handle, engine.store.value(property.handle), engine.store.velocity(property.handle))
         }
@@ -77,7 +78,7 @@ extension EngineContext {
     /// Detaches the scrubber of `runtime` (its session went away).
     func detachScrubber(_ runtime: String) { detach(runtime) }
 
-    private func detach(_ runtime: String) {
+    func detach(_ runtime: String) {
         let live = engine.timeline(of: runtime)?.live ?? []
         for (handle, value, velocity) in live where engine.store.isLive(handle) && !value.isEmpty {
             value.withUnsafeBufferPointer { values in
@@ -94,7 +95,7 @@ extension EngineContext {
         engine.trace(TraceEvent(kind: "timeline.scrubber.detached", runtime: runtime))
     }
 
-    private func pauseRuntime(_ runtime: String, _ paused: Bool) {
+    func pauseRuntime(_ runtime: String, _ paused: Bool) {
         guard let scope = engine.runtimes[runtime] else { return }
         engine.setPaused(paused, runtime: scope)
     }
@@ -103,7 +104,7 @@ extension EngineContext {
     /// slices reaches it (the answer comes then). A scrub to the offset it already shows changes nothing
     /// and says nothing (unless `show`: just attached, the values still are the live ones). A replay
     /// overtaken by a later scrub, or by a detach, shows nothing.
-    private func scrub(_ runtime: String, named name: String, to offset: Double, show: Bool = false,
+    func scrub(_ runtime: String, named name: String, to offset: Double, show: Bool = false,
                        for session: Session, replyingTo id: JSONValue) -> JSONValue? {
         guard let timeline = engine.timeline(of: runtime), timeline.offset != offset || show else {
             return timelineReply(runtime, named: name)
@@ -113,19 +114,19 @@ extension EngineContext {
             $0.scrubGeneration += 1
             generation = $0.scrubGeneration
         }
-        nextDryRun += 1
         // The runtime it replays, to tell it from one re-created under the same name meanwhile.
         let scope = engine.runtimes[runtime]
+        let context = context
         let isWanted = { [weak scope] (context: EngineContext) -> Bool in
             guard let now = context.engine.runtimes[runtime], now === scope, now.timeline.isAttached else { return false }
             return now.timeline.scrubGeneration == generation
         }
-        let work = ReplayWork(entries: timeline.entries, to: offset, runtime: Self.replayRuntime + ".\(nextDryRun)",
+        let work = ReplayWork(entries: timeline.entries, to: offset, runtime: context.dryRuns.nextRuntime(Self.replayRuntime),
                               frame: 1 / settings.rate, isWanted: isWanted) { [weak scope] context, values throws(EngineError) in
             guard let scope, context.engine.runtimes[runtime] === scope else {
                 throw EngineError(.runtimeNotFound, "runtime: \"\(name)\" was destroyed during the replay")
             }
-            guard isWanted(context) else { return context.timelineReply(runtime, named: name) }
+            guard isWanted(context) else { return context.scrubbing.timelineReply(runtime, named: name) }
             for (target, property, value, velocity) in values {
                 context.engine.write(value, velocity: velocity, to: property, target: target, runtime: runtime)
             }
@@ -135,9 +136,9 @@ extension EngineContext {
                 context.engine.trace(TraceEvent(kind: "timeline.scrubber.scrubbed", runtime: runtime,
                                                 fields: ["offset": .number(offset)]))
             }
-            return context.timelineReply(runtime, named: name)
+            return context.scrubbing.timelineReply(runtime, named: name)
         }
-        perform(work, for: session, replyingTo: id)
+        context.dryRuns.perform(work, for: session, replyingTo: id)
         return nil
     }
 }

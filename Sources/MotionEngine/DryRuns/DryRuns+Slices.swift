@@ -1,10 +1,7 @@
 import MotionWire
 
 /// Runs `SlicedWork` between ticks (docs/protocol.md: bounded work per tick).
-extension EngineContext {
-    /// One slice's budget: an eighth of a 120 Hz frame.
-    static let sliceNanos: UInt64 = 1_000_000
-
+extension DryRuns {
     /// Performs `work` for `session`, answering request `id` when it is done.
     func perform(_ work: any SlicedWork, for session: Session, replyingTo id: JSONValue) {
         session.job = work
@@ -12,11 +9,11 @@ extension EngineContext {
         continueWork(of: session.id, replyingTo: id)
     }
 
-    private func continueWork(of sessionID: UInt64, replyingTo id: JSONValue) {
+    func continueWork(of sessionID: UInt64, replyingTo id: JSONValue) {
         while let session = sessions[sessionID], let work = session.job {
             isSampling = true
             let outcome = Result { () throws(EngineError) in
-                try work.work(in: self, until: WorkClock.now() + Self.sliceNanos)
+                try work.work(in: context, until: WorkClock.now() + EngineContext.sliceNanos)
             }
             isSampling = false
             engine.dropDryRunWrites()
@@ -24,10 +21,10 @@ extension EngineContext {
             case .success(false):
                 // Without an engine loop (tests, tools) the next slice runs at once.
                 guard let onEngineThreadFor = hooks.onEngineThreadFor else { continue }
-                onEngineThreadFor(session.peer?.uid, false) { $0.continueWork(of: sessionID, replyingTo: id) }
+                onEngineThreadFor(session.peer?.uid, false) { $0.dryRuns.continueWork(of: sessionID, replyingTo: id) }
                 return
             case .success(true):
-                let answer = Result { () throws(EngineError) in try work.finish(in: self) }
+                let answer = Result { () throws(EngineError) in try work.finish(in: context) }
                 endWork(of: session)
                 let line = switch answer {
                 case .success(let result): result.line(id: id)
@@ -40,7 +37,7 @@ extension EngineContext {
             }
             // The requests that waited behind it, in order, until one starts work of its own.
             while session.job == nil, session.journalPending == 0, !session.isClosed, let next = session.deferred.popFirst() {
-                handle(next, from: sessionID, draining: true)
+                context.handle(next, from: sessionID, draining: true)
             }
             session.closeIfFinished()
             return
@@ -52,7 +49,7 @@ extension EngineContext {
         guard let work = session.job else { return }
         session.job = nil
         isSampling = true
-        work.end(in: self)
+        work.end(in: context)
         isSampling = false
         engine.dropDryRunWrites()
     }

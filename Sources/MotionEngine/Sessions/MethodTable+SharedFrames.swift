@@ -1,6 +1,6 @@
 import MotionWire
 
-extension EngineContext {
+extension MethodTable {
     /// Reads `transport` (`"json"`, the default, or `"shm"`) and `slots` of `subscribe`; for `"shm"`
     /// creates the subscription's region (docs/clients.md).
     func sharedFrameChannel(_ params: Params, streams: [String], display: DisplayTiming?,
@@ -33,7 +33,7 @@ extension EngineContext {
             return count
         } ?? SharedFrameChannel.defaultSlots
         guard sharedSlots(of: session.uid) + capacity <= settings.quotas.shmSlots else {
-            throw quotaExceeded("shmSlots", session.uid)
+            throw context.quotaExceeded("shmSlots", session.uid)
         }
         return try SharedFrameChannel(capacity: capacity)
     }

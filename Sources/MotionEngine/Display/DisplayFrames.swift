@@ -7,7 +7,16 @@ import MotionWire
 /// tick, and steps through the present times displays need in order (one step per distinct time, shared
 /// by every subscriber of that display), holding each frame until its send time. Subscriptions without a
 /// display get their frames on the `--rate` clock as before, with the state's values.
-extension EngineContext {
+package final class DisplayFrames: ContextPart {
+    unowned let context: EngineContext
+    /// The CLOCK_MONOTONIC time the engine's state is at while some subscription follows a display (it
+    /// runs ahead of the wall clock then); nil on the `--rate` clock alone.
+    package internal(set) var stateTime: UInt64?
+
+    init(context: EngineContext) {
+        self.context = context
+    }
+
     /// Distinct displays one uid may have subscribers on, and all uids together: each costs an engine
     /// step per vblank.
     static let maximumDisplaysPerUID = 4
@@ -127,7 +136,7 @@ extension EngineContext {
 
     /// Advances the engine by `dt` and publishes what changed for `frame`.
     private func step(by dt: Double, frame: SubscriptionHub.FrameStep) {
-        advanceEngine(by: dt * settings.tickScale)
+        context.ticks.advanceEngine(by: dt * settings.tickScale)
         let dirty = engine.dirtyProperties
         let now = time
         // A present also sends what changed at steps that were not for its display (a plan's control
@@ -136,8 +145,7 @@ extension EngineContext {
             hub.publishFrame(dirty: dirty, store: engine.store, time: now, step: frame)
         }
         engine.clearFrame()
-        for event in tickEvents { hub.publish(event, time: now) }
-        tickEvents.removeAll(keepingCapacity: true)
+        context.ticks.publishEvents(time: now)
     }
 
     /// When the next held frame is due (the engine thread wakes for it), nil if none is held.

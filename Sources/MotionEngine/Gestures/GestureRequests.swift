@@ -2,14 +2,16 @@ import MotionWire
 
 /// Gestures (docs/vocabulary.md#interactions): a client streams pointer samples into a runtime; the host tracks each gesture's
 /// position, phase and release velocity.
-extension EngineContext {
+/// Gesture requests: stateless, the gestures themselves live in their runtimes (`Engine+Gestures`).
+struct GestureRequests: ContextPart {
+    unowned let context: EngineContext
     static let maximumGestureSamples = 256
 
     /// `gesture.push {runtime?, gesture, samples: [{t, position, phase?}]}`: every sample is checked before
     /// any is applied.
     func pushGesture(_ params: Params, in session: Session) throws(EngineError) -> JSONValue {
         let name = try params.optionalName("runtime")
-        let runtime = try runtimeKey(name, for: session, .change)
+        let runtime = try context.runtimeKey(name, for: session, .change)
         let gestureName = try params.name("gesture")
         guard let scope = engine.runtimes[runtime] else { throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name ?? "default")\"") }
         let samples = try Self.gestureSamples(params)
@@ -19,7 +21,7 @@ extension EngineContext {
         }
         if existing == nil, let owner = scope.owner {
             let held = engine.runtimes.values.reduce(0) { $0 + ($1.owner == owner ? $1.gestures.count : 0) }
-            if held >= settings.quotas.gestures { throw quotaExceeded("gestures", owner) }
+            if held >= settings.quotas.gestures { throw context.quotaExceeded("gestures", owner) }
         }
         engine.apply(samples.map { GestureSample(sample: $0.sample, phase: $0.phase) }, toGesture: gestureName, in: scope)
         let gesture = scope.gestures[gestureName] ?? Gesture()

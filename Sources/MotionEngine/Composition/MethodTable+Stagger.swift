@@ -1,6 +1,6 @@
 import MotionWire
 
-extension EngineContext {
+extension MethodTable {
     /// Targets one `plan.add {targets, stagger, plan}` may name. The request is applied whole between two
     /// ticks (one journaled change): 1,000 plans took ~12 ms of the engine thread, more than a frame, and
     /// a second uid sending them back to back made 40 % of the ticks overrun; 256 take ~3 ms.
@@ -17,7 +17,7 @@ extension EngineContext {
             throw EngineError(.invalidRequest, "targets: give either target or targets (a staggered plan has no name)")
         }
         let name = try params.optionalName("runtime")
-        let runtime = try runtimeKey(name, for: session, .change)
+        let runtime = try context.runtimeKey(name, for: session, .change)
         guard let targets = try params.optionalStrings("targets"), !targets.isEmpty else {
             throw EngineError(.invalidRequest, "targets: expected 1 to \(Self.maximumStaggeredTargets) target names")
         }
@@ -32,7 +32,7 @@ extension EngineContext {
             throw EngineError(.invalidRequest, "stagger: expected seconds ≥ 0 (at most an hour over all targets)")
         }
         let plan = try params.object("plan")
-        if request.lineLength > Self.maximumPlanBytes { try Self.checkSize(of: plan) }
+        if request.lineLength > EngineContext.maximumPlanBytes { try EngineContext.checkSize(of: plan) }
         let planBytes = JSONWriter.bytes(plan).count
         guard planBytes * targets.count <= Self.maximumStaggeredBytes else {
             throw EngineError(.limitExceeded, "targets: \(targets.count) copies of a plan of \(planBytes) bytes; a staggered plan.add carries at most \(Self.maximumStaggeredBytes) bytes of plan over all its targets")
@@ -51,11 +51,11 @@ extension EngineContext {
         guard started <= Self.maximumStaggeredTargets else {
             throw EngineError(.limitExceeded, "targets: \(targets.count) targets × \(started / targets.count) plans each; a staggered plan.add starts at most \(Self.maximumStaggeredTargets) plans")
         }
-        let journaled = journal.willBeJournaled(runtime), limit = quotas(of: runtime), shown = name ?? Engine.defaultRuntime
+        let journaled = context.journal.willBeJournaled(runtime), limit = context.quotas(of: runtime), shown = name ?? Engine.defaultRuntime
         // Applied target by target: one refused (a quota reached midway) ends it, and the targets before
         // it keep the plan, in memory and in the journal alike; the error says how many.
         let applied = RuntimeJournal.AppliedCount()
-        return try journal.orApply(session, id: request.id, journaled: journaled, record: {
+        return try context.journal.orApply(session, id: request.id, journaled: journaled, record: {
             let now = clock.wallNow()
             return zip(targets, plans).map { .add(runtime: runtime, target: $0, plan: $1, name: nil, t: now) }
         }, applied: applied) { context throws(EngineError) in

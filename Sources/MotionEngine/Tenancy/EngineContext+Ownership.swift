@@ -83,9 +83,9 @@ extension EngineContext {
                 "stateBytes": .number(Double(owned.reduce(0) { $0 + $1.stateBytes })),
                 "gestures": .number(Double(engine.runtimes.values.reduce(0) { $0 + ($1.owner == uid ? $1.gestures.count : 0) })),
                 "journalBytes": .number(Double(journal.kept.ownerBytes[uid] ?? 0)),
-                "filterTargets": .number(Double(filterTargets(of: uid))),
+                "filterTargets": .number(Double(MethodTable(context: self).filterTargets(of: uid))),
                 "properties": .number(Double(engine.store.liveByOwner[uid] ?? 0)),
-                "shmSlots": .number(Double(sharedSlots(of: uid))),
+                "shmSlots": .number(Double(MethodTable(context: self).sharedSlots(of: uid))),
             ]
         }
         var quotas: [String: JSONValue] = [:]

@@ -1,0 +1,47 @@
+@testable import MotionEngine
+import MotionWire
+import Testing
+
+/// The engine reads its time from the clock it is given (docs/architecture.md, "Time is a parameter"):
+/// with a `ManualClock` a test sets every time the engine sees, and nothing sleeps.
+@Suite("The engine's clock")
+struct EngineClockTests {
+    /// Events are timed on the engine's clock, from when its context began; `hello` reports the clock's now.
+    @Test func eventsAndHelloReadTheEnginesClock() throws {
+        let clock = ManualClock(monotonic: 5_000_000_000)
+        let output = RecordingOutput()
+        let context = try EngineContext.greeted(on: output, clock: clock)
+        #expect(output.lines.first?["result"]?["now"] == 5.0, "hello's now is the clock's: \(output.lines)")
+        _ = context.call("subscribe", ["streams": ["trace"]], on: output)
+        clock.advance(by: 2.5)
+        _ = context.call("plan.add", ["target": "a", "plan": ["type": "Frames", "frames": 3]], on: output)
+        let traces = output.lines.filter { $0["event"] == "trace" }
+        #expect(!traces.isEmpty)
+        #expect(traces.allSatisfy { $0["t"] == 2.5 }, "\(traces)")
+        clock.advance(by: 0.25)
+        context.tick(dt: 0.25)
+        let frames = output.lines.filter { $0["event"] == "frame" }
+        #expect(frames.last?["t"] == nil || frames.last?["t"] == 2.75)
+    }
+
+    /// Journal records carry the clock's wall time, and a replay brings the runtimes to the clock's
+    /// present: a restart 10 s later finds a 3-frame plan long finished, with no sleep to get there.
+    @Test func theJournalWritesAndReplaysOnTheEnginesClock() throws {
+        let journal = JournalTests.MemoryJournal()
+        let clock = ManualClock(monotonic: 1_000_000_000, wall: 1_900_000_000)
+        let output = RecordingOutput()
+        let context = try EngineContext.greeted(on: output, clock: clock)
+        context.journal.use(journal)
+        _ = context.call("runtime.create", ["name": "work"], on: output)
+        _ = context.call("plan.add", ["runtime": "work", "target": "a", "plan": ["type": "Frames", "frames": 3]], on: output)
+        #expect(journal.records.map { $0["t"]?.doubleValue } == [1_900_000_000, 1_900_000_000], "\(journal.records)")
+
+        let later = ManualClock(monotonic: 7_000_000_000, wall: 1_900_000_010)
+        let restarted = try EngineContext.greeted(on: RecordingOutput(), clock: later)
+        let (runtimes, records, problems) = restarted.journal.restoreRuntimes(from: journal)
+        #expect(problems.isEmpty && runtimes == 1 && records == 2, "\(problems)")
+        #expect(!restarted.engine.isActive(runtime: "0/work"), "10 s of frames replayed: the plan has finished")
+        #expect(restarted.engine.value(of: "frames", target: "a", runtime: "0/work") == [3])
+        #expect(restarted.journal.resumesAt == nil || restarted.journal.resumesAt == later.now())
+    }
+}
