@@ -12,7 +12,7 @@ struct EngineClockTests {
         let output = RecordingOutput()
         let context = try EngineContext.greeted(on: output, clock: clock)
         #expect(output.lines.first?["result"]?["now"] == 5.0, "hello's now is the clock's: \(output.lines)")
-        _ = context.call("subscribe", ["streams": ["trace"]], on: output)
+        _ = context.call("subscribe", ["streams": ["frames", "trace"]], on: output)
         clock.advance(by: 2.5)
         _ = context.call("plan.add", ["target": "a", "plan": ["type": "Frames", "frames": 3]], on: output)
         let traces = output.lines.filter { $0["event"] == "trace" }
@@ -21,7 +21,7 @@ struct EngineClockTests {
         clock.advance(by: 0.25)
         context.tick(dt: 0.25)
         let frames = output.lines.filter { $0["event"] == "frame" }
-        #expect(frames.last?["t"] == nil || frames.last?["t"] == 2.75)
+        #expect(frames.count >= 1 && frames.last?["t"] == 2.75, "\(frames)")
     }
 
     /// Journal records carry the clock's wall time, and a replay brings the runtimes to the clock's
@@ -42,6 +42,6 @@ struct EngineClockTests {
         #expect(problems.isEmpty && runtimes == 1 && records == 2, "\(problems)")
         #expect(!restarted.engine.isActive(runtime: "0/work"), "10 s of frames replayed: the plan has finished")
         #expect(restarted.engine.value(of: "frames", target: "a", runtime: "0/work") == [0], "its last frame written: none remain")
-        #expect(restarted.journal.resumesAt == nil || restarted.journal.resumesAt == later.now())
+        #expect(restarted.journal.resumesAt == later.now(), "the first tick counts from the clock's present")
     }
 }

@@ -196,10 +196,7 @@ package final class EngineContext: TraceObserver {
 
     // MARK: Frames (`FrameTicks`, `DisplayFrames`)
 
-    package var statistics: TickStatistics {
-        get { ticks.statistics }
-        set { ticks.statistics = newValue }
-    }
+    package var statistics: TickStatistics { ticks.statistics }
     package func publishControlFrame() { ticks.publishControlFrame() }
     package func tick(dt: Double, now: UInt64) { ticks.tick(dt: dt, now: now) }
     package func tick(dt: Double) { ticks.tick(dt: dt) }

@@ -141,10 +141,11 @@ package final class EngineLoop: Sendable {
                         unpublishedSince = nil
                     }
                     let (dt, lateness) = schedule!.begin(at: now)
+                    let workStarted = WorkClock.now()
                     context.tick(dt: dt, now: now)
-                    let end = context.clock.now()
-                    let overrun = schedule!.finish(at: end)
-                    context.statistics.record(workNanos: end - now, latenessNanos: lateness, overrun: overrun)
+                    let work = WorkClock.now() &- workStarted
+                    let overrun = schedule!.finish(at: context.clock.now())
+                    context.ticks.statistics.record(workNanos: work, latenessNanos: lateness, overrun: overrun)
                     if !afterTick.isEmpty {
                         afterTick.removeFirst()(context)
                         context.publishControlFrame()
