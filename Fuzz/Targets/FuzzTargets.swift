@@ -105,7 +105,7 @@ final class Harness: @unchecked Sendable {
         if case .success(let descriptor) = DescriptorCheck.check(PluginEntry.descriptor(for: FuzzAnimations.self), file: "<fuzz>") {
             builder.add(descriptor)
         }
-        let engine = Engine(registry: builder.freeze(), host: host)
+        let engine = Engine(registry: builder.freeze(), host: host, vocabulary: .shipped)
         return EngineContext(engine: engine, settings: EngineSettings(), logger: logger)
     }
 }

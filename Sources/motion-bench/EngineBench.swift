@@ -27,7 +27,7 @@ struct EngineBench: AsyncParsableCommand {
         let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
         let host = HostServices(logger: logger)
         let registry = PluginLoader.buildRegistry(directories: [(build.path, true)], host: host)
-        let engine = Engine(registry: registry, host: host)
+        let engine = Engine(registry: registry, host: host, vocabulary: .shipped)
         let context = EngineContext(engine: engine, settings: EngineSettings(), logger: logger)
         let output = CountingOutput()
         context.openLocalSession(1, output: output)

@@ -89,7 +89,7 @@ struct ShippedPlanSchemaTests {
         for name in names {
             builder.add(try PluginLoader.load(file: PluginLoaderTests.buildDirectory + "/lib\(name).so", host: host).get())
         }
-        return Engine(registry: builder.freeze(), host: host)
+        return Engine(registry: builder.freeze(), host: host, vocabulary: .shipped)
     }
 
     @Test func aMisspeltSpringKeyIsRefusedBeforeThePluginSeesIt() throws {

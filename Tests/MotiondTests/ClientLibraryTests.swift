@@ -13,13 +13,13 @@ struct ClientLibraryTests {
         try await TestProcess.run(executable, arguments, environment: environment, timeout: timeout)
     }
 
-    /// Stops `first`, starts a daemon on the same socket, gives reconnecting clients time to come back
-    /// (their backoff reaches 1.6 s), then moves target "after" there: what a reconnected client must see.
+    /// Stops `first`, starts a daemon on the same socket, waits until a reconnecting client has
+    /// subscribed there again (their backoff reaches 1.6 s), then moves target "after" there: what a
+    /// reconnected client must see.
     static func restart(_ first: DaemonProcess, at path: String) async throws -> (DaemonProcess, MotionClient) {
         _ = await first.stop()
-        try await Task.sleep(for: .milliseconds(300))
         let second = try await DaemonProcess(socket: path)
-        try await Task.sleep(for: .milliseconds(2500))
+        try await second.waitForSubscriptions(atLeast: 1)
         let client = try await second.client()
         _ = try await client.call("plan.add", ["target": "after", "plan": ["type": "Spring", "property": "x", "to": [100]]])
         return (second, client)
@@ -174,7 +174,7 @@ struct ClientLibraryTests {
         let path = directory.appendingPathComponent("m.sock").path
         let first = try await DaemonProcess(socket: path)
         async let ran = Self.run(program, [path], timeout: 30)
-        try await Task.sleep(for: .milliseconds(500))
+        try await first.waitForSubscriptions(atLeast: 1)
         let (second, client) = try await Self.restart(first, at: path)
         let output = try await ran
         #expect(output.status == 0, "\(output.output)")

@@ -32,18 +32,9 @@ struct MotionctlTests {
                    errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 
-    /// Returns once `daemon` has a subscription (at most 20 s).
+    /// Returns once `daemon` has a subscription; fails after 30 s.
     static func waitForASubscriber(_ daemon: DaemonProcess) async throws {
-        let observer = try await daemon.client()
-        let deadline = Date().addingTimeInterval(20)
-        var subscriptions = 0
-        while Date() < deadline {
-            subscriptions = try await observer.call("status")["subscriptions"]?.intValue ?? 0
-            if subscriptions >= 1 { break }
-            try await Task.sleep(for: .milliseconds(50))  // polls the condition
-        }
-        await observer.close()
-        try #require(subscriptions >= 1, "no subscriber reached motiond within 20 s")
+        try await daemon.waitForSubscriptions(atLeast: 1)
     }
 
     /// docs/clients.md: `motionctl watch` survives a daemon restart: it connects again and resubscribes.

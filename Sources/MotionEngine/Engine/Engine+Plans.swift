@@ -97,7 +97,7 @@ extension Engine {
     }
 
     /// The plan as its plugin gets it: without the engine's own key `essential`, and completing at once
-    /// under reduce motion (unless essential) or speed 0 (`InstantPlans`).
+    /// under reduce motion (unless essential) or speed 0 (`PlanVocabulary.instant`).
     private func prepared(_ plan: JSONValue, on target: String, in scope: RuntimeScope) -> JSONValue {
         var plan = plan
         let essential = plan["essential"] == .bool(true)
@@ -107,7 +107,7 @@ extension Engine {
         case .reduceMotion where essential: return plan
         case .reduceMotion, .all:
             let current = plan["property"]?.stringValue.flatMap { value(of: $0, target: target, runtime: scope.name) }
-            return InstantPlans.instant(plan, current: current)
+            return vocabulary.instant(plan, current: current)
         }
     }
 

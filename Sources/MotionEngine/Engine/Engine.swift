@@ -66,6 +66,8 @@ package final class Engine {
     var composition = CompositionState()
     /// Reduce motion and speed 0 (docs/vocabulary.md): which plans complete at once when added.
     package var instantMotion = InstantMotion.off
+    /// The plans the engine writes itself, in the loaded plugins' words (set by the host that loads them).
+    package let vocabulary: PlanVocabulary
     /// Every uid's quotas (set by its owner): what a plan a performer emits is held to, as any plan of
     /// the uid's (nil: none, an engine used without sessions).
     package var quotas: Quotas?
@@ -109,8 +111,9 @@ package final class Engine {
         var records: [PerformerRecord] = []
     }
 
-    package init(registry: PluginRegistry, host: HostServices) {
+    package init(registry: PluginRegistry, host: HostServices, vocabulary: PlanVocabulary = .none) {
         self.registry = registry
+        self.vocabulary = vocabulary
         self.host = host
         runtimes[Self.defaultRuntime] = RuntimeScope(name: Self.defaultRuntime, ephemeralOwner: nil)
         curves.register(registry.plugins)

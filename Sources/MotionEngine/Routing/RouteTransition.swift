@@ -115,7 +115,7 @@ final class RouteTransition {
                 let unanimated = !animated || !performs || update.options?.contains(.unanimated) == true
                 let planned = TransitionPlans.phases(
                     for: update, before: reached, after: reached.applying(update), configuration: configuration)
-                phases = unanimated ? planned.map { $0.map { ($0.target, InstantPlans.instant($0.plan)) } } : planned
+                phases = unanimated ? planned.map { $0.map { ($0.target, configuration.vocabulary.instant($0.plan)) } } : planned
                 // …and complete at once, as before: nothing to wait for.
                 phasesWait = !unanimated
                 phaseIndex = 0

@@ -55,22 +55,19 @@ struct RouterConfiguration: Sendable {
         var animation: ContainerAnimation
         var appear: JSONValue
         var remove: JSONValue
+        /// Whose words its plans without an `appear` or `remove` of their own are written in.
+        var vocabulary: PlanVocabulary
     }
 
     static let updateNames: Set<String> = ["push", "pop", "present", "dismiss", "select", "show", "hide"]
     static let maximumRoutes = 1024
-    /// Reinstate's default: 0.2 s ease-out cross-fade.
-    static let defaultAppear: JSONValue = [
-        "type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.2, "timing": "easeOut",
-    ]
-    static let defaultRemove: JSONValue = [
-        "type": "Tween", "property": "opacity", "from": [1], "to": [0], "duration": 0.2, "timing": "easeOut",
-    ]
 
     var routes: [String: Route] = [:]
     var pairs: [Pair] = []
     /// The configuration as the client sent it (`routes`, `transitions`), kept for the state file.
     let json: JSONValue
+    /// The plans the engine writes for it (container animations' defaults, unanimated steps).
+    let vocabulary: PlanVocabulary
 
     func pair(from: String, to: String) -> Pair? {
         pairs.last { $0.from == from && $0.to == to }
@@ -85,12 +82,13 @@ struct RouterConfiguration: Sendable {
 
     /// Reads and checks `{routes, transitions?}`. Every plan must pass `planCheck`, unless it is nil (a
     /// stored router whose plugins are not loaded, or no longer accept its plans, keeps its configuration).
-    init(_ json: JSONValue, planTypes: Set<String>?) throws(EngineError) {
-        try self.init(json, planCheck: planTypes.map { PlanCheck(planTypes: $0) })
+    init(_ json: JSONValue, planTypes: Set<String>?, vocabulary: PlanVocabulary) throws(EngineError) {
+        try self.init(json, planCheck: planTypes.map { PlanCheck(planTypes: $0) }, vocabulary: vocabulary)
     }
 
-    init(_ json: JSONValue, planCheck: PlanCheck?) throws(EngineError) {
+    init(_ json: JSONValue, planCheck: PlanCheck?, vocabulary: PlanVocabulary) throws(EngineError) {
         self.json = json
+        self.vocabulary = vocabulary
         guard case .object(let declared)? = json["routes"], !declared.isEmpty else {
             throw EngineError(.invalidRequest, "routes: expected an object of route keys")
         }
@@ -151,11 +149,21 @@ struct RouterConfiguration: Sendable {
             }
             let appear = try animation?["appear"].map { plan throws(EngineError) in try Self.checkPlan(plan, "\(field).animation.appear", planCheck) }
             let remove = try animation?["remove"].map { plan throws(EngineError) in try Self.checkPlan(plan, "\(field).animation.remove", planCheck) }
-            for needed in ["Set"] + (appear == nil || remove == nil ? ["Tween"] : []) where planCheck.map({ !$0.planTypes.contains(needed) }) ?? false {
-                throw EngineError(.unknownPlanType, "\(field).animation: container animations need the \(needed) plan type, which no loaded plugin provides")
+            if let planCheck {
+                guard let setType = vocabulary.setType else {
+                    throw EngineError(.unknownPlanType, "\(field).animation: container animations need a plan type that sets values at once, and the loaded plugins name none")
+                }
+                let defaults = [appear == nil ? vocabulary.appear : nil, remove == nil ? vocabulary.remove : nil]
+                if (appear == nil && vocabulary.appear == nil) || (remove == nil && vocabulary.remove == nil) {
+                    throw EngineError(.invalidRequest, "\(field).animation: give appear and remove plans (the loaded plugins name no default cross-fade)")
+                }
+                let needed = [setType] + defaults.compactMap { $0?["type"]?.stringValue }
+                for type in needed where !planCheck.planTypes.contains(type) {
+                    throw EngineError(.unknownPlanType, "\(field).animation: container animations need the \(type) plan type, which no loaded plugin provides")
+                }
             }
-            pairs.append(Pair(from: keys[0], to: keys[1], animation: kind, appear: appear ?? Self.defaultAppear,
-                              remove: remove ?? Self.defaultRemove))
+            pairs.append(Pair(from: keys[0], to: keys[1], animation: kind, appear: appear ?? vocabulary.appear ?? .null,
+                              remove: remove ?? vocabulary.remove ?? .null, vocabulary: vocabulary))
         }
     }
 

@@ -19,7 +19,7 @@ extension Routers {
         let scheme = try self.scheme(params)
         let owner = session.uid, key = OwnedName.key(owner, scheme)
         let json: JSONValue = ["routes": params["routes"] ?? .null, "transitions": params["transitions"] ?? .null]
-        let configuration = try RouterConfiguration(json, planCheck: planCheck)
+        let configuration = try RouterConfiguration(json, planCheck: planCheck, vocabulary: engine.vocabulary)
         guard !configuringSchemes.contains(key) else {
             throw EngineError(.routerBusy, "\(scheme):// is being configured; try again when that is answered")
         }

@@ -13,10 +13,10 @@ extension Routers {
             var notes: [String] = []
             let configuration: RouterConfiguration
             do throws(EngineError) {
-                configuration = try RouterConfiguration(entry.configuration, planCheck: planCheck)
+                configuration = try RouterConfiguration(entry.configuration, planCheck: planCheck, vocabulary: engine.vocabulary)
             } catch {
                 do throws(EngineError) {
-                    configuration = try RouterConfiguration(entry.configuration, planTypes: nil)
+                    configuration = try RouterConfiguration(entry.configuration, planTypes: nil, vocabulary: engine.vocabulary)
                     notes.append("\(error.message) (kept; those plans fail until a loaded plugin accepts them)")
                 } catch {
                     failures.append("\(entry.scheme): \(error.message)")

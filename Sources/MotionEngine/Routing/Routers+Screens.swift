@@ -29,10 +29,10 @@ extension Routers {
             let target = TransitionPlans.screen(in: state, at: index)
             var plans: [JSONValue] = []
             if !over, let z = engine.value(of: "zIndex", target: target, runtime: router.runtime), z != [0] {
-                plans.append(["type": "Set", "property": "zIndex", "value": [0]])
+                engine.vocabulary.set("zIndex", to: [0]).map { plans.append($0) }
             }
             if !covered, engine.value(of: "opacity", target: target, runtime: router.runtime) == [0] {
-                plans.append(["type": "Set", "property": "opacity", "value": [1]])
+                engine.vocabulary.set("opacity", to: [1]).map { plans.append($0) }
             }
             for plan in plans { try? engine.addPlan(plan, to: target, in: router.runtime) }
         }

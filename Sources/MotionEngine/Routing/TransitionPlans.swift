@@ -59,15 +59,16 @@ enum TransitionPlans {
 
     /// `outgoing` and `incoming` are the two screens' targets.
     private static func container(_ pair: RouterConfiguration.Pair, outgoing: String, incoming: String) -> [RouteTransition.Phase] {
-        pair.animation.phases.map { steps in
-            steps.map { step in
+        let vocabulary = pair.vocabulary
+        return pair.animation.phases.map { steps in
+            steps.compactMap { step in
                 let target = step.screen == .incoming ? incoming : outgoing
                 switch (step.action, step.animated) {
                 case (.appear, true): return (target, pair.appear)
                 case (.remove, true): return (target, pair.remove)
-                case (.appear, false): return (target, ["type": "Set", "property": "opacity", "value": [1]])
-                case (.remove, false): return (target, ["type": "Set", "property": "opacity", "value": [0]])
-                case (.order(let order), _): return (target, ["type": "Set", "property": "zIndex", "value": [.number(Double(order))]])
+                case (.appear, false): return vocabulary.set("opacity", to: [1]).map { (target, $0) }
+                case (.remove, false): return vocabulary.set("opacity", to: [0]).map { (target, $0) }
+                case (.order(let order), _): return vocabulary.set("zIndex", to: [Double(order)]).map { (target, $0) }
                 }
             }
         }

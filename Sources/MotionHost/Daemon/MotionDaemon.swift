@@ -37,7 +37,7 @@ package struct MotionDaemon: Sendable {
         let (configuration, logger) = (self.configuration, self.logger)
         _ = await loop.start {
             let host = HostServices(logger: logger)
-            let engine = Engine(registry: PluginRegistryBuilder().freeze(), host: host)
+            let engine = Engine(registry: PluginRegistryBuilder().freeze(), host: host, vocabulary: .shipped)
             // A plugin call that takes a frame interval alone makes every client miss a frame: reported.
             engine.slowCallLimit = UInt64(1e9 / configuration.rate)
             engine.threadUsage = ThreadUsage.now

@@ -15,7 +15,7 @@ struct RouteTransitionMachineTests {
         let configuration = try RouterConfiguration([
             "routes": ["home": ["kind": "stack"], "detail": ["kind": "stack", "transition": ["type": "Tween", "property": "opacity", "to": [1]]]],
             "transitions": .null,
-        ], planTypes: ["Tween"])
+        ], planTypes: ["Tween"], vocabulary: .shipped)
         return RouteTransition(id: 1, scheme: "app", from: try state("app://home"), to: try state("app://home/detail"),
                                animated: true, configuration: configuration, reply: reply)
     }

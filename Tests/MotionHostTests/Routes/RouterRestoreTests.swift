@@ -27,7 +27,7 @@ struct RouterRestoreTests {
         for name in ["Spring", "Tween", "Set"] {
             builder.add(try PluginLoader.load(file: PluginLoaderTests.buildDirectory + "/lib\(name)Plugin.so", host: host).get())
         }
-        return Engine(registry: builder.freeze(), host: host)
+        return Engine(registry: builder.freeze(), host: host, vocabulary: .shipped)
     }
 
     @Test func routersWithUnloadedPlanTypesOrBadURLsAreKeptAndSaySo() throws {

@@ -23,7 +23,7 @@ struct TransitionPlansTests {
                 "menu": ["kind": "overlay", "transition": ["show": Self.plan("menu")]],
             ],
             "transitions": [["from": "list", "to": "detail", "animation": "appearAndSimultaneouslyRemove"]],
-        ], planTypes: Self.planTypes)
+        ], planTypes: Self.planTypes, vocabulary: .shipped)
     }
 
     private func phases(_ from: String, _ to: String) throws -> [[String]] {
@@ -62,7 +62,7 @@ struct TransitionPlansTests {
         let fade: JSONValue = ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.2]
         let configuration = try RouterConfiguration([
             "routes": ["home": ["kind": "stack"], "detail": ["kind": "stack", "transition": fade]], "transitions": .null,
-        ], planTypes: Self.planTypes)
+        ], planTypes: Self.planTypes, vocabulary: .shipped)
         let pushed = try RouteURL(parsing: "x://home/detail").state, home = try RouteURL(parsing: "x://home").state
         let pop = try #require(RouteDiff.updates(from: pushed, to: home).first)
         let plans = TransitionPlans.phases(for: pop, before: pushed, after: home, configuration: configuration).flatMap { $0 }
@@ -122,7 +122,7 @@ struct TransitionPlansTests {
     @Test func configurationErrorsNameTheField() {
         func failure(_ json: JSONValue) -> EngineError? {
             do throws(EngineError) {
-                _ = try RouterConfiguration(json, planTypes: Self.planTypes)
+                _ = try RouterConfiguration(json, planTypes: Self.planTypes, vocabulary: .shipped)
                 return nil
             } catch { return error }
         }

@@ -109,6 +109,21 @@ final class DaemonProcess: @unchecked Sendable {
         descriptorKinds.filter { !["anon_inode:[eventpoll]", "anon_inode:[eventfd]", "anon_inode:[timerfd]"].contains($0) }
     }
 
+    /// Returns once the daemon counts at least `count` subscriptions (`status.subscriptions`), polling
+    /// every 50 ms; fails the test after `timeout` seconds.
+    func waitForSubscriptions(atLeast count: Int = 1, timeout: Double = 30) async throws {
+        let observer = try await client()
+        defer { Task { await observer.close() } }
+        let deadline = Date().addingTimeInterval(timeout)
+        var seen = 0
+        while Date() < deadline {
+            seen = try await observer.call("status")["subscriptions"]?.intValue ?? 0
+            if seen >= count { return }
+            try await Task.sleep(for: .milliseconds(50))  // polls the condition
+        }
+        throw Failure("\(seen) subscriptions after \(Int(timeout)) s, expected \(count)")
+    }
+
     /// A connected client that has said hello.
     func client() async throws -> MotionClient {
         let client = try await MotionClient.connect(path: socket)

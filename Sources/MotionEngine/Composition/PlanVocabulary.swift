@@ -1,0 +1,69 @@
+import MotionWire
+
+/// The plans the engine writes itself, in the words of the plugins that are loaded: a plan's counterpart
+/// that completes at once (reduce motion, speed 0, an unanimated route), the plan that sets a value at
+/// once (a router's screens), and a container animation's default cross-fade. The engine names no
+/// plugin's plan type: the host that loads the plugins gives the names (MotionHost's
+/// `PlanVocabulary.shipped`, for the shipped plugins). Without a vocabulary (`none`) plans are kept as
+/// they are, and container animations are refused.
+package struct PlanVocabulary: Sendable, Equatable {
+    /// How a plan of one type is made to complete at once with the values it would end with.
+    package enum Instant: Sendable, Equatable {
+        /// A time-based plan (`duration` seconds): of no duration.
+        case noDuration
+        /// A plan moving to `to`: starting there, at rest.
+        case startAtTarget
+        /// A plan coasting from `from` (default: the property's value) at `velocity`, slowed by
+        /// a = −drag·v (`drag`, default `defaultDrag`): starting where it comes to rest, v/drag further on.
+        case startAtRest(defaultDrag: Double)
+    }
+
+    /// By plan type: how it completes at once. Other types are kept as they are.
+    package var instant: [String: Instant]
+    /// The plan type that sets `property` to `value` at once (`{type, property, value}`); nil: none.
+    package var setType: String?
+    /// A container animation's default appear and remove plans.
+    package var appear: JSONValue?
+    package var remove: JSONValue?
+
+    package init(instant: [String: Instant] = [:], setType: String? = nil, appear: JSONValue? = nil, remove: JSONValue? = nil) {
+        self.instant = instant
+        self.setType = setType
+        self.appear = appear
+        self.remove = remove
+    }
+
+    /// Plans kept as they are; no container animations.
+    package static let none = PlanVocabulary()
+
+    /// A plan that sets `property` to `value` at once (nil without a `setType`).
+    func set(_ property: String, to value: [Double]) -> JSONValue? {
+        setType.map { ["type": .string($0), "property": .string(property), "value": .array(value.map(JSONValue.number))] }
+    }
+
+    /// The plan's counterpart that finishes at once, of the same type, so its end is traced as usual
+    /// (`animation.ended` `finished`). `current` is the property's value (for a plan without `from`).
+    func instant(_ plan: JSONValue, current: [Double]? = nil) -> JSONValue {
+        var instant = plan
+        instant["delay"] = nil
+        guard let type = plan["type"]?.stringValue, let rule = self.instant[type] else { return plan }
+        switch rule {
+        case .noDuration:
+            instant["duration"] = 0
+            return instant
+        case .startAtTarget:
+            guard let to = plan["to"]?.arrayValue else { return plan }
+            instant["from"] = .array(to)
+            instant["velocity"] = .array(to.map { _ in 0 })
+            return instant
+        case .startAtRest(let defaultDrag):
+            guard let velocity = plan["velocity"]?.arrayValue?.compactMap(\.doubleValue) else { return plan }
+            let drag = plan["drag"]?.doubleValue ?? defaultDrag
+            let start = plan["from"]?.arrayValue?.compactMap(\.doubleValue) ?? current ?? []
+            let rest = velocity.indices.map { index in (index < start.count ? start[index] : 0) + velocity[index] / drag }
+            instant["from"] = .array(rest.map(JSONValue.number))
+            instant["velocity"] = .array(velocity.map { _ in 0 })
+            return instant
+        }
+    }
+}

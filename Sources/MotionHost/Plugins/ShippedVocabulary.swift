@@ -1,0 +1,15 @@
+import MotionEngine
+import MotionWire
+
+extension PlanVocabulary {
+    /// The shipped plugins' words (docs/vocabulary.md): `Tween` and `Keyframes` complete at once with no
+    /// duration, a `Spring` starts at its `to`, a `Decay` where it comes to rest (its default drag is 3);
+    /// `Set` sets a value at once; a container animation cross-fades by default as Reinstate does (0.2 s
+    /// ease-out `Tween`s of `opacity`). The daemon always speaks it: a plan of a type no loaded plugin
+    /// provides fails as any such plan does.
+    package static let shipped = PlanVocabulary(
+        instant: ["Tween": .noDuration, "Keyframes": .noDuration, "Spring": .startAtTarget, "Decay": .startAtRest(defaultDrag: 3)],
+        setType: "Set",
+        appear: ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.2, "timing": "easeOut"],
+        remove: ["type": "Tween", "property": "opacity", "from": [1], "to": [0], "duration": 0.2, "timing": "easeOut"])
+}
