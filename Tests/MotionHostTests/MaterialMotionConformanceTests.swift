@@ -1,5 +1,4 @@
 @testable import MotionEngine
-@testable import MotionHost
 import MotionWire
 import Testing
 

@@ -1,5 +1,4 @@
 @testable import MotionEngine
-@testable import MotionHost
 import Testing
 
 /// The property store's frame path: one slot per handle, batch writes, and the dirty list a frame reads.

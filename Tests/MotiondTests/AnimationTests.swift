@@ -183,7 +183,6 @@ struct AnimationTests {
         #expect(endings == ["Spring interrupted", "Tween finished"])
         let last = all.last { $0["event"] == "frame" }?["updates"]?.arrayValue?.first?["value"]
         #expect(last == [-5])
-        try await Task.sleep(for: .milliseconds(100))
         #expect(try await client.call("runtime.state")["targets"]?["card"]?["properties"]?["x"]?["value"] == [-5])
         await client.close()
     }

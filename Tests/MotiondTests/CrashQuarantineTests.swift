@@ -88,6 +88,7 @@ struct CrashQuarantineTests {
         client = try await third.client()
         _ = try await client.call("runtime.create", ["name": "scratch", "ephemeral": true])
         _ = try await client.call("plan.add", ["runtime": "scratch", "target": "t", "plan": ["type": "Slow", "ms": 5, "ticks": 1000]])
+        // Real time: the engine thread spends most of each tick inside the slow plugin when the signal comes.
         try await Task.sleep(for: .milliseconds(300))
         kill(third.process.processIdentifier, SIGSEGV)
         _ = await third.process.exitStatus()

@@ -33,6 +33,7 @@ struct FramePacingTests {
                 if next.x == previous.x { repeats.append("round \(round): \(previous) then \(next)") }
                 intervals.append(next.t - previous.t)
             }
+            // Real time on purpose: the clock goes idle between rounds, so each round's first tick is a start.
             try await Task.sleep(for: .milliseconds(30))
         }
         #expect(repeats.isEmpty, "\(repeats)")

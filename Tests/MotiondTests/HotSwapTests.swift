@@ -60,6 +60,7 @@ struct HotSwapTests {
         try await Self.installRamp(rate: 100, version: "2.0.0", in: plugins)
         let swapped = try #require(try await events.waitFor(isTrace("plugin.swapped")).last)
         #expect(swapped["fromVersion"] == "1.0.0" && swapped["toVersion"] == "2.0.0")
+        // Real time on purpose: the watcher must not swap again while 0.6 s pass (an absence has no condition).
         try await Task.sleep(for: .milliseconds(600))
         #expect(await events.events.filter(isTrace("plugin.swapped")).count == 1)
     }
@@ -82,6 +83,7 @@ struct HotSwapTests {
             try await client.call("runtime.state")["targets"]?["card"]?["properties"]?["x"]?["value"]?.arrayValue?.first?.doubleValue ?? -1
         }
         let (before, since) = (try await x(), Date())
+        // Real time on purpose: the rate of the running build is measured over half a second of the clock.
         try await Task.sleep(for: .milliseconds(500))
         let (after, elapsed) = (try await x(), Date().timeIntervalSince(since))
         let rate = (after - before) / elapsed
@@ -126,7 +128,7 @@ struct HotSwapTests {
         let events = EventCollector(client)
         _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["box"]])
         _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Ramp"]])
-        try await Task.sleep(for: .milliseconds(300))
+        try await Self.waitForFrames(events, target: "box", count: 10) { _ in true }  // moving before the swap
 
         try await Self.installRamp(rate: 100, version: "2.0.0", in: plugins)
         // The directory watcher may see the rename first; either way the swap happens exactly once.
@@ -182,7 +184,7 @@ struct HotSwapTests {
         // A slow, barely damped spring: still moving long after the swap.
         _ = try await client.call("plan.add", ["target": "card", "plan": [
             "type": "Spring", "property": "x", "from": [0], "to": [100], "tension": 20, "damping": 0.5]])
-        try await Task.sleep(for: .milliseconds(300))
+        try await Self.waitForFrames(events, target: "card", count: 10) { _ in true }  // moving before the swap
         // A "new build" of every plugin: the same image with bytes appended (a different file, same code),
         // written beside the old one and renamed over it.
         for name in shipped {
@@ -320,7 +322,6 @@ struct PluginGuideTests {
         _ = try await client.call("plan.add", ["target": "box", "plan": ["type": "Set", "property": "x", "value": [3]]])
         let ended = try await events.waitFor(isTrace("runtime.idle"))
         #expect(ended.contains { $0["kind"] == "animation.ended" && $0["reason"] == "interrupted" && $0["planType"] == "Wobble" })
-        try await Task.sleep(for: .milliseconds(100))
         #expect(try await client.call("runtime.state")["targets"]?["box"]?["properties"]?["x"]?["value"] == [3])
     }
 

@@ -30,6 +30,8 @@ struct JournalRestartTests {
             }
             try await group.waitForAll()
         }
+        // Real time on purpose: the tween moves 0.7 s of the clock before the kill; its replayed position is
+        // checked against the wall-clock times read around it.
         try await Task.sleep(for: .milliseconds(700))
         #expect(await first.stop(signal: SIGKILL, timeout: 30) == SIGKILL)
 
@@ -161,6 +163,7 @@ struct JournalRestartTests {
 
         let second = try await DaemonProcess(arguments: ["--state-dir", state.path])
         client = try await second.client()
+        // Real time on purpose: what is tested is that 1.5 s of the clock since the start are not jumped over.
         try await Task.sleep(for: .milliseconds(1500))
         let events = EventCollector(client)
         _ = try await client.call("subscribe", ["streams": ["frames"], "targets": ["long"]])

@@ -122,7 +122,6 @@ struct MotionctlTests {
         #expect(version.status == 0 && version.output.hasPrefix("motionctl 0."), "\(version)")
 
         _ = try await Self.motionctl(socket + ["plan", "add", "box", #"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#])
-        try await Task.sleep(for: .milliseconds(200))
         // The scrubber lives as long as the attaching command holds its connection (docs/protocol.md).
         async let attached = Self.motionctl(socket + ["timeline", "attach", "--offset", "0.5", "--hold", "2"])
         let client = try await daemon.client()

@@ -55,10 +55,10 @@ struct ReliabilityTests {
         let config = directory.appendingPathComponent("motiond.json")
         try Data(#"{"maxConnectionsPerUser": 3}"#.utf8).write(to: config)
         let daemon = try await DaemonProcess(arguments: ["--config", config.path])
-        // DaemonProcess checked the socket with a connection of its own, closed since.
-        try await Task.sleep(for: .milliseconds(100))
-        var clients: [MotionClient] = []
-        for _ in 0..<3 { clients.append(try await daemon.client()) }
+        // DaemonProcess checked the socket with a connection of its own: counted until motiond sees it closed.
+        var clients: [MotionClient] = [try await daemon.client()]
+        try await Self.waitForClients(1, seenBy: clients[0])
+        for _ in 0..<2 { clients.append(try await daemon.client()) }
         let extra = try await MotionClient.connect(path: daemon.socket)
         let refused = EventCollector(extra)
         let line = try await refused.waitFor { $0["error"] != nil }.last
@@ -66,7 +66,7 @@ struct ReliabilityTests {
         await #expect(throws: MotionClientError.connectionClosed) { _ = try await extra.call("status") }
         #expect(try await clients[0].call("status")["clients"] == 3, "the others are untouched")
         await clients.removeLast().close()
-        try await Task.sleep(for: .milliseconds(100))
+        try await Self.waitForClients(2, seenBy: clients[0])
         let again = try await daemon.client()
         #expect(try await again.call("sync") == [:], "a freed slot admits a new client")
         for client in clients + [again] { await client.close() }
@@ -79,7 +79,7 @@ struct ReliabilityTests {
                 group.addTask {
                     let client = try await MotionClient.connect(path: daemon.socket)
                     let hello = try await client.hello(client: "load-\(index)")
-                    // Keep the connection until everyone is in, then report.
+                    // Real time on purpose: each connection stays open half a second, so all 500 are open at once.
                     try await Task.sleep(for: .milliseconds(500))
                     await client.close()
                     return hello["role"] ?? .null
@@ -92,6 +92,17 @@ struct ReliabilityTests {
         let observer = try await daemon.client()
         #expect(try await observer.call("status")["animations"] == 0)
         await observer.close()
+    }
+
+    /// Returns once motiond counts `count` connected clients (`status.clients`), asked on `client`.
+    static func waitForClients(_ count: Int, seenBy client: MotionClient) async throws {
+        var seen = -1
+        for _ in 0..<600 {
+            seen = try await client.call("status")["clients"]?.intValue ?? -1
+            if seen == count { return }
+            try await Task.sleep(for: .milliseconds(50))  // polls the condition
+        }
+        throw Failure("\(seen) clients after 30 s, expected \(count)")
     }
 
     /// What `after` holds beyond `before` (each kind counted).
@@ -110,7 +121,7 @@ struct ReliabilityTests {
         let seconds = Double(ProcessInfo.processInfo.environment["MOTIOND_SOAK_SECONDS"] ?? "") ?? 5
         let daemon = try await DaemonProcess()
         let observer = try await daemon.client()
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.waitForClients(1, seenBy: observer)
         let baseline = (descriptors: daemon.ownDescriptorKinds, status: try await observer.call("status"))
         let deadline = Date().addingTimeInterval(seconds)
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in

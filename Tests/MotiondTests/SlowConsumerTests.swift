@@ -31,6 +31,7 @@ struct SlowConsumerTests {
         try await addMovingSprings(300, through: control)
         await control.close()
         let descriptor = try stuckReader(socket: daemon.socket)
+        // Real time: the stuck reader's socket buffers fill with 1.5 s of frames of the real clock.
         try await Task.sleep(for: .seconds(1.5))
         return (daemon, descriptor)
     }
@@ -66,6 +67,7 @@ struct SlowConsumerTests {
         let watcher = try await daemon.client()
         let events = EventCollector(watcher)
         _ = try await watcher.call("subscribe", ["streams": ["frames"], "targets": ["s0"]])
+        // Real time on purpose: the watcher's frame rate is measured over 2 s of the real clock.
         try await Task.sleep(for: .seconds(2.5))
         let frames = await events.events.filter { $0["event"] == "frame" }.compactMap { $0["t"]?.doubleValue }
         let window = frames.filter { $0 >= (frames.first ?? 0) + 0.25 && $0 < (frames.first ?? 0) + 2.25 }
@@ -141,6 +143,7 @@ struct SlowConsumerTests {
         let lines = #"{"id":1,"method":"hello","params":{"protocol":1}}"# + "\n"
             + #"{"id":2,"method":"subscribe","params":{"streams":["frames"],"targets":["s0"]}}"# + "\n"
         _ = Array(lines.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        // Real time: a second of frames fills the unread socket before the stop meets it.
         try await Task.sleep(for: .seconds(1))
         let stopping = Task { await daemon.stop(signal: SIGTERM) }
         let (ended, tail) = readToTheEnd(descriptor)

@@ -30,6 +30,7 @@ struct SystemdTests {
 
         let ready = try await notify.waitFor { $0.hasPrefix("READY=1") }
         #expect(notify.messages[ready].range(of: #"STATUS=ready: \d+ plugins"#, options: .regularExpression) != nil)
+        // Real time on purpose: the pings are counted over 0.7 s of the clock.
         try await Task.sleep(for: .milliseconds(700))
         let pings = notify.messages.filter { $0 == "WATCHDOG=1" }.count
         #expect(pings >= 4, "pings every 100 ms (half of WATCHDOG_USEC) expected, got \(pings)")

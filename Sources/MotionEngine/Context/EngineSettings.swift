@@ -8,6 +8,10 @@ package struct EngineSettings: Sendable, Equatable {
     package var maximumSubscriptionsPerConnection: Int
     /// What each uid may hold (docs/protocol.md#ownership-and-quotas).
     package var quotas = Quotas()
+    /// Shared-memory regions of all uids together: each is a mapping of the daemon's, and mappings past
+    /// `vm.max_map_count` fail wherever the next one is needed (an allocation: a crash). The daemon sets
+    /// it from `vm.max_map_count` at start (an eighth of it, at most 16,384).
+    package var maximumSharedRegions = 4_096
     /// Global animation speed (docs/vocabulary.md): every tick advances animations by dt × speed (0.5: half speed);
     /// at 0 every plan added completes at once.
     package var speed = 1.0

@@ -46,6 +46,9 @@ extension MethodTable {
             throw EngineError(.subscriptionLimit,
                               "at most \(settings.maximumSubscriptionsPerConnection) subscriptions per connection")
         }
+        guard subscriptions(of: session.uid) < settings.quotas.subscriptions else {
+            throw context.quotaExceeded("subscriptions", session.uid)
+        }
         let display = try params["display"].map { value throws(EngineError) in try context.display.displayTiming(value, in: session) }
         if display != nil, !streams.contains("frames") {
             throw EngineError(.invalidRequest, "display: only a subscription to the \"frames\" stream follows a display")
@@ -85,6 +88,11 @@ extension MethodTable {
             return nil
         }
         return ["sub": .number(Double(subscription.id))]
+    }
+
+    /// Subscriptions of `uid`'s connections, together (the `subscriptions` quota).
+    func subscriptions(of uid: UInt32) -> Int {
+        sessions.values.reduce(0) { $0 + ($1.uid == uid ? $1.subscriptions.count : 0) }
     }
 
     /// Target names the subscriptions of `uid`'s connections filter on, together.

@@ -35,7 +35,20 @@ extension MethodTable {
         guard sharedSlots(of: session.uid) + capacity <= settings.quotas.shmSlots else {
             throw context.quotaExceeded("shmSlots", session.uid)
         }
+        guard sharedRegions(of: session.uid) < settings.quotas.shmRegions else {
+            throw context.quotaExceeded("shmRegions", session.uid)
+        }
+        guard sharedRegions(of: nil) < settings.maximumSharedRegions else {
+            throw EngineError(.limitExceeded, "transport: the daemon holds \(settings.maximumSharedRegions) shared-memory regions, its bound (a share of vm.max_map_count); subscribe with transport \"json\", or later")
+        }
         return try SharedFrameChannel(capacity: capacity)
+    }
+
+    /// Shared-memory regions of `uid`'s subscriptions (nil: of everyone's).
+    func sharedRegions(of uid: UInt32?) -> Int {
+        sessions.values.reduce(0) { total, session in
+            uid != nil && session.uid != uid ? total : session.subscriptions.values.reduce(total) { $0 + ($1.sharedFrames == nil ? 0 : 1) }
+        }
     }
 
     /// Slots of the shared-memory subscriptions of `uid`'s connections, together (the `shmSlots` quota).

@@ -61,7 +61,7 @@ extension EngineContext {
     }
 
     func quotaExceeded(_ quota: String, _ uid: UInt32) -> EngineError {
-        EngineError(.quotaExceeded, "quota \(quota): uid \(uid) holds \(settings.quotas[quota] ?? 0) \(quota == "stateBytes" ? "bytes of router state" : quota == "filterTargets" ? "target names in subscription filters" : quota == "shmSlots" ? "slots in shared-memory subscriptions" : quota) (its quota; see the config file's quotas)")
+        EngineError(.quotaExceeded, "quota \(quota): uid \(uid) holds \(settings.quotas[quota] ?? 0) \(quota == "stateBytes" ? "bytes of router state" : quota == "filterTargets" ? "target names in subscription filters" : quota == "shmSlots" ? "slots in shared-memory subscriptions" : quota == "shmRegions" ? "shared-memory regions" : quota) (its quota; see the config file's quotas)")
     }
 
     /// The quotas a plan added to the runtime is held to (nil for the daemon's own runtimes).
@@ -86,6 +86,8 @@ extension EngineContext {
                 "filterTargets": .number(Double(MethodTable(context: self).filterTargets(of: uid))),
                 "properties": .number(Double(engine.store.liveByOwner[uid] ?? 0)),
                 "shmSlots": .number(Double(MethodTable(context: self).sharedSlots(of: uid))),
+                "subscriptions": .number(Double(MethodTable(context: self).subscriptions(of: uid))),
+                "shmRegions": .number(Double(MethodTable(context: self).sharedRegions(of: uid))),
             ]
         }
         var quotas: [String: JSONValue] = [:]

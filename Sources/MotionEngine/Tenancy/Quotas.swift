@@ -26,11 +26,19 @@ package struct Quotas: Sendable, Equatable {
     /// default): a region's pages are the daemon's memory (~100 bytes a slot written), and 64
     /// connections × 64 subscriptions of 2,097,152 slots were bounded by nothing but the machine.
     package var shmSlots = 4_194_304
+    /// Subscriptions of its connections, together (each connection ≤ `maxSubscriptions`): 1,024
+    /// connections × 64 subscriptions of one uid cost every frame a look at 65,536 filters.
+    package var subscriptions = 1_024
+    /// Shared-memory regions of its subscriptions, together: each is a memfd and a mapping of the
+    /// daemon's, and 65,536 regions of one uid took the daemon to `vm.max_map_count`, where its next
+    /// allocation crashed it.
+    package var shmRegions = 64
 
     package init() {}
 
     /// The config file's names, in the order `status` lists them.
-    package static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets", "properties", "shmSlots"]
+    package static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets", "properties", "shmSlots",
+                                "subscriptions", "shmRegions"]
 
     package subscript(name: String) -> Int? {
         get {
@@ -45,6 +53,8 @@ package struct Quotas: Sendable, Equatable {
             case "filterTargets": filterTargets
             case "properties": properties
             case "shmSlots": shmSlots
+            case "subscriptions": subscriptions
+            case "shmRegions": shmRegions
             default: nil
             }
         }
@@ -61,6 +71,8 @@ package struct Quotas: Sendable, Equatable {
             case "filterTargets": filterTargets = newValue
             case "properties": properties = newValue
             case "shmSlots": shmSlots = newValue
+            case "subscriptions": subscriptions = newValue
+            case "shmRegions": shmRegions = newValue
             default: break
             }
         }

@@ -72,6 +72,7 @@ package struct DaemonConfiguration: Sendable {
         settings.quotas = quotas
         settings.speed = speed
         settings.reduceMotion = reduceMotion
+        settings.maximumSharedRegions = MapCount.sharedRegionBound
         return settings
     }
 

@@ -1,6 +1,5 @@
 import Logging
 @testable import MotionEngine
-@testable import MotionHost
 import MotionWire
 import Testing
 
