@@ -63,10 +63,7 @@ extension Engine {
     /// Frees destroyed runtimes until the monotonic clock passes `deadline`, taking uids in turn (one uid
     /// destroying large runtimes again and again does not keep another's quotas charged).
     package func continueTeardowns(until deadline: UInt64) {
-        while !teardowns.isEmpty {
-            let next = teardowns.firstIndex { ($0.scope.owner ?? .max) > lastTeardownOwner } ?? 0
-            let teardown = teardowns[next]
-            lastTeardownOwner = teardown.scope.owner ?? .max
+        while let (next, teardown) = teardowns.next() {
             guard free(teardown, until: deadline) else { return }
             teardowns.remove(at: next)
             if WorkClock.now() >= deadline { return }

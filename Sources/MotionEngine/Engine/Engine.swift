@@ -27,10 +27,8 @@ package final class Engine {
     /// Indexed by property handle: the performer animating the property, its newest claimant
     /// ("motion.claim/1"). A column rather than a dictionary per target: no allocation per target.
     var animators: ContiguousArray<PerformerRecord?> = []
-    /// Destroyed runtimes still being freed, oldest first (`Engine+Teardown`).
-    var teardowns: [RuntimeTeardown] = []
-    /// The uid whose teardown was freed last (`continueTeardowns` takes uids in turn).
-    var lastTeardownOwner: UInt32 = 0
+    /// Destroyed runtimes still being freed (`Engine+Teardown`).
+    var teardowns = TeardownQueue()
     /// Swaps whose performers are still moving (`beginSwap`).
     var swapJobs: [SwapJob] = []
     /// Continuous performers holding a token, advanced every tick, grouped by factory (indexed like
@@ -53,11 +51,7 @@ package final class Engine {
     package internal(set) var time = 0.0
     package weak var observer: (any TraceObserver)?
     /// Gestures performers interned ("motion.gesture/1"), by handle.
-    var gestureSlots: [UInt32: GestureSlot] = [:]
-    var nextGestureHandle: UInt32 = 0
-    /// Gesture handles of runtimes that ended, given out again (every named replacement of a Draggable
-    /// interns one in its scratch runtime: a counter alone would run out).
-    var freeGestureHandles: [UInt32] = []
+    var gestureSlots = GestureSlots()
     /// What each uid holds (docs/protocol.md#ownership-and-quotas quotas), kept as runtimes and performers come and go.
     package internal(set) var usage: [UInt32: Usage] = [:]
     /// Per uid, the tokens its runtimes hold (shared with each of its runtimes).

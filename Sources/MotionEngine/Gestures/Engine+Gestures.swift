@@ -20,15 +20,7 @@ extension Engine {
     func internGesture(_ name: String, for performerID: UInt64) -> UInt32 {
         guard !name.isEmpty, name.utf8.count <= 256, let performer = performer(calling: performerID) else { return MOTION_INVALID_GESTURE }
         // By runtime and name (a scan of every runtime's handles made each push cost what all uids interned).
-        let handle = performer.runtime.gestureHandles[name] ?? {
-            let handle = freeGestureHandles.popLast() ?? {
-                nextGestureHandle += 1
-                return nextGestureHandle
-            }()
-            gestureSlots[handle] = GestureSlot(runtime: performer.runtime, name: name)
-            performer.runtime.gestureHandles[name] = handle
-            return handle
-        }()
+        let handle = gestureSlots.intern(name, in: performer.runtime)
         if let slot = gestureSlots[handle] {
             slot.readers.insert(performerID)
             slot.state = Self.readable(performer.runtime.gestures[name])
@@ -82,11 +74,7 @@ extension Engine {
 
     /// Forgets the handles of a runtime that ended (its performers, the only holders, ended with it).
     func forgetGestures(of runtime: RuntimeScope) {
-        for handle in runtime.gestureHandles.values {
-            gestureSlots[handle] = nil
-            freeGestureHandles.append(handle)
-        }
-        runtime.gestureHandles.removeAll()
+        gestureSlots.forget(runtime)
     }
 }
 
