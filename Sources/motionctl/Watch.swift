@@ -29,24 +29,31 @@ struct Watch: AsyncParsableCommand {
         var done = false
         var first = true
         // When motiond goes away (a restart, an upgrade) watch connects again with backoff and
-        // subscribes again (docs/clients.md); only the first connection's failure is an error.
+        // subscribes again (docs/clients.md); only the first connection's failure is an error. A later
+        // one that fails (the daemon went away again between the probe and the connection, or before it
+        // answered) is one more reason to wait for it.
         while !done {
             if !first {
                 guard reconnect else { throw ExitCode(ExitCodes.connection) }
                 try await Self.waitForDaemon(at: connection.path)
             }
+            let reconnecting = !first && reconnect
             first = false
-            try await connection.run { client in
-                _ = try await client.call("subscribe", .object(params))
-                for await event in client.events {
-                    print(json ? JSONWriter.string(event) : EventLine.describe(event, colour: colour))
-                    fflush(nil)
-                    // A closing notice (server.shutting_down, …) says why; the connection ends after it.
-                    if event["event"]?.stringValue == "error" { break }
-                    seen += 1
-                    if let count, seen >= count { done = true; break }
-                    if let until, event["event"] == "trace", event["kind"]?.stringValue == until { done = true; break }
+            do {
+                try await connection.run { client in
+                    _ = try await client.call("subscribe", .object(params))
+                    for await event in client.events {
+                        print(json ? JSONWriter.string(event) : EventLine.describe(event, colour: colour))
+                        fflush(nil)
+                        // A closing notice (server.shutting_down, …) says why; the connection ends after it.
+                        if event["event"]?.stringValue == "error" { break }
+                        seen += 1
+                        if let count, seen >= count { done = true; break }
+                        if let until, event["event"] == "trace", event["kind"]?.stringValue == until { done = true; break }
+                    }
                 }
+            } catch let exit as ExitCode where reconnecting && exit == ExitCode(ExitCodes.connection) {
+                continue  // connection.run said why; wait for the daemon again
             }
             if !done { printError("motiond closed the connection; \(reconnect ? "reconnecting" : "stopping")") }
         }

@@ -37,7 +37,7 @@ struct PluginLoaderTests {
         #expect(plugin.buildTag == "c")
         var builder = PluginRegistryBuilder()
         builder.add(plugin)
-        let engine = Engine(registry: builder.freeze(), host: host)
+        let engine = Engine(registry: builder.freeze(), host: host, vocabulary: .none)
         try engine.addPlan(plan(#"{"type":"Set","property":"opacity","value":[0.5, 2]}"#), to: "card")
         #expect(engine.value(of: "opacity", target: "card") == [0.5, 2])
         #expect(throws: EngineError(.invalidPlan, "value: expected an array of 1 to 4 numbers, found a string")) {

@@ -18,7 +18,7 @@ final class PropertyClaimTests: TraceObserver {
         for name in ["Spring", "Tween", "Set"] {
             builder.add(try PluginLoader.load(file: PluginLoaderTests.buildDirectory + "/lib\(name)Plugin.so", host: host).get())
         }
-        engine = Engine(registry: builder.freeze(), host: host)
+        engine = Engine(registry: builder.freeze(), host: host, vocabulary: .none)
         engine.observer = self
     }
 

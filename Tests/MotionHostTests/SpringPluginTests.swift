@@ -16,7 +16,7 @@ struct SpringPluginTests {
         let plugin = try PluginLoader.load(file: PluginLoaderTests.buildDirectory + "/libSpringPlugin.so", host: host).get()
         var builder = PluginRegistryBuilder()
         builder.add(plugin)
-        engine = Engine(registry: builder.freeze(), host: host)
+        engine = Engine(registry: builder.freeze(), host: host, vocabulary: .none)
         reference = try Conformance.load("advance_numeric.json")
     }
 

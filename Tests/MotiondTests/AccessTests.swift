@@ -25,7 +25,7 @@ struct AccessTests {
         await client.close()
     }
 
-    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3 to act as a second uid"))
     func aUserOutsideTheSocketsGroupCannotConnect() async throws {
         let daemon = try await DaemonProcess()
         // The socket is 0660 root:root here; `nobody` is neither its owner nor in its group.
@@ -43,7 +43,7 @@ struct AccessTests {
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "denied")
     }
 
-    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3 to act as a second uid"))
     func aClientMayNotReloadPlugins() async throws {
         let daemon = try await DaemonProcess()
         // Let `nobody` reach the socket (only for this test), so it connects with the client role.
@@ -64,7 +64,7 @@ struct AccessTests {
     /// The socket is never reachable by others while it is being set up, whatever the umask: a `nobody`
     /// client spinning on the path while motiond starts under umask 000 never gets in (it did in 8 of 8
     /// starts when the socket was bound in place and chmod'ed afterwards).
-    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3 to act as a second uid"))
     func theSocketIsNeverOpenToOthersWhileItIsSetUp() async throws {
         for _ in 0..<3 {
             let directory = try DaemonProcess.temporaryDirectory()
@@ -145,7 +145,7 @@ struct AccessTests {
     /// docs/protocol.md#ownership-and-quotas with a real second uid: `nobody` cannot read, change, subscribe to or scrub root's runtimes
     /// and routers (they are `runtime.not_found` / `router.not_found`, as if they did not exist); its own
     /// `default` is its own; a quota from the config file is enforced with `quota.exceeded`.
-    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3 to act as a second uid"))
     func aSecondUidCannotReachTheFirstsMotionAndHasQuotas() async throws {
         let config = try DaemonProcess.temporaryDirectory().appendingPathComponent("motiond.json")
         try Data(#"{"quotas": {"runtimes": 3}}"#.utf8).write(to: config)
@@ -192,7 +192,7 @@ struct AccessTests {
     /// A second uid opens shared-memory subscriptions on 8 connections until refused (65,536 such regions
     /// of one uid once took motiond to `vm.max_map_count` and crashed it): past its `shmRegions` every
     /// refusal is `quota.exceeded` naming it, motiond stays up, and another uid's frames go on.
-    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3 to act as a second uid"))
     func aSecondUidsSharedMemorySubscriptionsStopAtItsQuota() async throws {
         let daemon = try await DaemonProcess()
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: daemon.directory.path)

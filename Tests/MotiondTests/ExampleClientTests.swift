@@ -14,7 +14,7 @@ struct ExampleClientTests {
         return (run.status, run.output)
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs /usr/bin/python3"))
     func thePythonExampleSeesItsSpringSettle() async throws {
         let (status, text) = try await Self.runExample("motion_client.py", seconds: 20)
         #expect(status == 0)
@@ -25,7 +25,7 @@ struct ExampleClientTests {
 
     /// examples/drag_and_toss.py: a scripted pointer drags a slider past its bound and tosses a card to a
     /// snap point, as a client author would write it.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs /usr/bin/python3"))
     func thePythonDragAndTossExampleLandsOnTheSnapPoint() async throws {
         let (status, text) = try await Self.runExample("drag_and_toss.py", seconds: 30)
         #expect(status == 0, "\(text)")
@@ -33,7 +33,7 @@ struct ExampleClientTests {
     }
 
     /// README's "Protocol v1 in one minute": its socat command, run as written (socket path aside).
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/socat")))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/socat"), "needs socat (scripts/setup installs it)"))
     func theReadmeSocatExampleStreamsTheSpring() async throws {
         let readme = try String(contentsOf: CCompiler.repository.appendingPathComponent("README.md"), encoding: .utf8)
         guard let start = readme.range(of: "socat -t 5 - UNIX-CONNECT:/run/motiond/motiond.sock <<'EOF'\n"),

@@ -11,7 +11,7 @@ struct FairnessTests {
     /// `nobody` queues 96 staggered plan.adds over 256 targets on 4 connections (each a few milliseconds
     /// of the engine thread), then root sends one plan.add. In one first-come-first-served queue root's
     /// reply came after all of them; taking turns, after about one.
-    @Test(.enabled(if: canSwitchUser))
+    @Test(.enabled(if: canSwitchUser, "needs root and setpriv to act as a second uid"))
     func anotherUidsBacklogDoesNotDelayARequest() async throws {
         try await Self.flood(daemon: try await DaemonProcess())
     }
@@ -19,7 +19,7 @@ struct FairnessTests {
     /// The same with a state directory: both uids' plans go to lasting runtimes, journaled before they are
     /// applied (that a large journal group is applied in slices that take turns is
     /// `JournalTests.aLargeGroupIsAppliedInSlicesThatTakeTurns`: here the groups stay small).
-    @Test(.enabled(if: canSwitchUser))
+    @Test(.enabled(if: canSwitchUser, "needs root and setpriv to act as a second uid"))
     func aJournaledBacklogDoesNotDelayARequestEither() async throws {
         let state = try DaemonProcess.temporaryDirectory()
         try await Self.flood(daemon: try await DaemonProcess(arguments: ["--state-dir", state.path]))

@@ -47,7 +47,13 @@ struct MotionctlTests {
         try await Self.waitForASubscriber(first)
         _ = await first.stop()
         let second = try await DaemonProcess(socket: path)
-        try await Self.waitForASubscriber(second)
+        do {
+            try await Self.waitForASubscriber(second)
+        } catch {
+            let run = try await watched
+            Issue.record("watch did not subscribe to the new daemon: \(error); watch: \(run)")
+            return
+        }
         let added = try await Self.motionctl(["--socket", path, "plan", "add", "box", #"{"type":"Spring","property":"x","to":[100]}"#])
         #expect(added.status == 0, "\(added)")
         let run = try await watched

@@ -7,7 +7,7 @@ import Testing
 /// blocking and asyncio clients against a daemon, through a restart.
 @Suite("Python package")
 struct PythonPackageTests {
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/env")))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/env"), "needs /usr/bin/env to find python3"))
     func pipInstallsItAndBothClientsWorkThroughARestart() async throws {
         let directory = try CCompiler.temporaryDirectory()
         let venv = directory.appendingPathComponent("venv").path

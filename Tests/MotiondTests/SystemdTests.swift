@@ -5,7 +5,7 @@ import MotionWire
 import Testing
 
 /// docs/operations.md under the real `systemd-socket-activate`, with a datagram socket standing in for systemd.
-@Suite("systemd integration", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
+@Suite("systemd integration", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"), "needs systemd-socket-activate (scripts/setup installs systemd)"))
 struct SystemdTests {
     /// motiond exec'd by systemd-socket-activate on the first connection, as systemd itself would start it.
     private func activated(arguments: [String] = [], watchdogMicroseconds: Int = 200_000)

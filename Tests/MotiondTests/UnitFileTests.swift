@@ -3,7 +3,7 @@ import MotionTestSupport
 import Testing
 
 /// The shipped unit files, checked by the real systemd tools.
-@Suite("systemd unit files", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
+@Suite("systemd unit files", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "needs systemd-analyze (scripts/setup installs systemd)"))
 struct UnitFileTests {
     /// A copy of dist/systemd whose ExecStart points at this build, so `verify` can check the binary.
     private func units() throws -> URL {

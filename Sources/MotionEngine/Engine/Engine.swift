@@ -105,7 +105,7 @@ package final class Engine {
         var records: [PerformerRecord] = []
     }
 
-    package init(registry: PluginRegistry, host: HostServices, vocabulary: PlanVocabulary = .none) {
+    package init(registry: PluginRegistry, host: HostServices, vocabulary: PlanVocabulary) {
         self.registry = registry
         self.vocabulary = vocabulary
         self.host = host

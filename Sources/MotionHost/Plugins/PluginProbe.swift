@@ -55,7 +55,7 @@ package enum PluginProbe {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         var builder = PluginRegistryBuilder()
         builder.add(descriptor)
-        let engine = Engine(registry: builder.freeze(), host: host)
+        let engine = Engine(registry: builder.freeze(), host: host, vocabulary: .none)
         for line in data.split(separator: UInt8(ascii: "\n")) {
             guard let sample = try? JSONValue.parse(Array(line)), let planType = sample["planType"]?.stringValue,
                   let state = sample["state"]?.stringValue else { continue }

@@ -129,7 +129,7 @@ struct FactoryChecks {
         if let claimer = try? DescriptorCheck.check(UnsafeRawPointer(ClaimingPlugin.descriptor), file: "<validator>").get() {
             builder.add(claimer)
         }
-        return Engine(registry: builder.freeze(), host: host ?? self.host)
+        return Engine(registry: builder.freeze(), host: host ?? self.host, vocabulary: .none)
     }
 
     private func values(_ engine: Engine, _ plan: JSONValue) -> [Double] {

@@ -14,7 +14,7 @@ final class EngineHarness: TraceObserver {
         for (index, plugin) in plugins.enumerated() {
             builder.add(try DescriptorCheck.check(plugin, file: "<in-process \(index)>").get())
         }
-        engine = Engine(registry: builder.freeze(), host: HostServices(logger: Logger(label: "test")))
+        engine = Engine(registry: builder.freeze(), host: HostServices(logger: Logger(label: "test")), vocabulary: .none)
         engine.observer = self
     }
 
