@@ -8,7 +8,13 @@ import Testing
 @Suite("Slow consumers")
 struct SlowConsumerTests {
     /// Reads as fast as it can until the end of the stream (or 10 s): whether it ended, and the last bytes.
-    private func readToTheEnd(_ descriptor: Int32) -> (ended: Bool, tail: [UInt8]) {
+    /// On a thread of its own: a blocking read on one of the few cooperative threads starved the tests
+    /// beside it (and the task that stops the daemon this read waits for).
+    private static func readToTheEnd(_ descriptor: Int32) async throws -> (ended: Bool, tail: [UInt8]) {
+        try await onOwnThread { readToTheEndBlocking(descriptor) }
+    }
+
+    private static func readToTheEndBlocking(_ descriptor: Int32) -> (ended: Bool, tail: [UInt8]) {
         var tail: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 256 << 10)
         let start = ContinuousClock.now
@@ -92,7 +98,7 @@ struct SlowConsumerTests {
         while !daemon.log.contains("disconnecting a client that stopped reading"), ContinuousClock.now - start < .seconds(30) {
             try await Task.sleep(for: .milliseconds(100))
         }
-        let (ended, tail) = readToTheEnd(descriptor)
+        let (ended, tail) = try await Self.readToTheEnd(descriptor)
         #expect(ended, "disconnected")
         let last = String(decoding: tail.split(separator: UInt8(ascii: "\n")).last ?? [], as: UTF8.self)
         #expect(last.contains("protocol.slow_consumer"), "the last line: \(last.prefix(200))")
@@ -111,20 +117,28 @@ struct SlowConsumerTests {
         guard withUnixAddress(daemon.socket, { connect(other, $0, $1) }) == 0 else { throw Failure("cannot connect") }
         let hello = Array((#"{"id":1,"method":"hello","params":{"protocol":1}}"# + "\n").utf8)
         _ = hello.withUnsafeBytes { write(other, $0.baseAddress, $0.count) }
-        var reply = [UInt8](repeating: 0, count: 4096)
-        _ = reply.withUnsafeMutableBytes { read(other, $0.baseAddress, $0.count) }  // its hello's reply
-        let stopping = Task { await daemon.stop(signal: SIGTERM) }
-        func wait(for events: Int16, on descriptor: Int32) -> ContinuousClock.Instant? {
-            let start = ContinuousClock.now
-            while ContinuousClock.now - start < .seconds(20) {
-                var ready = pollfd(fd: descriptor, events: events, revents: 0)
-                if poll(&ready, 1, 20) > 0, ready.revents & (events | Int16(POLLHUP)) != 0 { return .now }
-            }
-            return nil
+        try await onOwnThread {  // its hello's reply (a blocking read: off the cooperative threads)
+            var reply = [UInt8](repeating: 0, count: 4096)
+            _ = reply.withUnsafeMutableBytes { read(other, $0.baseAddress, $0.count) }
         }
-        let told = try #require(wait(for: Int16(POLLIN), on: other), "the other client is told")
+        let stopping = Task { await daemon.stop(signal: SIGTERM) }
+        /// Polls `descriptor` for `events` on a thread of its own (20 s at most): when they came.
+        @Sendable func wait(for events: Int16, on descriptor: Int32) async throws -> ContinuousClock.Instant? {
+            try await onOwnThread {
+                let start = ContinuousClock.now
+                while ContinuousClock.now - start < .seconds(20) {
+                    var ready = pollfd(fd: descriptor, events: events, revents: 0)
+                    if poll(&ready, 1, 20) > 0, ready.revents & (events | Int16(POLLHUP)) != 0 { return .now }
+                }
+                return nil
+            }
+        }
         let peerClosed: Int16 = 0x2000  // POLLRDHUP (_GNU_SOURCE: not imported)
-        let ended = try #require(wait(for: peerClosed, on: descriptor), "the stuck reader's connection ends")
+        // Both watched at once: the other client is told, and the stuck reader's connection ends.
+        async let toldAt = wait(for: Int16(POLLIN), on: other)
+        async let endedAt = wait(for: peerClosed, on: descriptor)
+        let told = try #require(try await toldAt, "the other client is told")
+        let ended = try #require(try await endedAt, "the stuck reader's connection ends")
         let seconds = (ended - told) / .seconds(1)
         #expect(seconds < 3, "it ended \(seconds) s after the other client was told")
         #expect(await stopping.value == 0)
@@ -146,7 +160,7 @@ struct SlowConsumerTests {
         // Real time: a second of frames fills the unread socket before the stop meets it.
         try await Task.sleep(for: .seconds(1))
         let stopping = Task { await daemon.stop(signal: SIGTERM) }
-        let (ended, tail) = readToTheEnd(descriptor)
+        let (ended, tail) = try await Self.readToTheEnd(descriptor)
         #expect(ended)
         let received = tail.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
         #expect(received.contains { $0.contains(#""event":"frame""#) }, "frames came before")
