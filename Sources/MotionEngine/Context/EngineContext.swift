@@ -1,7 +1,9 @@
 import Logging
 import MotionWire
 
-/// Everything the engine thread owns: the engine, the sessions, the subscription hub, tick statistics.
+/// The coordinator of everything the engine thread owns: the engine, the sessions, the subscription hub,
+/// and one room per concept that owns its own state (`journal`, `routers`, `plugins`, `dryRuns`, `ticks`,
+/// `display`; docs/architecture.md). It answers requests in order and forwards the rest.
 ///
 /// Only the engine thread touches it: NIO threads reach it through `EngineLoop.submit`.
 package final class EngineContext: TraceObserver {
