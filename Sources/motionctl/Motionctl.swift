@@ -87,7 +87,7 @@ struct Connection: ParsableArguments {
             throw ExitCode(ExitCodes.connection)
         }
         do {
-            try await client.hello(client: "motionctl")
+            try await Self.answered(within: Self.answerSeconds, on: client) { try await client.hello(client: "motionctl") }
             try await body(client)
             await client.close()
         } catch let error as MotionClientError {
@@ -95,6 +95,24 @@ struct Connection: ParsableArguments {
             printError(error.description)
             throw ExitCode(error == .connectionClosed ? ExitCodes.connection : ExitCodes.serverError)
         }
+    }
+}
+
+extension Connection {
+    /// How long motionctl waits for motiond to answer `hello` (and `watch` its `subscribe`).
+    static let answerSeconds = 10.0
+
+    /// Runs `call` on `client`; a server that has not answered within `seconds` has the connection
+    /// closed, so the call ends with `connectionClosed` instead of waiting for ever (a listener that
+    /// accepts and never answers).
+    static func answered<Value: Sendable>(within seconds: Double, on client: MotionClient,
+                                          _ call: () async throws -> Value) async throws -> Value {
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(seconds))
+            await client.close()
+        }
+        defer { deadline.cancel() }
+        return try await call()
     }
 }
 

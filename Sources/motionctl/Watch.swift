@@ -41,7 +41,9 @@ struct Watch: AsyncParsableCommand {
             first = false
             do {
                 try await connection.run { client in
-                    _ = try await client.call("subscribe", .object(params))
+                    _ = try await Connection.answered(within: Connection.answerSeconds, on: client) {
+                        try await client.call("subscribe", .object(params))
+                    }
                     for await event in client.events {
                         print(json ? JSONWriter.string(event) : EventLine.describe(event, colour: colour))
                         fflush(nil)
@@ -65,11 +67,18 @@ struct Watch: AsyncParsableCommand {
     /// Waits for the socket to accept a connection again: 0.1 s, doubling to 2 s between tries.
     static func waitForDaemon(at path: String) async throws {
         var delay = 0.1
+        var said = ""
         while true {
             try await Task.sleep(for: .seconds(delay))
-            if let client = try? await MotionClient.connect(path: path) {
+            do {
+                let client = try await MotionClient.connect(path: path)
                 await client.close()
                 return
+            } catch {
+                // Said once per reason, so a long wait shows why it waits.
+                let reason = "\(error)"
+                if reason != said { printError("waiting for motiond: \(reason)") }
+                said = reason
             }
             delay = min(delay * 2, 2)
         }
