@@ -174,7 +174,7 @@ struct ClientLibraryTests {
         let program = try await Self.buildAgainstLibrary(Self.fixture("reconnecting_client.c"), named: "reconnecting_client", in: directory)
         let path = directory.appendingPathComponent("m.sock").path
         let first = try await DaemonProcess(socket: path)
-        async let ran = Self.run(program, [path], timeout: 30)
+        async let ran = Self.run(program, [path], timeout: DaemonProcess.acrossARestart)
         try await first.waitForSubscriptions(atLeast: 1)
         let (second, client) = try await Self.restart(first, at: path)
         let output = try await ran
@@ -202,7 +202,7 @@ struct ClientLibraryTests {
         #expect(build.status == 0, "\(build.output)")
         let path = directory.appendingPathComponent("m.sock").path
         let first = try await DaemonProcess(socket: path)
-        async let ran = Self.run(program, [path], timeout: 60)
+        async let ran = Self.run(program, [path], timeout: DaemonProcess.acrossARestart)
         func waitFor(_ runtime: String, on daemon: DaemonProcess) async throws {
             let watcher = try await daemon.client()
             var there = false

@@ -42,7 +42,7 @@ struct MotionctlTests {
         let directory = try CCompiler.temporaryDirectory()
         let path = directory.appendingPathComponent("m.sock").path
         let first = try await DaemonProcess(socket: path)
-        async let watched = Self.motionctl(["watch", "--socket", path, "--frames", "--count", "2"], timeout: 40)
+        async let watched = Self.motionctl(["watch", "--socket", path, "--frames", "--count", "2"], timeout: DaemonProcess.acrossARestart)
         // A loaded machine may take a while to start motionctl: stop the first daemon only once watch has subscribed.
         try await Self.waitForASubscriber(first)
         _ = await first.stop()

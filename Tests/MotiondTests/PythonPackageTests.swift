@@ -19,7 +19,7 @@ struct PythonPackageTests {
         let path = directory.appendingPathComponent("m.sock").path
         let first = try await DaemonProcess(socket: path)
         let script = CCompiler.repository.appendingPathComponent("Tests/MotiondTests/Fixtures/python_package_check.py").path
-        async let ran = ClientLibraryTests.run("\(venv)/bin/python", [script, path, "restart"], timeout: 40)
+        async let ran = ClientLibraryTests.run("\(venv)/bin/python", [script, path, "restart"], timeout: DaemonProcess.acrossARestart)
         // Wait for the script to reach its restart check (its output is read at the end: poll the daemon).
         let watcher = try await first.client()
         var waiting = false

@@ -72,6 +72,13 @@ final class DaemonProcess: @unchecked Sendable {
     /// Generous: a loaded CI machine is slow, and a daemon that never listens fails at once (it exits).
     private static let listenTimeout = 60.0
 
+    /// How long a client that lives through a daemon restart may run: the first daemon's stop (≤ 10 s),
+    /// the second's start (≤ 60 s, after other tests' starts) and the wait for its resubscription
+    /// (≤ 30 s) together. Such a client ends by itself once it has seen what it needs; a fixed 30–40 s
+    /// cut it off mid-wait on a loaded machine (the stress runs' one failure: `watch` killed while
+    /// still waiting for the second daemon, which then never saw a subscriber).
+    static let acrossARestart = 150.0
+
     private func waitUntilListening() async throws {
         let deadline = Date().addingTimeInterval(Self.listenTimeout)
         while Date() < deadline {
