@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +55,10 @@ static void say(const char *label, const char *function, const char *number, siz
     write_to(2, ": ", 2);
     const char *end = strchr(label, '\n');
     write_to(2, label, end != NULL ? (size_t)(end - label) : strlen(label));
-    static const char closing[] = " (recorded: it is quarantined at the next start)\n";
-    write_to(2, closing, sizeof closing - 1);
+    static const char recorded[] = " (recorded: it is quarantined at the next start)\n";
+    static const char unrecorded[] = " (not recorded: no state directory)\n";
+    if (record_fd >= 0) write_to(2, recorded, sizeof recorded - 1);
+    else write_to(2, unrecorded, sizeof unrecorded - 1);
 }
 
 /* A fault the plugin caused while it was called: one the kernel raised (si_code > 0), on any thread (a
@@ -67,25 +70,43 @@ static int caused_by_plugin(siginfo_t *info) {
     return engine_thread == 0 || syscall(SYS_gettid) == engine_thread;
 }
 
+/* Marks every descriptor past stderr close-on-exec (close_range, Linux 5.11+; else one fcntl each, both
+ * async-signal-safe): the handler chained to below (Swift's backtracer) spawns a child, and a child that
+ * inherited the clients' sockets kept them open while it ran — the clients saw no end, and a restart could
+ * not take the socket for minutes (docs/threat_model.md). Nothing is closed: the backtracer still reads
+ * the process. */
+static void no_descriptor_outlives_the_crash(void) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) == 0) return;
+#endif
+    for (int fd = 3; fd < 65536; fd++) {
+        const int flags = fcntl(fd, F_GETFD);
+        if (flags >= 0 && !(flags & FD_CLOEXEC)) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+    }
+}
+
 static void on_crash(int signal, siginfo_t *info, void *context) {
+    no_descriptor_outlives_the_crash();
     const int inside = marker_slots != NULL && caused_by_plugin(info);
     const char *label = inside ? (const char *)marker_slots[0] : NULL;
     const char *function = inside ? (const char *)marker_slots[1] : NULL;
-    if (label != NULL && record_fd >= 0) {
+    if (label != NULL) {
         char number[20], seconds[20];
         const size_t digits = decimal((unsigned long long)signal, number);
-        /* When it happened (clock_gettime is async-signal-safe): the quarantine's time is the crash's. */
-        struct timespec now;
-        const size_t second_digits = clock_gettime(CLOCK_REALTIME, &now) == 0 ? decimal((unsigned long long)now.tv_sec, seconds) : 0;
-        write_string(label);
-        write_all("\n", 1);
-        write_string(function != NULL ? function : "?");
-        write_all("\n", 1);
-        write_all(number, digits);
-        write_all("\n", 1);
-        write_all(seconds, second_digits);
-        write_all("\n", 1);
-        fsync(record_fd);
+        if (record_fd >= 0) {
+            /* When it happened (clock_gettime is async-signal-safe): the quarantine's time is the crash's. */
+            struct timespec now;
+            const size_t second_digits = clock_gettime(CLOCK_REALTIME, &now) == 0 ? decimal((unsigned long long)now.tv_sec, seconds) : 0;
+            write_string(label);
+            write_all("\n", 1);
+            write_string(function != NULL ? function : "?");
+            write_all("\n", 1);
+            write_all(number, digits);
+            write_all("\n", 1);
+            write_all(seconds, second_digits);
+            write_all("\n", 1);
+            fsync(record_fd);
+        }
         say(label, function, number, digits);
     }
     /* A crash inside a plugin dies at once (the plugin is named in the record); any other crash goes to

@@ -15,6 +15,8 @@ size_t motion_heap_in_use(void) { return mallinfo2().uordblks; }
 
 int motion_malloc_disable_fast_bins(void) { return mallopt(M_MXFAST, 0); }
 
+int motion_malloc_trim(void) { return malloc_trim(0); }
+
 int motion_thread_usage(motion_thread_usage_t *out) {
     struct rusage usage;
     if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;

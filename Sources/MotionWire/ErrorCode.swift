@@ -10,6 +10,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case helloRequired = "protocol.hello_required"
     /// No `hello` came within the first seconds; the connection is closed after this error.
     case helloTimeout = "protocol.hello_timeout"
+    /// A request line did not arrive whole within 10 s of its first byte; the connection is closed after this error.
+    case lineTimeout = "protocol.line_timeout"
     /// The client asked for a protocol version this server does not speak.
     case unsupportedVersion = "protocol.unsupported_version"
     /// The client could not keep up with its subscriptions and is disconnected.

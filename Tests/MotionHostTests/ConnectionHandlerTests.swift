@@ -15,19 +15,21 @@ struct ConnectionHandlerTests {
     static let limit = 256
 
     /// An engine thread with the fake plugin, and a channel whose pipeline is the server's.
-    static func connection(helloTimeout: TimeAmount = .seconds(5)) async throws -> (NIOAsyncTestingChannel, EngineLoop) {
+    static func connection(helloTimeout: TimeAmount = .seconds(5), lineTimeout: TimeAmount = .seconds(10),
+                           limiter: ConnectionLimiter = ConnectionLimiter(.init(total: 8, perUser: 8)),
+                           inputBytes: Int? = nil) async throws -> (NIOAsyncTestingChannel, EngineLoop) {
         let loop = EngineLoop(rate: 120)
         _ = await loop.start {
             let harness = try! EngineHarness()
             return (EngineContext(engine: harness.engine, settings: EngineSettings(maximumLineLength: limit), logger: Logger(label: "test")), ())
         }
+        if let inputBytes { loop.inputBytesQuota.store(inputBytes, ordering: .relaxed) }
         let channel = NIOAsyncTestingChannel()
         try await channel.testingEventLoop.executeInContext {
-            try channel.pipeline.syncOperations.addHandler(
-                ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: limit + 2))
-            try channel.pipeline.syncOperations.addHandler(ConnectionHandler(
-                loop: loop, maximumLineLength: limit, policy: AccessPolicy(adminGroup: nil, groupsOfUser: { _, _ in [] }),
-                limiter: ConnectionLimiter(.init(total: 8, perUser: 8)), helloTimeout: helloTimeout))
+            try SocketServer.addConnectionHandlers(
+                to: channel.pipeline.syncOperations, loop: loop, maximumLineLength: limit,
+                policy: AccessPolicy(adminGroup: nil, groupsOfUser: { _, _ in [] }), limiter: limiter,
+                helloTimeout: helloTimeout, lineTimeout: lineTimeout)
         }
         try await channel.connect(to: SocketAddress(unixDomainSocketPath: "/motiond-test")).get()
         return (channel, loop)
@@ -90,12 +92,74 @@ struct ConnectionHandlerTests {
 
     @Test func adminsGetInPastTheCaps() {
         let limiter = ConnectionLimiter(.init(total: 2, perUser: 1))
-        #expect(limiter.admit(uid: 1000) == nil)
-        #expect(limiter.admit(uid: 1000) != nil, "per-user cap")
-        #expect(limiter.admit(uid: 1001) == nil)
-        #expect(limiter.admit(uid: 1002) != nil, "total cap")
-        #expect(limiter.admit(uid: 1003, isAdmin: true) == nil, "an admin still gets in")
-        #expect(limiter.admit(uid: 1003, isAdmin: true) != nil, "admins keep their own per-user cap")
+        func refusal(_ uid: UInt32, isAdmin: Bool = false) -> String? {
+            if case .refused(let code, _) = limiter.admit(uid: uid, isAdmin: isAdmin) { return code.rawValue }
+            return nil
+        }
+        #expect(refusal(1000) == nil)
+        #expect(refusal(1000) == "quota.exceeded", "per-user cap: the uid's quota")
+        #expect(refusal(1001) == nil)
+        #expect(refusal(1002) == "server.connection_limit", "total cap")
+        #expect(refusal(1003, isAdmin: true) == nil, "an admin still gets in")
+        #expect(refusal(1003, isAdmin: true) == "quota.exceeded", "admins keep their own per-user cap")
+    }
+
+    @Test func theConnectionsOfOneUidShareOneLedger() {
+        let limiter = ConnectionLimiter(.init(total: 8, perUser: 8))
+        guard case .admitted(let first) = limiter.admit(uid: 1000), case .admitted(let second) = limiter.admit(uid: 1000),
+              case .admitted(let other) = limiter.admit(uid: 1001) else { Issue.record("refused"); return }
+        #expect(first === second && first !== other)
+        limiter.release(uid: 1000)
+        limiter.release(uid: 1000)
+        guard case .admitted(let again) = limiter.admit(uid: 1000) else { Issue.record("refused"); return }
+        #expect(again !== first, "a uid with no connection left starts a fresh ledger")
+    }
+
+    /// Issue #45: a line must arrive whole within its deadline of its first byte, however slowly it trickles.
+    @Test func aLineUnfinishedPastItsDeadlineClosesTheConnection() async throws {
+        let (channel, loop) = try await Self.connection(lineTimeout: .seconds(10))
+        try await Self.send(channel, #"{"id":1,"method":"hello","params":{"protocol":1}}"# + "\n")
+        #expect(try await Self.lines(channel, atLeast: 1).first?["result"]?["protocol"] == 1)
+        try await Self.send(channel, #"{"id":2,"method":"st"#)
+        for _ in 0..<3 {
+            await channel.testingEventLoop.advanceTime(by: .seconds(3))
+            try await Self.send(channel, "a")
+        }
+        #expect(channel.isActive, "9 s into the line: still open")
+        await channel.testingEventLoop.advanceTime(by: .seconds(2))
+        let lines = try await Self.lines(channel, atLeast: 1)
+        #expect(lines.first?["error"]?["code"] == "protocol.line_timeout", "\(lines)")
+        #expect(try await Self.waitUntilClosed(channel))
+        await loop.stop()
+    }
+
+    @Test func wholeLinesKeepTheConnectionOpenAndTheClockStartsWithEachLine() async throws {
+        let (channel, loop) = try await Self.connection(lineTimeout: .seconds(10))
+        try await Self.send(channel, #"{"id":1,"method":"hello","params":{"protocol":1}}"# + "\n" + #"{"id":2,"#)
+        await channel.testingEventLoop.advanceTime(by: .seconds(8))
+        try await Self.send(channel, #""method":"sync"}"# + "\n" + #"{"id":3,"#)
+        await channel.testingEventLoop.advanceTime(by: .seconds(8))
+        try await Self.send(channel, #""method":"sync"}"# + "\n")
+        await channel.testingEventLoop.advanceTime(by: .seconds(30))
+        let lines = try await Self.lines(channel, atLeast: 3)
+        #expect(lines.map { $0["id"] } == [1, 2, 3], "\(lines)")
+        #expect(channel.isActive)
+        await loop.stop()
+    }
+
+    /// Issue #45: unfinished lines are counted against the uid's `inputBytes`, across its connections.
+    @Test func unfinishedLinesPastTheInputQuotaAreRefused() async throws {
+        let (channel, loop) = try await Self.connection(inputBytes: 100)
+        try await Self.send(channel, #"{"id":1,"method":"hello","params":{"protocol":1}}"# + "\n")
+        #expect(try await Self.lines(channel, atLeast: 1).first?["result"]?["protocol"] == 1)
+        try await Self.send(channel, String(repeating: "x", count: 60))
+        #expect(channel.isActive)
+        try await Self.send(channel, String(repeating: "x", count: 60))
+        let lines = try await Self.lines(channel, atLeast: 1)
+        #expect(lines.first?["error"]?["code"] == "quota.exceeded", "\(lines)")
+        #expect(lines.first?["error"]?["message"]?.stringValue?.contains("inputBytes") == true, "\(lines)")
+        #expect(try await Self.waitUntilClosed(channel))
+        await loop.stop()
     }
 
     @Test func aLineOverTheLimitIsRefusedAndOnlyThatConnectionCloses() async throws {

@@ -79,5 +79,17 @@ struct RequestLimitsTests {
         #expect(StderrLogHandler.escaped("card\n<0>root owned") == "card\\n<0>root owned")
         #expect(StderrLogHandler.escaped("a\u{1b}[31mred") == "a\\u{1b}[31mred")
         #expect(StderrLogHandler.escaped("plain ünïcode") == "plain ünïcode")
+        // Issue #45: next line (U+0085), line and paragraph separators, bidirectional overrides and isolates.
+        #expect(StderrLogHandler.escaped("a\u{85}b\u{2028}c\u{2029}d") == "a\\u{85}b\\u{2028}c\\u{2029}d")
+        #expect(StderrLogHandler.escaped("\u{202E}txt.exe\u{2066}x\u{2069}") == "\\u{202e}txt.exe\\u{2066}x\\u{2069}")
+        #expect(StderrLogHandler.escaped("\u{202A}\u{202D}\u{9F}") == "\\u{202a}\\u{202d}\\u{9f}")
+    }
+
+    @Test func aClientNameIsANameAtMost256Bytes() {
+        context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1,"client":""#.utf8) + Array(repeating: UInt8(ascii: "n"), count: 257)
+                        + Array(#""}}"#.utf8), from: 1)
+        #expect(output.lines.last?["error"]?["code"] == "request.limit", "\(output.lines.last ?? .null)")
+        context.receive(line: Array(#"{"id":2,"method":"hello","params":{"protocol":1,"client":"bar"}}"#.utf8), from: 1)
+        #expect(output.lines.last?["result"]?["protocol"] == 1)
     }
 }

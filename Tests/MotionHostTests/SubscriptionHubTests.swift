@@ -5,8 +5,11 @@ import Testing
 
 /// A client output whose backlog the test controls, recording every line.
 final class RecordingOutput: ClientOutput {
-    private let state = Mutex<(lines: [JSONValue], backlog: Int, closed: Bool)>(([], 0, false))
+    private let state = Mutex<(lines: [JSONValue], backlog: Int, closed: Bool, ownerBacklog: Int?)>(([], 0, false, nil))
     var backlog: Int { state.withLock { $0.backlog } }
+    /// Its uid's connections together: its own backlog unless the test says otherwise.
+    var ownerBacklog: Int { state.withLock { $0.ownerBacklog ?? $0.backlog } }
+    func setOwnerBacklog(_ bytes: Int) { state.withLock { $0.ownerBacklog = bytes } }
     var lines: [JSONValue] { state.withLock { $0.lines } }
     var isClosed: Bool { state.withLock { $0.closed } }
     func setBacklog(_ bytes: Int) { state.withLock { $0.backlog = bytes } }
@@ -72,6 +75,30 @@ struct SubscriptionHubTests {
         tick(2)
         let targets = output.lines.flatMap { $0["updates"]?.arrayValue ?? [] }.compactMap { $0["target"]?.stringValue }
         #expect(targets == ["b"])
+    }
+
+    /// Issue #45: each of a uid's readers may be under its own mark while together they pass the uid's
+    /// `outputBytes`; then each with anything unsent is behind (no frames; conflated), and one with
+    /// nothing unsent still gets its frames.
+    @Test func aUidsReadersAreBehindTogetherPastItsOutputBytes() {
+        hub.ownerBacklogLimit = 10_000
+        subscribe()
+        _ = write("a", 1)
+        tick(1)
+        #expect(output.lines.count == 1)
+        output.setBacklog(100)
+        output.setOwnerBacklog(20_000)
+        _ = write("a", 2)
+        tick(2)
+        #expect(output.lines.count == 1, "behind with its uid: no frame")
+        #expect(hub.checkBacklogs(time: 2).isEmpty)
+        #expect(hub.checkBacklogs(time: 2 + hub.limits.slowConsumerSeconds + 0.1).map(\.id) == [session.id],
+                "and cut off after the same time as one past its own mark")
+        output.setBacklog(0)
+        _ = write("a", 3)
+        tick(3)
+        #expect(output.lines.count == 2, "nothing unsent of its own: frames again, though its uid is still over")
+        #expect(output.lines.last?["dropped"] == 1)
     }
 
     @Test func aSlowReaderGetsTheLatestValueAndADroppedCount() {

@@ -168,4 +168,47 @@ struct CrashQuarantineTests {
         #expect(second.log.contains("Crashy"), "the plan whose plugin is refused is reported by the replay: \(second.log)")
         await again.close()
     }
+
+    /// Issue #45: a crash outside any plugin goes to Swift's backtracer, a child process; it must not
+    /// inherit the clients' sockets (one that did kept every connection open after motiond died, and
+    /// a restart could not take the socket for minutes). Its open descriptors are read while it runs.
+    @Test func aCrashOutsideAPluginLeavesNoSocketToTheBacktracer() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let socket = directory.appendingPathComponent("motiond.sock").path
+        let daemon = try await DaemonProcess(directory: directory, socket: socket,
+                                             command: [DaemonProcess.motiond, "--socket", socket, "--no-shipped-plugins"],
+                                             environment: ["SWIFT_BACKTRACE": "enable=yes,interactive=no"])
+        var clients: [MotionClient] = []
+        for _ in 0..<3 { clients.append(try await daemon.client()) }
+        let pid = daemon.process.processIdentifier
+        // The daemon's sockets (the listener, the clients'): none may be the backtracer's. (The backtracer
+        // has sockets of its own: the pair it reads the crashed process's memory through.)
+        let ownSockets = Set(((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? [])
+            .compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/" + $0) }
+            .filter { $0.hasPrefix("socket:") })
+        #expect(ownSockets.count >= 4, "the listener and three clients: \(ownSockets)")
+        kill(pid, SIGSEGV)
+        // The backtracer is the crashed daemon's child while it reads it (seconds: it symbolicates).
+        var child: Int32?
+        var seen: [String] = []
+        for _ in 0..<400 where child == nil && daemon.process.isRunning {
+            let children = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            for task in children {
+                let listed = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+                if let first = listed.split(separator: " ").first, let found = Int32(first) { child = found }
+            }
+            if let child {
+                let fds = "/proc/\(child)/fd"
+                seen = ((try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [])
+                    .compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + $0) }
+            }
+            if child == nil { try await Task.sleep(for: .milliseconds(10)) }  // polls for the child
+        }
+        try #require(child != nil, "Swift's backtracer (SWIFT_BACKTRACE=enable=yes) ran as a child of the crashed daemon")
+        #expect(!seen.isEmpty, "its descriptors were read")
+        #expect(ownSockets.intersection(seen).isEmpty, "no socket of the daemon's is the backtracer's: \(seen) against \(ownSockets)")
+        if let child { kill(child, SIGKILL) }
+        _ = await daemon.stop(signal: SIGKILL)
+        for client in clients { await client.close() }
+    }
 }

@@ -62,7 +62,8 @@ struct ReliabilityTests {
         let extra = try await MotionClient.connect(path: daemon.socket)
         let refused = EventCollector(extra)
         let line = try await refused.waitFor { $0["error"] != nil }.last
-        #expect(line?["error"]?["code"] == "server.connection_limit")
+        #expect(line?["error"]?["code"] == "quota.exceeded", "a uid's share is its quota: \(String(describing: line))")
+        #expect(line?["error"]?["message"]?.stringValue?.hasPrefix("quota connections: uid ") == true, "\(String(describing: line))")
         await #expect(throws: MotionClientError.connectionClosed) { _ = try await extra.call("status") }
         #expect(try await clients[0].call("status")["clients"] == 3, "the others are untouched")
         await clients.removeLast().close()

@@ -11,6 +11,10 @@ size_t motion_heap_in_use(void);
  *  (`MallocTuning`). 1 on success. */
 int motion_malloc_disable_fast_bins(void);
 
+/** malloc_trim(0): free memory at the top of every arena and unused whole pages inside them go back to
+ *  the system (`MallocTuning.returnFreedMemorySoon`). 1 if some was returned. */
+int motion_malloc_trim(void);
+
 /** The calling thread's CPU time and context switches so far (getrusage RUSAGE_THREAD): voluntary ones
  *  (it blocked: a sleep, I/O) and involuntary ones (it was preempted). Tells a slow plugin call from a
  *  busy machine. 0, or -1 on failure. */

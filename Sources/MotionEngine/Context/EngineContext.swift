@@ -13,6 +13,7 @@ package final class EngineContext: TraceObserver {
         didSet {
             engine.instantMotion = settings.instantMotion
             engine.quotas = settings.quotas
+            hub.ownerBacklogLimit = settings.quotas.outputBytes
         }
     }
     package let logger: Logger
@@ -69,6 +70,7 @@ package final class EngineContext: TraceObserver {
         engine.quotas = settings.quotas
         self.logger = logger
         self.hub = SubscriptionHub(limits: hubLimits)
+        hub.ownerBacklogLimit = settings.quotas.outputBytes
         engine.observer = self
     }
 

@@ -15,5 +15,9 @@ package struct HostHooks: Sendable {
     /// that uid's backlog).
     package var onEngineThreadFor: (@Sendable (_ uid: UInt32?, _ first: Bool, _ body: @escaping @Sendable (EngineContext) -> Void) -> Void)?
 
+    /// A large amount of memory was just freed (the last destroyed runtime's): the host returns freed
+    /// pages to the system, off the engine thread.
+    package var memoryFreed: (@Sendable () -> Void)?
+
     package init() {}
 }

@@ -74,7 +74,11 @@ package final class FrameTicks: ContextPart {
     func finishTick() {
         let now = time
         context.routers.driveWaiting()
-        if engine.hasTeardowns { engine.continueTeardowns(until: WorkClock.now() &+ EngineContext.sliceNanos) }
+        if engine.hasTeardowns {
+            engine.continueTeardowns(until: WorkClock.now() &+ EngineContext.sliceNanos)
+            // The last destroyed runtime is freed: the host may give the memory back to the system.
+            if !engine.hasTeardowns { context.hooks.memoryFreed?() }
+        }
         for session in hub.checkBacklogs(time: now) {
             logger.warning("disconnecting a client that stopped reading", metadata: [
                 "session": "\(session.id)", "client": "\(session.client)",

@@ -6,6 +6,9 @@ import Glibc
 package protocol ClientOutput: AnyObject, Sendable {
     /// Bytes handed over but not yet written to the socket.
     var backlog: Int { get }
+    /// Bytes all connections of this session's uid have handed over and not yet written, together
+    /// (`quotas.outputBytes`).
+    var ownerBacklog: Int { get }
     func send(_ line: [UInt8])
     /// Sends a copy of `bytes` (borrowed for the call): frames are lent from a reused buffer.
     func send(bytes: UnsafeRawBufferPointer)
@@ -22,6 +25,7 @@ package protocol ClientOutput: AnyObject, Sendable {
 extension ClientOutput {
     package func send(bytes: UnsafeRawBufferPointer) { send(Array(bytes)) }
     package func markGreeted() {}
+    package var ownerBacklog: Int { backlog }
     package var canPassDescriptors: Bool { false }
     package func send(_ line: [UInt8], passing descriptor: Int32) {
         Glibc.close(descriptor)

@@ -9,7 +9,11 @@ extension MethodTable {
         guard version == WireProtocol.version else {
             throw EngineError(.unsupportedVersion, "protocol: this server speaks protocol 1, not \(version)")
         }
-        session.client = try params.optionalString("client") ?? ""
+        // What the client calls itself is logged and shown to admins: a name, bounded like every name
+        // (64 connections with 1 MB names wrote 128 MB of log in 70 s); empty is allowed.
+        let client = try params.optionalString("client") ?? ""
+        if !client.isEmpty { try Params.check(name: client, "client", maximumLength: Params.maximumNameLength) }
+        session.client = client
         session.greeted = true
         session.output.markGreeted()
         // The uid's own `default` begins when it first connects (docs/operations.md#a-plugin-that-crashes-the-daemon).

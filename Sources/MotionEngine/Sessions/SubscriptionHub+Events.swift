@@ -7,7 +7,7 @@ extension SubscriptionHub {
         for subscription in subscriptions where subscription.trace && !subscription.session.isClosed {
             let shared = event.runtime.map(sharedRuntimes.contains) ?? false
             guard subscription.matches(runtime: event.runtime, target: event.target, shared: shared) else { continue }
-            if subscription.session.output.backlog > limits.traceHighWater {
+            if isBehindOnTrace(subscription.session) {
                 subscription.traceLost += 1
                 continue
             }

@@ -17,16 +17,18 @@ package final class SubscriptionHub {
     }
 
     let limits: Limits
+    /// A uid's `quotas.outputBytes`: past it, each of its sessions with anything unsent counts as behind.
+    var ownerBacklogLimit = Int.max
     private(set) var subscriptions: [Subscription] = []
     private let encoder = FrameEncoder()
     /// This tick's update lists shared by subscriptions of one filter, and where each is in `bodies`.
     private let bodies = FrameEncoder()
     private var sharedBodies: [FilterKey: Range<Int>] = [:]
-    private var behindSince: [UInt64: Double] = [:]
+    var behindSince: [UInt64: Double] = [:]
     /// Reused by `appendUpdates`: the pending handles a filtered subscriber may see.
     private var visible: [UInt32] = []
     /// Reused by `checkBacklogs` every tick, so that it allocates nothing.
-    private var checkedSessions: Set<UInt64> = []
+    var checkedSessions: Set<UInt64> = []
 
     init(limits: Limits = Limits()) {
         self.limits = limits
@@ -259,34 +261,6 @@ package final class SubscriptionHub {
 
     /// Runtimes created `"shared": true`, by key: their trace events reach every uid.
     var sharedRuntimes: Set<String> = []
-
-    /// Called once per tick: announces trace gaps to subscribers that caught up and returns the sessions
-    /// that stayed behind too long, which the caller disconnects.
-    func checkBacklogs(time: Double) -> [Session] {
-        var slow: [Session] = []
-        checkedSessions.removeAll(keepingCapacity: true)
-        for subscription in subscriptions where checkedSessions.insert(subscription.session.id).inserted {
-            let session = subscription.session
-            if isBehind(session) {
-                let since = behindSince[session.id] ?? time
-                behindSince[session.id] = since
-                if time - since > limits.slowConsumerSeconds { slow.append(session) }
-            } else {
-                behindSince[session.id] = nil
-            }
-        }
-        for subscription in subscriptions where subscription.traceLost > 0 {
-            if subscription.session.output.backlog <= limits.traceHighWater { flushGap(subscription, time: time) }
-        }
-        return slow
-    }
-
-    /// More than one frame unsent. A frame may be on its way while the next is written: a frame of
-    /// 40,000 springs is ~6 MB, and a reader that keeps up still holds the previous one when the next
-    /// tick comes (with a fixed 1 MiB mark it got every other frame).
-    private func isBehind(_ session: Session) -> Bool {
-        session.output.backlog > max(limits.frameHighWater, session.lastFrameBytes)
-    }
 
     /// Sends `subscription` its pending updates: `sharedBody`, a range of `bodies` written this tick for
     /// subscriptions of the same filter, or encoded for it alone.

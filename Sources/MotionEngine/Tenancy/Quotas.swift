@@ -33,12 +33,21 @@ package struct Quotas: Sendable, Equatable {
     /// daemon's, and 65,536 regions of one uid took the daemon to `vm.max_map_count`, where its next
     /// allocation crashed it.
     package var shmRegions = 64
+    /// Bytes of unfinished request lines its connections hold together (a line is read whole before it
+    /// is parsed): 1,024 connections each holding most of a 1 MiB line, a byte every 5 s, held 1.1 GB.
+    /// Past it the connection whose line grew is refused and closed. Sixteen lines of the longest kind.
+    package var inputBytes = 16 << 20
+    /// Bytes written to its connections and not yet taken by their readers, together: 1,024 stopped
+    /// readers of 16 subscriptions each held 1.0–1.67 GB. Past it its connections that are behind get no
+    /// frames or trace events (as one past its own high-water mark) until they catch up, and are cut
+    /// off after the same 10 s. Every subscriber of a uid may be 1 MiB of frames behind 64 times over.
+    package var outputBytes = 64 << 20
 
     package init() {}
 
     /// The config file's names, in the order `status` lists them.
     package static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets", "properties", "shmSlots",
-                                "subscriptions", "shmRegions"]
+                                "subscriptions", "shmRegions", "inputBytes", "outputBytes"]
 
     package subscript(name: String) -> Int? {
         get {
@@ -55,6 +64,8 @@ package struct Quotas: Sendable, Equatable {
             case "shmSlots": shmSlots
             case "subscriptions": subscriptions
             case "shmRegions": shmRegions
+            case "inputBytes": inputBytes
+            case "outputBytes": outputBytes
             default: nil
             }
         }
@@ -73,6 +84,8 @@ package struct Quotas: Sendable, Equatable {
             case "shmSlots": shmSlots = newValue
             case "subscriptions": subscriptions = newValue
             case "shmRegions": shmRegions = newValue
+            case "inputBytes": inputBytes = newValue
+            case "outputBytes": outputBytes = newValue
             default: break
             }
         }

@@ -28,6 +28,11 @@ package final class EngineLoop: Sendable {
     }
 
     package let rate: Double
+    /// `quotas.inputBytes`, read on the connections' event loops (the daemon sets it at start and on a
+    /// reload, with the engine's settings).
+    package let inputBytesQuota = Atomic<Int>(Quotas().inputBytes)
+    /// `quotas.outputBytes`, likewise: past it a uid's connections with replies unsent are not read.
+    package let outputBytesQuota = Atomic<Int>(Quotas().outputBytes)
     private let queue = CommandQueue<Message>()
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 

@@ -70,6 +70,12 @@ package struct CrashQuarantine: Sendable {
         }
         return quarantine
     }
+
+    /// The crash handler with nowhere to record: a plugin's crash ends the process at once (no
+    /// backtrace), any other goes to Swift's backtracer with every descriptor close-on-exec.
+    static func installWithoutRecord() {
+        _ = motion_crash_handler_install(-1, UnsafePointer(PluginCallMarker.address.assumingMemoryBound(to: UnsafeRawPointer?.self)))
+    }
 }
 
 extension CrashQuarantine.Entry {

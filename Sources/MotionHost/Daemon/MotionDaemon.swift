@@ -33,6 +33,8 @@ package struct MotionDaemon: Sendable {
         Self.raiseDescriptorLimit(to: configuration.maximumConnections + 256, logger: logger)
 
         let loop = EngineLoop(rate: configuration.rate)
+        loop.inputBytesQuota.store(configuration.quotas.inputBytes, ordering: .relaxed)
+        loop.outputBytesQuota.store(configuration.quotas.outputBytes, ordering: .relaxed)
         let searchPath = configuration.pluginSearchPath(environment: environment)
         let (configuration, logger) = (self.configuration, self.logger)
         _ = await loop.start {
@@ -47,7 +49,10 @@ package struct MotionDaemon: Sendable {
             return (context, ())
         }
         // A plugin that crashed the last run stays out until its content changes (needs a state directory).
+        // Without one the crash handler is installed all the same, recording nothing: it keeps a crash's
+        // backtracer from inheriting the clients' sockets (docs/threat_model.md).
         let quarantine = configuration.stateDirectory.map { CrashQuarantine.start(stateDirectory: $0, logger: logger) }
+        if quarantine == nil { CrashQuarantine.installWithoutRecord() }
         // Every plugin file is probed in a child process first; then loaded, in search-path order.
         let manager = PluginManager(
             loop: loop, searchPath: searchPath, probeExecutable: "/proc/self/exe",
@@ -67,6 +72,7 @@ package struct MotionDaemon: Sendable {
             context.hooks.offload = { work in saves.async(execute: work) }
             context.hooks.onEngineThread = { body in loop.submit(body) }
             context.hooks.onEngineThreadFor = { uid, first, body in loop.submit(uid: uid, first: first, body) }
+            context.hooks.memoryFreed = { MallocTuning.returnFreedMemorySoon() }
             Self.restoreRuntimes(into: context, configuration: configuration, logger: logger, notifier: notifier)
             Self.restoreRouters(into: context, configuration: configuration, logger: logger)
             return context.engine.registry
@@ -87,7 +93,8 @@ package struct MotionDaemon: Sendable {
         }
         let watcher = PluginDirectoryWatcher(directories: searchPath.map(\.path), manager: manager, logger: logger)
         let group = ServiceGroup(
-            services: [EngineService(loop: loop), server, systemd, watcher],
+            // Stopped last-first: the stop deadline hears of a stop before anything begins closing.
+            services: [EngineService(loop: loop), server, systemd, watcher, StopDeadline(logger: logger)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
     }
@@ -206,6 +213,27 @@ struct EngineService: Service {
     }
 }
 
+/// docs/operations.md: a stop (SIGTERM, SIGINT) ends the process within `seconds` whatever it is doing:
+/// closing thousands of connections, a teardown, a plugin that does not return. Everything acknowledged
+/// is already durable; what is not finished by then is not waited for (1,024 connections × 64
+/// subscriptions being torn down ignored SIGTERM for more than 20 s). The clock runs on a thread of its
+/// own, so nothing the daemon's other threads wait on can hold it. The service group stops its services
+/// one after another, last first (a server waiting for a stuck engine thread held the others' turn), so
+/// this one is listed last.
+struct StopDeadline: Service {
+    static let seconds: UInt32 = 10
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        Thread.detachNewThread { [logger] in
+            sleep(Self.seconds)
+            logger.error("stopping took longer than \(Self.seconds) s; exiting without waiting further")
+            _exit(EXIT_FAILURE)
+        }
+    }
+}
+
 /// SIGHUP: re-read the config file (keeping the old settings if it is broken), apply what can change
 /// while running, and load plugin files that appeared or changed since (hot swap).
 final class Reloader: Sendable {
@@ -240,6 +268,8 @@ final class Reloader: Sendable {
         let searchPath = next.pluginSearchPath(environment: ProcessInfo.processInfo.environment)
         let settled = next
         await loop.perform { $0.settings = settled.engineSettings }
+        loop.inputBytesQuota.store(settled.quotas.inputBytes, ordering: .relaxed)
+        loop.outputBytesQuota.store(settled.quotas.outputBytes, ordering: .relaxed)
         await manager.setSearchPath(searchPath)
         let report = await manager.reload()
         current.withLock { $0 = settled }

@@ -30,6 +30,7 @@ struct PluginDirectoryWatcher: Service {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else {
             logger.warning("plugin directories are not watched: inotify_init1 failed", metadata: ["errno": "\(errno)"])
+            try? await gracefulShutdown()
             return
         }
         var watched: [Int32: String] = [:]
@@ -37,8 +38,11 @@ struct PluginDirectoryWatcher: Service {
             let watch = inotify_add_watch(descriptor, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO))
             if watch >= 0 { watched[watch] = directory }
         }
+        // Nothing to watch: this service has nothing to do, but must not end (a service that ends stops the
+        // daemon: `motiond --no-shipped-plugins` with no plugin directory exited at once).
         guard !watched.isEmpty else {
             close(descriptor)
+            try? await gracefulShutdown()
             return
         }
         let directoriesByWatch = watched

@@ -29,8 +29,12 @@ final class ChannelOutput: ClientOutput {
     /// Buffers of large lines already written, for the next ones (frames of thousands of updates).
     private let spares = SpareBuffers()
 
-    init(channel: any Channel, socketCookie: UInt64 = 0) {
+    /// What all connections of this one's uid hold; its `backlogBytes` moves with `pending`.
+    private let ledger: UIDLedger
+
+    init(channel: any Channel, socketCookie: UInt64 = 0, ledger: UIDLedger = UIDLedger(uid: nil)) {
         self.channel = channel
+        self.ledger = ledger
         self.socketCookie = socketCookie
         batcher = WriteBatcher.shared(for: channel.eventLoop)
     }
@@ -44,11 +48,23 @@ final class ChannelOutput: ClientOutput {
         }
         var buffer = channel.allocator.buffer(capacity: line.count)
         buffer.writeBytes(line)
-        pending.add(line.count, ordering: .relaxed)
+        hold(line.count)
         batcher.enqueue(self, buffer, passing: descriptor)
     }
 
     var backlog: Int { pending.load(ordering: .relaxed) }
+    var ownerBacklog: Int { ledger.backlogBytes.load(ordering: .relaxed) }
+
+    /// `pending` and the uid's ledger move together.
+    private func hold(_ bytes: Int) {
+        pending.add(bytes, ordering: .relaxed)
+        ledger.backlogBytes.add(bytes, ordering: .relaxed)
+    }
+
+    private func letGo(_ bytes: Int) {
+        pending.subtract(bytes, ordering: .relaxed)
+        ledger.backlogBytes.subtract(bytes, ordering: .relaxed)
+    }
 
     func send(_ line: [UInt8]) {
         line.withUnsafeBytes { send(bytes: $0) }
@@ -58,7 +74,7 @@ final class ChannelOutput: ClientOutput {
         guard !closeRequested.load(ordering: .acquiring) else { return }
         var buffer = spares.take(for: bytes.count) ?? channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
-        pending.add(bytes.count, ordering: .relaxed)
+        hold(bytes.count)
         batcher.enqueue(self, buffer)
     }
 
@@ -93,7 +109,7 @@ final class ChannelOutput: ClientOutput {
     /// On the event loop.
     fileprivate func write(_ buffer: ByteBuffer, passing descriptor: Int32? = nil) {
         guard !isClosing else {
-            pending.subtract(buffer.readableBytes, ordering: .relaxed)
+            letGo(buffer.readableBytes)
             if let descriptor { Glibc.close(descriptor) }
             return
         }
@@ -127,7 +143,7 @@ final class ChannelOutput: ClientOutput {
         let count = buffer.readableBytes
         inFlight += 1
         channel.write(buffer).whenComplete { result in
-            self.pending.subtract(count, ordering: .relaxed)
+            self.letGo(count)
             if case .success = result { self.spares.keep(buffer) }
             self.inFlight -= 1
             if self.inFlight == 0, !self.waiting.isEmpty {
@@ -143,7 +159,7 @@ final class ChannelOutput: ClientOutput {
     private func sendNow(_ buffer: ByteBuffer, passing descriptor: Int32) -> Bool {
         guard channel.isActive else {
             Glibc.close(descriptor)
-            pending.subtract(buffer.readableBytes, ordering: .relaxed)
+            letGo(buffer.readableBytes)
             return true
         }
         let socket = motion_socket_with_cookie(socketCookie)
@@ -153,11 +169,11 @@ final class ChannelOutput: ClientOutput {
         if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK { return false }
         Glibc.close(descriptor)
         guard sent >= 0 else {
-            pending.subtract(buffer.readableBytes, ordering: .relaxed)
+            letGo(buffer.readableBytes)
             channel.close(promise: nil)
             return true
         }
-        pending.subtract(sent, ordering: .relaxed)
+        letGo(sent)
         var rest = buffer
         rest.moveReaderIndex(forwardBy: sent)
         if rest.readableBytes > 0 { writeToChannel(rest) }
@@ -166,7 +182,10 @@ final class ChannelOutput: ClientOutput {
 
     /// The connection closed: descriptors never sent are closed.
     func discardWaiting() {
-        for item in waiting { if let descriptor = item.descriptor { Glibc.close(descriptor) } }
+        for item in waiting {
+            if let descriptor = item.descriptor { Glibc.close(descriptor) }
+            letGo(item.buffer.readableBytes)
+        }
         waiting.removeAll()
     }
 }

@@ -30,6 +30,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     private let maximumLineLength: Int
     private let policy: AccessPolicy
     private let limiter: ConnectionLimiter
+    /// Where this connection's uid ledger is handed to the handler before the line decoder.
+    private let ledgerSlot: UnfinishedLines.Slot
+    private var ledger: UIDLedger?
     private var sessionID: UInt64 = 0
     private var admittedUID: UInt32??
     /// The peer's uid (nil: unknown), whose lane its commands wait in.
@@ -44,8 +47,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var helloDeadline: Scheduled<Void>?
 
     init(loop: EngineLoop, maximumLineLength: Int, policy: AccessPolicy, limiter: ConnectionLimiter,
-         helloTimeout: TimeAmount = .seconds(5)) {
+         ledgerSlot: UnfinishedLines.Slot = .init(), helloTimeout: TimeAmount = .seconds(5)) {
         self.loop = loop
+        self.ledgerSlot = ledgerSlot
         self.helloTimeout = helloTimeout
         self.maximumLineLength = maximumLineLength
         self.policy = policy
@@ -55,14 +59,17 @@ final class ConnectionHandler: ChannelInboundHandler {
     func channelActive(context: ChannelHandlerContext) {
         let peer = Self.peerCredentials(of: context.channel)
         let role = policy.role(of: peer)
-        if let refusal = limiter.admit(uid: peer?.uid, isAdmin: role == .admin) {
-            refuse(context: context, code: .connectionLimit, message: refusal)
-            return
+        let ledger: UIDLedger
+        switch limiter.admit(uid: peer?.uid, isAdmin: role == .admin) {
+        case .refused(let code, let message): return refuse(context: context, code: code, message: message)
+        case .admitted(let admitted): ledger = admitted
         }
+        self.ledger = ledger
+        ledgerSlot.ledger = ledger
         admittedUID = .some(peer?.uid)
         sessionID = Self.sessionIDs.wrappingAdd(1, ordering: .relaxed).newValue
         let id = sessionID
-        let output = ChannelOutput(channel: context.channel, socketCookie: Self.socketCookie(of: context.channel))
+        let output = ChannelOutput(channel: context.channel, socketCookie: Self.socketCookie(of: context.channel), ledger: ledger)
         self.output = output
         loop.submit(uid: peer?.uid) { $0.openSession(id, output: output, peer: peer, role: role) }
         // A connection that has not been greeted (a hello the engine accepted) holds a slot for nothing:
@@ -115,6 +122,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             admittedUID = nil
             let id = sessionID
             loop.submit(uid: uid) { $0.closeSession(id) }
+            MallocTuning.returnFreedMemorySoon()
         }
         context.fireChannelInactive()
     }
@@ -133,6 +141,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func isBehind(by divisor: Int) -> Bool {
         pending.value > Self.maximumPendingRequests / divisor
             || (output?.backlog ?? 0) > Self.maximumPendingOutput / divisor
+            || (output?.backlog ?? 0) > 0 && (ledger?.backlogBytes.load(ordering: .relaxed) ?? 0) > loop.outputBytesQuota.load(ordering: .relaxed) / divisor
             || loop.waitingBytes(of: uid) > Self.maximumWaitingBytesPerUID / divisor
     }
 

@@ -39,12 +39,8 @@ package struct SocketServer: Service {
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // The decoder buffers at most one line plus its "\r\n"; anything longer is refused
-                    // before it is parsed.
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength + 2))
-                    try channel.pipeline.syncOperations.addHandler(
-                        ConnectionHandler(loop: loop, maximumLineLength: maximumLineLength, policy: policy, limiter: limiter))
+                    try Self.addConnectionHandlers(to: channel.pipeline.syncOperations, loop: loop, maximumLineLength: maximumLineLength,
+                                                   policy: policy, limiter: limiter)
                 }
             }
         let channel: any Channel
@@ -75,6 +71,21 @@ package struct SocketServer: Service {
         }
         if inheritedListener == nil { unlink(path) }
         logger.info("stopped listening", metadata: ["socket": "\(path)"])
+    }
+}
+
+extension SocketServer {
+    /// A connection's pipeline: the line clock and the uid's unfinished bytes, then the decoder (it buffers
+    /// at most one line plus its "\r\n"; anything longer is refused before it is parsed), then the handler
+    /// that admits the connection (and hands the first one its uid's ledger) and passes requests on.
+    static func addConnectionHandlers(to pipeline: ChannelPipeline.SynchronousOperations, loop: EngineLoop, maximumLineLength: Int,
+                                      policy: AccessPolicy, limiter: ConnectionLimiter, helloTimeout: TimeAmount = .seconds(5),
+                                      lineTimeout: TimeAmount = .seconds(UnfinishedLines.lineSeconds)) throws {
+        let slot = UnfinishedLines.Slot()
+        try pipeline.addHandler(UnfinishedLines(slot: slot, loop: loop, lineTimeout: lineTimeout))
+        try pipeline.addHandler(ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength + 2))
+        try pipeline.addHandler(ConnectionHandler(loop: loop, maximumLineLength: maximumLineLength, policy: policy, limiter: limiter,
+                                                  ledgerSlot: slot, helloTimeout: helloTimeout))
     }
 }
 

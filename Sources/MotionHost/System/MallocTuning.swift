@@ -1,4 +1,6 @@
 import CHostSupport
+import Dispatch
+import Synchronization
 
 /// glibc's malloc keeps small freed chunks in "fastbins" and merges them only when a larger request comes:
 /// then it merges every one freed since, at once (`malloc_consolidate`). The engine thread's frame path
@@ -12,5 +14,19 @@ import CHostSupport
 enum MallocTuning {
     static func disableFastBins() {
         _ = motion_malloc_disable_fast_bins()
+    }
+
+    private static let trimScheduled = Atomic<Bool>(false)
+
+    /// glibc keeps what is freed for the next allocation: a uid's thousand connections that held a
+    /// megabyte each left the daemon's RSS a gigabyte higher after they closed (issue #45). A second after
+    /// a connection ends (once, however many end together), off the engine thread and the event loops,
+    /// `malloc_trim` returns the freed pages of every arena to the system.
+    static func returnFreedMemorySoon() {
+        guard !trimScheduled.exchange(true, ordering: .relaxed) else { return }
+        DispatchQueue.global(qos: .background).asyncAfter(deadline: .now() + 1) {
+            trimScheduled.store(false, ordering: .relaxed)
+            _ = motion_malloc_trim()
+        }
     }
 }

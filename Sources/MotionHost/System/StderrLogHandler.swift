@@ -42,20 +42,30 @@ package struct StderrLogHandler: LogHandler {
         FileHandle.standardError.write(Data(line.utf8))
     }
 
-    /// The text with control characters (newlines, escapes, DEL) written as `\n`, `\u{1b}` and so on.
+    /// The text with control characters (C0, DEL, C1 such as U+0085 NEL), line and paragraph separators
+    /// (U+2028, U+2029) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) written as `\n`,
+    /// `\u{2028}` and so on: a client-chosen name cannot start a line of its own in any log reader, nor
+    /// reorder what a reader shows after it.
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += "\\u{\(String(scalar.value, radix: 16))}"
+            case _ where needsEscape(scalar): out += "\\u{\(String(scalar.value, radix: 16))}"
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out
+    }
+
+    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
     static func priority(_ level: Logger.Level) -> Int {
