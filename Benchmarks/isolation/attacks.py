@@ -11,41 +11,16 @@ The victim (this process's uid) animates one spring that never settles and subsc
 attacker (a subprocess, run as UID through setpriv when given) performs one attack, the victim records
 its frame rate and longest gap between frames. One JSON line per attack. Standard library only.
 """
-import json, os, resource, signal, socket, subprocess, sys, threading, time
+import json, os, socket, subprocess, sys, threading, time
+
+import exhaustion
+from client import Client
 
 ATTACKS = ["swarm", "bulk", "chains", "waits", "props", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "neighbour", "idle",
            "churn", "replace", "connections", "subscriptions", "shm", "slowloris", "names", "stopped", "killed"]
 # Issue #45's attacks hold many connections: they run at least this long (the daemon cuts a stopped
 # reader off after 10 s; what the victim sees then is the point).
 MINIMUM_SECONDS = {"stopped": 16, "killed": 12, "slowloris": 14}
-
-
-class Client:
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(path)
-        self.file = self.sock.makefile("rwb")
-        self.next = 0
-
-    def send(self, method, params=None):
-        self.next += 1
-        line = json.dumps({"id": self.next, "method": method, "params": params or {}}) + "\n"
-        self.file.write(line.encode())
-        return self.next
-
-    def reply(self, id):
-        self.file.flush()
-        while True:
-            message = json.loads(self.file.readline())
-            if message.get("id") == id:
-                return message
-
-    def call(self, method, params=None):
-        return self.reply(self.send(method, params))
-
-    def code(self, method, params=None):
-        reply = self.call(method, params)
-        return reply.get("error", {}).get("code", "ok")
 
 
 def victim(path, seconds, result):
@@ -93,7 +68,9 @@ def attack(path, name, seconds):
     def count(code):
         seen[code] = seen.get(code, 0) + 1
 
-    if name in ("swarm", "filters", "fanout"):
+    if name in exhaustion.NAMES:
+        exhaustion.attack(path, name, end, count)
+    elif name in ("swarm", "filters", "fanout"):
         # Many moving springs of its own ("swarm": nothing else, the reference for "filters"), and
         # every subscription it may have, each filtering on the longest target list allowed; it never
         # reads what it subscribed to.
@@ -291,93 +268,6 @@ def attack(path, name, seconds):
             if index % 500 == 0:
                 count(client.reply(client.next).get("error", {}).get("code", "ok"))
         count("replacements %d" % index)
-    elif name in ("connections", "subscriptions", "shm", "names"):
-        # Connections (each greeted) until refused; "subscriptions" and "shm": 64 subscriptions on each,
-        # never read; "names": 64 connections whose hello carries a 1 MB client name.
-        raise_descriptor_limit()
-        held = []
-        for index in range(64 if name == "names" else 1100):
-            try:
-                other = Client(path)
-                hello = {"protocol": 1, "client": ("n" * 1_000_000) if name == "names" else "attacker"}
-                code = other.code("hello", hello)
-                count("hello " + code)
-                if code != "ok":
-                    break
-            except OSError as error:
-                count("connect " + (error.strerror or str(error)))
-                break
-            held.append(other)
-            if name in ("subscriptions", "shm"):
-                params = {"streams": ["frames"]}
-                if name == "shm":
-                    params.update({"transport": "shm", "slots": 1})
-                for _ in range(64):
-                    other.send("subscribe", params)
-                other.file.flush()
-                codes = [other.reply(other.next - 63 + k).get("error", {}).get("code", "ok") for k in range(64)]
-                for code in codes:
-                    count("subscribe " + code)
-                if "quota.exceeded" in codes and index > 20:
-                    break
-        count("held %d" % len(held))
-        while time.monotonic() < end:
-            time.sleep(0.1)
-    elif name == "slowloris":
-        # Connections that each start a 1 MiB line and add a byte every 5 s: never a whole request.
-        raise_descriptor_limit()
-        held = []
-        for _ in range(1024):
-            try:
-                other = Client(path)
-                other.code("hello", {"protocol": 1, "client": "attacker"})
-                other.sock.sendall(b'{"id":1,"method":"status","params":{"x":"' + b"a" * (1 << 20))
-                held.append(other)
-            except OSError as error:
-                count("connect " + (error.strerror or str(error)))
-                break
-        count("held %d" % len(held))
-        closed = 0
-        while time.monotonic() < end:
-            time.sleep(5)
-            for other in held:
-                try:
-                    other.sock.send(b"a")
-                except OSError:
-                    closed += 1
-        codes = {}
-        for other in held:
-            other.sock.settimeout(0.2)
-            try:
-                data = other.sock.recv(1 << 16)
-            except OSError:
-                data = b""
-            for line in data.splitlines():
-                try:
-                    code = json.loads(line).get("error", {}).get("code")
-                except ValueError:
-                    code = None
-                if code:
-                    codes[code] = codes.get(code, 0) + 1
-        count("closed by motiond: %s" % json.dumps(codes, sort_keys=True))
-    elif name in ("stopped", "killed"):
-        # A child of the attacker's uid subscribes on 1,024 connections and never reads; then it is
-        # stopped (SIGSTOP: the daemon must cut it off without a gap for others) or killed (every
-        # connection ends at once).
-        child = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--subscriber", path],
-                                 stdout=subprocess.PIPE, text=True)
-        count(child.stdout.readline().strip())
-        time.sleep(1)
-        if name == "stopped":
-            child.send_signal(signal.SIGSTOP)
-            count("stopped")
-        else:
-            child.kill()
-            count("killed")
-        while time.monotonic() < end:
-            time.sleep(0.1)
-        child.kill()
-        child.wait()
     elif name == "idle":
         held = []
         for _ in range(1100):
@@ -392,33 +282,6 @@ def attack(path, name, seconds):
         while time.monotonic() < end:
             time.sleep(0.1)
     print(json.dumps(seen))
-
-
-def raise_descriptor_limit():
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-def subscriber(path):
-    """Runs in the attacker's child: 1,024 connections, 16 frame subscriptions each where its quota
-    allows, none read; says how many, then waits to be stopped or killed."""
-    raise_descriptor_limit()
-    held, made = [], 0
-    for _ in range(1024):
-        try:
-            other = Client(path)
-            if other.code("hello", {"protocol": 1, "client": "subscriber"}) != "ok":
-                break
-        except OSError:
-            break
-        held.append(other)
-        for _ in range(16):
-            other.send("subscribe", {"streams": ["frames", "trace"]})
-        other.file.flush()
-        made += sum(other.reply(other.next - 15 + k).get("error") is None for k in range(16))
-    print("subscribed %d on %d connections" % (made, len(held)), flush=True)
-    while True:
-        time.sleep(1)
 
 
 def hold(path, count):
@@ -442,7 +305,7 @@ def main():
         attack(args[1], args[2], float(args[3]))
         return
     if args and args[0] == "--subscriber":
-        subscriber(args[1])
+        exhaustion.subscriber(args[1])
         return
     if args and args[0] == "--hold":
         hold(args[1], int(args[2]))
