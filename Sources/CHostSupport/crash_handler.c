@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,4 +162,68 @@ int motion_crash_handler_engine_thread(void) {
     stack.ss_sp = alternate;
     stack.ss_size = size;
     return sigaltstack(&stack, NULL);
+}
+
+/* The hang watch (docs/operations.md#a-plugin-that-hangs): a thread of its own looks at the marker ten
+ * times a second. One plugin call that has not returned after `hang_seconds` is recorded like a crash
+ * (signal 0: "hung"), said on stderr, and the process ends at once: the plugin is quarantined at the next
+ * start, as one that crashed, instead of holding the frame clock (and every restart's replay) for ever. */
+static unsigned hang_seconds;
+
+static void *watch_hangs(void *unused) {
+    (void)unused;
+    const volatile unsigned long *slots = (const volatile unsigned long *)marker_slots;
+    unsigned long seen_label = 0, seen_count = 0;
+    struct timespec since = {0, 0}, now, tenth = {0, 100000000};
+    for (;;) {
+        nanosleep(&tenth, NULL);
+        const unsigned long label = slots[0], count = slots[2];
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (label == 0 || label != seen_label || count != seen_count) {
+            seen_label = label;
+            seen_count = count;
+            since = now;
+            continue;
+        }
+        if (now.tv_sec - since.tv_sec < (time_t)hang_seconds) continue;
+        const char *function = (const char *)slots[1];
+        char seconds[20];
+        struct timespec wall;
+        const size_t second_digits = clock_gettime(CLOCK_REALTIME, &wall) == 0 ? decimal((unsigned long long)wall.tv_sec, seconds) : 0;
+        if (record_fd >= 0) {
+            write_string((const char *)label);
+            write_all("\n", 1);
+            write_string(function != NULL ? function : "?");
+            write_all("\n0\n", 3);
+            write_all(seconds, second_digits);
+            write_all("\n", 1);
+            fsync(record_fd);
+        }
+        if (journal_prefix) write_to(2, "<2>", 3);
+        static const char opening[] = "motiond: a plugin's ";
+        write_to(2, opening, sizeof opening - 1);
+        write_to(2, function != NULL ? function : "?", function != NULL ? strlen(function) : 1);
+        static const char middle[] = " has not returned for a while; ending motiond: ";
+        write_to(2, middle, sizeof middle - 1);
+        const char *text = (const char *)label, *end = strchr(text, '\n');
+        write_to(2, text, end != NULL ? (size_t)(end - text) : strlen(text));
+        static const char recorded[] = " (recorded: it is quarantined at the next start)\n";
+        static const char unrecorded[] = " (not recorded: no state directory)\n";
+        if (record_fd >= 0) write_to(2, recorded, sizeof recorded - 1);
+        else write_to(2, unrecorded, sizeof unrecorded - 1);
+        _exit(70); /* EX_SOFTWARE */
+    }
+    return NULL;
+}
+
+int motion_hang_watch_start(unsigned seconds) {
+    if (marker_slots == NULL || seconds == 0) return -1;
+    hang_seconds = seconds;
+    pthread_t thread;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    const int status = pthread_create(&thread, &attributes, watch_hangs, NULL);
+    pthread_attr_destroy(&attributes);
+    return status == 0 ? 0 : -1;
 }

@@ -13,7 +13,7 @@ struct AccessTests {
         process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, socket]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try process.runAlone()
         _ = await process.exitStatus()
         return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
     }
@@ -37,7 +37,7 @@ struct AccessTests {
                              daemon.socket]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try process.runAlone()
         _ = await process.exitStatus()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "denied")
@@ -88,7 +88,7 @@ struct AccessTests {
                 """, socket, "4"]
             let output = Pipe()
             spinner.standardOutput = output
-            try spinner.run()
+            try spinner.runAlone()
             // Real time: the spinner must be polling the path before motiond creates its socket there.
             try await Task.sleep(for: .milliseconds(200))
             let daemon = try await DaemonProcess(directory: directory, socket: socket,

@@ -15,7 +15,8 @@ struct ConfigurationTests {
         #expect(try await client.call("status")["rate"] == 60)
         #expect(try await client.call("hello", ["protocol": 1])["limits"]?["maxSubscriptions"] == 2)
         await client.close()
-        #expect(await daemon.stop() == 0)
+        let status = await daemon.stop()
+        #expect(status == 0, "\(String(describing: status)): \(daemon.log.suffix(600))")
 
         let overridden = try await DaemonProcess(arguments: ["--config", config.path, "--rate", "30"])
         let second = try await overridden.client()

@@ -211,4 +211,35 @@ struct CrashQuarantineTests {
         _ = await daemon.stop(signal: SIGKILL)
         for client in clients { await client.close() }
     }
+
+    /// Issue #46: a plugin whose call never returns (after passing the probe) is contained like one that
+    /// crashes: the hang watch ends the process after `hangSeconds` (5) and records the plugin, and the next
+    /// start refuses it, so the replay of its journaled plan does not hang again; the rest comes back.
+    @Test func aPluginThatHangsIsQuarantinedLikeOneThatCrashes() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let plugins = directory.appendingPathComponent("plugins"), state = directory.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let file = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/hang.c"], name: "libhang.so", in: plugins)
+        let arguments = ["--plugins", plugins.path, "--state-dir", state.path]
+        let first = try await DaemonProcess(arguments: arguments)
+        let client = try await first.client()
+        _ = try await client.call("runtime.create", ["name": "kept"])
+        _ = try await client.call("plan.add", ["runtime": "kept", "target": "before", "plan": ["type": "Tween", "property": "x", "to": [1], "duration": 60]])
+        _ = try await client.call("plan.add", ["runtime": "kept", "target": "card", "plan": ["type": "Hang"]])
+        let status = await first.stop(signal: 0, timeout: 30)  // signal 0: only waits for it to end by itself
+        #expect(status == 70 && first.process.terminationReason == .exit, "the hang watch ended it: \(String(describing: status))")
+        #expect(first.log.contains("motiond: a plugin's advance has not returned for a while; ending motiond: \(file) (recorded"), "\(first.log.suffix(800))")
+
+        let second = try await DaemonProcess(arguments: arguments)
+        let again = try await second.client()
+        let rejected = (try await again.call("plugins.list"))["rejected"]?.arrayValue ?? []
+        let reason = rejected.first { $0["file"]?.stringValue == file }?["reason"]?.stringValue ?? ""
+        #expect(reason.hasPrefix("hung motiond (advance did not return) at "), "\(rejected)")
+        let kept = try await again.call("runtime.state", ["runtime": "kept"])
+        #expect(kept["targets"]?["before"] != nil, "the runtime's other motion came back: \(kept)")
+        #expect(second.log.contains("a plugin hung motiond"), "\(second.log.suffix(800))")
+        await again.close()
+        await client.close()
+        _ = await second.stop()
+    }
 }

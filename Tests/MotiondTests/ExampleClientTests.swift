@@ -48,7 +48,7 @@ struct ExampleClientTests {
         let (stdin, stdout) = (Pipe(), Pipe())
         process.standardInput = stdin
         process.standardOutput = stdout
-        try process.run()
+        try process.runAlone()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let reader = stdout.fileHandleForReading

@@ -53,7 +53,7 @@ struct FairnessTests {
         attacker.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", flood, daemon.socket]
         let attackerOutput = Pipe()
         attacker.standardOutput = attackerOutput
-        try attacker.run()
+        try attacker.runAlone()
         var text = ""
         while !text.contains("flooding\n") {
             let chunk = attackerOutput.fileHandleForReading.availableData
@@ -74,7 +74,7 @@ struct FairnessTests {
         victim.arguments = ["-c", ask, daemon.socket]
         let victimOutput = Pipe()
         victim.standardOutput = victimOutput
-        try victim.run()
+        try victim.runAlone()
         _ = await victim.exitStatus()
         _ = await attacker.exitStatus()
         text += String(decoding: attackerOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

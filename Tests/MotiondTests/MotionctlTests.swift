@@ -22,7 +22,7 @@ struct MotionctlTests {
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try process.runAlone()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning { process.terminate() }

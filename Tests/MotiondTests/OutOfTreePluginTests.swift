@@ -15,7 +15,7 @@ struct OutOfTreePluginTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try process.runAlone()
         async let text = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
         let status = await process.exitStatus()
         return (status, String(decoding: await text, as: UTF8.self))

@@ -23,7 +23,7 @@ struct SmallStateFilesystemTests {
         process.arguments = ["-c", command]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         return await process.exitStatus()
     }
 

@@ -55,7 +55,11 @@ struct SystemdTests {
     @Test func aHungFrameLoopStopsTheWatchdogPings() async throws {
         let plugins = try CCompiler.temporaryDirectory()
         _ = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/hang.c"], name: "libhang.so", in: plugins)
-        let (daemon, notify) = try await activated(arguments: ["--plugins", plugins.path])
+        // The hang watch off: this is what the service manager and a stop see of a stuck engine thread
+        // (CrashQuarantineTests covers the hang watch, which would end this process after 5 s).
+        let config = plugins.appendingPathComponent("motiond.json")
+        try Data(#"{"hangSeconds": 0}"#.utf8).write(to: config)
+        let (daemon, notify) = try await activated(arguments: ["--plugins", plugins.path, "--config", config.path])
         let client = try await daemon.client()
         _ = try await notify.waitFor { $0.hasPrefix("READY=1") }
         _ = try await notify.waitFor { $0 == "WATCHDOG=1" }

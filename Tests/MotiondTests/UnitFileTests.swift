@@ -27,7 +27,7 @@ struct UnitFileTests {
         let handle = try FileHandle(forWritingTo: output)
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
+        try process.runAlone()
         let status = await process.exitStatus()
         return (status, try String(contentsOf: output, encoding: .utf8))
     }

@@ -31,7 +31,7 @@ public enum CCompiler {
             + libraries.map { "-l" + $0 }
         let errors = Pipe()
         process.standardError = errors
-        try process.run()
+        try process.runAlone()
         let status = await process.exitStatus()
         guard status == 0 else {
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -48,6 +48,19 @@ public enum CCompiler {
 }
 
 extension Process {
+    private static let spawning = NSLock()
+
+    /// `run()`, one at a time in this test process. Foundation gives each child one end of a socket pair
+    /// and learns of its exit when that end closes; it closes every other descriptor in the child, but a
+    /// child spawned by another test at the same moment could inherit that end and keep it open, so
+    /// `isRunning` stayed true for as long as the other child lived (a daemon stopped at once looked stuck
+    /// for 10 s while a crashed daemon's backtracer ran beside it).
+    public func runAlone() throws {
+        Self.spawning.lock()
+        defer { Self.spawning.unlock() }
+        try run()
+    }
+
     /// Waits for the process to end without blocking a thread of the concurrency pool (a blocking
     /// `waitUntilExit()` there can starve every other test on a 2-core machine).
     public func exitStatus() async -> Int32 {

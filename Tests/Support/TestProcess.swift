@@ -19,7 +19,7 @@ public enum TestProcess {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try process.runAlone()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {

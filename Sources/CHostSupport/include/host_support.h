@@ -36,6 +36,11 @@ int motion_thread_usage(motion_thread_usage_t *out);
  */
 int motion_crash_handler_install(int fd, const void *const *marker);
 
+/** After `motion_crash_handler_install`: a thread that ends the process when one plugin call (the
+ *  marker's call count unchanged) has lasted `seconds`, recording it like a crash with signal 0 ("hung").
+ *  0, or -1 when it could not start. */
+int motion_hang_watch_start(unsigned seconds);
+
 /**
  * Names the calling thread as the one that calls plugins (an abort raised on another thread is not a
  * plugin's crash; a signal another process sends never is) and gives it an alternate signal stack, so

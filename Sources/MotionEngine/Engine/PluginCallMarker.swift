@@ -1,13 +1,14 @@
 /// Which plugin the engine thread is calling, readable from a signal handler (docs/operations.md#a-plugin-that-crashes-the-daemon: a plugin that
-/// crashes motiond is quarantined). Two pointers in memory allocated once: the plugin's label (a C string
-/// "file\nhash", made when it was registered) and the function's name (a static C string). Setting them
-/// is two plain stores; a crash handler reads them with no locks and no allocation.
+/// crashes motiond is quarantined). Three words in memory allocated once: the plugin's label (a C string
+/// "file\nhash", made when it was registered), the function's name (a static C string) and a count of
+/// calls begun (the hang watch sees one call last, not many calls of one plugin). Setting them is three
+/// plain stores; a crash handler reads them with no locks and no allocation.
 package enum PluginCallMarker {
     /// The two pointers, for the daemon's crash handler (`label`, then `function`). `nonisolated(unsafe)`:
     /// only the engine thread writes them, and the only other reader is a signal handler on that thread.
     nonisolated(unsafe) package static let address: UnsafeMutableRawPointer = {
-        let slot = UnsafeMutableRawPointer.allocate(byteCount: 2 * MemoryLayout<UInt>.size, alignment: MemoryLayout<UInt>.alignment)
-        slot.initializeMemory(as: UInt.self, repeating: 0, count: 2)
+        let slot = UnsafeMutableRawPointer.allocate(byteCount: 3 * MemoryLayout<UInt>.size, alignment: MemoryLayout<UInt>.alignment)
+        slot.initializeMemory(as: UInt.self, repeating: 0, count: 3)
         return slot
     }()
 
@@ -27,6 +28,7 @@ package enum PluginCallMarker {
         let saved = (slots[0], slots[1])
         slots[0] = UInt(bitPattern: label)
         slots[1] = UInt(bitPattern: function.utf8Start)
+        slots[2] &+= 1
         defer { (slots[0], slots[1]) = saved }
         return try body()
     }

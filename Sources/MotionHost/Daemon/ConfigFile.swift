@@ -24,6 +24,8 @@ package struct ConfigFile: Sendable {
     package var adminGroup: String?
     package var maximumConnections: Int?
     package var maximumConnectionsPerUser: Int?
+    /// Seconds one plugin call may last before the process ends and the plugin is quarantined (0: never).
+    package var hangSeconds: Int?
     /// Per-uid quotas; members left out keep their defaults.
     package var quotas: Quotas?
     package var speed: Double?
@@ -38,7 +40,7 @@ package struct ConfigFile: Sendable {
     package init() {}
 
     static let keys: Set<String> = ["socket", "plugins", "rate", "stateDir", "logLevel", "maxLineLength", "maxSubscriptions",
-                                    "adminGroup", "maxConnections", "maxConnectionsPerUser", "quotas", "speed", "reduceMotion", "shippedPlugins"]
+                                    "adminGroup", "maxConnections", "maxConnectionsPerUser", "hangSeconds", "quotas", "speed", "reduceMotion", "shippedPlugins"]
 
     package static func load(path: String) throws -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -71,6 +73,7 @@ package struct ConfigFile: Sendable {
         file.adminGroup = try field("adminGroup") { $0.stringValue }
         file.maximumConnections = try field("maxConnections") { $0.intValue.flatMap { $0 > 0 ? $0 : nil } }
         file.maximumConnectionsPerUser = try field("maxConnectionsPerUser") { $0.intValue.flatMap { $0 > 0 ? $0 : nil } }
+        file.hangSeconds = try field("hangSeconds") { $0.intValue.flatMap { (0...60).contains($0) ? $0 : nil } }
         file.speed = try field("speed") { $0.doubleValue.flatMap { EngineSettings.isValid(speed: $0) ? $0 : nil } }
         file.reduceMotion = try field("reduceMotion") { if case .bool(let on) = $0 { on } else { nil } }
         file.shippedPlugins = try field("shippedPlugins") { if case .bool(let on) = $0 { on } else { nil } }

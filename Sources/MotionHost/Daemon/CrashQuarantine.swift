@@ -19,8 +19,11 @@ package struct CrashQuarantine: Sendable {
         package var time: String
 
         /// `crashed motiond (SIGSEGV in advance) at 2026-11-24T23:58:00Z; refused until its content changes`.
+        /// Signal 0: the call never returned (the hang watch ended the process).
         var reason: String {
-            "crashed motiond (\(Self.signalName(signal)) in \(function)) at \(time); refused until its content changes"
+            signal == 0
+                ? "hung motiond (\(function) did not return) at \(time); refused until its content changes"
+                : "crashed motiond (\(Self.signalName(signal)) in \(function)) at \(time); refused until its content changes"
         }
 
         static func signalName(_ signal: Int32) -> String {
@@ -37,13 +40,23 @@ package struct CrashQuarantine: Sendable {
 
     package private(set) var entries: [Entry] = []
 
+    /// One plugin call that lasts `seconds` (config `hangSeconds`, 5 by default: below the unit's 10 s
+    /// watchdog, far above any call's share of a frame — a batch of 250,000 springs takes ~2 ms) ends the
+    /// process and is recorded like a crash (docs/operations.md#a-plugin-that-hangs).
+    static func watchForHangs(seconds: Int, logger: Logger) {
+        guard seconds > 0 else { return }
+        if motion_hang_watch_start(UInt32(seconds)) != 0 {
+            logger.warning("the hang watch did not start: a plugin that never returns is not contained")
+        }
+    }
+
     /// Reasons by content hash, for the plugin manager.
     package var refusals: [String: String] {
         Dictionary(entries.map { ($0.hash, $0.reason) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Reads what an earlier crash recorded, then arms the handler for this run.
-    package static func start(stateDirectory: String, logger: Logger) -> CrashQuarantine {
+    package static func start(stateDirectory: String, hangSeconds: Int = 5, logger: Logger) -> CrashQuarantine {
         var quarantine = CrashQuarantine()
         let recordPath = stateDirectory + "/crash.record", listPath = stateDirectory + "/quarantine.json"
         if let data = FileManager.default.contents(atPath: listPath), let json = try? JSONValue.parse(Array(data)) {
@@ -57,7 +70,8 @@ package struct CrashQuarantine: Sendable {
                 let entry = Entry(file: lines[0], hash: lines[1], function: lines[2], signal: signal,
                                   time: ISO8601DateFormatter().string(from: crashed ?? Date()))
                 if !quarantine.entries.contains(where: { $0.hash == entry.hash }) { quarantine.entries.append(entry) }
-                logger.critical("a plugin crashed motiond; it is quarantined", metadata: [
+                logger.critical(signal == 0 ? "a plugin hung motiond (a call that never returned); it is quarantined"
+                                            : "a plugin crashed motiond; it is quarantined", metadata: [
                     "file": "\(entry.file)", "function": "\(entry.function)", "signal": "\(signal)", "sha256": "\(entry.hash)"])
                 let document: JSONValue = ["plugins": .array(quarantine.entries.map(\.json))]
                 try? Data(JSONWriter.bytes(document)).write(to: URL(fileURLWithPath: listPath), options: .atomic)
@@ -67,14 +81,17 @@ package struct CrashQuarantine: Sendable {
         let descriptor = open(recordPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         if descriptor < 0 || motion_crash_handler_install(descriptor, UnsafePointer(PluginCallMarker.address.assumingMemoryBound(to: UnsafeRawPointer?.self))) != 0 {
             logger.warning("crash quarantine not armed", metadata: ["file": "\(recordPath)", "error": "\(String(cString: strerror(errno)))"])
+        } else {
+            watchForHangs(seconds: hangSeconds, logger: logger)
         }
         return quarantine
     }
 
     /// The crash handler with nowhere to record: a plugin's crash ends the process at once (no
     /// backtrace), any other goes to Swift's backtracer with every descriptor close-on-exec.
-    static func installWithoutRecord() {
-        _ = motion_crash_handler_install(-1, UnsafePointer(PluginCallMarker.address.assumingMemoryBound(to: UnsafeRawPointer?.self)))
+    static func installWithoutRecord(hangSeconds: Int, logger: Logger) {
+        guard motion_crash_handler_install(-1, UnsafePointer(PluginCallMarker.address.assumingMemoryBound(to: UnsafeRawPointer?.self))) == 0 else { return }
+        watchForHangs(seconds: hangSeconds, logger: logger)
     }
 }
 

@@ -16,6 +16,9 @@ package struct DaemonConfiguration: Sendable {
     /// Connections served at once, in total and per peer uid.
     package var maximumConnections = 2048
     package var maximumConnectionsPerUser = 1024
+    /// docs/operations.md#a-plugin-that-hangs: one plugin call lasting this long ends the process and
+    /// quarantines the plugin (0: no hang watch).
+    package var hangSeconds = 5
     /// Per-uid quotas (docs/protocol.md#ownership-and-quotas); SIGHUP applies a changed `quotas` at once.
     package var quotas = Quotas()
     /// Global animation speed (`--speed`, config `speed`; docs/vocabulary.md).
@@ -62,6 +65,7 @@ package struct DaemonConfiguration: Sendable {
         if let length = file.maximumLineLength, length != maximumLineLength { needRestart.append("maxLineLength") }
         if let directory = file.stateDirectory, directory != stateDirectory { needRestart.append("stateDir") }
         if file.adminGroup != adminGroup { needRestart.append("adminGroup") }
+        if let seconds = file.hangSeconds, seconds != hangSeconds { needRestart.append("hangSeconds") }
         return (next, needRestart)
     }
 

@@ -51,8 +51,10 @@ package struct MotionDaemon: Sendable {
         // A plugin that crashed the last run stays out until its content changes (needs a state directory).
         // Without one the crash handler is installed all the same, recording nothing: it keeps a crash's
         // backtracer from inheriting the clients' sockets (docs/threat_model.md).
-        let quarantine = configuration.stateDirectory.map { CrashQuarantine.start(stateDirectory: $0, logger: logger) }
-        if quarantine == nil { CrashQuarantine.installWithoutRecord() }
+        let quarantine = configuration.stateDirectory.map {
+            CrashQuarantine.start(stateDirectory: $0, hangSeconds: configuration.hangSeconds, logger: logger)
+        }
+        if quarantine == nil { CrashQuarantine.installWithoutRecord(hangSeconds: configuration.hangSeconds, logger: logger) }
         // Every plugin file is probed in a child process first; then loaded, in search-path order.
         let manager = PluginManager(
             loop: loop, searchPath: searchPath, probeExecutable: "/proc/self/exe",

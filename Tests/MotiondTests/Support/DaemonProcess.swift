@@ -55,12 +55,12 @@ final class DaemonProcess: @unchecked Sendable {
         process.standardError = log
         process.standardOutput = log
         guard waitForSocket else {
-            try process.run()
+            try process.runAlone()
             return
         }
         await StartupGate.shared.enter()
         do {
-            try process.run()
+            try process.runAlone()
             try await waitUntilListening()
             await StartupGate.shared.leave()
         } catch {
