@@ -299,6 +299,27 @@ def hold(path, count):
     sys.stdin.read()
 
 
+def resident_mib(pid, settle=0):
+    """The daemon's resident memory (MiB) now, or after `settle` seconds (what it kept); None without a pid."""
+    if pid is None:
+        return None
+    time.sleep(settle)
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+
+
+def rss_peak(pid):
+    """VmHWM: the most it ever held, in MiB."""
+    if pid is None:
+        return None
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+
+
 def main():
     args = sys.argv[1:]
     if args and args[0] == "--attack":
@@ -310,7 +331,7 @@ def main():
     if args and args[0] == "--hold":
         hold(args[1], int(args[2]))
         return
-    path, uid, seconds, chosen, held = args[0], None, 5.0, [], 0
+    path, uid, seconds, chosen, held, daemon_pid = args[0], None, 5.0, [], 0, None
     rest = args[1:]
     while rest:
         option = rest.pop(0)
@@ -320,6 +341,8 @@ def main():
             seconds = float(rest.pop(0))
         elif option == "--hold":
             held = int(rest.pop(0))
+        elif option == "--daemon-pid":
+            daemon_pid = int(rest.pop(0))
         else:
             chosen.append(option)
     as_uid = (lambda command: ["setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"] + command) if uid else (lambda command: command)
@@ -329,6 +352,7 @@ def main():
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         holder.stdout.readline()
     for name in chosen or ATTACKS:
+        rss_before = resident_mib(daemon_pid)
         result = {"ready": threading.Event()}
         duration = max(seconds, MINIMUM_SECONDS.get(name, 0))
         watcher = threading.Thread(target=victim, args=(path, duration, result))
@@ -340,7 +364,8 @@ def main():
         summary = attacker.stdout.strip().splitlines()[-1] if attacker.stdout.strip() else attacker.stderr.strip()[-300:]
         print(json.dumps({"attack": name, "victim_fps": result["fps"], "victim_max_gap_ms": result["max_gap_ms"],
                           "victim_requests": result["requests"], "victim_request_max_ms": result["request_max_ms"],
-                          "attacker_uid": uid or os.getuid(), "held_springs": held, "attacker_saw": summary}), flush=True)
+                          "attacker_uid": uid or os.getuid(), "held_springs": held, "attacker_saw": summary,
+                          "daemon_rss_mib": [rss_before, rss_peak(daemon_pid), resident_mib(daemon_pid, settle=2)]}), flush=True)
         time.sleep(1)
     if holder:
         holder.stdin.close()

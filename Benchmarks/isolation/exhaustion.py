@@ -49,7 +49,8 @@ def attack(path, name, end, count):
             try:
                 other = Client(path)
                 other.code("hello", {"protocol": 1, "client": "attacker"})
-                other.sock.sendall(b'{"id":1,"method":"status","params":{"x":"' + b"a" * (1 << 20))
+                # Just under the 1 MiB line limit: what a connection may hold, were it not for the uid's quota.
+                other.sock.sendall(b'{"id":1,"method":"status","params":{"x":"' + b"a" * ((1 << 20) - 100))
                 held.append(other)
             except OSError as error:
                 count("connect " + (error.strerror or str(error)))
@@ -82,7 +83,8 @@ def attack(path, name, end, count):
         # A child of the attacker's uid subscribes on 1,024 connections and never reads; then it is
         # stopped (SIGSTOP: the daemon must cut it off without a gap for others) or killed (every
         # connection ends at once).
-        child = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacks.py"), "--subscriber", path],
+        python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+        child = subprocess.Popen([python, os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacks.py"), "--subscriber", path],
                                  stdout=subprocess.PIPE, text=True)
         count(child.stdout.readline().strip())
         time.sleep(1)
@@ -108,7 +110,15 @@ def subscriber(path):
     allows, none read; says how many, then waits to be stopped or killed."""
     raise_descriptor_limit()
     held, made = [], 0
-    for _ in range(1024):
+    # Motion of its own, so frames flow to the connections it will stop reading.
+    mover = Client(path)
+    mover.call("hello", {"protocol": 1, "client": "mover"})
+    for index in range(2000):
+        mover.send("plan.add", {"target": "m%d" % index, "plan": {
+            "type": "Spring", "property": "x", "from": [0], "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}})
+    mover.reply(mover.next)
+    held.append(mover)
+    for _ in range(1023):
         try:
             other = Client(path)
             if other.code("hello", {"protocol": 1, "client": "subscriber"}) != "ok":
