@@ -107,4 +107,31 @@ struct GestureTests {
         context.receive(line: Array(#"{"id":2,"method":"runtime.create","params":{"name":"r"}}"#.utf8), from: 1)
         #expect(push("c", runtime: "r")["code"] == "quota.exceeded", "the quota is per uid, across runtimes")
     }
+
+    /// Issue #46: a sample timed far past the daemon's clock is refused (t: 1e300 made every later push to
+    /// the gesture, `began` included, "go back in time" for good); a lone release is at rest in the
+    /// gesture's dimension, not `[]`.
+    @Test func absurdTimesAreRefusedAndALoneReleaseIsAtRest() throws {
+        let output = RecordingOutput()
+        let clock = ManualClock(monotonic: 100_000_000_000)   // 100 s
+        let context = EngineContext(engine: try EngineHarness().engine, settings: EngineSettings(), logger: Logger(label: "test"), clock: clock)
+        context.openSession(1, output: output)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        func call(_ method: String, _ params: JSONValue) -> JSONValue {
+            context.receive(line: JSONWriter.bytes(["id": 1, "method": .string(method), "params": params]), from: 1)
+            return output.lines.last { $0["id"] == 1 }?["result"] ?? output.lines.last { $0["id"] == 1 }?["error"] ?? .null
+        }
+        let far = call("gesture.push", ["gesture": "g", "samples": [["t": 1e300, "position": [0], "phase": "began"]]])
+        #expect(far["code"] == "request.invalid" && far["message"]?.stringValue?.contains("after the daemon's clock") == true, "\(far)")
+        #expect(call("gesture.push", ["gesture": "g", "samples": [["t": 111, "position": [0], "phase": "began"]]])["code"] == "request.invalid")
+        #expect(call("gesture.push", ["gesture": "g", "samples": [["t": 109, "position": [0], "phase": "began"]]])["phase"] == "began",
+                "a moment ahead of the daemon's clock is fine")
+        clock.advance(by: 20)
+        #expect(call("gesture.push", ["gesture": "g", "samples": [["t": 115, "position": [0], "phase": "began"]]])["phase"] == "began",
+                "later samples keep coming once the clock has moved")
+        let lone = call("gesture.push", ["gesture": "h", "samples": [["t": 110, "position": [3, 4], "phase": "ended"]]])
+        #expect(lone["velocity"] == [0, 0], "\(lone)")
+        let dry = call("gesture.velocity", ["samples": [["t": 1, "position": [3, 4], "phase": "ended"]]])
+        #expect(dry["velocity"] == [0, 0] && dry["samples_used"] == 0, "\(dry)")
+    }
 }

@@ -31,7 +31,7 @@ extension Engine {
                 let cancelled = phase == .cancelled
                 // A finger that rested more than 40 ms before it lifted flings nothing (as Flutter).
                 let paused = (gesture.tracker.samples.last.map { sample.time - $0.time } ?? 0) > VelocityTracker.maximumGap
-                let velocity = cancelled || paused ? Array(repeating: 0.0, count: sample.position.count) : gesture.tracker.velocity().velocity
+                let velocity = cancelled || paused ? Array(repeating: 0.0, count: sample.position.count) : gesture.tracker.velocity(dimension: sample.position.count).velocity
                 gesture.phase = cancelled ? .cancelled : .ended
                 gesture.releaseVelocity = velocity
                 trace(TraceEvent(kind: "gesture.ended", runtime: scope.name, fields: [

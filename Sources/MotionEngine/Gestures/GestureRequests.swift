@@ -6,6 +6,8 @@ import MotionWire
 struct GestureRequests: ContextPart {
     unowned let context: EngineContext
     static let maximumGestureSamples = 256
+    /// How far past the daemon's `now` a pushed sample may be timed (seconds): clocks read a moment apart.
+    static let maximumLead = 10.0
 
     /// `gesture.push {runtime?, gesture, samples: [{t, position, phase?}]}`: every sample is checked before
     /// any is applied.
@@ -14,7 +16,10 @@ struct GestureRequests: ContextPart {
         let runtime = try context.runtimeKey(name, for: session, .change)
         let gestureName = try params.name("gesture")
         guard let scope = engine.runtimes[runtime] else { throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name ?? "default")\"") }
-        let samples = try Self.gestureSamples(params)
+        // Timed on the daemon's clock (`hello`'s `now`): a sample from far in the future (t: 1e300) would
+        // make every later sample of the gesture, a new `began` too, "go back in time" for good.
+        let latest = Double(clock.now()) / 1e9 + Self.maximumLead
+        let samples = try Self.gestureSamples(params, notAfter: latest)
         let existing = scope.gestures[gestureName]
         if let existing, let first = samples.first, first.sample.time < existing.lastTime {
             throw EngineError(.invalidRequest, "samples[0].t: \(first.sample.time) is before the gesture's last sample (\(existing.lastTime))")
@@ -52,7 +57,8 @@ struct GestureRequests: ContextPart {
     /// `gesture.velocity {samples}`: the release-velocity estimator as a dry run.
     func gestureVelocity(_ params: Params) throws(EngineError) -> JSONValue {
         var tracker = VelocityTracker()
-        for (sample, phase) in try Self.gestureSamples(params) {
+        let parsed = try Self.gestureSamples(params)
+        for (sample, phase) in parsed {
             switch phase {
             case .began?: tracker.reset(); tracker.add(sample)
             case .ended?, .cancelled?:
@@ -61,13 +67,14 @@ struct GestureRequests: ContextPart {
             case .moved?, nil: tracker.add(sample)
             }
         }
-        let (velocity, used) = tracker.velocity()
+        // A lone `ended` (nothing to fit) is at rest, in the gesture's dimension.
+        let (velocity, used) = tracker.velocity(dimension: parsed.last?.sample.position.count)
         return ["velocity": JSONValue(velocity), "samples_used": .number(Double(used))]
     }
 
     /// The `samples` of a request: 1 to `limit`, in time order, finite, with 1 or 2 coordinates.
-    static func gestureSamples(_ params: Params, field: String = "samples",
-                               limit: Int = maximumGestureSamples) throws(EngineError) -> [(sample: VelocityTracker.Sample, phase: Gesture.Phase?)] {
+    static func gestureSamples(_ params: Params, field: String = "samples", limit: Int = maximumGestureSamples,
+                               notAfter latest: Double = .infinity) throws(EngineError) -> [(sample: VelocityTracker.Sample, phase: Gesture.Phase?)] {
         guard case .array(let elements)? = params["samples"], (1...limit).contains(elements.count) else {
             throw EngineError(.invalidRequest, "\(field): expected an array of 1 to \(limit) samples")
         }
@@ -80,6 +87,9 @@ struct GestureRequests: ContextPart {
             }
             guard let time = members["t"]?.doubleValue, time.isFinite, time >= 0 else {
                 throw EngineError(.invalidRequest, "samples[\(index)].t: expected seconds on CLOCK_MONOTONIC (a finite number ≥ 0)")
+            }
+            guard time <= latest else {
+                throw EngineError(.invalidRequest, "samples[\(index)].t: \(time) is more than \(Int(maximumLead)) s after the daemon's clock (now \(latest - maximumLead); CLOCK_MONOTONIC seconds, as hello's now)")
             }
             guard time >= previous else {
                 throw EngineError(.invalidRequest, "samples[\(index)].t: \(time) goes back in time (samples are in time order)")

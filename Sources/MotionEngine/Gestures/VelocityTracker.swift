@@ -44,9 +44,10 @@ package struct VelocityTracker: Sendable, Equatable {
     }
 
     /// Units per second on each axis of the newest sample; zeros with fewer than 3 samples in the window.
-    package func velocity() -> (velocity: [Double], used: Int) {
+    /// `dimension`: the axes to answer in when there are no samples (a lone release: at rest).
+    package func velocity(dimension: Int? = nil) -> (velocity: [Double], used: Int) {
         let window = self.window
-        let axes = samples.last?.position.count ?? 0
+        let axes = samples.last?.position.count ?? dimension ?? 0
         guard window.count >= Self.minimumSamples, let newest = window.last else {
             return (Array(repeating: 0, count: axes), window.count)
         }

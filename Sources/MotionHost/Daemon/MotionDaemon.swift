@@ -75,7 +75,8 @@ package struct MotionDaemon: Sendable {
             context.hooks.onEngineThread = { body in loop.submit(body) }
             context.hooks.onEngineThreadFor = { uid, first, body in loop.submit(uid: uid, first: first, body) }
             context.hooks.memoryFreed = { MallocTuning.returnFreedMemorySoon() }
-            Self.restoreRuntimes(into: context, configuration: configuration, logger: logger, notifier: notifier)
+            Self.restoreRuntimes(into: context, configuration: configuration, logger: logger, notifier: notifier,
+                                 quarantined: quarantine?.entries.map(\.file) ?? [])
             Self.restoreRouters(into: context, configuration: configuration, logger: logger)
             return context.engine.registry
         }
@@ -151,7 +152,7 @@ package struct MotionDaemon: Sendable {
     /// `journalBytes` after a long stop may take longer to replay than the unit's `TimeoutStartSec`, which
     /// would kill every start of it.
     private static func restoreRuntimes(into context: EngineContext, configuration: DaemonConfiguration, logger: Logger,
-                                        notifier: SystemdNotifier) {
+                                        notifier: SystemdNotifier, quarantined: [String]) {
         guard let directory = configuration.stateDirectory else { return }
         do {
             let start = WorkClock.now()
@@ -162,7 +163,17 @@ package struct MotionDaemon: Sendable {
                 _ = notifier.notify("EXTEND_TIMEOUT_USEC=\(moreTime)")
             }
             let (runtimes, records, problems) = context.journal.restoreRuntimes(from: journal)
-            for problem in problems { logger.error("journal replay problem", metadata: ["problem": "\(problem)"]) }
+            // Each kind of problem once, with how many records had it (a quarantined plugin's 10,000 plans
+            // logged 10,000 identical lines), and the quarantined files that explain a missing plan type.
+            var counts: [String: Int] = [:]
+            for problem in problems { counts[problem, default: 0] += 1 }
+            for (problem, count) in counts.sorted(by: { $0.key < $1.key }) {
+                var metadata: Logger.Metadata = ["problem": "\(problem)", "records": "\(count)"]
+                if problem.contains("is not registered"), !quarantined.isEmpty {
+                    metadata["quarantined"] = "\(quarantined.joined(separator: ","))"
+                }
+                logger.error("journal replay problem", metadata: metadata)
+            }
             if records > 0 {
                 logger.info("runtimes replayed from the journal", metadata: [
                     "runtimes": "\(runtimes)", "records": "\(records)", "animations": "\(context.engine.activeTokenCount)",
