@@ -38,7 +38,8 @@ extension TweenPlan: DescribedPlan {
             .string(),
             .array(of: .number(), minItems: 4, maxItems: 4),
             .object(["function": .string(), "args": .array(of: .number(), maxItems: 16)], required: ["function"]),
-        ]).described("A preset or CSS timing function (`ease-in-out`, `steps(4, jump-start)`, `linear(0, 0.8 60%, 1)`), a cubic Bézier [x1, y1, x2, y2], or a plugin's {function, args} (default `default`)."),
+        ]).described("A preset or CSS timing function (`ease-in-out`, `steps(4, jump-start)`, `linear(0, 0.8 60%, 1)`), a cubic Bézier [x1, y1, x2, y2], or a plugin's {function, args} (default `default`). Named: "
+                     + TimingCurve.presets.keys.sorted().joined(separator: ", ") + "."),
     ], required: ["property", "to"])
 }
 

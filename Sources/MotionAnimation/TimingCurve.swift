@@ -9,6 +9,8 @@ package enum TimingCurve: Sendable {
     case polyline([(input: Double, output: Double)])
     /// A curve evaluated elsewhere (a plugin's C function through libffi), already bound to its arguments.
     case function(@Sendable (Double) -> Double)
+    /// libadwaita's and niri's easing names, by their own formulas.
+    case desktop(DesktopEasing)
 
     package enum StepPosition: String, Sendable {
         case jumpStart = "jump-start", jumpEnd = "jump-end", jumpNone = "jump-none", jumpBoth = "jump-both"
@@ -28,7 +30,7 @@ package enum TimingCurve: Sendable {
         "ease-in-out": .bezier(UnitBezier(0.42, 0, 0.58, 1)),
         "step-start": .steps(count: 1, position: .jumpStart),
         "step-end": .steps(count: 1, position: .jumpEnd),
-    ]
+    ].merging(DesktopEasing.allCases.map { ($0.rawValue, TimingCurve.desktop($0)) }) { first, _ in first }
 
     package static let swiftOut = presets["swiftOut"]!
 
@@ -47,6 +49,7 @@ package enum TimingCurve: Sendable {
             // A plugin's function: a difference over 1e-5 of progress, inside [0, 1].
             let step = 1e-5, start = Swift.min(Swift.max(progress - step / 2, 0), 1 - step)
             return (function(start + step) - function(start)) / step
+        case .desktop(let easing): return easing.slope(progress)
         }
     }
 
@@ -74,6 +77,7 @@ package enum TimingCurve: Sendable {
         case .steps(let count, let position): return Self.step(progress, count: count, position: position)
         case .polyline(let points): return Self.interpolate(progress, points)
         case .function(let function): return function(progress)
+        case .desktop(let easing): return easing.value(progress)
         }
     }
 

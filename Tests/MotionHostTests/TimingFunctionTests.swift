@@ -30,6 +30,39 @@ struct TimingFunctionTests {
         }
     }
 
+    /// Issue #39: libadwaita's and niri's easing names by their own formulas (Clutter's set), not Béziers.
+    @Test func theDesktopsEasingNamesAreTheirOwnFormulas() throws {
+        for easing in DesktopEasing.allCases {
+            let timing = try curve(easing.rawValue)
+            // The elastic formulas start a 2⁻¹⁰-damped oscillation, not exactly 0 (libadwaita's do the same).
+            let start = easing.rawValue.contains("elastic") ? 1e-3 : 1e-12
+            #expect(abs(timing.value(at: 0)) < start && abs(timing.value(at: 1) - 1) < 1e-12, "\(easing.rawValue) runs 0 → 1")
+            if easing.rawValue.hasPrefix("ease-in-out-") {
+                let (below, above) = (timing.value(at: 0.5 - 1e-9), timing.value(at: 0.5 + 1e-9))
+                #expect(abs(below - above) < 1e-4, "\(easing.rawValue) is continuous where its halves meet: \(below) \(above)")
+            }
+        }
+        // Values worked out by hand from the formulas (circ's halves meet with an infinite slope).
+        let known: [(String, Double, Double)] = [
+            ("ease-out-quad", 0.5, 0.75), ("ease-out-cubic", 0.5, 0.875), ("ease-out-expo", 0.5, 0.96875),
+            ("ease-in-expo", 0.5, 0.03125), ("ease-in-out-quad", 0.25, 0.125), ("ease-in-out-cubic", 0.75, 0.9375),
+            ("ease-in-quart", 0.5, 0.0625), ("ease-in-quint", 0.5, 0.03125), ("ease-in-out-sine", 0.5, 0.5),
+            ("ease-out-sine", 1.0 / 3, 0.5), ("ease-in-circ", 0.6, 0.2), ("ease-out-bounce", 1 / 2.75, 1),
+            ("ease-out-bounce", 0.5, 0.765625), ("ease-in-back", 0.5, -0.0876975), ("ease-out-elastic", 0.075, 1),
+            ("ease-in-out-expo", 0.25, 0.015625),
+        ]
+        for (name, input, output) in known {
+            let value = try curve(name).value(at: input)
+            #expect(abs(value - output) < 1e-9, "\(name) at \(input): \(value)")
+        }
+        // The slope is the formula's derivative: ease-out-cubic's is 3 (1 − p)².
+        #expect(abs(try curve("ease-out-cubic").slope(at: 0.5) - 0.75) < 1e-6)
+        #expect(abs(try curve("ease-in-quad").slope(at: 0.3) - 0.6) < 1e-6)
+        if case .failure(let error) = CSSTiming.parse("ease-out-cubix") {
+            #expect("\(error)".contains("ease-out-cubic"), "the names are listed: \(error)")
+        }
+    }
+
     @Test func linearFollowsCSSEasing2() throws {
         let cases: [(String, [(Double, Double)])] = [
             ("linear(0, 0.25, 1)", [(0.25, 0.125), (0.5, 0.25), (0.75, 0.625)]),
