@@ -12,6 +12,9 @@ package struct SpringPlan: AnimationPlan {
     package var tension: Double?
     package var damping: Double?
     package var threshold: Double?
+    /// The rest rule relative to the motion's own scale (docs/vocabulary.md#springs; niri's and
+    /// libadwaita's `epsilon`, default 0.001).
+    package var epsilon: Double?
     package var delay: Double?
     package var stiffness: Double?
     package var mass: Double?
@@ -36,6 +39,21 @@ package struct SpringParameters: Equatable, Sendable {
     ]
 
     package init(_ plan: SpringPlan) throws {
+        // libadwaita's, niri's, Compose's and Android's form: stiffness + dampingRatio (+ mass, default 1);
+        // damping = 2·dampingRatio·√(stiffness·mass).
+        if plan.stiffness != nil, plan.dampingRatio != nil, plan.damping == nil, plan.response == nil, plan.tension == nil,
+           plan.duration == nil, plan.bounce == nil {
+            let mass = try parameter(plan.mass, field: "mass", default: 1, in: 1e-6...1e6)
+            let stiffness = try parameter(plan.stiffness, field: "stiffness", default: 120, in: 1e-9...1e9)
+            let ratio = try parameter(plan.dampingRatio, field: "dampingRatio", default: 1, in: 0...100)
+            tension = stiffness / mass
+            damping = 2 * ratio * (stiffness * mass).squareRoot() / mass
+            guard tension <= 1e5, damping <= 300 else {
+                throw PlanError("stiffness, dampingRatio, mass: a spring stiffer than tension 1e5 or damped more than 300 per unit of mass; "
+                    + "this one is tension \(tension), damping \(damping)")
+            }
+            return
+        }
         let given: [String: Double?] = [
             "tension": plan.tension, "stiffness": plan.stiffness, "mass": plan.mass, "dampingRatio": plan.dampingRatio,
             "response": plan.response, "duration": plan.duration, "bounce": plan.bounce,
@@ -44,7 +62,7 @@ package struct SpringParameters: Equatable, Sendable {
         if used.count > 1 || (plan.damping != nil && used.contains { $0.name.hasPrefix("dampingRatio") || $0.name.hasPrefix("duration") }) {
             let keys = (used.flatMap(\.keys) + ["damping"]).filter { given[$0] ?? nil != nil || ($0 == "damping" && plan.damping != nil) }
             throw PlanError("\(keys.joined(separator: ", ")): one spring form per plan (tension/damping, stiffness/damping/mass, "
-                + "dampingRatio/response or duration/bounce)")
+                + "stiffness/dampingRatio/mass, dampingRatio/response or duration/bounce)")
         }
         switch used.first?.name {
         case "stiffness/damping/mass"?:
@@ -93,14 +111,39 @@ package struct SpringAnimation: SimulatedAnimation, MigratableAnimation {
         count = components
         let spring = try SpringParameters(plan)
         let (tension, damping) = (spring.tension, spring.damping)
-        let threshold = try parameter(plan.threshold, field: "threshold", default: 0.1, in: 1e-12...1e6)
         let from = try plan.from.map { try vector($0, field: "from", count: components) }
         let velocity = try plan.velocity.map { try vector($0, field: "velocity", count: components) }
+        let start = from ?? current?.value ?? .zero
+        let startVelocity = velocity ?? (from == nil ? current?.velocity ?? .zero : .zero)
+        let threshold: Double
+        if let absolute = plan.threshold {
+            guard plan.epsilon == nil else { throw PlanError("threshold, epsilon: one rest rule per plan (threshold absolute, epsilon relative)") }
+            threshold = try parameter(absolute, field: "threshold", default: 0.1, in: 1e-12...1e6)
+        } else {
+            let epsilon = try parameter(plan.epsilon, field: "epsilon", default: 0.001, in: 1e-9...0.5)
+            threshold = Self.restThreshold(epsilon: epsilon, from: start, to: target, velocity: startVelocity,
+                                           tension: tension, count: components)
+        }
         simulation = Simulation(
-            value: from ?? current?.value ?? .zero,
-            velocity: velocity ?? (from == nil ? current?.velocity ?? .zero : .zero),
+            value: start, velocity: startVelocity,
             force: .spring(target: target, tension: tension, damping: damping), threshold: threshold,
             clampsAtTarget: plan.overshootClamping ?? false)
+    }
+
+    /// The rest rule relative to the motion (docs/vocabulary.md#springs): `epsilon` of its scale — the
+    /// travel (largest component of |to − from|), or for a spring that starts at its target with a velocity
+    /// the amplitude |v₀|/ω. A spring from 0.9 to 1 rests within 1e-4 of its target; one from 0 to 400
+    /// within 0.4, so it does not run longer than one from 0 to 1 (an absolute 0.1 snapped the first and
+    /// made the second's time depend on the unit).
+    static func restThreshold(epsilon: Double, from: SIMD4<Double>, to: SIMD4<Double>, velocity: SIMD4<Double>,
+                              tension: Double, count: Int) -> Double {
+        var travel = 0.0, speed = 0.0
+        for axis in 0..<count {
+            travel = Swift.max(travel, abs(to[axis] - from[axis]))
+            speed = Swift.max(speed, abs(velocity[axis]))
+        }
+        let scale = travel > 0 ? travel : speed / tension.squareRoot()
+        return Swift.min(Swift.max(epsilon * scale, 1e-12), 1e6)
     }
 
     package init(count: Int, simulation: Simulation) {
