@@ -219,6 +219,22 @@ struct CompositionTests {
         #expect(x() == 1)
     }
 
+    /// Issue #39, SPEC §10's order at the end: when a plan completes at once (reduce motion, speed 0), the
+    /// frame with the final value goes out before `animation.ended` and `runtime.idle`.
+    @Test(arguments: [["reduceMotion": true], ["speed": 0]] as [JSONValue])
+    func theFinalFrameComesBeforeTheEndOfAPlanThatEndsAtOnce(setting: JSONValue) {
+        _ = call("subscribe", ["streams": ["frames", "trace"]])
+        _ = call("settings.set", setting)
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Spring", "property": "x", "from": [0], "to": [100]]])
+        let final = output.lines.firstIndex { line in
+            line["event"] == "frame" && (line["updates"]?.arrayValue ?? []).contains { $0["target"] == "a" && $0["value"] == [100] }
+        }
+        let ended = output.lines.firstIndex { $0["kind"] == "animation.ended" }
+        let idle = output.lines.firstIndex { $0["kind"] == "runtime.idle" }
+        #expect(final != nil && ended != nil && idle != nil, "\(output.lines)")
+        if let final, let ended, let idle { #expect(final < ended && ended < idle, "frame \(final), ended \(ended), idle \(idle)") }
+    }
+
     @Test func reduceMotionCompletesEveryPlanButEssentialOnesAtOnce() {
         _ = call("subscribe", ["streams": ["trace"]])
         #expect(call("settings.set", ["reduceMotion": true]) == ["speed": 1, "reduceMotion": true])

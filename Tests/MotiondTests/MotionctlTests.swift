@@ -66,6 +66,23 @@ struct MotionctlTests {
         #expect(alone.status != 0, "with no daemon and no reconnecting, watch fails at once")
     }
 
+    /// Issue #39's acceptance: under reduce motion a spring ends at once, and `watch --until runtime.idle`
+    /// prints its final value before it stops (the end used to arrive before the frame).
+    @Test func watchUntilIdleShowsTheFinalValueUnderReduceMotion() async throws {
+        let daemon = try await DaemonProcess(arguments: ["--reduce-motion"])
+        let socket = ["--socket", daemon.socket]
+        async let watched = Self.motionctl(socket + ["watch", "--frames", "--until", "runtime.idle"])
+        try await Self.waitForASubscriber(daemon)
+        let added = try await Self.motionctl(socket + ["plan", "add", "box", #"{"type":"Spring","property":"y","from":[0],"to":[40]}"#])
+        #expect(added.status == 0, "\(added)")
+        let watch = try await watched
+        #expect(watch.status == 0, "\(watch)")
+        let lines = watch.output.split(separator: "\n")
+        let final = lines.firstIndex { $0.contains("frame") && $0.contains("box.y=[40.000]") }
+        let idle = lines.firstIndex { $0.contains("runtime.idle") }
+        #expect(final != nil && idle != nil && final! < idle!, "\(watch.output)")
+    }
+
     @Test func aNewUsersFirstSession() async throws {
         let daemon = try await DaemonProcess()
         let socket = ["--socket", daemon.socket]

@@ -85,7 +85,7 @@ package final class EngineContext: TraceObserver {
 
     package func engine(_ engine: Engine, didTrace event: TraceEvent) {
         if dryRuns.isSampling { return }
-        if ticks.isTicking {
+        if ticks.isTicking || ticks.holds(event.kind) {
             ticks.events.append(event)
         } else {
             hub.publish(event, time: time)
@@ -103,6 +103,8 @@ package final class EngineContext: TraceObserver {
     /// One request line (without its newline) from a local session, answered as a socket's would be.
     package func receive<Bytes: Collection<UInt8>>(line: Bytes, from sessionID: UInt64) {
         handle(Request.parse(line: line), from: sessionID)
+        // As the daemon after a batch of requests: ends the request reported go out after their frame.
+        if !ticks.isTicking, !ticks.events.isEmpty || !ticks.routeEvents.isEmpty { publishControlFrame() }
     }
 
     package func openSession(_ id: UInt64, output: any ClientOutput, peer: PeerCredentials? = nil, role: Role = .client) {

@@ -9,7 +9,19 @@ package final class FrameTicks: ContextPart {
     /// Trace events raised while a tick advances wait here, so each tick's frame goes out before the
     /// events that describe it (a client that sees `runtime.idle` has already seen the final values).
     var events: [TraceEvent] = []
+    /// Route events held with them (outside a tick: a request that ended motion at once).
+    var routeEvents: [(name: String, fields: [String: JSONValue])] = []
     var isTicking = false
+
+    /// The kinds that report an end (SPEC §10's order at the end: the frame with the final values goes
+    /// first, also when a plan completes at once — reduce motion, speed 0, an unanimated route).
+    static let endKinds: Set<String> = ["animation.ended", "runtime.idle"]
+
+    /// Whether an event raised outside a tick waits for the frame: it reports an end while values wait
+    /// to be sent, or events already wait (the order of events is kept).
+    func holds(_ kind: String?) -> Bool {
+        !events.isEmpty || !routeEvents.isEmpty || (engine.hasPendingFrame && (kind.map(Self.endKinds.contains) ?? true))
+    }
 
     init(context: EngineContext) {
         self.context = context
@@ -19,6 +31,9 @@ package final class FrameTicks: ContextPart {
     func publishEvents(time: Double) {
         for event in events { hub.publish(event, time: time) }
         events.removeAll(keepingCapacity: true)
+        guard !routeEvents.isEmpty else { return }
+        for (name, fields) in routeEvents { hub.publishRoute(name, fields, time: time) }
+        routeEvents.removeAll(keepingCapacity: true)
     }
 
     /// Values that requests wrote (a plan's first values, a Set) go out as soon as the batch of requests
@@ -26,9 +41,11 @@ package final class FrameTicks: ContextPart {
     /// A burst of requests still makes one frame.
     package func publishControlFrame() {
         // Slots of properties gone are marked in a frame too (`GoneProperties`).
-        guard engine.hasPendingFrame || !engine.store.gone.isEmpty else { return }
+        guard engine.hasPendingFrame || !engine.store.gone.isEmpty else { return publishEvents(time: time) }
         hub.publishFrame(dirty: engine.dirtyProperties, store: engine.store, time: time)
         engine.clearFrame()
+        // Then the ends that requests reported meanwhile (`holds`).
+        publishEvents(time: time)
     }
 
     /// One frame at CLOCK_MONOTONIC time `now`, `dt` seconds after the previous one: on the `--rate`

@@ -87,6 +87,11 @@ extension Routers {
         var fields = fields
         fields["scheme"] = .string(router.scheme)
         fields["runtime"] = .string(router.runtime)
-        hub.publishRoute(name, fields, time: time)
+        // After the frame with the values the route set (SPEC §10: an unanimated route's end too).
+        if context.ticks.isTicking || context.ticks.holds(nil) {
+            context.ticks.routeEvents.append((name, fields))
+        } else {
+            hub.publishRoute(name, fields, time: time)
+        }
     }
 }
