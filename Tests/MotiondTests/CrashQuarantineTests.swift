@@ -188,21 +188,25 @@ struct CrashQuarantineTests {
             .filter { $0.hasPrefix("socket:") })
         #expect(ownSockets.count >= 4, "the listener and three clients: \(ownSockets)")
         kill(pid, SIGSEGV)
-        // The backtracer is the crashed daemon's child while it reads it (seconds: it symbolicates).
+        // The backtracer is the crashed daemon's child while it reads it (seconds: it symbolicates). Its
+        // descriptors are read once it runs the backtracer's program: before its exec, a child still has
+        // every descriptor of its parent (close-on-exec acts at the exec).
         var child: Int32?
         var seen: [String] = []
-        for _ in 0..<400 where child == nil && daemon.process.isRunning {
+        for _ in 0..<1000 where child == nil && daemon.process.isRunning {
             let children = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
             for task in children {
                 let listed = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
-                if let first = listed.split(separator: " ").first, let found = Int32(first) { child = found }
+                guard let first = listed.split(separator: " ").first, let found = Int32(first) else { continue }
+                let name = (try? String(contentsOfFile: "/proc/\(found)/comm", encoding: .utf8)) ?? ""
+                if name.hasPrefix("swift-backtrace") { child = found }
             }
             if let child {
                 let fds = "/proc/\(child)/fd"
                 seen = ((try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [])
                     .compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + $0) }
             }
-            if child == nil { try await Task.sleep(for: .milliseconds(10)) }  // polls for the child
+            if child == nil { try await Task.sleep(for: .milliseconds(10)) }  // polls for the child's exec
         }
         try #require(child != nil, "Swift's backtracer (SWIFT_BACKTRACE=enable=yes) ran as a child of the crashed daemon")
         #expect(!seen.isEmpty, "its descriptors were read")
