@@ -44,6 +44,24 @@ static size_t decimal(unsigned long long value, char *out) {
     return digits;
 }
 
+/* The record the next start quarantines from: label, function, signal (0: hung) and when it happened
+ * (clock_gettime is async-signal-safe: the quarantine's time is the crash's). Nothing without a record. */
+static void record(const char *label, const char *function, const char *number, size_t digits) {
+    if (record_fd < 0) return;
+    char seconds[20];
+    struct timespec now;
+    const size_t second_digits = clock_gettime(CLOCK_REALTIME, &now) == 0 ? decimal((unsigned long long)now.tv_sec, seconds) : 0;
+    write_string(label);
+    write_all("\n", 1);
+    write_string(function != NULL ? function : "?");
+    write_all("\n", 1);
+    write_all(number, digits);
+    write_all("\n", 1);
+    write_all(seconds, second_digits);
+    write_all("\n", 1);
+    fsync(record_fd);
+}
+
 /* One line on stderr, so the log says why the daemon is gone (the next start says the rest). */
 static void say(const char *label, const char *function, const char *number, size_t digits) {
     if (journal_prefix) write_to(2, "<2>", 3);
@@ -92,22 +110,9 @@ static void on_crash(int signal, siginfo_t *info, void *context) {
     const char *label = inside ? (const char *)marker_slots[0] : NULL;
     const char *function = inside ? (const char *)marker_slots[1] : NULL;
     if (label != NULL) {
-        char number[20], seconds[20];
+        char number[20];
         const size_t digits = decimal((unsigned long long)signal, number);
-        if (record_fd >= 0) {
-            /* When it happened (clock_gettime is async-signal-safe): the quarantine's time is the crash's. */
-            struct timespec now;
-            const size_t second_digits = clock_gettime(CLOCK_REALTIME, &now) == 0 ? decimal((unsigned long long)now.tv_sec, seconds) : 0;
-            write_string(label);
-            write_all("\n", 1);
-            write_string(function != NULL ? function : "?");
-            write_all("\n", 1);
-            write_all(number, digits);
-            write_all("\n", 1);
-            write_all(seconds, second_digits);
-            write_all("\n", 1);
-            fsync(record_fd);
-        }
+        record(label, function, number, digits);
         say(label, function, number, digits);
     }
     /* A crash inside a plugin dies at once (the plugin is named in the record); any other crash goes to
@@ -187,18 +192,7 @@ static void *watch_hangs(void *unused) {
         }
         if (now.tv_sec - since.tv_sec < (time_t)hang_seconds) continue;
         const char *function = (const char *)slots[1];
-        char seconds[20];
-        struct timespec wall;
-        const size_t second_digits = clock_gettime(CLOCK_REALTIME, &wall) == 0 ? decimal((unsigned long long)wall.tv_sec, seconds) : 0;
-        if (record_fd >= 0) {
-            write_string((const char *)label);
-            write_all("\n", 1);
-            write_string(function != NULL ? function : "?");
-            write_all("\n0\n", 3);
-            write_all(seconds, second_digits);
-            write_all("\n", 1);
-            fsync(record_fd);
-        }
+        record((const char *)label, function, "0", 1);
         if (journal_prefix) write_to(2, "<2>", 3);
         static const char opening[] = "motiond: a plugin's ";
         write_to(2, opening, sizeof opening - 1);
