@@ -6,7 +6,8 @@
  *   clang -O3 -I$K/include -o /tmp/drive Benchmarks/kernels/drive.c $K/simulation_lanes.c $K/property_store.c -lm
  *   /tmp/drive LANES TICKS CHUNK MODE     MODE: 1 advance, 2 store write, 3 both
  *   SKEW=320 /tmp/drive ...               columns start SKEW × index bytes past a page (0: all alike)
- *   SHARED=1 /tmp/drive ...               every lane's force given once (`shared_force`), not per lane
+ *   SHARED=1 /tmp/drive ...               every lane's force given once (`shared_force`: its transition computed
+ *                                         once per call), not per lane (each lane's computed in the loop)
  *
  * prints nanoseconds per lane per tick (median). Springs are 2-D, never at rest. */
 #include "motion_kernels.h"
@@ -23,21 +24,18 @@ int main(int argc, char **argv) {
     const size_t chunk = argc > 3 ? (size_t)atol(argv[3]) : 2048;
     const int mode = argc > 4 ? atoi(argv[4]) : 3;
     const size_t skew = getenv("SKEW") ? (size_t)atol(getenv("SKEW")) : 320;
-    /* offset ×2, velocity ×2, target ×2, accumulator, step matrix ×4, threshold */
-    double *column[12];
-    for (int c = 0; c < 12; c++) column[c] = (double *)((char *)aligned_alloc(4096, n * 8 + 8192) + skew * c);
-    double matrix[4], force[5];
-    motion_simulation_step_matrix(120, 0.05, 0.008, matrix);
-    for (int m = 0; m < 4; m++) force[m] = matrix[m];
-    force[4] = 1e-9;
+    /* offset ×2, velocity ×2, target ×2, tension, damping, threshold */
+    double *column[9];
+    for (int c = 0; c < 9; c++) column[c] = (double *)((char *)aligned_alloc(4096, n * 8 + 8192) + skew * c);
+    const double force[2] = {120, 0.05};
     const int shared = getenv("SHARED") && atoi(getenv("SHARED"));
     for (size_t i = 0; i < n; i++) {
         column[0][i] = column[1][i] = -1000;
         column[2][i] = column[3][i] = 0;
         column[4][i] = column[5][i] = 1000;
-        column[6][i] = -0.008;
-        for (int m = 0; m < 4; m++) column[7 + m][i] = matrix[m];
-        column[11][i] = 1e-9;
+        column[6][i] = force[0];
+        column[7][i] = force[1];
+        column[8][i] = 1e-9;
     }
     uint8_t *ended = malloc(n), *counts = calloc(n, 1), *live = malloc(n), *write_counts = malloc(chunk);
     memset(live, 1, n);
@@ -58,10 +56,9 @@ int main(int argc, char **argv) {
             motion_simulation_lanes lanes = {
                 .count = k, .width = 2, .rests_at_target = 1,
                 .offset = {column[0] + first, column[1] + first}, .velocity = {column[2] + first, column[3] + first},
-                .target = {column[4] + first, column[5] + first}, .accumulator = column[6] + first,
-                .step_matrix = {column[7] + first, column[8] + first, column[9] + first, column[10] + first},
-                .threshold = column[11] + first, .ended = ended + first, .shared_force = shared ? force : 0};
-            if (mode & 1) motion_simulation_advance(&lanes, 1.0 / 120, 0.008, values, velocities);
+                .target = {column[4] + first, column[5] + first}, .tension = column[6] + first,
+                .damping = column[7] + first, .threshold = column[8] + first, .ended = ended + first, .shared_force = shared ? force : 0};
+            if (mode & 1) motion_simulation_advance(&lanes, 1.0 / 120, values, velocities);
             if (mode & 2)
                 dirty_count = motion_store_write(slots, counts, live, dirty_frame, frame, dirty, dirty_count, n, handles + first,
                                                  write_counts, values, velocities, k, n >= 131072, NULL);

@@ -21,13 +21,13 @@ final class Tossable: Performer {
         var spring: SpringParameters?
 
         struct SpringParameters: Decodable {
-            var tension, damping, stiffness, mass, dampingRatio, response, duration, bounce, threshold: Double?
+            var tension, damping, stiffness, mass, dampingRatio, response, duration, bounce, threshold, epsilon: Double?
 
             var json: [String: JSONValue] {
                 var members: [String: JSONValue] = [:]
                 for (key, value) in [("tension", tension), ("damping", damping), ("stiffness", stiffness), ("mass", mass),
                                      ("dampingRatio", dampingRatio), ("response", response), ("duration", duration),
-                                     ("bounce", bounce), ("threshold", threshold)] {
+                                     ("bounce", bounce), ("threshold", threshold), ("epsilon", epsilon)] {
                     if let value { members[key] = .number(value) }
                 }
                 return members
@@ -50,10 +50,11 @@ final class Tossable: Performer {
                 .described("Points it may come to rest at: the one nearest the projected rest point is taken.")
             properties["decelerationRate"] = PlanSchema.number(minimum: 0.5, maximum: 0.99999)
                 .described("UIKit's deceleration per millisecond, for the projection and the decay (default 0.998).")
-            let number = PlanSchema.number(minimum: 0, maximum: 1e9)
-            properties["spring"] = .object(["tension": number, "damping": number, "stiffness": number, "mass": number,
-                                            "dampingRatio": number, "response": number, "duration": number,
-                                            "bounce": .number(minimum: -1, maximum: 1), "threshold": number])
+            // Each key's range from the Spring's own table (`MotionAnimation.SpringParameters.ranges`).
+            var keys = MotionAnimation.SpringParameters.ranges.mapValues { PlanSchema.number(minimum: $0.lowerBound, maximum: $0.upperBound) }
+            keys["threshold"] = PlanSchema.number(minimum: 1e-12, maximum: 1e6)
+            keys["epsilon"] = PlanSchema.number(minimum: 1e-9, maximum: 0.5)
+            properties["spring"] = .object(keys)
                 .described("The spring it hands over to, in any one Spring form (default: the Spring's, tension 120 and damping 12).")
             return PlanSchema.plan(properties, required: ["property", "gesture"])
         }

@@ -10,20 +10,26 @@ extension SpringPlan: DescribedPlan {
         .described("Cycles to play (fractions allowed) or \"forever\" (default 1).")
     static let autoreverse = PlanSchema.boolean.described("Each cycle runs forward, then back.")
 
+    /// A spring key's range, from the one table the maths checks too (`SpringParameters.ranges`).
+    static func number(_ key: String) -> PlanSchema {
+        let range = SpringParameters.ranges[key]!
+        return PlanSchema.number(minimum: range.lowerBound, maximum: range.upperBound)
+    }
+
     package static let schema = PlanSchema.plan([
         "property": Self.property, "to": PlanSchema.vector.described("Where it comes to rest."),
         "from": PlanSchema.vector.described("Where it starts (default: the property's current value and velocity)."),
         "velocity": PlanSchema.vector.described("Its velocity at the start, units per second (default: the property's)."),
-        "tension": PlanSchema.number(minimum: 1e-9, maximum: 1e5).described("Form tension/damping: the spring's pull (default 120)."),
-        "damping": PlanSchema.number(minimum: 0, maximum: 1e9).described("Forms tension/damping and stiffness/damping/mass: friction (default 12)."),
+        "tension": Self.number("tension").described("Form tension/damping: the spring's pull (default 120)."),
+        "damping": Self.number("damping").described("Forms tension/damping and stiffness/damping/mass: friction (default 12)."),
         "threshold": PlanSchema.number(minimum: 1e-12, maximum: 1e6).described("An absolute rest rule: it rests when every component's distance and speed are within this (instead of `epsilon`)."),
         "epsilon": PlanSchema.number(minimum: 1e-9, maximum: 0.5).described("The rest rule relative to the motion (niri, libadwaita): it rests when its distance and speed are within this fraction of its travel, or of its amplitude |v₀|/ω when it starts at its target (default 0.001)."),
-        "stiffness": PlanSchema.number(minimum: 1e-9, maximum: 1e9).described("Forms stiffness/damping/mass (Android, Compose, Flutter, CASpringAnimation) and stiffness/dampingRatio/mass (libadwaita, niri, Compose's SpringSpec)."),
-        "mass": PlanSchema.number(minimum: 1e-6, maximum: 1e6).described("Forms stiffness/damping/mass and stiffness/dampingRatio/mass (default 1)."),
-        "dampingRatio": PlanSchema.number(minimum: 0, maximum: 100).described("Forms dampingRatio/response (UIKit, SwiftUI; default 0.825) and stiffness/dampingRatio/mass: 1 is critically damped."),
-        "response": PlanSchema.number(minimum: 0.001, maximum: 1000).described("Form dampingRatio/response: the period of the undamped spring, seconds (default 0.5)."),
-        "duration": PlanSchema.number(minimum: 0.001, maximum: 1000).described("Form duration/bounce (SwiftUI, Flutter): seconds (default 0.5)."),
-        "bounce": PlanSchema.number(minimum: -0.999999, maximum: 0.999999).described("Form duration/bounce: 0 no overshoot, above 0 bouncier, below 0 overdamped."),
+        "stiffness": Self.number("stiffness").described("Forms stiffness/damping/mass (Android, Compose, Flutter, CASpringAnimation) and stiffness/dampingRatio/mass (libadwaita, niri, Compose's SpringSpec)."),
+        "mass": Self.number("mass").described("Forms stiffness/damping/mass and stiffness/dampingRatio/mass (default 1); allowed with dampingRatio/response, where it changes nothing."),
+        "dampingRatio": Self.number("dampingRatio").described("Forms dampingRatio/response (UIKit, SwiftUI; default 0.825) and stiffness/dampingRatio/mass: 1 is critically damped."),
+        "response": Self.number("response").described("Form dampingRatio/response: the period of the undamped spring, seconds (default 0.5)."),
+        "duration": Self.number("duration").described("Form duration/bounce (SwiftUI, Flutter): seconds (default 0.5)."),
+        "bounce": Self.number("bounce").described("Form duration/bounce: 0 no overshoot, above 0 bouncier, below 0 overdamped."),
         "delay": Self.delay, "overshootClamping": PlanSchema.boolean.described("Ends it the first time it reaches `to`."),
     ], required: ["property", "to"])
 }

@@ -40,7 +40,7 @@ extension SimulationBlock {
             : motion_simulation_select_listed(endedFlags + start, start, n, rested, listed.baseAddress, listed.count, selectedLanes)
         guard selected > 0, let writer else { return }
         var lanes = kernelLanes(from: start, count: n)
-        _ = motion_simulation_advance_some(&lanes, selectedLanes, selected, 0, Simulation.step, writeValues, writeVelocities)
+        _ = motion_simulation_advance_some(&lanes, selectedLanes, selected, 0, writeValues, writeVelocities)
         for entry in 0..<selected {
             writeHandles[entry] = handles[start + Int(selectedLanes[entry])]
             unwritten[start + Int(selectedLanes[entry])] = 0
@@ -52,7 +52,7 @@ extension SimulationBlock {
     /// 0 (nothing steps), its rest flags in `scratchFlags` so that `endedFlags` keeps the advance's.
     private func shownWithoutStepping(from start: Int, count n: Int) {
         var lanes = kernelLanes(from: start, count: n, ended: scratchFlags)
-        _ = motion_simulation_advance(&lanes, 0, Simulation.step, writeValues, writeVelocities)
+        _ = motion_simulation_advance(&lanes, 0, writeValues, writeVelocities)
     }
 
     /// Moves the write entries of lanes `start + j` for which `keeps(j)` to the front (handles in `writeHandles`).

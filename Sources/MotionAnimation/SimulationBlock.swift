@@ -13,21 +13,19 @@ final class SimulationBlock {
     private var capacity = 0
 
     // Columns, `capacity` long, in one arena: offsets (position − target), velocities and targets `width`
-    // of each, accumulators, tensions, dampings, thresholds and each lane's RK4 step matrix (m11, m12,
-    // m21, m22) at `Simulation.step`, from its tension and damping.
+    // of each, then tensions, dampings and thresholds (docs/vocabulary.md#exact-motion: the kernel takes
+    // each lane's exact transition from its tension and damping).
     private var arena: ColumnArena
     private var offsets: [UnsafeMutablePointer<Double>] = []
     private var velocities: [UnsafeMutablePointer<Double>] = []
     private var targets: [UnsafeMutablePointer<Double>] = []
-    private var accumulators: UnsafeMutablePointer<Double>
     private var tensions: UnsafeMutablePointer<Double>
     private var dampings: UnsafeMutablePointer<Double>
     private var thresholds: UnsafeMutablePointer<Double>
-    private var stepMatrix: [UnsafeMutablePointer<Double>] = []
     /// How many lanes have each force. With one (a UI's springs mostly share their physics), the kernel
-    /// reads it once from `sharedForce` instead of five columns per lane.
+    /// computes its transition once per tick (`sharedForce`) instead of once per lane.
     private var forces: [Force: Int] = [:]
-    private let sharedForce = UnsafeMutablePointer<Double>.allocate(capacity: 5)
+    private let sharedForce = UnsafeMutablePointer<Double>.allocate(capacity: 2)
     var sharesOneForce: Bool { forces.count == 1 }
     var endedFlags: UnsafeMutablePointer<UInt8> { endedStorage.pointer }
     var handles: UnsafeMutablePointer<UInt32> { handleStorage.pointer }
@@ -64,8 +62,8 @@ final class SimulationBlock {
         self.width = width
         self.restsAtTarget = restsAtTarget
         self.clampsAtTarget = clampsAtTarget
-        arena = ColumnArena(columns: 3 * width + 8)
-        (accumulators, tensions, dampings, thresholds) = (arena.column(0), arena.column(0), arena.column(0), arena.column(0))
+        arena = ColumnArena(columns: 3 * width + 3)
+        (tensions, dampings, thresholds) = (arena.column(0), arena.column(0), arena.column(0))
         locateColumns()
     }
 
@@ -74,16 +72,14 @@ final class SimulationBlock {
         offsets = (0..<width).map { arena.column($0) }
         velocities = (0..<width).map { arena.column(width + $0) }
         targets = (0..<width).map { arena.column(2 * width + $0) }
-        accumulators = arena.column(3 * width)
-        tensions = arena.column(3 * width + 1)
-        dampings = arena.column(3 * width + 2)
-        thresholds = arena.column(3 * width + 3)
-        stepMatrix = (0..<4).map { arena.column(3 * width + 4 + $0) }
+        tensions = arena.column(3 * width)
+        dampings = arena.column(3 * width + 1)
+        thresholds = arena.column(3 * width + 2)
     }
 
     /// A lane's force as bit patterns (a NaN damping still names one force).
     private struct Force: Hashable {
-        var tension, damping, threshold: UInt64
+        var tension, damping: UInt64
     }
 
     deinit {
@@ -121,7 +117,7 @@ final class SimulationBlock {
     }
 
     private func force(at index: Int) -> Force {
-        Force(tension: tensions[index].bitPattern, damping: dampings[index].bitPattern, threshold: thresholds[index].bitPattern)
+        Force(tension: tensions[index].bitPattern, damping: dampings[index].bitPattern)
     }
 
     private func forget(_ force: Force) {
@@ -130,7 +126,7 @@ final class SimulationBlock {
     }
 
     private func assign(_ index: Int, _ simulation: Simulation) {
-        let form = simulation.laneForm
+        let shown = simulation.published
         var target = SIMD4<Double>()
         switch simulation.force {
         case .spring(let springTarget, let tension, let damping):
@@ -143,31 +139,25 @@ final class SimulationBlock {
         }
         for component in 0..<width {
             targets[component][index] = target[component]
-            offsets[component][index] = form.boundary[component] - target[component]
-            velocities[component][index] = form.velocity[component]
+            offsets[component][index] = shown.value[component] - target[component]
+            velocities[component][index] = shown.velocity[component]
         }
-        accumulators[index] = form.accumulator
         thresholds[index] = simulation.threshold
-        var matrix = (0.0, 0.0, 0.0, 0.0)
-        withUnsafeMutableBytes(of: &matrix) { entries in
-            motion_simulation_step_matrix(tensions[index], dampings[index], Simulation.step, entries.baseAddress!.assumingMemoryBound(to: Double.self))
-        }
-        (stepMatrix[0][index], stepMatrix[1][index], stepMatrix[2][index], stepMatrix[3][index]) = matrix
         forces[force(at: index), default: 0] += 1
     }
 
     func simulation(_ index: Int) -> Simulation {
-        var boundary = SIMD4<Double>(), velocity = SIMD4<Double>(), target = SIMD4<Double>()
+        var value = SIMD4<Double>(), velocity = SIMD4<Double>(), target = SIMD4<Double>()
         for component in 0..<width {
             target[component] = targets[component][index]
-            boundary[component] = offsets[component][index] + target[component]
+            value[component] = offsets[component][index] + target[component]
             velocity[component] = velocities[component][index]
         }
         let force: Simulation.Force = restsAtTarget
             ? .spring(target: target, tension: tensions[index], damping: dampings[index])
             : .decay(drag: dampings[index])
-        return Simulation(boundary: boundary, velocity: velocity, accumulator: accumulators[index], force: force,
-                          threshold: thresholds[index], clampsAtTarget: clampsAtTarget)
+        return Simulation(value: value, velocity: velocity, force: force, threshold: thresholds[index],
+                          clampsAtTarget: clampsAtTarget)
     }
 
     func setRemoved(_ index: Int, _ isRemoved: Bool) {
@@ -188,10 +178,8 @@ final class SimulationBlock {
             velocities[component][index] = velocities[component][last]
             targets[component][index] = targets[component][last]
         }
-        accumulators[index] = accumulators[last]
         tensions[index] = tensions[last]
         dampings[index] = dampings[last]
-        for entry in stepMatrix { entry[index] = entry[last] }
         thresholds[index] = thresholds[last]
         endedFlags[index] = endedFlags[last]
         unwritten[index] = unwritten[last]
@@ -225,8 +213,7 @@ final class SimulationBlock {
             let n = min(Self.chunk, count - start)
             var lanes = kernelLanes(from: start, count: n)
             // Kept: the kernel writes no values at all (half its cost and more; BENCHMARKS.md).
-            let rested = motion_simulation_advance(&lanes, dt, Simulation.step, keep ? nil : writeValues,
-                                                   keep ? nil : writeVelocities)
+            let rested = motion_simulation_advance(&lanes, dt, keep ? nil : writeValues, keep ? nil : writeVelocities)
             resting += rested
             if !keep {
                 writer?.write(n, handles: handles + start, counts: writeCounts, values: writeValues, velocities: writeVelocities)
@@ -278,8 +265,8 @@ final class SimulationBlock {
         var lanes = kernelLanes(from: 0, count: count)
         let first = pendingWrites
         let resting = moving.withUnsafeBufferPointer { moving in
-            motion_simulation_advance_some(&lanes, moving.baseAddress, moving.count, dt, Simulation.step,
-                                           writeValues + first * 4, writeVelocities + first * 4)
+            motion_simulation_advance_some(&lanes, moving.baseAddress, moving.count, dt, writeValues + first * 4,
+                                           writeVelocities + first * 4)
         }
         for (offset, index) in moving.enumerated() {
             writeHandles[first + offset] = handles[Int(index)]
@@ -295,8 +282,7 @@ final class SimulationBlock {
         }
         var shared: UnsafePointer<Double>?
         if forces.count == 1, n > 0 {
-            for entry in 0..<4 { sharedForce[entry] = stepMatrix[entry][start] }
-            sharedForce[4] = thresholds[start]
+            (sharedForce[0], sharedForce[1]) = (tensions[start], dampings[start])
             shared = UnsafePointer(sharedForce)
         }
         return motion_simulation_lanes(
@@ -304,9 +290,7 @@ final class SimulationBlock {
             offset: (column(offsets, 0), column(offsets, 1), column(offsets, 2), column(offsets, 3)),
             velocity: (column(velocities, 0), column(velocities, 1), column(velocities, 2), column(velocities, 3)),
             target: (column(targets, 0), column(targets, 1), column(targets, 2), column(targets, 3)),
-            accumulator: accumulators + start,
-            step_matrix: (stepMatrix[0] + start, stepMatrix[1] + start, stepMatrix[2] + start, stepMatrix[3] + start),
-            threshold: thresholds + start, ended: ended ?? endedFlags + start, shared_force: shared)
+            tension: tensions + start, damping: dampings + start, threshold: thresholds + start, ended: ended ?? endedFlags + start, shared_force: shared)
     }
 
     /// Room for `newCapacity` lanes: in place once large (`GrowingArray`, `ColumnArena`), copying nothing.

@@ -27,67 +27,64 @@ package struct SpringPlan: AnimationPlan {
 }
 
 /// A spring's parameters in any of its forms, as the acceleration `−tension·(x − target) − damping·v`
-/// the simulation integrates (mass folded in).
+/// the simulation evaluates (mass folded in).
 package struct SpringParameters: Equatable, Sendable {
     package var tension: Double
     package var damping: Double
 
-    /// The forms and the keys that select them; `damping` belongs to the first two.
-    static let forms: [(name: String, keys: [String])] = [
-        ("tension/damping", ["tension"]), ("stiffness/damping/mass", ["stiffness", "mass"]),
-        ("dampingRatio/response", ["dampingRatio", "response"]), ("duration/bounce", ["duration", "bounce"]),
+    /// Each key's range: the one source of both the schema (`PlanSchemas`, what `plugins.list` documents)
+    /// and the checks below. Exact motion has no stability limit, so each key's range is the whole story
+    /// (docs/vocabulary.md#springs).
+    package static let ranges: [String: ClosedRange<Double>] = [
+        "tension": 1e-9...1e9, "damping": 0...1e9, "stiffness": 1e-9...1e9, "mass": 1e-6...1e6,
+        "dampingRatio": 0...100, "response": 0.001...1000, "duration": 0.001...1000, "bounce": -0.999999...0.999999,
     ]
 
+    static let formNames = "tension/damping, stiffness/damping/mass, stiffness/dampingRatio/mass, dampingRatio/response or duration/bounce"
+
     package init(_ plan: SpringPlan) throws {
-        // libadwaita's, niri's, Compose's and Android's form: stiffness + dampingRatio (+ mass, default 1);
-        // damping = 2·dampingRatio·√(stiffness·mass).
-        if plan.stiffness != nil, plan.dampingRatio != nil, plan.damping == nil, plan.response == nil, plan.tension == nil,
-           plan.duration == nil, plan.bounce == nil {
-            let mass = try parameter(plan.mass, field: "mass", default: 1, in: 1e-6...1e6)
-            let stiffness = try parameter(plan.stiffness, field: "stiffness", default: 120, in: 1e-9...1e9)
-            let ratio = try parameter(plan.dampingRatio, field: "dampingRatio", default: 1, in: 0...100)
-            tension = stiffness / mass
-            damping = 2 * ratio * (stiffness * mass).squareRoot() / mass
-            guard tension <= 1e5, damping <= 300 else {
-                throw PlanError("stiffness, dampingRatio, mass: a spring stiffer than tension 1e5 or damped more than 300 per unit of mass; "
-                    + "this one is tension \(tension), damping \(damping)")
-            }
-            return
+        func value(_ given: Double?, _ field: String, _ fallback: Double) throws -> Double {
+            try parameter(given, field: field, default: fallback, in: Self.ranges[field]!)
         }
-        let given: [String: Double?] = [
-            "tension": plan.tension, "stiffness": plan.stiffness, "mass": plan.mass, "dampingRatio": plan.dampingRatio,
-            "response": plan.response, "duration": plan.duration, "bounce": plan.bounce,
+        // Which form each given key selects; `damping` and `mass` are shared and checked after.
+        let stiffnessForm = plan.stiffness != nil || (plan.mass != nil && plan.response == nil && plan.dampingRatio == nil)
+        let forms: [(given: Bool, keys: [(String, Double?)])] = [
+            (plan.tension != nil, [("tension", plan.tension)]),
+            (stiffnessForm, [("stiffness", plan.stiffness), ("mass", plan.mass)]),
+            (plan.stiffness == nil && (plan.response != nil || plan.dampingRatio != nil), [("dampingRatio", plan.dampingRatio), ("response", plan.response)]),
+            (plan.duration != nil || plan.bounce != nil, [("duration", plan.duration), ("bounce", plan.bounce)]),
         ]
-        let used = Self.forms.filter { form in form.keys.contains { given[$0] ?? nil != nil } }
-        if used.count > 1 || (plan.damping != nil && used.contains { $0.name.hasPrefix("dampingRatio") || $0.name.hasPrefix("duration") }) {
-            let keys = (used.flatMap(\.keys) + ["damping"]).filter { given[$0] ?? nil != nil || ($0 == "damping" && plan.damping != nil) }
-            throw PlanError("\(keys.joined(separator: ", ")): one spring form per plan (tension/damping, stiffness/damping/mass, "
-                + "stiffness/dampingRatio/mass, dampingRatio/response or duration/bounce)")
+        let used = forms.filter(\.given)
+        // `damping` belongs to tension/damping and stiffness/damping/mass only.
+        let dampingMisplaced = plan.damping != nil && (plan.dampingRatio != nil || plan.response != nil || plan.duration != nil || plan.bounce != nil)
+        if used.count > 1 || dampingMisplaced {
+            var keys = used.flatMap { $0.keys.filter { $0.1 != nil }.map(\.0) }
+            if plan.dampingRatio != nil, !keys.contains("dampingRatio") { keys.append("dampingRatio") }
+            if plan.damping != nil { keys.append("damping") }
+            throw PlanError("\(keys.joined(separator: ", ")): one spring form per plan (\(Self.formNames))")
         }
-        switch used.first?.name {
-        case "stiffness/damping/mass"?:
-            let mass = try parameter(plan.mass, field: "mass", default: 1, in: 1e-6...1e6)
-            let stiffness = try parameter(plan.stiffness, field: "stiffness", default: 120, in: 1e-9...1e9)
-            let damping = try parameter(plan.damping, field: "damping", default: 12, in: 0...1e9)
+        if stiffnessForm {
+            let mass = try value(plan.mass, "mass", 1)
+            let stiffness = try value(plan.stiffness, "stiffness", 120)
             tension = stiffness / mass
-            self.damping = damping / mass
-        case "dampingRatio/response"?:
-            let ratio = try parameter(plan.dampingRatio, field: "dampingRatio", default: 0.825, in: 0...100)
-            let response = try parameter(plan.response, field: "response", default: 0.5, in: 0.001...1000)
-            (tension, damping) = Self.from(ratio: ratio, response: response)
-        case "duration/bounce"?:
-            let duration = try parameter(plan.duration, field: "duration", default: 0.5, in: 0.001...1000)
-            let bounce = try parameter(plan.bounce, field: "bounce", default: 0, in: -0.999999...0.999999)
+            if plan.dampingRatio != nil {
+                // libadwaita's, niri's, Compose's and Android's form: damping = 2·dampingRatio·√(stiffness·mass).
+                let ratio = try value(plan.dampingRatio, "dampingRatio", 1)
+                damping = 2 * ratio * (stiffness * mass).squareRoot() / mass
+            } else {
+                damping = try value(plan.damping, "damping", 12) / mass
+            }
+        } else if plan.response != nil || plan.dampingRatio != nil {
+            // `mass` is allowed and changes nothing: stiffness and damping both scale with it.
+            _ = try value(plan.mass, "mass", 1)
+            (tension, damping) = Self.from(ratio: try value(plan.dampingRatio, "dampingRatio", 0.825),
+                                           response: try value(plan.response, "response", 0.5))
+        } else if plan.duration != nil || plan.bounce != nil {
+            let duration = try value(plan.duration, "duration", 0.5), bounce = try value(plan.bounce, "bounce", 0)
             (tension, damping) = Self.from(ratio: bounce >= 0 ? 1 - bounce : 1 / (1 + bounce), response: duration)
-        default:
-            tension = try parameter(plan.tension, field: "tension", default: 120, in: 1e-9...1e5)
-            damping = try parameter(plan.damping, field: "damping", default: 12, in: 0...300)
-            return
-        }
-        // RK4 at 8 ms stays stable up to about these; beyond them the numbers would explode.
-        guard tension <= 1e5, damping <= 300 else {
-            throw PlanError("\(used.first!.keys.joined(separator: ", ")): a spring stiffer than tension 1e5 or damped more than 300 per unit of mass; "
-                + "this one is tension \(tension), damping \(damping)")
+        } else {
+            tension = try value(plan.tension, "tension", 120)
+            damping = try value(plan.damping, "damping", 12)
         }
     }
 

@@ -4,9 +4,11 @@ import Testing
 
 /// Every case of `advance_numeric.json`, reproduced with the maths the shipped plugins use.
 ///
-/// Deliberately not reproduced: `master_bug_missing_k1_value_at_0.5` (Advance's master branch drops the
-/// k1 term of RK4; every tagged release and docs/vocabulary.md use classic RK4), and Advance's 0.08 s clamp per
-/// advance call, which docs/vocabulary.md does not ask for and which no case here exercises (frames are 1/60 s).
+/// Deliberately not reproduced: Advance's integrator. Advance steps springs and decays with RK4 at 8 ms and
+/// interpolates between steps; motiond evaluates the closed form (docs/vocabulary.md#exact-motion), which the
+/// reference's `analytic` values are. So values are held to those (rounded to 6 decimals there), and to
+/// Advance's emulated frames only within RK4's own error. Nor Advance's 0.08 s clamp per advance call,
+/// which docs/vocabulary.md does not ask for and which no case here exercises (frames are 1/60 s).
 @Suite("Advance numeric conformance")
 struct AdvanceConformanceTests {
     let reference: JSONValue
@@ -68,17 +70,26 @@ struct AdvanceConformanceTests {
             for time in ["0.1", "0.5", "1.0"] {
                 let target = Int((try #require(Double(time)) * 60).rounded())
                 while frames < target { simulation.advance(by: 1.0 / 60); frames += 1 }
-                let expected = try #require(testCase["emulated_60hz"]?[time])
-                #expect(abs(simulation.published.value.x - number(expected["value"])) < 1e-5, "\(name) value at \(time)")
-                #expect(abs(simulation.published.velocity.x - number(expected["velocity"])) < 1e-4, "\(name) velocity at \(time)")
                 let analytic = try #require(testCase["analytic"]?[time])
-                #expect(abs(simulation.published.value.x - number(analytic["value"])) < 0.05, "\(name) vs closed form at \(time)")
+                // Unless it has come to rest (then it sits on the target, or a decay where it stopped).
+                if !simulation.isSettled {
+                    #expect(abs(simulation.published.value.x - number(analytic["value"])) <= 1e-6, "\(name) value at \(time)")
+                    #expect(abs(simulation.published.velocity.x - number(analytic["velocity"])) <= 1e-6, "\(name) velocity at \(time)")
+                }
+                let emulated = try #require(testCase["emulated_60hz"]?[time])
+                #expect(abs(simulation.published.value.x - number(emulated["value"])) < 0.05, "\(name) vs Advance's RK4 at \(time)")
             }
-            var settling = self.simulation(try #require(testCase["params"]))
+            let params = try #require(testCase["params"])
+            var settling = self.simulation(params)
             var settleFrames = 0
             while !settling.isSettled && settleFrames < 10_000 { settling.advance(by: 1.0 / 60); settleFrames += 1 }
-            #expect(settleFrames == testCase["settles_after_frames_60hz"]?.intValue, "\(name) settle frame")
-            #expect(abs(settling.published.value.x - number(testCase["settled_value"])) < 1e-5, "\(name) settled value")
+            // The same rest rule on the exact curve rather than RK4's: within a frame or two of Advance.
+            let advanceFrames = try #require(testCase["settles_after_frames_60hz"]?.intValue)
+            #expect(abs(settleFrames - advanceFrames) <= 2, "\(name) settle frame: \(settleFrames) vs Advance's \(advanceFrames)")
+            // A spring rests on its target; a decay where the exact curve stopped (Advance's RK4 stops a
+            // step-sized error away).
+            let settled = number(testCase["settled_value"])
+            #expect(abs(settling.published.value.x - settled) <= (params["kind"] == "spring" ? 1e-9 : 0.01), "\(name) settled value")
             #expect(settling.published.velocity == .zero)
         }
     }
@@ -88,7 +99,7 @@ struct AdvanceConformanceTests {
         var simulation = Simulation(value: .zero, velocity: .zero,
                                     force: .spring(target: SIMD4(100, 0, 0, 0), tension: 120, damping: 12), threshold: 0.1)
         for _ in 0..<12 { simulation.advance(by: 1.0 / 60) }
-        #expect(abs(simulation.published.value.x - number(retarget["state_at_retarget_emulated"]?["value"])) < 1e-5)
+        #expect(abs(simulation.published.value.x - number(retarget["state_at_retarget_analytic"]?["value"])) <= 1e-6)
         let before = simulation.published
         simulation = simulation.retargeted(to: .spring(target: .zero, tension: 120, damping: 12), threshold: 0.1)
         #expect(simulation.published.value == before.value && simulation.published.velocity == before.velocity)
@@ -96,9 +107,9 @@ struct AdvanceConformanceTests {
         var frames = 12
         for (time, frame) in [("0.3", 18), ("0.5", 30)] {
             while frames < frame { simulation.advance(by: 1.0 / 60); frames += 1 }
-            let expected = try #require(retarget["after_emulated_60hz"]?[time])
-            #expect(abs(simulation.published.value.x - number(expected["value"])) < 1e-4, "value at \(time)")
-            #expect(abs(simulation.published.velocity.x - number(expected["velocity"])) < 1e-3, "velocity at \(time)")
+            let expected = try #require(retarget["after_analytic"]?[time])
+            #expect(abs(simulation.published.value.x - number(expected["value"])) <= 1e-6, "value at \(time)")
+            #expect(abs(simulation.published.velocity.x - number(expected["velocity"])) <= 1e-6, "velocity at \(time)")
         }
     }
 
@@ -156,13 +167,13 @@ struct AdvanceConformanceTests {
                            damping: number(params["damping"])),
             threshold: number(params["threshold"]))
         var elapsed = 0.0
-        while !simulation.isSettled && elapsed < 10 { simulation.advance(by: Simulation.step); elapsed += Simulation.step }
-        #expect(abs(elapsed - number(params["duration_s"])) < 1e-9)
+        while !simulation.isSettled && elapsed < 10 { simulation.advance(by: 0.008); elapsed += 0.008 }
+        // Advance's estimate on its RK4 curve; the exact curve meets the same rule within a step of it.
+        #expect(abs(elapsed - number(params["duration_s"])) <= 0.008 + 1e-9, "\(elapsed)")
     }
 
     @Test func defaultsAreAdvances() throws {
         let defaults = try #require(reference["defaults"])
-        #expect(number(defaults["solver"]?["fixed_step_s"]) == Simulation.step)
         let sampled = TimingCurve.swiftOut.value(at: 0.5, epsilon: 1e-7)
         #expect(abs(sampled - UnitBezier(0.4, 0, 0.2, 1).solve(0.5, epsilon: 1e-7)) == 0)
     }

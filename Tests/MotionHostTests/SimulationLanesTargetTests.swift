@@ -10,10 +10,10 @@ import Testing
 /// would run nowhere before they ship.
 @Suite("Simulation lanes per target", .serialized)
 struct SimulationLanesTargetTests {
-    typealias Advance = @convention(c) (UnsafePointer<motion_simulation_lanes>?, Double, Double,
+    typealias Advance = @convention(c) (UnsafePointer<motion_simulation_lanes>?, Double,
                                         UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?) -> Int
     typealias AdvanceSome = @convention(c) (UnsafePointer<motion_simulation_lanes>?, UnsafePointer<UInt32>?, Int, Double,
-                                            Double, UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?) -> Int
+                                            UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?) -> Int
 
     #if arch(x86_64)
     /// The targets this CPU runs (one case each; they compile in parallel).
@@ -54,7 +54,7 @@ struct SimulationLanesTargetTests {
     #endif
 
     /// 53 lanes (vector bodies and a tail on every width) of one kind, moved by both loops through ticks
-    /// that take zero, one, several and many steps, every fifth tick only some lanes: the same values,
+    /// of zero, short, long and many lengths, every fifth tick only some lanes: the same values,
     /// velocities, rest flags and columns, to 1e-9 relative.
     static func compare(target: String, width: Int, kind: UInt32, shared: Bool, advance: Advance, advanceSome: AdvanceSome) {
         let mine = Columns(width: width, kind: kind, shared: shared), theirs = Columns(width: width, kind: kind, shared: shared)
@@ -66,11 +66,11 @@ struct SimulationLanesTargetTests {
             var lanes = (mine.lanes, theirs.lanes)
             let rested: (Int, Int)
             if tick % 5 == 4 {
-                rested = (motion_simulation_advance_some(&lanes.0, some, some.count, dt, 0.008, mine.values, mine.velocities),
-                          advanceSome(&lanes.1, some, some.count, dt, 0.008, theirs.values, theirs.velocities))
+                rested = (motion_simulation_advance_some(&lanes.0, some, some.count, dt, mine.values, mine.velocities),
+                          advanceSome(&lanes.1, some, some.count, dt, theirs.values, theirs.velocities))
             } else {
-                rested = (motion_simulation_advance(&lanes.0, dt, 0.008, mine.values, mine.velocities),
-                          advance(&lanes.1, dt, 0.008, theirs.values, theirs.velocities))
+                rested = (motion_simulation_advance(&lanes.0, dt, mine.values, mine.velocities),
+                          advance(&lanes.1, dt, theirs.values, theirs.velocities))
             }
             #expect(rested.0 == rested.1, "lanes at rest, \(what), tick \(tick)")
             for (name, a, b, count) in [("values", mine.values, theirs.values, Columns.count * 4),
@@ -99,12 +99,13 @@ struct SimulationLanesTargetTests {
         let force: UnsafeMutablePointer<Double>
         let lanes: motion_simulation_lanes
 
-        /// Offsets, velocities and targets of each component, the accumulator, four step-matrix entries and
-        /// the threshold: 3 × width + 6 columns. Lane i's physics is one of six; with `shared`, all the first.
+        /// Offsets, velocities and targets of each component, tension, damping and threshold: 3 × width + 3
+        /// columns. Lane i's physics is one of six (under-, over- and critically damped, undamped); with
+        /// `shared`, all the first.
         init(width: Int, kind: UInt32, shared: Bool) {
             let n = Self.count
-            doubles = (3 * width + 6) * n
-            let storage = UnsafeMutablePointer<Double>.allocate(capacity: doubles), force = UnsafeMutablePointer<Double>.allocate(capacity: 5)
+            doubles = (3 * width + 3) * n
+            let storage = UnsafeMutablePointer<Double>.allocate(capacity: doubles), force = UnsafeMutablePointer<Double>.allocate(capacity: 2)
             storage.initialize(repeating: 0, count: doubles)
             (self.storage, self.force) = (storage, force)
             values.initialize(repeating: 0, count: n * 4)
@@ -112,9 +113,8 @@ struct SimulationLanesTargetTests {
             let ended = self.ended
             ended.initialize(repeating: 0, count: n)
             func column(_ number: Int) -> UnsafeMutablePointer<Double> { storage + number * n }
-            let tensions: [Double] = [120, 300, 20, 1000, 60, 5], dampings: [Double] = [12, 5, 0.5, 40, 1, 2]
+            let tensions: [Double] = [120, 300, 20, 1000, 100, 5], dampings: [Double] = [12, 5, 0, 200, 20, 2]
             let drags: [Double] = [3, 1, 8, 1.5, 20, 2], thresholds = [0.1, 0.01, 1, 1e-3, 0.5, 0.05]
-            var matrix = [Double](repeating: 0, count: 4)
             for lane in 0..<n {
                 let physics = shared ? 0 : lane % 6
                 for component in 0..<width {
@@ -122,15 +122,10 @@ struct SimulationLanesTargetTests {
                     column(width + component)[lane] = lane.isMultiple(of: 2) ? 0 : 400 - Double(component * 170 + lane * 13)
                     column(2 * width + component)[lane] = kind == 0 ? 0 : 100 + Double(component * 40 - lane * 9)
                 }
-                column(3 * width)[lane] = -0.008 * Double(lane % 4) / 3
-                if kind == 0 {
-                    motion_simulation_step_matrix(0, drags[physics], 0.008, &matrix)
-                } else {
-                    motion_simulation_step_matrix(tensions[physics], dampings[physics], 0.008, &matrix)
-                }
-                for entry in 0..<4 { column(3 * width + 1 + entry)[lane] = matrix[entry] }
-                column(3 * width + 5)[lane] = thresholds[physics]
-                if lane == 0 { for entry in 0..<4 { force[entry] = matrix[entry] }; force[4] = thresholds[0] }
+                column(3 * width)[lane] = kind == 0 ? 0 : tensions[physics]
+                column(3 * width + 1)[lane] = kind == 0 ? drags[physics] : dampings[physics]
+                column(3 * width + 2)[lane] = thresholds[lane % 6]
+                if lane == 0 { (force[0], force[1]) = (column(3 * width)[0], column(3 * width + 1)[0]) }
             }
             func four(_ first: Int) -> (UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?,
                                         UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?) {
@@ -139,9 +134,8 @@ struct SimulationLanesTargetTests {
             }
             lanes = motion_simulation_lanes(
                 count: n, width: UInt32(width), rests_at_target: kind, offset: four(0), velocity: four(width),
-                target: four(2 * width), accumulator: column(3 * width),
-                step_matrix: (column(3 * width + 1), column(3 * width + 2), column(3 * width + 3), column(3 * width + 4)),
-                threshold: column(3 * width + 5), ended: ended, shared_force: shared ? UnsafePointer(force) : nil)
+                target: four(2 * width), tension: column(3 * width), damping: column(3 * width + 1),
+                threshold: column(3 * width + 2), ended: ended, shared_force: shared ? UnsafePointer(force) : nil)
         }
 
         func deallocate() {

@@ -14,56 +14,55 @@ extern "C" {
 #endif
 
 /**
- * Springs or decays of `width` components (1–4) in structure-of-arrays form, integrated exactly as
- * `Simulation` does it: classic RK4 at a fixed `step`, published by interpolating between the last two
- * steps. RK4 on these linear equations is one 2×2 matrix per lane (the same polynomial in `step`), so a
- * step is four multiply-adds per component.
+ * Springs or decays of `width` components (1–4) in structure-of-arrays form, evaluated exactly as
+ * `Simulation` does it (docs/vocabulary.md#exact-motion): the closed form of x″ = −k·x − c·x′ over the
+ * time asked, one 2×2 matrix per lane (`motion_simulation_transition`) whatever the time, so a tick of any
+ * length, a display's present time or a sample land on the analytic curve.
  *
- * Lane i's state is the step boundary before the newest one (`offset` = position − target, `velocity`)
- * and `accumulator` in [−step, 0]: the published time lies `step + accumulator` after that boundary. A
- * fresh state (shown as it is) has `accumulator == −step`. Its force is its RK4 step matrix at `step`
- * (`motion_simulation_step_matrix`), kept with the lane: the tick does no work that does not change.
+ * Lane i's state is its offset from the target (`offset` = position − target) and `velocity` at the time
+ * last shown. Its force is `tension` k and `damping` c per unit of mass (a decay: k = 0, c its drag); with
+ * `shared_force` every lane's is that one and the matrix is computed once per call, else each lane's is
+ * computed in the loop (vectorised polynomials, no libm calls).
  */
 typedef struct motion_simulation_lanes {
     size_t count;
     uint32_t width;
     /** 1: a spring (rests at its target once speed and distance are within threshold); 0: a decay (rests
      *  where it is once speed is within threshold; `tension` and `target` are 0); 2: a spring with
-     *  `overshootClamping` (as 1, and also rests at its target at the first step that reaches or crosses it). */
+     *  `overshootClamping` (as 1, and also rests at its target once it has reached or crossed it). */
     uint32_t rests_at_target;
     double *offset[4];
     double *velocity[4];
     double *target[4];
-    double *accumulator;
-    /** m11, m12, m21, m22 of each lane's step matrix (offset, velocity) ← M (offset, velocity). */
-    double *step_matrix[4];
+    double *tension;
+    double *damping;
     double *threshold;
     /** Out: 1 where the lane came to rest this tick (its published state is the resting one). */
     uint8_t *ended;
-    /** NULL, or the one force of every lane: m11, m12, m21, m22, threshold. Then `step_matrix` and
-     *  `threshold` are not read (a UI's springs mostly share their physics: 40 bytes less per lane). */
+    /** NULL, or the one force of every lane: k, c. Then `tension` and `damping` are not read (a UI's
+     *  springs mostly share their physics). */
     const double *shared_force;
 } motion_simulation_lanes;
 
-/** The RK4 step matrix of a spring (tension k, damping c) or a decay (k = 0, c = drag) at `step`. */
-void motion_simulation_step_matrix(double k, double c, double step, double matrix[4]);
+/** The exact transition over `t` >= 0 seconds of x″ = −k·x − c·x′ (k, c >= 0): (x, x′)(t) = M·(x, x′)(0),
+ *  `matrix` = m11, m12, m21, m22. The one formula the lanes, `Simulation` and the C baseline use. */
+void motion_simulation_transition(double k, double c, double t, double matrix[4]);
 
 /**
  * Advances every lane by `dt` (>= 0) and writes lane i's published value and velocity to `values[i * 4 + c]`
  * and `velocities[i * 4 + c]`, c < width, and 0 for c from width to 3 (the layout of "motion.properties/1"
  * writes); with `values` or `velocities` NULL, writes neither (a tick whose values no one reads: the lanes
  * it must still write are found with `motion_simulation_select` and written at dt 0). Returns how many
- * lanes came to rest (their `ended` flag is 1; the others' is 0). At `dt` 0 nothing steps: the lanes'
- * published state is written again, as the last advance wrote it (a lane that is not at rest stays so).
+ * lanes came to rest (their `ended` flag is 1; the others' is 0). At `dt` 0 nothing moves: the lanes'
+ * state is written again as it is.
  */
-size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt, double step, double *values,
-                                 double *velocities);
+size_t motion_simulation_advance(const motion_simulation_lanes *lanes, double dt, double *values, double *velocities);
 
 /** The same for the `n` lanes listed in `indices` only; the j-th listed lane's output is at `j * 4`. At
  *  `dt` 0, a lane whose `ended` flag is set is shown at rest (as the advance that set it showed it: a
  *  clamped spring's crossing inside that advance's steps is not seen again), so pass the advance's flags. */
 size_t motion_simulation_advance_some(const motion_simulation_lanes *lanes, const uint32_t *indices, size_t n, double dt,
-                                      double step, double *values, double *velocities);
+                                      double *values, double *velocities);
 
 /**
  * The lanes among `n` that a tick whose values no one reads must still write: those that came to rest

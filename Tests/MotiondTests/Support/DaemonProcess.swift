@@ -146,9 +146,20 @@ final class DaemonProcess: @unchecked Sendable {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             _ = await process.exitStatus()
+            reportStop("still running \(timeout) s after signal \(signal): killed")
             return nil
         }
+        if process.terminationStatus != 0 {
+            reportStop("exited with status \(process.terminationStatus) (reason \(process.terminationReason.rawValue)) after signal \(signal)")
+        }
         return process.terminationStatus
+    }
+
+    /// A stop that went wrong is rare and load-dependent: what the daemon said last goes to the test's
+    /// output, so that a failure in CI can be read.
+    private func reportStop(_ what: String) {
+        let tail = String(log.suffix(4000))
+        FileHandle.standardError.write(Data("motiond \(process.processIdentifier) \(what); its log ends:\n\(tail)\n".utf8))
     }
 
     deinit {
