@@ -1,3 +1,4 @@
+import Foundation
 import MotionAnimation
 @testable import MotionEngine
 @testable import MotionHost
@@ -133,7 +134,7 @@ struct DelayTests {
         }
     }
 
-    /// `plan.sample` reports when the plan's animation rests (to the frame), whatever times were asked.
+    /// `plan.sample` reports when the plan's animation rests, whatever times were asked.
     @Test func aSampleReportsTheSettlingDuration() {
         let tween: JSONValue = ["type": "Tween", "property": "x", "to": [1], "duration": 0.3, "delay": 0.2]
         for times in [[0.1], [0.1, 5], [2]] as [[Double]] {
@@ -145,6 +146,27 @@ struct DelayTests {
         #expect(spring > 0.5 && spring < 3, "\(spring)")
         let forever = call("plan.sample", ["plan": ["type": "Tween", "property": "x", "to": [1], "repeat": "forever"], "times": [1]])
         #expect(forever["settlingDuration"] == .null, "an animation that never rests within 600 s: null")
+    }
+
+    /// A spring's `settlingDuration` is the time its rest rule first holds, exactly (SPEC §10), not the
+    /// frame after: a critically damped spring from 0 to 1 (ω = 20) rests when its distance
+    /// (1 + ωt)·e^(−ωt) and its speed ω²t·e^(−ωt) are both within epsilon 0.001 of its travel.
+    @Test func aSpringsSettlingDurationIsWhenTheRuleFirstHolds() {
+        let omega = 20.0, epsilon = 0.001
+        func holds(_ t: Double) -> Bool {
+            (1 + omega * t) * exp(-omega * t) <= epsilon && omega * omega * t * exp(-omega * t) <= epsilon
+        }
+        var (low, high) = (0.0, 0.0)
+        while !holds(high) { (low, high) = (high, high + 0.001) }
+        while high - low > 1e-12 {
+            let middle = (low + high) / 2
+            if holds(middle) { high = middle } else { low = middle }
+        }
+        let spring: JSONValue = ["type": "Spring", "property": "x", "from": [0], "to": [1], "stiffness": 400, "dampingRatio": 1]
+        for times in [[0.1], [0.1, 0.2345, 0.31], [5]] as [[Double]] {
+            let reported = call("plan.sample", ["plan": spring, "times": .array(times.map { .number($0) })])["settlingDuration"]?.doubleValue ?? -1
+            #expect(abs(reported - high) <= 1e-6, "\(times): \(reported) vs \(high)")
+        }
     }
 
     /// Global speed (docs/vocabulary.md): an admin sets it live; every animation then advances at that rate.

@@ -24,6 +24,10 @@ final class SampleWork: SlicedWork {
     /// When the plan's animation ended (its runtime went idle), sought after the last time asked; nil
     /// while unknown, `.infinity` if it still ran at `maximumSampleTime`.
     private var settlingDuration: Double?
+    /// Each step's length, as taken (without gestures): replayed to find the exact settling time.
+    private var taken: [Double] = []
+    /// The step in which the runtime went idle: `settlingDuration` is narrowed inside it (`Settling`).
+    private var settling: Settling?
 
     /// `property` chooses which of a composite's properties is read (default: its first leaf's).
     init(plan: JSONValue, property: String? = nil, times: [Double], runtime: String, frame: Double,
@@ -70,8 +74,18 @@ final class SampleWork: SlicedWork {
             nextGestureEvent += 1
             target = max(target, now)
         }
-        if target - now > 1e-12 { engine.advance(runtime: runtime, by: target - now) }
+        if target - now > 1e-12 {
+            engine.advance(runtime: runtime, by: target - now)
+            if gestureEvents.isEmpty { taken.append(target - now) }
+        }
         now = target
+    }
+
+    /// The runtime just went idle at `now`: the rule first held inside the step just taken.
+    private func wentIdle() {
+        settlingDuration = now
+        guard gestureEvents.isEmpty, let last = taken.last else { return }
+        settling = Settling(steps: taken.count - 1, low: now - last, high: now)
     }
 
     func work(in context: EngineContext, until deadline: UInt64) throws(EngineError) -> Bool {
@@ -94,7 +108,7 @@ final class SampleWork: SlicedWork {
                 advance(engine, by: dt)
                 steps += 1
                 if settlingDuration == nil, !engine.isActive(runtime: runtime), nextGestureEvent == gestureEvents.count {
-                    settlingDuration = now
+                    wentIdle()
                 }
                 if steps & 63 == 0, WorkClock.now() >= deadline { return false }
             }
@@ -106,7 +120,7 @@ final class SampleWork: SlicedWork {
         // How long until it rests (docs/vocabulary.md `settlingDuration`): stepped on past the last time asked.
         while settlingDuration == nil {
             guard engine.isActive(runtime: runtime) || nextGestureEvent < gestureEvents.count else {
-                settlingDuration = now
+                wentIdle()
                 break
             }
             guard now < EngineContext.maximumSampleTime else {
@@ -116,6 +130,12 @@ final class SampleWork: SlicedWork {
             advance(engine, by: frame)
             steps += 1
             if steps & 63 == 0, WorkClock.now() >= deadline { return false }
+        }
+        if var narrowing = settling, !narrowing.isExact {
+            let done = try narrowing.narrow(replaying: taken, of: plan, in: runtime, engine: engine, until: deadline)
+            settling = narrowing
+            guard done else { return false }
+            settlingDuration = narrowing.high
         }
         // The answer is assembled in slices too: 10,000 samples are about half a megabyte of text.
         if encoded.isEmpty {
