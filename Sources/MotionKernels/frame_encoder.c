@@ -167,6 +167,7 @@ size_t motion_frame_write_updates(const motion_frame_source *source, const uint3
     /* Called again after each update the caller wrote (a number outside the fixed format): when the
      * next is one too, it goes back at once, not after a batch's digits. */
     if (n > 0 && !is_plain(source, handles[0])) goto stop;
+    const double scale = source->velocity_scale != 0 ? source->velocity_scale : 1;
     while (index < n) {
         const size_t batch = n - index < BATCH ? n - index : BATCH;
         /* Each update's values then its velocities, `count` of each, packed; where they start. */
@@ -178,6 +179,8 @@ size_t motion_frame_write_updates(const motion_frame_source *source, const uint3
             starts[u] = packed;
             memcpy(digits.numbers + packed, slot, 32);
             memcpy(digits.numbers + packed + count, slot + 4, 32);
+            if (scale != 1)
+                for (unsigned c = 0; c < count; c++) digits.numbers[packed + count + c] *= scale;
             packed += 2 * count;
         }
         split_fixed(&digits, packed);

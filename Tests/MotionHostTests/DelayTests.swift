@@ -169,6 +169,38 @@ struct DelayTests {
         }
     }
 
+    /// Under a speed, frames show velocities per wall-clock second (a tween of 1 unit per second at speed
+    /// 0.25 moves 0.25 units per second on screen), and `plan.sample` evaluates the plan as written unless
+    /// asked `"applySettings": true` (SPEC §10) — speed and reduce motion alike.
+    @Test func velocitiesAreOnScreenAndSamplesAreAsWrittenUnlessAsked() throws {
+        let admin = RecordingOutput()
+        context.openSession(2, output: admin, role: .admin)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 2)
+        context.receive(line: Array(#"{"id":1,"method":"settings.set","params":{"speed":0.25}}"#.utf8), from: 2)
+        #expect(admin.lines.last?["result"]?["speed"] == 0.25)
+        _ = call("subscribe", ["streams": ["frames"]])
+        let tween: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "linear"]
+        _ = call("plan.add", ["target": "a", "plan": tween])
+        for _ in 0..<12 { context.tick(dt: 1.0 / 120) }
+        let shown = output.lines.reversed().lazy.compactMap { $0["updates"]?.arrayValue?.first { $0["target"] == "a" } }.first
+        let velocity = try #require(shown?["velocity"]?.arrayValue?.first?.doubleValue)
+        #expect(abs(velocity - 0.25) < 1e-9, "on screen: \(velocity)")
+        #expect(abs((context.engine.velocity(of: "x", target: "a", runtime: "0/default")?[0] ?? 0) - 1) < 1e-9,
+                "the store keeps animation time (a retarget starts from it)")
+
+        let written = call("plan.sample", ["plan": tween, "times": [0.5]])
+        #expect(written["samples"]?.arrayValue?.first?["value"] == [0.5] && written["samples"]?.arrayValue?.first?["velocity"] == [1], "\(written)")
+        #expect(written["settlingDuration"] == 1)
+        let applied = call("plan.sample", ["plan": tween, "times": [0.5], "applySettings": true])
+        #expect(applied["samples"]?.arrayValue?.first?["value"] == [0.125] && applied["samples"]?.arrayValue?.first?["velocity"] == [0.25], "\(applied)")
+        #expect(applied["settlingDuration"] == 4)
+
+        context.receive(line: Array(#"{"id":2,"method":"settings.set","params":{"speed":1,"reduceMotion":true}}"#.utf8), from: 2)
+        #expect(call("plan.sample", ["plan": tween, "times": [0.5]])["samples"]?.arrayValue?.first?["value"] == [0.5], "as written")
+        let reduced = call("plan.sample", ["plan": tween, "times": [0.5], "applySettings": true])
+        #expect(reduced["samples"]?.arrayValue?.first?["value"] == [1] && reduced["settlingDuration"] == 0, "\(reduced)")
+    }
+
     /// Global speed (docs/vocabulary.md): an admin sets it live; every animation then advances at that rate.
     @Test func aGlobalSpeedSlowsEveryAnimation() throws {
         #expect(call("settings.set", ["speed": 0.5])["code"] == "access.denied", "the in-process session is a client")

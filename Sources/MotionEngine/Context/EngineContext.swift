@@ -14,6 +14,7 @@ package final class EngineContext: TraceObserver {
             engine.instantMotion = settings.instantMotion
             engine.quotas = settings.quotas
             hub.ownerBacklogLimit = settings.quotas.outputBytes
+            hub.velocityScale = settings.tickScale
         }
     }
     package let logger: Logger
@@ -71,6 +72,7 @@ package final class EngineContext: TraceObserver {
         self.logger = logger
         self.hub = SubscriptionHub(limits: hubLimits)
         hub.ownerBacklogLimit = settings.quotas.outputBytes
+        hub.velocityScale = settings.tickScale
         engine.observer = self
     }
 

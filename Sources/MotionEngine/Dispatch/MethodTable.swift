@@ -101,7 +101,8 @@ struct MethodTable: ContextPart {
                 times.append(time)
             }
             let work = try SampleWork(plan: plan, property: try params.optionalName("property"), times: times, runtime: context.dryRuns.nextRuntime(EngineContext.reservedRuntimePrefix + "sample"),
-                                      frame: 1 / settings.rate, gestures: try GestureRequests.recordedGestures(params))
+                                      frame: 1 / settings.rate, gestures: try GestureRequests.recordedGestures(params),
+                                      settings: try params.optionalBool("applySettings") == true ? settings : nil)
             context.dryRuns.perform(work, for: session, replyingTo: request.id)
             return nil
         case "display.sync": return try context.display.syncDisplay(params, in: session)

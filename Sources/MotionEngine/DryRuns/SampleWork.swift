@@ -28,10 +28,16 @@ final class SampleWork: SlicedWork {
     private var taken: [Double] = []
     /// The step in which the runtime went idle: `settlingDuration` is narrowed inside it (`Settling`).
     private var settling: Settling?
+    /// The plan as written (speed 1, no reduce motion: `.off`, 1), or under the daemon's settings
+    /// (`"applySettings": true`, SPEC §10): which plans complete at once, and animation seconds per second.
+    private let instantMotion: InstantMotion
+    private let speed: Double
 
     /// `property` chooses which of a composite's properties is read (default: its first leaf's).
     init(plan: JSONValue, property: String? = nil, times: [Double], runtime: String, frame: Double,
-         gestures: [String: [GestureSample]] = [:]) throws(EngineError) {
+         gestures: [String: [GestureSample]] = [:], settings: EngineSettings? = nil) throws(EngineError) {
+        instantMotion = settings?.instantMotion ?? .off
+        speed = settings?.tickScale ?? 1
         let driven = Composite.properties(of: plan)
         guard let property = property ?? driven.first else {
             throw EngineError(.invalidRequest, "plan.property: expected a string (the property to sample)")
@@ -67,7 +73,7 @@ final class SampleWork: SlicedWork {
         while nextGestureEvent < gestureEvents.count, gestureEvents[nextGestureEvent].time <= target + 1e-12 {
             let event = gestureEvents[nextGestureEvent]
             if event.time - now > 1e-12 {
-                engine.advance(runtime: runtime, by: event.time - now)
+                engine.advance(runtime: runtime, by: (event.time - now) * speed)
                 now = event.time
             }
             if let scope = engine.runtimes[runtime] { engine.apply(event.samples, toGesture: event.gesture, in: scope) }
@@ -75,8 +81,8 @@ final class SampleWork: SlicedWork {
             target = max(target, now)
         }
         if target - now > 1e-12 {
-            engine.advance(runtime: runtime, by: target - now)
-            if gestureEvents.isEmpty { taken.append(target - now) }
+            engine.advance(runtime: runtime, by: (target - now) * speed)
+            if gestureEvents.isEmpty { taken.append((target - now) * speed) }
         }
         now = target
     }
@@ -85,11 +91,15 @@ final class SampleWork: SlicedWork {
     private func wentIdle() {
         settlingDuration = now
         guard gestureEvents.isEmpty, let last = taken.last else { return }
-        settling = Settling(steps: taken.count - 1, low: now - last, high: now)
+        settling = Settling(steps: taken.count - 1, low: (now - last / speed) * speed, high: now * speed)
     }
 
     func work(in context: EngineContext, until deadline: UInt64) throws(EngineError) -> Bool {
-        let engine = context.engine
+        // Plans added in this slice (the plan, a sequence's next step) complete at once or not as the
+        // sample asks, whatever the daemon's settings are for everyone else.
+        let engine = context.engine, shared = engine.instantMotion
+        engine.instantMotion = instantMotion
+        defer { engine.instantMotion = shared }
         if !started {
             started = true
             try engine.createRuntime(runtime, dryRun: true)
@@ -113,7 +123,7 @@ final class SampleWork: SlicedWork {
                 if steps & 63 == 0, WorkClock.now() >= deadline { return false }
             }
             let value = engine.value(of: property, target: "sample", runtime: runtime) ?? []
-            let velocity = engine.velocity(of: property, target: "sample", runtime: runtime) ?? []
+            let velocity = (engine.velocity(of: property, target: "sample", runtime: runtime) ?? []).map { $0 * speed }
             samples[index] = JSONWriter.bytes(["t": .number(times[index]), "value": JSONValue(value), "velocity": JSONValue(velocity)])
             position += 1
         }
@@ -135,7 +145,7 @@ final class SampleWork: SlicedWork {
             let done = try narrowing.narrow(replaying: taken, of: plan, in: runtime, engine: engine, until: deadline)
             settling = narrowing
             guard done else { return false }
-            settlingDuration = narrowing.high
+            settlingDuration = narrowing.high / speed
         }
         // The answer is assembled in slices too: 10,000 samples are about half a megabyte of text.
         if encoded.isEmpty {

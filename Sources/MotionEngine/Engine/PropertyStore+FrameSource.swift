@@ -11,7 +11,8 @@ extension PropertyStore {
 
     /// Lends the columns a frame's updates are encoded from (`motion_frame_write_updates`); with
     /// `namesOthers` another uid's properties are named `<uid>/<runtime>` for `viewer`.
-    func withFrameSource<Result>(viewer: UInt32, namesOthers: Bool,
+    /// `velocityScale`: the speed (frames show velocities per wall-clock second, SPEC §10).
+    func withFrameSource<Result>(viewer: UInt32, namesOthers: Bool, velocityScale: Double = 1,
                                  _ body: (inout motion_frame_source) -> Result) -> Result {
         owners.withUnsafeBufferPointer { owners in
             prefixes.bytes.withUnsafeBufferPointer { prefixes in
@@ -21,7 +22,7 @@ extension PropertyStore {
                             slots: slots, counts: counts, owners: owners.baseAddress, prefixes: prefixes.baseAddress,
                             prefix_starts: starts.baseAddress, prefix_lengths: lengths.baseAddress,
                             names_others: namesOthers ? 1 : 0, viewer: viewer, daemon: Self.daemon,
-                            runtime_opening: Self.runtimeOpening.count)
+                            runtime_opening: Self.runtimeOpening.count, velocity_scale: velocityScale)
                         return body(&source)
                     }
                 }

@@ -137,11 +137,16 @@ final class FrameEncoder {
     }
 
     /// Appends the update of `handle` as `store` holds it, by this encoder's own number formatting.
-    func appendUpdate(of handle: UInt32, in store: PropertyStore, isFirst: Bool, owner: UInt32?) {
+    func appendUpdate(of handle: UInt32, in store: PropertyStore, isFirst: Bool, owner: UInt32?, velocityScale: Double = 1) {
         let stored = store.slot(handle), count = Int(store.counts[Int(handle)])
-        store.prefix(handle).withUnsafeBufferPointer { prefix in
-            appendUpdate(isFirst: isFirst, prefix: prefix, values: UnsafeBufferPointer(start: stored, count: count),
-                         velocities: UnsafeBufferPointer(start: stored + PropertyStore.width, count: count), owner: owner)
+        var scaled = (0.0, 0.0, 0.0, 0.0)
+        withUnsafeMutableBytes(of: &scaled) { raw in
+            let velocities = raw.baseAddress!.assumingMemoryBound(to: Double.self)
+            for component in 0..<count { velocities[component] = stored[PropertyStore.width + component] * velocityScale }
+            store.prefix(handle).withUnsafeBufferPointer { prefix in
+                appendUpdate(isFirst: isFirst, prefix: prefix, values: UnsafeBufferPointer(start: stored, count: count),
+                             velocities: UnsafeBufferPointer(start: velocities, count: count), owner: owner)
+            }
         }
     }
 

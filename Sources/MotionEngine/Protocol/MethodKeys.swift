@@ -9,7 +9,7 @@ enum MethodKeys {
         "hello": ["protocol", "client"],
         "plan.add": ["target", "targets", "plan", "runtime", "name", "stagger"],
         "plan.remove": ["target", "name", "runtime"],
-        "plan.sample": ["plan", "times", "property", "gestures"],
+        "plan.sample": ["plan", "times", "property", "gestures", "applySettings"],
         "runtime.create": ["name", "ephemeral", "shared"],
         "runtime.destroy": ["name"],
         "runtime.state": ["runtime", "limit", "after"],

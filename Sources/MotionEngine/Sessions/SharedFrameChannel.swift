@@ -80,7 +80,17 @@ final class SharedFrameChannel {
     /// under each slot's seqlock, the slot listed as changed; slots used for the first time are named.
     /// Returns how many were written (a full table leaves the rest out; the header's `flags` say so);
     /// those still to be named past `namesPerFrame` are left in `waiting`.
-    func write(_ handles: [UInt32], store: PropertyStore, for subscription: Subscription) -> Int {
+    func write(_ handles: [UInt32], store: PropertyStore, for subscription: Subscription, velocityScale: Double = 1) -> Int {
+        var scaled = (0.0, 0.0, 0.0, 0.0)
+        return withUnsafeMutableBytes(of: &scaled) { raw in
+            write(handles, store: store, for: subscription, velocityScale: velocityScale,
+                  scratch: raw.baseAddress!.assumingMemoryBound(to: Double.self))
+        }
+    }
+
+    /// `scratch`: room for one property's velocities times `velocityScale` (when it is not 1).
+    private func write(_ handles: [UInt32], store: PropertyStore, for subscription: Subscription, velocityScale: Double,
+                       scratch: UnsafeMutablePointer<Double>) -> Int {
         if handleCapacity < store.keys.count { growHandles(to: store.keys.count) }
         waiting.removeAll(keepingCapacity: true)
         let counts = store.counts, generations = store.generations
@@ -103,9 +113,13 @@ final class SharedFrameChannel {
                     slot = named
                 }
                 let stored = store.slot(handle)
+                var velocities = stored + PropertyStore.width
+                if velocityScale != 1 {
+                    for component in 0..<Int(components) { scratch[component] = velocities[component] * velocityScale }
+                    velocities = scratch
+                }
                 // `tags` is read through self: naming a slot may have grown it.
-                motion_frames_writer_put(&writer, slot - 1, self.tags[Int(slot) - 1], stored, stored + PropertyStore.width,
-                                         UInt32(components))
+                motion_frames_writer_put(&writer, slot - 1, self.tags[Int(slot) - 1], stored, velocities, UInt32(components))
                 written += 1
             }
         }

@@ -19,6 +19,9 @@ package final class SubscriptionHub {
     let limits: Limits
     /// A uid's `quotas.outputBytes`: past it, each of its sessions with anything unsent counts as behind.
     var ownerBacklogLimit = Int.max
+    /// Frames show velocities per wall-clock second (SPEC §10): the speed; the store keeps them per
+    /// second of animation time, which a retarget starts from.
+    var velocityScale = 1.0
     private(set) var subscriptions: [Subscription] = []
     private let encoder = FrameEncoder()
     /// This tick's update lists shared by subscriptions of one filter, and where each is in `bodies`.
@@ -304,7 +307,8 @@ package final class SubscriptionHub {
     /// on the socket (docs/clients.md): `{"event":"frame","sub":…,"seq":…,"t":…,"dropped":…,"shm":<frame>}`.
     private func sendSharedFrame(to subscription: Subscription, through channel: SharedFrameChannel,
                                  store: PropertyStore, time: Double) {
-        let written = channel.markGone(store) + channel.write(subscription.pending, store: store, for: subscription)
+        let written = channel.markGone(store) + channel.write(subscription.pending, store: store, for: subscription,
+                                                              velocityScale: velocityScale)
         subscription.isPending.withUnsafeMutableBufferPointer { isPending in
             for handle in subscription.pending { isPending[Int(handle)] = false }
             for handle in channel.waiting { isPending[Int(handle)] = true }
@@ -350,22 +354,24 @@ package final class SubscriptionHub {
     /// applied here; the C loop writes the rest (`motion_frame_write_updates`).
     private func appendUpdates(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder,
                                for subscription: Subscription) -> Bool {
-        guard subscription.isFiltered else { return Self.write(handles, from: store, to: encoder, for: subscription) }
+        guard subscription.isFiltered else {
+            return Self.write(handles, from: store, to: encoder, for: subscription, velocityScale: velocityScale)
+        }
         let counts = store.counts
         visible.removeAll(keepingCapacity: true)
         for handle in handles where counts[Int(handle)] != 0 && subscription.matches(handle, in: store) {
             visible.append(handle)
         }
-        return Self.write(visible, from: store, to: encoder, for: subscription)
+        return Self.write(visible, from: store, to: encoder, for: subscription, velocityScale: velocityScale)
     }
 
     private static func write(_ handles: [UInt32], from store: PropertyStore, to encoder: FrameEncoder,
-                              for subscription: Subscription) -> Bool {
-        store.withFrameSource(viewer: subscription.viewer, namesOthers: subscription.seesOthers) { source in
+                              for subscription: Subscription, velocityScale: Double) -> Bool {
+        store.withFrameSource(viewer: subscription.viewer, namesOthers: subscription.seesOthers, velocityScale: velocityScale) { source in
             handles.withUnsafeBufferPointer { handles in
                 encoder.appendUpdates(handles, from: &source, first: true) { handle, isFirst in
                     encoder.appendUpdate(of: handle, in: store, isFirst: isFirst,
-                                         owner: subscription.foreignOwner(of: handle, in: store))
+                                         owner: subscription.foreignOwner(of: handle, in: store), velocityScale: velocityScale)
                 }
             }
         }

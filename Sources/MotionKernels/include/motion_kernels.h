@@ -116,6 +116,9 @@ typedef struct motion_frame_source {
     uint32_t viewer;
     uint32_t daemon;
     size_t runtime_opening;
+    /** Velocities are written times this (the speed: frames show them per wall-clock second, SPEC §10);
+     *  0 is taken as 1. */
+    double velocity_scale;
 } motion_frame_source;
 
 /** Room one update may take beyond its prefix (the owner, the keys, eight numbers of at most 32 bytes). */
