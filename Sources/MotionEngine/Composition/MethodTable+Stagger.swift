@@ -57,7 +57,7 @@ extension MethodTable {
         let applied = RuntimeJournal.AppliedCount()
         return try context.journal.orApply(session, id: request.id, journaled: journaled, record: {
             let now = clock.wallNow()
-            return zip(targets, plans).map { .add(runtime: runtime, target: $0, plan: $1, name: nil, t: now) }
+            return zip(targets, plans).map { .add(runtime: runtime, target: $0, plan: $1, name: nil, t: now, instant: engine.instantMotion) }
         }, applied: applied) { context throws(EngineError) in
             var performers: [JSONValue] = []
             for (index, (target, staggered)) in zip(targets, plans).enumerated() {

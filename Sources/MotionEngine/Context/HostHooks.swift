@@ -18,6 +18,10 @@ package struct HostHooks: Sendable {
     /// A large amount of memory was just freed (the last destroyed runtime's): the host returns freed
     /// pages to the system, off the engine thread.
     package var memoryFreed: (@Sendable () -> Void)?
+    /// An admin set speed or reduce motion live (`settings.set`): the host keeps them across restarts,
+    /// then calls `kept` on the engine thread (the reply waits for it).
+    package var settingsSet: (@Sendable (_ speed: Double, _ reduceMotion: Bool,
+                                         _ kept: @escaping @Sendable (EngineContext) -> Void) -> Void)?
 
     package init() {}
 }

@@ -29,7 +29,8 @@ struct MethodTable: ContextPart {
             if journaled { try engine.check(plan) }
             let limit = context.quotas(of: runtime), shown = name ?? Engine.defaultRuntime
             return try context.journal.orApply(session, id: request.id, journaled: journaled,
-                                      record: { [.add(runtime: runtime, target: target, plan: plan, name: planName, t: clock.wallNow())] }) { context throws(EngineError) in
+                                      record: { [.add(runtime: runtime, target: target, plan: plan, name: planName, t: clock.wallNow(),
+                                                      instant: engine.instantMotion)] }) { context throws(EngineError) in
                 let performer = try context.engine.addPlan(plan, to: target, in: runtime, named: planName, quotas: limit)
                 return ["runtime": .string(shown), "target": .string(target), "performer": .number(Double(performer))]
             }
@@ -152,7 +153,15 @@ struct MethodTable: ContextPart {
                 context.settings = next
                 engine.trace(TraceEvent(kind: "settings.changed", fields: shown.objectValue ?? [:]))
             }
-            return shown
+            // Kept (state directory) before the reply, even when unchanged: setting the file's value
+            // again pins it too.
+            guard let keep = hooks.settingsSet else { return shown }
+            let requestID = request.id, sessionID = session.id
+            session.owedReplies += 1
+            keep(next.speed, next.reduceMotion) { context in
+                context.sessions[sessionID]?.sendOwedReply(WireMessage.result(id: requestID, shown))
+            }
+            return nil
         case "sync": return [:]
         default:
             throw EngineError(.unknownMethod, "method: \"\(request.method)\" is not a protocol v1 method of this server")

@@ -18,7 +18,10 @@ package protocol JournalStorage: AnyObject, Sendable {
 /// One journaled change. `t` is wall-clock seconds (CLOCK_REALTIME).
 enum JournalRecord {
     case create(runtime: String, shared: Bool, t: Double)
-    case add(runtime: String, target: String, plan: JSONValue, name: String?, t: Double)
+    /// `instant`: the settings it was added under made it complete at once (reduce motion, speed 0): a
+    /// replay completes it at once again, whatever the settings are then, and plays one that did not
+    /// (SPEC §10: what ended at once is not brought back).
+    case add(runtime: String, target: String, plan: JSONValue, name: String?, t: Double, instant: InstantMotion = .off)
     case remove(runtime: String, target: String, name: String, t: Double)
     case destroy(runtime: String, t: Double)
     /// A resting runtime's values (compaction): what its earlier records led to.
@@ -28,7 +31,7 @@ enum JournalRecord {
 
     var runtime: String {
         switch self {
-        case .create(let runtime, _, _), .add(let runtime, _, _, _, _), .remove(let runtime, _, _, _),
+        case .create(let runtime, _, _), .add(let runtime, _, _, _, _, _), .remove(let runtime, _, _, _),
              .destroy(let runtime, _), .values(let runtime, _, _): runtime
         case .refused(let record, _): record["runtime"]?.stringValue ?? ""
         }
@@ -36,7 +39,7 @@ enum JournalRecord {
 
     var time: Double {
         switch self {
-        case .create(_, _, let t), .add(_, _, _, _, let t), .remove(_, _, _, let t), .destroy(_, let t), .values(_, _, let t),
+        case .create(_, _, let t), .add(_, _, _, _, let t, _), .remove(_, _, _, let t), .destroy(_, let t), .values(_, _, let t),
              .refused(_, let t): t
         }
     }
@@ -45,9 +48,10 @@ enum JournalRecord {
         switch self {
         case .create(let runtime, let shared, let t):
             return ["op": "create", "runtime": .string(runtime), "shared": .bool(shared), "t": .number(t)]
-        case .add(let runtime, let target, let plan, let name, let t):
+        case .add(let runtime, let target, let plan, let name, let t, let instant):
             var members: [String: JSONValue] = ["op": "add", "runtime": .string(runtime), "target": .string(target), "plan": plan, "t": .number(t)]
             if let name { members["name"] = .string(name) }
+            if instant != .off { members["instant"] = .string(instant.rawValue) }
             return .object(members)
         case .remove(let runtime, let target, let name, let t):
             return ["op": "remove", "runtime": .string(runtime), "target": .string(target), "name": .string(name), "t": .number(t)]
@@ -70,7 +74,8 @@ enum JournalRecord {
         case "create": self = .create(runtime: runtime, shared: json["shared"] == true, t: t)
         case "add":
             guard let target = json["target"]?.stringValue, let plan = json["plan"] else { return nil }
-            self = .add(runtime: runtime, target: target, plan: plan, name: json["name"]?.stringValue, t: t)
+            self = .add(runtime: runtime, target: target, plan: plan, name: json["name"]?.stringValue, t: t,
+                        instant: json["instant"]?.stringValue.flatMap(InstantMotion.init(rawValue:)) ?? .off)
         case "remove":
             guard let target = json["target"]?.stringValue, let name = json["name"]?.stringValue else { return nil }
             self = .remove(runtime: runtime, target: target, name: name, t: t)

@@ -64,9 +64,13 @@ extension RuntimeJournal {
                 case .create(let runtime, let shared, _):
                     try engine.createRuntime(runtime, shared: shared)
                     if shared { hub.sharedRuntimes.insert(runtime) }
-                case .add(let runtime, let target, let plan, let name, _):
+                case .add(let runtime, let target, let plan, let name, _, let instant):
                     // Within its uid's quotas, as when it was asked: changes written but never applied (a
-                    // stop or a crash between the write and the apply) do not take a uid past them.
+                    // stop or a crash between the write and the apply) do not take a uid past them. Under
+                    // the settings it was added under (`instant`), not today's.
+                    let current = engine.instantMotion
+                    engine.instantMotion = instant
+                    defer { engine.instantMotion = current }
                     try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: context.quotas(of: runtime))
                 case .remove(let runtime, let target, let name, _):
                     try engine.removePlan(named: name, from: target, in: runtime)

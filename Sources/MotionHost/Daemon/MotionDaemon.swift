@@ -36,7 +36,10 @@ package struct MotionDaemon: Sendable {
         loop.inputBytesQuota.store(configuration.quotas.inputBytes, ordering: .relaxed)
         loop.outputBytesQuota.store(configuration.quotas.outputBytes, ordering: .relaxed)
         let searchPath = configuration.pluginSearchPath(environment: environment)
-        let (configuration, logger) = (self.configuration, self.logger)
+        // Speed and reduce motion as an admin last set them live win over the file's (`LiveSettings`).
+        let live = configuration.stateDirectory.map { LiveSettings(stateDirectory: $0) }
+        let configuration = live?.applied(to: self.configuration, logger: logger) ?? self.configuration
+        let logger = self.logger
         _ = await loop.start {
             let host = HostServices(logger: logger)
             let engine = Engine(registry: PluginRegistryBuilder().freeze(), host: host, vocabulary: .shipped)
@@ -75,6 +78,17 @@ package struct MotionDaemon: Sendable {
             context.hooks.onEngineThread = { body in loop.submit(body) }
             context.hooks.onEngineThreadFor = { uid, first, body in loop.submit(uid: uid, first: first, body) }
             context.hooks.memoryFreed = { MallocTuning.returnFreedMemorySoon() }
+            if let live {
+                context.hooks.settingsSet = { speed, reduceMotion, kept in
+                    saves.async {
+                        do { try live.save(speed: speed, reduceMotion: reduceMotion) } catch {
+                            logger.error("the live settings could not be kept; a restart will apply the config file's",
+                                         metadata: ["path": "\(live.path)", "error": "\(error)"])
+                        }
+                        loop.submit(kept)
+                    }
+                }
+            }
             Self.restoreRuntimes(into: context, configuration: configuration, logger: logger, notifier: notifier,
                                  quarantined: quarantine?.entries.map(\.file) ?? [])
             Self.restoreRouters(into: context, configuration: configuration, logger: logger)
@@ -89,7 +103,8 @@ package struct MotionDaemon: Sendable {
         let (listening, listeningContinuation) = AsyncStream.makeStream(of: String.self)
         let systemd = SystemdService(
             notifier: notifier, watchdog: watchdog, loop: loop, listening: listening, hangups: hangups,
-            reload: Reloader(current: configuration, loop: loop, manager: manager, logger: logger, logLevel: logLevel).reload,
+            reload: Reloader(current: configuration, loop: loop, manager: manager, logger: logger, logLevel: logLevel,
+                             live: live).reload,
             logger: logger)
         let server = SocketServer(configuration: configuration, loop: loop, logger: logger, inheritedListener: inherited) {
             listeningContinuation.yield($0)
@@ -255,8 +270,11 @@ final class Reloader: Sendable {
     private let manager: PluginManager
     private let logger: Logger
     private let logLevel: LogLevelSetting
+    private let live: LiveSettings?
 
-    init(current: DaemonConfiguration, loop: EngineLoop, manager: PluginManager, logger: Logger, logLevel: LogLevelSetting) {
+    init(current: DaemonConfiguration, loop: EngineLoop, manager: PluginManager, logger: Logger, logLevel: LogLevelSetting,
+         live: LiveSettings?) {
+        self.live = live
         self.current = Mutex(current)
         self.loop = loop
         self.manager = manager
@@ -277,6 +295,7 @@ final class Reloader: Sendable {
                 logger.error("config reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
             }
         }
+        if let live { next = live.applied(to: next, logger: logger) }
         logLevel.set(next.logLevel)
         let searchPath = next.pluginSearchPath(environment: ProcessInfo.processInfo.environment)
         let settled = next
