@@ -160,6 +160,30 @@ struct InteractionTests {
         #expect(abs(value("x")[0] - 300) < 0.5, "it comes to rest at the snap point: \(value("x"))")
     }
 
+    /// A client that batches samples: the whole flick (began … ended) in one `gesture.push` is the same
+    /// drag and release as when it comes in two (SPEC §10: every sample and phase applied in order).
+    @Test mutating func aWholeFlickInOnePushSettlesOnTheSnapPointWithTheReleaseVelocity() throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tossable", "property": "x", "gesture": "finger", "axis": "x",
+                                                           "snap": [[0], [300]], "spring": ["stiffness": 200, "damping": 20]]])
+        let flick = (Self.moves(from: [0, 0], step: [8, 0], count: 11, t0: 2).arrayValue ?? [])
+            + [["t": 2.088, "position": [88, 0], "phase": "ended"]]
+        _ = call("gesture.push", ["gesture": "finger", "samples": .array(flick)])
+        let spring = output.lines.last { $0["kind"] == "plan.added" && $0["planType"] == "Spring" }
+        #expect(spring?["plan"]?["to"] == [300], "handed over to the snap point nearest the projection: \(String(describing: spring))")
+        #expect(value("x") == [88] && abs(velocity("x")[0] - 1000) < 1e-6, "from the release, with its velocity: \(value("x")) \(velocity("x"))")
+        for _ in 0..<600 { context.tick(dt: 1.0 / 120) }
+        #expect(abs(value("x")[0] - 300) < 0.5, "it comes to rest at the snap point: \(value("x"))")
+        // Two whole gestures in one push: the second starts from where the first left the property.
+        _ = call("gesture.push", ["gesture": "finger", "samples": .array(
+            (Self.moves(from: [0, 0], step: [-8, 0], count: 11, t0: 20).arrayValue ?? []) + [["t": 20.088, "position": [-88, 0], "phase": "ended"]]
+            + (Self.moves(from: [0, 0], step: [8, 0], count: 11, t0: 21).arrayValue ?? []) + [["t": 21.088, "position": [88, 0], "phase": "ended"]])])
+        let last = output.lines.last { $0["kind"] == "plan.added" && $0["planType"] == "Spring" }
+        #expect(last?["plan"]?["to"] == [300], "the second flick's hand-over: \(String(describing: last))")
+        let releases = output.lines.filter { $0["kind"] == "gesture.ended" }.suffix(2)
+        #expect(releases.count == 2 && releases.allSatisfy { abs(abs($0["velocity"]?.arrayValue?.first?.doubleValue ?? 0) - 1000) < 1e-6 },
+                "\(releases)")
+    }
+
     @Test mutating func withoutSnapPointsATossDecaysAndACancelSpringsBack() throws {
         _ = call("plan.add", ["target": "card", "plan": ["type": "Tossable", "property": "x", "gesture": "finger", "axis": "x"]])
         _ = call("gesture.push", ["gesture": "finger", "samples": Self.moves(from: [0, 0], step: [4, 0], count: 11, t0: 3)])

@@ -4,13 +4,25 @@ extension Engine {
     /// Applies pushed samples to the gesture `name` of `scope` (docs/vocabulary.md#interactions): `began` starts it afresh, a
     /// sample without a phase continues it, `ended` sets the release velocity (its own position is not
     /// added to the tracker), `cancelled` sets it to 0. Traces `gesture.began` / `gesture.ended`, records
-    /// the samples on the timeline, then advances the performers reading the gesture by 0 s.
+    /// the samples on the timeline. The performers reading the gesture are advanced by 0 s at every
+    /// change of phase and after the last sample, so each phase reaches them in order however the
+    /// samples were batched (SPEC §10: a whole flick pushed at once is a drag and a release).
     func apply(_ samples: [GestureSample], toGesture name: String, in scope: RuntimeScope) {
         var gesture = scope.gestures[name] ?? Gesture()
-        for (sample, phase) in samples.map({ ($0.sample, $0.phase) }) {
+        func publish() {
+            scope.gestures[name] = gesture
+            if let handle = scope.gestureHandles[name], let slot = gestureSlots[handle] { slot.state = Self.readable(gesture) }
+            gestureChanged(name, in: scope)
+        }
+        for (index, (sample, phase)) in samples.map({ ($0.sample, $0.phase) }).enumerated() {
+            // The state before a new phase is what its readers must have seen: a drag's last move
+            // before its release, the end of one gesture before the next begins.
+            let resolved = phase ?? (gesture.isActive ? .moved : .began)
+            if index > 0, resolved != .moved || !gesture.isActive { publish() }
+            defer { if resolved == .began, index < samples.count - 1 { publish() } }
             gesture.lastTime = sample.time
             gesture.position = sample.position
-            switch phase ?? (gesture.isActive ? .moved : .began) {
+            switch resolved {
             case .began:
                 gesture.phase = .began
                 gesture.origin = sample.position
@@ -39,9 +51,7 @@ extension Engine {
                     "position": JSONValue(sample.position), "t": .number(sample.time)]))
             }
         }
-        scope.gestures[name] = gesture
-        if let handle = scope.gestureHandles[name], let slot = gestureSlots[handle] { slot.state = Self.readable(gesture) }
+        publish()
         recordOnTimeline(.gesture(samples), target: name, in: scope)
-        gestureChanged(name, in: scope)
     }
 }
