@@ -235,6 +235,36 @@ struct CompositionTests {
         if let final, let ended, let idle { #expect(final < ended && ended < idle, "frame \(final), ended \(ended), idle \(idle)") }
     }
 
+    /// The same for a plan of no duration, under no setting at all.
+    @Test func theFinalFrameComesBeforeTheEndOfAZeroDurationTween() {
+        _ = call("subscribe", ["streams": ["frames", "trace"]])
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [7], "duration": 0]])
+        let final = output.lines.firstIndex { line in
+            line["event"] == "frame" && (line["updates"]?.arrayValue ?? []).contains { $0["target"] == "a" && $0["value"] == [7] }
+        }
+        let ended = output.lines.firstIndex { $0["kind"] == "animation.ended" }
+        let idle = output.lines.firstIndex { $0["kind"] == "runtime.idle" }
+        #expect(final != nil && ended != nil && idle != nil, "\(output.lines)")
+        if let final, let ended, let idle { #expect(final < ended && ended < idle, "frame \(final), ended \(ended), idle \(idle)") }
+    }
+
+    /// And for an unanimated route (`route.go` with `animated: false`): the screens' final values reach
+    /// the subscriber before `route.update` and `route.transition.end` say the route arrived.
+    @Test func theFinalFrameComesBeforeTheRouteOfAnUnanimatedGo() {
+        _ = call("subscribe", ["streams": ["frames", "trace", "routes"]])
+        let fade: JSONValue = ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.2]
+        _ = call("router.configure", ["scheme": "demo", "routes": ["home": ["kind": "stack", "transition": fade]]])
+        _ = call("route.go", ["scheme": "demo", "to": "demo://home", "animated": false])
+        for _ in 0..<3 { context.tick(dt: 1.0 / 120) }
+        let final = output.lines.firstIndex { line in
+            line["event"] == "frame" && (line["updates"]?.arrayValue ?? []).contains { $0["target"] == "screen:home" && $0["value"] == [1] }
+        }
+        let update = output.lines.firstIndex { $0["kind"] == "route.update" || $0["event"] == "route.update" }
+        let end = output.lines.firstIndex { $0["kind"] == "route.transition.end" || $0["event"] == "route.transition.end" }
+        #expect(final != nil && update != nil && end != nil, "\(output.lines.map { JSONWriter.string($0).prefix(160) })")
+        if let final, let update, let end { #expect(final < update && final < end, "frame \(final), update \(update), end \(end)") }
+    }
+
     @Test func reduceMotionCompletesEveryPlanButEssentialOnesAtOnce() {
         _ = call("subscribe", ["streams": ["trace"]])
         #expect(call("settings.set", ["reduceMotion": true]) == ["speed": 1, "reduceMotion": true])
