@@ -24,6 +24,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case unknownPlanType = "plan.unknown_type"
     /// The plugin refused the plan; the message is the plugin's.
     case invalidPlan = "plan.invalid"
+    /// A theme (`theme.set`, a theme file) is malformed; the message names the token and what is wrong.
+    case themeInvalid = "theme.invalid"
     case runtimeNotFound = "runtime.not_found"
     case runtimeExists = "runtime.exists"
     /// The `default` runtime cannot be destroyed.

@@ -92,6 +92,7 @@ struct Motiond: AsyncParsableCommand {
         if let count = file.maximumConnections { configuration.maximumConnections = count }
         if let count = file.maximumConnectionsPerUser { configuration.maximumConnectionsPerUser = count }
         if let seconds = file.hangSeconds { configuration.hangSeconds = seconds }
+        configuration.theme = file.theme
         if let quotas = file.quotas { configuration.quotas = quotas }
         let globalSpeed = speed ?? file.speed ?? 1
         guard EngineSettings.isValid(speed: globalSpeed) else { throw ValidationError("--speed: expected 0 or 0.01 to 100") }

@@ -15,7 +15,7 @@ public enum KeySuggestion {
     }
 
     /// Optimal string alignment distance.
-    static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    public static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var before = [Int](repeating: 0, count: b.count + 1)

@@ -31,8 +31,9 @@ extension MethodTable {
         guard stagger.isFinite, stagger >= 0, stagger * Double(targets.count) <= 3600 else {
             throw EngineError(.invalidRequest, "stagger: expected seconds ≥ 0 (at most an hour over all targets)")
         }
-        let plan = try params.object("plan")
+        var plan = try params.object("plan")
         if request.lineLength > EngineContext.maximumPlanBytes { try EngineContext.checkSize(of: plan) }
+        plan = try context.themes.resolve(plan, for: session.uid).plan
         let planBytes = JSONWriter.bytes(plan).count
         guard planBytes * targets.count <= Self.maximumStaggeredBytes else {
             throw EngineError(.limitExceeded, "targets: \(targets.count) copies of a plan of \(planBytes) bytes; a staggered plan.add carries at most \(Self.maximumStaggeredBytes) bytes of plan over all its targets")

@@ -41,6 +41,8 @@ package final class EngineContext: TraceObserver {
     package private(set) lazy var dryRuns = DryRuns(context: self)
     /// Lasting runtimes' changes, written before they are applied and replayed at start.
     package private(set) lazy var journal = RuntimeJournal(context: self)
+    /// Motion themes: the tokens plans name with `@`.
+    package private(set) lazy var themes = Themes(context: self)
 
     /// One slice's budget: an eighth of a 120 Hz frame.
     static let sliceNanos: UInt64 = 1_000_000

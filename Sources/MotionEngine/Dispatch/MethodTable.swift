@@ -21,8 +21,10 @@ struct MethodTable: ContextPart {
             let name = try params.optionalName("runtime")
             let runtime = try context.runtimeKey(name, for: session, .change)
             let target = try params.name("target")
-            let plan = try params.object("plan")
+            var plan = try params.object("plan")
             if request.lineLength > EngineContext.maximumPlanBytes { try EngineContext.checkSize(of: plan) }
+            // Tokens (`@name`, docs/themes.md) as the caller's uid sees them: the journal keeps the plan as resolved.
+            plan = try context.themes.resolve(plan, for: session.uid).plan
             let planName = try params.optionalName("name")
             let journaled = context.journal.willBeJournaled(runtime)
             // A journaled plan is checked before it is written: the journal holds plans that were accepted.
@@ -85,8 +87,9 @@ struct MethodTable: ContextPart {
             hub.updateWatch(engine.store)
             return ["sub": .number(Double(id))]
         case "plan.sample":
-            let plan = try params.object("plan")
+            var plan = try params.object("plan")
             if request.lineLength > EngineContext.maximumPlanBytes { try EngineContext.checkSize(of: plan) }
+            plan = try context.themes.resolve(plan, for: session.uid).plan
             guard case .array(let elements)? = params["times"], !elements.isEmpty else {
                 throw EngineError(.invalidRequest, "times: expected an array of 1 to \(EngineContext.maximumSamples) numbers")
             }
@@ -133,6 +136,8 @@ struct MethodTable: ContextPart {
             }
             return nil
         case "status": return status(session)
+        case "theme.get": return try context.themes.get(params, in: session)
+        case "theme.set": return try context.themes.set(params, request: request, in: session)
         case "settings.set":
             guard session.role == .admin else {
                 throw EngineError(.accessDenied, "settings.set is for root and the admin group (this connection is a client)")

@@ -111,6 +111,12 @@ extension Engine {
         }
     }
 
+    /// Whether plans of `type` take `key` as a key of their own (their schema names it).
+    func planType(_ type: String, takes key: String) -> Bool {
+        guard let index = registry.factory(forPlanType: type) else { return false }
+        return registry.factories[index].descriptor.schema?.properties[key] != nil
+    }
+
     /// Checks a plan as `addPlan` does before performing it (an object whose type is known and which
     /// matches that type's schema), without touching anything; returns its factory and type.
     @discardableResult

@@ -28,6 +28,8 @@ enum MethodKeys {
         "route.resolve": ["scheme", "path", "from"],
         "route.state": ["scheme"],
         "plugins.list": [],
+        "theme.get": ["scope"],
+        "theme.set": ["theme", "scope"],
         "plugins.reload": ["id"],
         "status": [],
         "settings.set": ["speed", "reduceMotion"],

@@ -35,7 +35,9 @@ extension Routers {
                 var errors: [String] = []
                 for (target, plan) in phase {
                     do throws(EngineError) {
-                        try engine.addPlan(plan, to: target, in: router.runtime, quotas: settings.quotas)
+                        // Its tokens (docs/themes.md) as the router's owner sees them when the plan runs.
+                        let resolved = try context.themes.resolve(plan, for: router.owner).plan
+                        try engine.addPlan(resolved, to: target, in: router.runtime, quotas: settings.quotas)
                     } catch {
                         errors.append("\(target): \(error.message)")
                     }

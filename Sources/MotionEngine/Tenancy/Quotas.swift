@@ -42,12 +42,15 @@ package struct Quotas: Sendable, Equatable {
     /// frames or trace events (as one past its own high-water mark) until they catch up, and are cut
     /// off after the same 10 s. Every subscriber of a uid may be 1 MiB of frames behind 64 times over.
     package var outputBytes = 64 << 20
+    /// Tokens of its theme overlay (`theme.set {scope: "user"}`, docs/themes.md): kept in the state
+    /// directory and looked up for every plan of its runtimes.
+    package var themeTokens = 256
 
     package init() {}
 
     /// The config file's names, in the order `status` lists them.
     package static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets", "properties", "shmSlots",
-                                "subscriptions", "shmRegions", "inputBytes", "outputBytes"]
+                                "subscriptions", "shmRegions", "inputBytes", "outputBytes", "themeTokens"]
 
     package subscript(name: String) -> Int? {
         get {
@@ -66,6 +69,7 @@ package struct Quotas: Sendable, Equatable {
             case "shmRegions": shmRegions
             case "inputBytes": inputBytes
             case "outputBytes": outputBytes
+            case "themeTokens": themeTokens
             default: nil
             }
         }
@@ -86,6 +90,7 @@ package struct Quotas: Sendable, Equatable {
             case "shmRegions": shmRegions = newValue
             case "inputBytes": inputBytes = newValue
             case "outputBytes": outputBytes = newValue
+            case "themeTokens": themeTokens = newValue
             default: break
             }
         }

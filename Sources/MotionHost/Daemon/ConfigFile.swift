@@ -32,6 +32,8 @@ package struct ConfigFile: Sendable {
     package var reduceMotion: Bool?
     /// False: load only the `plugins` directories, not the plugins shipped next to the executable.
     package var shippedPlugins: Bool?
+    /// The system motion theme: a shipped theme's name or a theme file's path (docs/themes.md).
+    package var theme: String?
 
     package struct Invalid: Error, CustomStringConvertible {
         package var description: String
@@ -40,7 +42,7 @@ package struct ConfigFile: Sendable {
     package init() {}
 
     static let keys: Set<String> = ["socket", "plugins", "rate", "stateDir", "logLevel", "maxLineLength", "maxSubscriptions",
-                                    "adminGroup", "maxConnections", "maxConnectionsPerUser", "hangSeconds", "quotas", "speed", "reduceMotion", "shippedPlugins"]
+                                    "adminGroup", "maxConnections", "maxConnectionsPerUser", "hangSeconds", "quotas", "speed", "reduceMotion", "shippedPlugins", "theme"]
 
     package static func load(path: String) throws -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -77,6 +79,7 @@ package struct ConfigFile: Sendable {
         file.speed = try field("speed") { $0.doubleValue.flatMap { EngineSettings.isValid(speed: $0) ? $0 : nil } }
         file.reduceMotion = try field("reduceMotion") { if case .bool(let on) = $0 { on } else { nil } }
         file.shippedPlugins = try field("shippedPlugins") { if case .bool(let on) = $0 { on } else { nil } }
+        file.theme = try field("theme") { $0.stringValue }
         if case .object(let members)? = members["quotas"] {
             var quotas = Quotas()
             for (name, value) in members.sorted(by: { $0.key < $1.key }) {

@@ -19,6 +19,8 @@ package struct DaemonConfiguration: Sendable {
     /// docs/operations.md#a-plugin-that-hangs: one plugin call lasting this long ends the process and
     /// quarantines the plugin (0: no hang watch).
     package var hangSeconds = 5
+    /// The system motion theme: a shipped theme's name or a theme file (config `theme`; docs/themes.md).
+    package var theme: String?
     /// Per-uid quotas (docs/protocol.md#ownership-and-quotas); SIGHUP applies a changed `quotas` at once.
     package var quotas = Quotas()
     /// Global animation speed (`--speed`, config `speed`; docs/vocabulary.md).
@@ -60,6 +62,7 @@ package struct DaemonConfiguration: Sendable {
         next.quotas = file.quotas ?? Quotas()
         if let speed = file.speed { next.speed = speed }
         if let reduceMotion = file.reduceMotion { next.reduceMotion = reduceMotion }
+        if file.theme != theme { needRestart.append("theme") }
         if let rate = file.rate, rate != self.rate { needRestart.append("rate") }
         if let socket = file.socket, socket != socketPath { needRestart.append("socket") }
         if let length = file.maximumLineLength, length != maximumLineLength { needRestart.append("maxLineLength") }

@@ -40,6 +40,14 @@ package struct MotionDaemon: Sendable {
         let live = configuration.stateDirectory.map { LiveSettings(stateDirectory: $0) }
         let configuration = live?.applied(to: self.configuration, logger: logger) ?? self.configuration
         let logger = self.logger
+        // Themes (docs/themes.md): the system theme an admin set live, else the config's, else `motiond`.
+        let themeStore = try configuration.stateDirectory.map { try ThemeStore(stateDirectory: $0) }
+        let savedThemes: (system: Theme?, overlays: [UInt32: Theme]) = themeStore?.load(logger: logger) ?? (nil, [:])
+        let configuredTheme = try configuration.theme.map { name in
+            do { return try ThemeStore.theme(named: name) } catch {
+                throw ConfigFile.Invalid(description: "theme: \(error)")
+            }
+        }
         _ = await loop.start {
             let host = HostServices(logger: logger)
             let engine = Engine(registry: PluginRegistryBuilder().freeze(), host: host, vocabulary: .shipped)
@@ -84,6 +92,19 @@ package struct MotionDaemon: Sendable {
                         do { try live.save(speed: speed, reduceMotion: reduceMotion) } catch {
                             logger.error("the live settings could not be kept; a restart will apply the config file's",
                                          metadata: ["path": "\(live.path)", "error": "\(error)"])
+                        }
+                        loop.submit(kept)
+                    }
+                }
+            }
+            context.themes.restore(system: savedThemes.system ?? configuredTheme,
+                                   origin: savedThemes.system != nil ? "theme.set" : configuration.theme ?? "shipped",
+                                   overlays: savedThemes.overlays)
+            if let themeStore {
+                context.hooks.themeSet = { uid, theme, kept in
+                    saves.async {
+                        do { try themeStore.save(uid: uid, theme: theme) } catch {
+                            logger.error("a theme could not be kept; a restart will not have it", metadata: ["error": "\(error)"])
                         }
                         loop.submit(kept)
                     }
