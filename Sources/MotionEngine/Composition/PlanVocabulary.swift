@@ -25,9 +25,14 @@ package struct PlanVocabulary: Sendable, Equatable {
     /// A container animation's default appear and remove plans.
     package var appear: JSONValue?
     package var remove: JSONValue?
+    /// Plan types that, without `from`, go on from the property's current value and velocity: a theme's
+    /// retune adds them again with a changed token (docs/themes.md#live-retune).
+    package var retunable: Set<String>
 
-    package init(instant: [String: Instant] = [:], setType: String? = nil, appear: JSONValue? = nil, remove: JSONValue? = nil) {
+    package init(instant: [String: Instant] = [:], setType: String? = nil, appear: JSONValue? = nil, remove: JSONValue? = nil,
+                 retunable: Set<String> = []) {
         self.instant = instant
+        self.retunable = retunable
         self.setType = setType
         self.appear = appear
         self.remove = remove

@@ -24,7 +24,9 @@ struct MethodTable: ContextPart {
             var plan = try params.object("plan")
             if request.lineLength > EngineContext.maximumPlanBytes { try EngineContext.checkSize(of: plan) }
             // Tokens (`@name`, docs/themes.md) as the caller's uid sees them: the journal keeps the plan as resolved.
-            plan = try context.themes.resolve(plan, for: session.uid).plan
+            let original = plan, uid = session.uid
+            let (resolved, used) = try context.themes.resolve(plan, for: uid)
+            plan = resolved
             let planName = try params.optionalName("name")
             let journaled = context.journal.willBeJournaled(runtime)
             // A journaled plan is checked before it is written: the journal holds plans that were accepted.
@@ -34,6 +36,8 @@ struct MethodTable: ContextPart {
                                       record: { [.add(runtime: runtime, target: target, plan: plan, name: planName, t: clock.wallNow(),
                                                       instant: engine.instantMotion)] }) { context throws(EngineError) in
                 let performer = try context.engine.addPlan(plan, to: target, in: runtime, named: planName, quotas: limit)
+                context.themes.planAdded(original: original, resolved: plan, used: used, runtime: runtime, target: target,
+                                         name: planName, uid: uid)
                 return ["runtime": .string(shown), "target": .string(target), "performer": .number(Double(performer))]
             }
         case "plan.remove":

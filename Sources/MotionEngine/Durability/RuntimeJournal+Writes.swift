@@ -65,6 +65,13 @@ extension RuntimeJournal {
         return nil
     }
 
+    /// A change the daemon makes itself (a theme's retune, docs/themes.md#live-retune) to a journaled
+    /// runtime: written as a client's would be, applied once written; nobody is answered.
+    func applyJournaled(_ records: [JournalRecord], apply: @escaping (EngineContext) throws(EngineError) -> JSONValue) {
+        group.append(JournalEntry(records: records, lines: records.map(\.line), sessionID: .max, id: .null, apply: apply))
+        flushJournal()
+    }
+
     /// A request refused while this connection's earlier changes wait for the journal: its error is
     /// answered after theirs.
     func queueError(_ error: EngineError, id: JSONValue, in session: Session) {

@@ -9,6 +9,8 @@ package final class Themes: ContextPart {
     /// Where the system theme came from: `shipped` or the file or request that set it.
     package private(set) var systemOrigin = "shipped"
     package private(set) var overlays: [UInt32: Theme] = [:]
+    /// Running plans that used tokens, by property (`Themes+Retune`).
+    var tuned: [String: Tuned] = [:]
 
     init(context: EngineContext) {
         self.context = context
@@ -114,6 +116,7 @@ package final class Themes: ContextPart {
         var fields: [String: JSONValue] = ["scope": .string(scope), "tokens": .array(changed.map { .string($0) })]
         if scope == "user" { fields["uid"] = .number(Double(uid)) }
         engine.trace(TraceEvent(kind: "theme.changed", fields: fields))
+        if !changed.isEmpty { retune(uid: scope == "user" ? uid : nil) }
         let result: JSONValue = ["scope": .string(scope), "theme": .string(after.name), "changed": .array(changed.map { .string($0) })]
         guard let keep = hooks.themeSet else { return result }
         let requestID = request.id, sessionID = session.id

@@ -11,5 +11,6 @@ extension PlanVocabulary {
         instant: ["Tween": .noDuration, "Keyframes": .noDuration, "Spring": .startAtTarget, "Decay": .startAtRest(defaultDrag: 3)],
         setType: "Set",
         appear: ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.2, "timing": "easeOut"],
-        remove: ["type": "Tween", "property": "opacity", "from": [1], "to": [0], "duration": 0.2, "timing": "easeOut"])
+        remove: ["type": "Tween", "property": "opacity", "from": [1], "to": [0], "duration": 0.2, "timing": "easeOut"],
+        retunable: ["Spring"])
 }

@@ -1,0 +1,122 @@
+import Foundation
+@testable import MotionEngine
+@testable import MotionHost
+import MotionWire
+import Testing
+
+/// Motion themes in process (SPEC §14, docs/themes.md): tokens resolved in plans, samples and routes;
+/// unknown ones named with the closest; overlays per uid; the system theme for admins; a live retune that
+/// carries running springs on without a jump.
+@Suite("Themes")
+struct ThemeTests {
+    let output = RecordingOutput()
+    let context: EngineContext
+
+    init() throws {
+        context = try .greeted(on: output, plugins: ["TweenPlugin", "SpringPlugin", "SetPlugin", "InteractionsPlugin"], role: .admin)
+    }
+
+    func call(_ method: String, _ params: JSONValue, session: UInt64 = 1, output: RecordingOutput? = nil) -> JSONValue {
+        let output = output ?? self.output
+        context.receive(line: JSONWriter.bytes(["id": 7, "method": .string(method), "params": params]), from: session)
+        return output.lines.last?["result"] ?? output.lines.last?["error"] ?? .null
+    }
+
+    func sample(_ plan: JSONValue, _ time: Double) -> JSONValue {
+        call("plan.sample", ["plan": plan, "times": [.number(time)]])["samples"]?.arrayValue?.first ?? .null
+    }
+
+    @Test func tokensResolveInEveryPlaceAPlanNamesThem() throws {
+        // A spring token's keys go into the plan: the same curve as the numbers written out.
+        let named = sample(["type": "Spring", "property": "y", "from": [0], "to": [1], "spring": "@spatial.fast"], 0.05)
+        let written = sample(["type": "Spring", "property": "y", "from": [0], "to": [1], "dampingRatio": 1, "stiffness": 1000], 0.05)
+        #expect(named == written && named != .null, "\(named) vs \(written)")
+        // A plan's own keys win over the token's.
+        let overridden = sample(["type": "Spring", "property": "y", "from": [0], "to": [1], "spring": "@spatial.fast", "stiffness": 300], 0.05)
+        #expect(overridden == sample(["type": "Spring", "property": "y", "from": [0], "to": [1], "dampingRatio": 1, "stiffness": 300], 0.05))
+        // Timing and duration tokens; a motion token supplies the type.
+        let tween = sample(["type": "Tween", "property": "x", "from": [0], "to": [1], "timing": "@enter", "duration": "@medium2"], 0.1)
+        #expect(tween == sample(["type": "Tween", "property": "x", "from": [0], "to": [1], "timing": "ease-out", "duration": 0.3], 0.1))
+        let motion = sample(["property": "x", "from": [0], "to": [1], "motion": "@notification.enter"], 0.1)
+        #expect(motion == sample(["type": "Spring", "property": "x", "from": [0], "to": [1], "dampingRatio": 1, "stiffness": 800], 0.1))
+        // In a list of timings, in a composite's steps, and as a Tossable's own `spring` object.
+        let keyframes = call("plan.add", ["target": "k", "plan": ["type": "Keyframes", "property": "x", "values": [[0], [1], [2]],
+                                                                   "timing": ["@enter", "linear"], "duration": "@short2"]])
+        #expect(keyframes["performer"] != nil, "\(keyframes)")
+        let sequence = call("plan.add", ["target": "s", "plan": ["type": "Sequence", "steps": [
+            ["type": "Tween", "property": "x", "to": [1], "duration": "@short1"], ["property": "x", "to": [0], "motion": "@notification.enter"]]]])
+        #expect(sequence["performer"] != nil || sequence["performers"] != nil, "\(sequence)")
+        let toss = call("plan.add", ["target": "t", "plan": ["type": "Tossable", "property": "x", "gesture": "g", "spring": "@spatial.fast"]])
+        #expect(toss["performer"] != nil, "\(toss)")
+    }
+
+    @Test func anUnknownTokenIsRefusedNamingTheClosestKnownOne() {
+        let typo = call("plan.add", ["target": "a", "plan": ["type": "Spring", "property": "x", "to": [1], "spring": "@spatial.fsat"]])
+        #expect(typo["code"] == "plan.invalid" && typo["message"]?.stringValue?.contains("@spatial.fsat") == true
+                && typo["message"]?.stringValue?.contains("@spatial.fast") == true, "\(typo)")
+        let nested = call("plan.add", ["target": "a", "plan": ["type": "Sequence", "steps": [["type": "Tween", "property": "x", "to": [1], "timing": "@entr"]]]])
+        #expect(nested["code"] == "plan.invalid" && nested["message"]?.stringValue?.hasPrefix("steps[0].timing") == true
+                && nested["message"]?.stringValue?.contains("@enter") == true, "\(nested)")
+        // Resolved, then held to the plan type's schema: a duration token where a spring is wanted fails there.
+        let misplaced = call("plan.add", ["target": "a", "plan": ["type": "Spring", "property": "x", "to": [1], "spring": "@medium2"]])
+        #expect(misplaced["code"] == "plan.invalid", "\(misplaced)")
+        #expect(context.engine.performerCount == 0, "nothing was added")
+    }
+
+    @Test func anOverlayChangesOnlyItsOwnUidsMotionAndTheSystemThemeIsAnAdmins() {
+        let other = RecordingOutput()
+        context.openSession(2, output: other, peer: PeerCredentials(uid: 1000, gid: 1000, pid: 1), role: .client)
+        _ = call("hello", ["protocol": 1], session: 2, output: other)
+        let stiff: JSONValue = ["name": "mine", "springs": ["spatial.fast": ["dampingRatio": 1, "stiffness": 3000]]]
+        #expect(call("theme.set", ["theme": stiff], session: 2, output: other)["code"] == "access.denied", "the system theme is an admin's")
+        let set = call("theme.set", ["theme": stiff, "scope": "user"], session: 2, output: other)
+        #expect(set["changed"] == ["springs.spatial.fast"], "\(set)")
+        let plan: JSONValue = ["type": "Spring", "property": "y", "from": [0], "to": [1], "spring": "@spatial.fast"]
+        let mine = call("plan.sample", ["plan": plan, "times": [0.02]], session: 2, output: other)["samples"]?.arrayValue?.first
+        let theirs = sample(plan, 0.02)
+        #expect(mine != nil && mine != theirs, "uid 1000 sees its overlay, uid 0 the system's")
+        #expect(theirs == sample(["type": "Spring", "property": "y", "from": [0], "to": [1], "dampingRatio": 1, "stiffness": 1000], 0.02))
+        let effective = call("theme.get", [:], session: 2, output: other)
+        #expect(effective["tokens"]?["springs"]?["spatial.fast"]?["origin"] == "user")
+        #expect(call("theme.get", [:])["tokens"]?["springs"]?["spatial.fast"]?["origin"] == "system")
+        // The overlay's quota.
+        var many: [String: JSONValue] = [:]
+        for index in 0...256 { many["d\(index)"] = .number(0.1) }
+        let tooMany = call("theme.set", ["theme": ["name": "big", "durations": .object(many)], "scope": "user"], session: 2, output: other)
+        #expect(tooMany["code"] == "quota.exceeded", "\(tooMany)")
+        // A malformed theme is refused whole, naming the token.
+        let bad = call("theme.set", ["theme": ["name": "bad", "springs": ["ok": ["stiffness": 100], "x": ["stifness": 1]]], "scope": "user"],
+                       session: 2, output: other)
+        #expect(bad["code"] == "theme.invalid" && bad["message"]?.stringValue?.contains("stiffness") == true, "\(bad)")
+        #expect(call("theme.get", ["scope": "user"], session: 2, output: other)["user"] == "mine", "the overlay is as it was")
+    }
+
+    /// A retune carries a running spring on from its value and velocity (no jump) with the new token,
+    /// at several phases of its motion; later plans use the new values; `theme.changed` names the token.
+    @Test(arguments: [3, 12, 30]) func aRetuneCarriesARunningSpringOnWithoutAJump(ticks: Int) throws {
+        _ = call("subscribe", ["streams": ["trace"]])
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Spring", "property": "x", "from": [0], "to": [100], "spring": "@spatial.slow"]])
+        for _ in 0..<ticks { context.tick(dt: 1.0 / 120) }
+        let runtime = "0/default"
+        let before = (context.engine.value(of: "x", target: "card", runtime: runtime)?[0] ?? .nan,
+                      context.engine.velocity(of: "x", target: "card", runtime: runtime)?[0] ?? .nan)
+        var theme = ShippedThemes.motiond.json
+        theme["springs"]?["spatial.slow"] = ["dampingRatio": 1, "stiffness": 2000]
+        theme["name"] = "stiffer"
+        let set = call("theme.set", ["theme": theme])
+        #expect(set["changed"] == ["springs.spatial.slow"], "\(set)")
+        #expect(output.lines.contains { $0["kind"] == "theme.changed" && $0["tokens"] == ["springs.spatial.slow"] })
+        let after = (context.engine.value(of: "x", target: "card", runtime: runtime)?[0] ?? .nan,
+                     context.engine.velocity(of: "x", target: "card", runtime: runtime)?[0] ?? .nan)
+        #expect(after.0 == before.0 && after.1 == before.1, "no jump: \(before) → \(after)")
+        // From there it follows the new spring (critically damped, ω = √2000) exactly.
+        context.tick(dt: 1.0 / 120)
+        let w = 2000.0.squareRoot(), t = 1.0 / 120, x0 = before.0 - 100, v0 = before.1
+        let expected = 100 + (x0 + (v0 + w * x0) * t) * exp(-w * t)
+        let value = context.engine.value(of: "x", target: "card", runtime: runtime)?[0] ?? .nan
+        #expect(abs(value - expected) < 1e-9, "\(value) vs \(expected)")
+        // A later plan uses the new token.
+        let later = sample(["type": "Spring", "property": "y", "from": [0], "to": [1], "spring": "@spatial.slow"], 0.05)
+        #expect(later == sample(["type": "Spring", "property": "y", "from": [0], "to": [1], "dampingRatio": 1, "stiffness": 2000], 0.05))
+    }
+}
