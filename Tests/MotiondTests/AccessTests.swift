@@ -7,10 +7,10 @@ import Testing
 @Suite("Access")
 struct AccessTests {
     /// Runs a Python `script` (argv[1]: the socket) as `nobody` through setpriv; its output lines.
-    static func runAsNobody(_ script: String, _ socket: String) async throws -> [Substring] {
+    static func runAsNobody(_ script: String, _ socket: String, _ arguments: [String] = []) async throws -> [Substring] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, socket]
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, socket] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.runAlone()
