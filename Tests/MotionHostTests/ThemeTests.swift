@@ -50,6 +50,22 @@ struct ThemeTests {
         #expect(toss["performer"] != nil, "\(toss)")
     }
 
+    /// A router's transition plans name tokens too: checked at `router.configure` as its owner sees
+    /// them, resolved when they run.
+    @Test func aRoutesTransitionTakesTokens() {
+        _ = call("subscribe", ["streams": ["trace"]])
+        let push: JSONValue = ["type": "Spring", "property": "offset", "from": [400], "to": [0], "spring": "@route.push"]
+        let configured = call("router.configure", ["scheme": "demo", "routes": ["home": ["kind": "stack"], "show": ["kind": "stack", "transition": ["push": push]]]])
+        #expect(configured["routes"] == 2, "\(configured)")
+        _ = call("route.go", ["scheme": "demo", "to": "demo://home/show"])
+        for _ in 0..<3 { context.tick(dt: 1.0 / 120) }
+        let added = output.lines.first { $0["kind"] == "plan.added" && $0["planType"] == "Spring" }
+        #expect(added?["plan"]?["stiffness"] == 800 && added?["plan"]?["dampingRatio"] == 1 && added?["plan"]?["spring"] == nil,
+                "the route's spring as motiond's route.push: \(String(describing: added))")
+        let typo = call("router.configure", ["scheme": "other", "routes": ["home": ["kind": "stack", "transition": ["type": "Spring", "property": "x", "to": [0], "spring": "@route.psh"]]]])
+        #expect(typo["code"] == "plan.invalid" && typo["message"]?.stringValue?.contains("@route.push") == true, "\(typo)")
+    }
+
     @Test func anUnknownTokenIsRefusedNamingTheClosestKnownOne() {
         let typo = call("plan.add", ["target": "a", "plan": ["type": "Spring", "property": "x", "to": [1], "spring": "@spatial.fsat"]])
         #expect(typo["code"] == "plan.invalid" && typo["message"]?.stringValue?.contains("@spatial.fsat") == true

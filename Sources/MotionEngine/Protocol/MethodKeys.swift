@@ -28,7 +28,7 @@ enum MethodKeys {
         "route.resolve": ["scheme", "path", "from"],
         "route.state": ["scheme"],
         "plugins.list": [],
-        "theme.get": ["scope"],
+        "theme.get": ["scope", "shipped"],
         "theme.set": ["theme", "scope"],
         "plugins.reload": ["id"],
         "status": [],

@@ -5,10 +5,13 @@ import MotionWire
 extension Routers {
     static let maximumRouteText = 64 << 10
 
-    /// What a router's plans are checked against: the loaded plan types and their schemas.
-    var planCheck: RouterConfiguration.PlanCheck {
-        let engine = engine
-        return RouterConfiguration.PlanCheck(planTypes: Set(engine.planTypes)) { plan throws(EngineError) in try engine.check(plan) }
+    /// What a router's plans are checked against: the loaded plan types and their schemas, with their
+    /// tokens (docs/themes.md) as `owner` sees them now (they are resolved again when they run).
+    func planCheck(for owner: UInt32) -> RouterConfiguration.PlanCheck {
+        let (engine, themes) = (engine, context.themes)
+        return RouterConfiguration.PlanCheck(planTypes: Set(engine.planTypes)) { plan throws(EngineError) in
+            try engine.check(try themes.resolve(plan, for: owner).plan)
+        }
     }
 
     // MARK: Methods
@@ -19,7 +22,7 @@ extension Routers {
         let scheme = try self.scheme(params)
         let owner = session.uid, key = OwnedName.key(owner, scheme)
         let json: JSONValue = ["routes": params["routes"] ?? .null, "transitions": params["transitions"] ?? .null]
-        let configuration = try RouterConfiguration(json, planCheck: planCheck, vocabulary: engine.vocabulary)
+        let configuration = try RouterConfiguration(json, planCheck: planCheck(for: owner), vocabulary: engine.vocabulary)
         guard !configuringSchemes.contains(key) else {
             throw EngineError(.routerBusy, "\(scheme):// is being configured; try again when that is answered")
         }

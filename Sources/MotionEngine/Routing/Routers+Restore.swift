@@ -13,7 +13,7 @@ extension Routers {
             var notes: [String] = []
             let configuration: RouterConfiguration
             do throws(EngineError) {
-                configuration = try RouterConfiguration(entry.configuration, planCheck: planCheck, vocabulary: engine.vocabulary)
+                configuration = try RouterConfiguration(entry.configuration, planCheck: planCheck(for: entry.owner), vocabulary: engine.vocabulary)
             } catch {
                 do throws(EngineError) {
                     configuration = try RouterConfiguration(entry.configuration, planTypes: nil, vocabulary: engine.vocabulary)

@@ -1,3 +1,4 @@
+import MotionSchema
 import MotionWire
 
 /// Motion themes (SPEC §14, docs/themes.md): the system theme every program's plans resolve their `@name`
@@ -59,6 +60,13 @@ package final class Themes: ContextPart {
     /// `theme.get {scope?}`: the effective tokens (default), the system's or the caller's overlay's,
     /// each `{value, origin}`.
     func get(_ params: Params, in session: Session) throws(EngineError) -> JSONValue {
+        // `{shipped: name}`: that shipped theme as a theme file holds it.
+        if let name = try params.optionalName("shipped") {
+            guard let theme = ShippedThemes.all[name] else {
+                throw EngineError(.themeInvalid, "shipped: \"\(name)\" is not a shipped theme (shipped: \(ShippedThemes.all.keys.sorted().joined(separator: ", ")))")
+            }
+            return theme.json
+        }
         let scope = try params.optionalName("scope") ?? "effective"
         guard ["effective", "system", "user"].contains(scope) else {
             throw EngineError(.invalidRequest, "scope: expected \"effective\", \"system\" or \"user\"")
@@ -93,7 +101,7 @@ package final class Themes: ContextPart {
         switch params["theme"] {
         case .string(let name)?:
             guard let shipped = ShippedThemes.all[name] else {
-                let hint = KeySuggestionName.closest(to: name, in: ShippedThemes.all.keys).map { "; did you mean \($0)?" } ?? ""
+                let hint = KeySuggestion.closest(to: name, in: ShippedThemes.all.keys).map { "; did you mean \($0)?" } ?? ""
                 throw EngineError(.themeInvalid, "theme: \"\(name)\" is not a shipped theme\(hint) (shipped: \(ShippedThemes.all.keys.sorted().joined(separator: ", ")))")
             }
             next = shipped
