@@ -66,6 +66,9 @@ let package = Package(
         // Routes as values: both seed URL syntaxes, DeepTransition paths, the diff, Reinstate's stack rule.
         // Pure Swift with no dependencies, so it is tested (and fuzzed) without a daemon.
         .target(name: "MotionRoutes"),
+        // Other programs' motion dialects (niri's KDL, Hyprland's lines, CSS, libadwaita) ⇄ theme tokens:
+        // `motionctl theme import|export` (docs/themes.md#dialects).
+        .target(name: "MotionDialects", dependencies: [.product(name: "MotionJSON", package: "PluginSDK")]),
         // libffi, for timing functions that plugins export as plain C functions.
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         // The engine: runtimes, performers, the property store, the plugin registry, routers and their
@@ -123,7 +126,7 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "MotionClient", "MotionWire",
+                "MotionClient", "MotionWire", "MotionDialects",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -169,7 +172,7 @@ let package = Package(
                            .product(name: "MotionTesting", package: "PluginSDK"),
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOExtras", package: "swift-nio-extras"),
-                           "MotionRoutes", "MotionFuzzing", "MotionFrames"],
+                           "MotionRoutes", "MotionFuzzing", "MotionFrames", "MotionDialects"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
