@@ -66,6 +66,25 @@ struct ThemeTests {
         #expect(typo["code"] == "plan.invalid" && typo["message"]?.stringValue?.contains("@route.push") == true, "\(typo)")
     }
 
+    /// A route's spring that names no physics takes the theme's `route.push` (critically damped): a push
+    /// from 400 does not overshoot (the plugin's default spring went 51 px past) and is done sooner.
+    @Test func aRoutesBareSpringTakesTheThemesRouteSpring() {
+        _ = call("subscribe", ["streams": ["trace", "routes"]])
+        let push: JSONValue = ["type": "Spring", "property": "offset", "from": [400], "to": [0]]
+        _ = call("router.configure", ["scheme": "demo", "routes": ["home": ["kind": "stack"], "show": ["kind": "stack", "transition": ["push": push]]]])
+        _ = call("route.go", ["scheme": "demo", "to": "demo://home/show"])
+        var lowest = 400.0, ticks = 0
+        while ticks < 600, output.lines.first(where: { $0["kind"] == "route.transition.end" || $0["event"] == "route.transition.end" }) == nil {
+            context.tick(dt: 1.0 / 120)
+            ticks += 1
+            lowest = min(lowest, context.engine.value(of: "offset", target: "screen:home/show", runtime: "0/motiond.route.demo")?.first ?? lowest)
+        }
+        let added = output.lines.first { $0["kind"] == "plan.added" && $0["planType"] == "Spring" }
+        #expect(added?["plan"]?["stiffness"] == 800 && added?["plan"]?["dampingRatio"] == 1, "\(String(describing: added))")
+        #expect(lowest >= 0, "no overshoot: \(lowest)")
+        #expect(ticks < 120, "the route arrived in \(ticks) ticks")
+    }
+
     @Test func anUnknownTokenIsRefusedNamingTheClosestKnownOne() {
         let typo = call("plan.add", ["target": "a", "plan": ["type": "Spring", "property": "x", "to": [1], "spring": "@spatial.fsat"]])
         #expect(typo["code"] == "plan.invalid" && typo["message"]?.stringValue?.contains("@spatial.fsat") == true

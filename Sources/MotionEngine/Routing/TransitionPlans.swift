@@ -36,17 +36,33 @@ enum TransitionPlans {
         if update.op == .pop || update.op == .replace {
             for index in (firstRemoved..<before.components.count).reversed() {
                 let component = before.components[index]
-                if let plan = routes[component.key]?.plan(for: component.segue == .modal ? "dismiss" : "pop") {
-                    phase.append((screen(in: before, at: index), plan))
+                let update = component.segue == .modal ? "dismiss" : "pop"
+                if let plan = routes[component.key]?.plan(for: update) {
+                    phase.append((screen(in: before, at: index), themed(plan, update, configuration.vocabulary)))
                 }
             }
         }
         if update.op != .pop, let component = update.component {
-            if let plan = routes[component.key]?.plan(for: addition(component.segue)) {
-                phase.append((screen(in: after, at: after.components.count - 1), plan))
+            let update = addition(component.segue)
+            if let plan = routes[component.key]?.plan(for: update) {
+                phase.append((screen(in: after, at: after.components.count - 1), themed(plan, update, configuration.vocabulary)))
             }
         }
         return phase.isEmpty ? [] : [phase]
+    }
+
+    /// Keys that give a spring its physics (any form, docs/vocabulary.md#springs).
+    static let springKeys: Set<String> = ["tension", "damping", "stiffness", "mass", "dampingRatio", "response", "duration", "bounce", "spring", "motion"]
+
+    /// A transition spring that names no physics takes the theme's `route.<update>` spring (docs/themes.md:
+    /// critically damped in every shipped theme; the plugin's own default overshoots a push by 51 px of 400).
+    static func themed(_ plan: JSONValue, _ update: String, _ vocabulary: PlanVocabulary) -> JSONValue {
+        guard ["push", "pop", "present", "dismiss"].contains(update), let type = plan["type"]?.stringValue,
+              vocabulary.retunable.contains(type), case .object(var members) = plan,
+              !members.keys.contains(where: springKeys.contains)
+        else { return plan }
+        members["spring"] = .string("@route." + update)
+        return .object(members)
     }
 
     private static func addition(_ segue: Segue) -> String {

@@ -23,7 +23,10 @@ package final class Themes: ContextPart {
     /// The token `name` of `kind` as `uid` sees it: its overlay's, else the system's.
     func token(_ kind: Theme.Kind, _ name: String, for uid: UInt32?) -> (value: JSONValue, origin: String)? {
         if let uid, let value = overlays[uid]?[kind, name] { return (value, "user") }
-        return system[kind, name].map { ($0, "system") }
+        if let value = system[kind, name] { return (value, "system") }
+        // Routes' springs always exist: a theme without them has motiond's (`TransitionPlans.themed`).
+        if kind == .springs, name.hasPrefix("route."), let value = ShippedThemes.motiond[kind, name] { return (value, "motiond") }
+        return nil
     }
 
     /// `plan` with its `@name` references replaced by the tokens `uid` sees (`TokenResolution`); the
