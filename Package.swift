@@ -41,6 +41,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         // The plugin SDK (C ABI, Swift kit, JSON core, schema checker, test harness): a package of its own
         // with no dependencies, so a plugin author's package resolves nothing else.
@@ -94,6 +95,7 @@ let package = Package(
             dependencies: [
                 "MotionEngine", .product(name: "MotionPluginAPI", package: "PluginSDK"), "MotionWire", "MotionRoutes", "MotionKernels", "CHostSupport",
                 .product(name: "MotionSchema", package: "PluginSDK"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),

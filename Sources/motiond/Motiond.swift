@@ -38,6 +38,9 @@ struct Motiond: AsyncParsableCommand {
     @Option(help: "Directory for durable state (router configuration and state); default $STATE_DIRECTORY.")
     var stateDir: String?
 
+    @Option(name: .customLong("metrics-file"), help: "Write the Prometheus metrics to this file (atomically, at most every 10 s, only when something changed) for node_exporter's textfile collector.")
+    var metricsFile: String?
+
     @Option(help: "JSON config file; command-line options override it.")
     var config: String?
 
@@ -93,6 +96,7 @@ struct Motiond: AsyncParsableCommand {
         if let count = file.maximumConnectionsPerUser { configuration.maximumConnectionsPerUser = count }
         if let seconds = file.hangSeconds { configuration.hangSeconds = seconds }
         configuration.theme = file.theme
+        configuration.metricsFile = metricsFile
         if let quotas = file.quotas { configuration.quotas = quotas }
         let globalSpeed = speed ?? file.speed ?? 1
         guard EngineSettings.isValid(speed: globalSpeed) else { throw ValidationError("--speed: expected 0 or 0.01 to 100") }

@@ -22,6 +22,9 @@ package struct HostHooks: Sendable {
     /// then calls `kept` on the engine thread (the reply waits for it).
     package var settingsSet: (@Sendable (_ speed: Double, _ reduceMotion: Bool,
                                          _ kept: @escaping @Sendable (EngineContext) -> Void) -> Void)?
+    /// `metrics`: the Prometheus text, rendered by the host's registry (`uid` nil: every uid's series;
+    /// otherwise that uid's only).
+    package var metricsText: (@Sendable (_ context: EngineContext, _ uid: UInt32?) -> String)?
     /// `theme.set`: the host keeps the system theme (`uid` nil) or a uid's overlay (`theme` nil: removed)
     /// in the state directory, then calls `kept` on the engine thread.
     package var themeSet: (@Sendable (_ uid: UInt32?, _ theme: JSONValue?, _ kept: @escaping @Sendable (EngineContext) -> Void) -> Void)?

@@ -140,6 +140,10 @@ struct MethodTable: ContextPart {
             }
             return nil
         case "status": return status(session)
+        case "metrics":
+            // Every uid's series for an admin; a client's own (docs/operations.md#metrics).
+            guard let render = hooks.metricsText else { throw EngineError(.internalError, "metrics are the daemon's (not available here)") }
+            return ["text": .string(render(context, session.role == .admin ? nil : session.uid))]
         case "theme.get": return try context.themes.get(params, in: session)
         case "theme.set": return try context.themes.set(params, request: request, in: session)
         case "settings.set":

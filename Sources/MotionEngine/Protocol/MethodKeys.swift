@@ -29,6 +29,7 @@ enum MethodKeys {
         "route.state": ["scheme"],
         "plugins.list": [],
         "theme.get": ["scope", "shipped"],
+        "metrics": [],
         "theme.set": ["theme", "scope"],
         "plugins.reload": ["id"],
         "status": [],

@@ -36,8 +36,16 @@ package final class EngineLoop: Sendable {
     private let queue = CommandQueue<Message>()
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    package init(rate: Double) {
+    /// Hears every tick's work, lateness (nanoseconds) and whether it overran, on the engine thread
+    /// (`DaemonMetrics`: histograms it records without allocating).
+    let tickObserver: (@Sendable (_ work: UInt64, _ lateness: UInt64, _ overrun: Bool) -> Void)?
+    /// Ticks and commands run so far: a reader that sees it unchanged knows nothing happened (the
+    /// metrics file is not rewritten, and the engine not woken, while the daemon is idle).
+    package let activity = Atomic<UInt64>(0)
+
+    package init(rate: Double, tickObserver: (@Sendable (_ work: UInt64, _ lateness: UInt64, _ overrun: Bool) -> Void)? = nil) {
         self.rate = rate
+        self.tickObserver = tickObserver
     }
 
     /// Queues `command` to run on the engine thread after the daemon's commands queued before it.
@@ -151,6 +159,8 @@ package final class EngineLoop: Sendable {
                     let work = WorkClock.now() &- workStarted
                     let overrun = schedule!.finish(at: context.clock.now())
                     context.ticks.statistics.record(workNanos: work, latenessNanos: lateness, overrun: overrun)
+                    tickObserver?(work, lateness, overrun)
+                    activity.add(1, ordering: .relaxed)
                     if !afterTick.isEmpty {
                         afterTick.removeFirst()(context)
                         context.publishControlFrame()
@@ -189,6 +199,7 @@ package final class EngineLoop: Sendable {
                 return
             }
             let finished = WorkClock.now()
+            activity.add(1, ordering: .relaxed)
             queue.charge(lane, nanos: finished &- started)
             if !more || finished &- unpublishedSince! >= Self.controlFrameInterval {
                 context.publishControlFrame()

@@ -21,6 +21,8 @@ package struct DaemonConfiguration: Sendable {
     package var hangSeconds = 5
     /// The system motion theme: a shipped theme's name or a theme file (config `theme`; docs/themes.md).
     package var theme: String?
+    /// `--metrics-file`: the Prometheus text, kept up to date for node_exporter (docs/operations.md#metrics).
+    package var metricsFile: String?
     /// Per-uid quotas (docs/protocol.md#ownership-and-quotas); SIGHUP applies a changed `quotas` at once.
     package var quotas = Quotas()
     /// Global animation speed (`--speed`, config `speed`; docs/vocabulary.md).

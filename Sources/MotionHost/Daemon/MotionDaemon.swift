@@ -32,7 +32,10 @@ package struct MotionDaemon: Sendable {
         }
         Self.raiseDescriptorLimit(to: configuration.maximumConnections + 256, logger: logger)
 
-        let loop = EngineLoop(rate: configuration.rate)
+        let metrics = DaemonMetrics()
+        let loop = EngineLoop(rate: configuration.rate) { work, lateness, overrun in
+            metrics.recordTick(work: work, lateness: lateness, overrun: overrun)
+        }
         loop.inputBytesQuota.store(configuration.quotas.inputBytes, ordering: .relaxed)
         loop.outputBytesQuota.store(configuration.quotas.outputBytes, ordering: .relaxed)
         let searchPath = configuration.pluginSearchPath(environment: environment)
@@ -86,6 +89,7 @@ package struct MotionDaemon: Sendable {
             context.hooks.onEngineThread = { body in loop.submit(body) }
             context.hooks.onEngineThreadFor = { uid, first, body in loop.submit(uid: uid, first: first, body) }
             context.hooks.memoryFreed = { MallocTuning.returnFreedMemorySoon() }
+            context.hooks.metricsText = { context, uid in metrics.text(context, uid: uid) }
             if let live {
                 context.hooks.settingsSet = { speed, reduceMotion, kept in
                     saves.async {
@@ -131,9 +135,11 @@ package struct MotionDaemon: Sendable {
             listeningContinuation.yield($0)
         }
         let watcher = PluginDirectoryWatcher(directories: searchPath.map(\.path), manager: manager, logger: logger)
+        var services: [any Service] = [EngineService(loop: loop), server, systemd, watcher]
+        if let path = configuration.metricsFile { services.append(MetricsFileWriter(path: path, loop: loop, logger: logger)) }
         let group = ServiceGroup(
             // Stopped last-first: the stop deadline hears of a stop before anything begins closing.
-            services: [EngineService(loop: loop), server, systemd, watcher, StopDeadline(logger: logger)],
+            services: services + [StopDeadline(logger: logger)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
     }

@@ -1,0 +1,102 @@
+import Foundation
+import MotionClient
+import MotionTestSupport
+import MotionWire
+import Testing
+
+/// docs/operations.md#metrics: the Prometheus text that `promtool check metrics` accepts, a client's
+/// view of its own uid only, and `--metrics-file` kept up to date while something happens and left
+/// alone while nothing does.
+@Suite("Metrics")
+struct MetricsTests {
+    static let promtool = "/usr/bin/promtool"
+
+    /// `promtool check metrics` on `text`: its exit status and what it said.
+    static func check(_ text: String) async throws -> (Int32, String) {
+        let input = try CCompiler.temporaryDirectory().appendingPathComponent("metrics.prom")
+        try Data(text.utf8).write(to: input)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "\(promtool) check metrics < '\(input.path)' 2>&1"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.runAlone()
+        _ = await process.exitStatus()
+        return (process.terminationStatus, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    @Test func theTextPassesPromtoolAndTheFileFollowsTheDaemonOnlyWhenItChanges() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.promtool), "scripts/setup installs Debian's prometheus (promtool)")
+        let directory = try DaemonProcess.temporaryDirectory()
+        let file = directory.appendingPathComponent("motiond.prom").path
+        let socket = directory.appendingPathComponent("motiond.sock").path
+        let daemon = try await DaemonProcess(directory: directory, socket: socket,
+                                             command: [DaemonProcess.motiond, "--socket", socket, "--metrics-file", file],
+                                             environment: ["MOTIOND_METRICS_FILE_INTERVAL_MS": "100"])
+        let client = try await daemon.client()
+        for index in 0..<20 {
+            _ = try await client.call("plan.add", ["target": .string("t\(index)"), "plan": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 0.5]])
+        }
+        let run = try await MotionctlTests.motionctl(["metrics", "--socket", socket])
+        #expect(run.status == 0)
+        let (status, said) = try await Self.check(run.output)
+        #expect(status == 0, "promtool: \(said)\n\(run.output)")
+        for series in ["motiond_tick_duration_seconds_bucket{le=\"0.008333\"}", "motiond_ticks_total", "motiond_uid_animations{uid=\"0\"}",
+                       "# HELP motiond_tick_lateness_seconds", "motiond_subscriptions{transport=\"json\"}"] {
+            #expect(run.output.contains(series), "\(series) in\n\(run.output)")
+        }
+        // The file follows: the animations running, then none (the tweens end after 0.5 s).
+        func read() -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+        var seen = false
+        for _ in 0..<300 where !seen {
+            seen = read().contains("motiond_animations 20.0")
+            if !seen { try await Task.sleep(for: .milliseconds(20)) }  // polls the file
+        }
+        #expect(seen, "the file showed the 20 animations: \(read())")
+        var ended = false
+        for _ in 0..<500 where !ended {
+            ended = read().contains("motiond_animations 0.0")
+            if !ended { try await Task.sleep(for: .milliseconds(20)) }  // polls the file
+        }
+        #expect(ended, "then none: \(read())")
+        #expect(try await Self.check(read()).0 == 0)
+        // Idle: twenty intervals pass and the file is neither rewritten nor left half-written.
+        let before = try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(100))  // the negative needs its window: 20 intervals
+            #expect(!FileManager.default.fileExists(atPath: file + ".tmp"))
+        }
+        let after = try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date
+        #expect(before == after, "not rewritten while idle")
+        await client.close()
+        #expect(await daemon.stop() == 0)
+    }
+
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3 to act as a second uid"))
+    func aClientSeesItsOwnUidsSeriesOnly() async throws {
+        let daemon = try await DaemonProcess()
+        try ThemeDaemonTests.openToOthers(daemon)
+        let client = try await daemon.client()
+        _ = try await client.call("plan.add", ["target": "mine", "plan": ["type": "Tween", "property": "x", "to": [1], "duration": 30]])
+        let script = """
+            import json, socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+            for i, (m, p) in enumerate([("hello", {"protocol": 1}), ("plan.add", {"target": "theirs", "plan": {"type": "Tween", "property": "x", "to": [1], "duration": 30}}), ("metrics", {})]):
+                f.write(json.dumps({"id": i, "method": m, "params": p}) + "\\n"); f.flush()
+                while True:
+                    r = json.loads(f.readline())
+                    if r.get("id") == i: break
+            print(r["result"]["text"])
+            """
+        let lines = try await AccessTests.runAsNobody(script, daemon.socket)
+        let uids = Set(lines.compactMap { line -> Substring? in
+            guard let start = line.range(of: "uid=\"") else { return nil }
+            return line[start.upperBound...].prefix { $0 != "\"" }
+        })
+        #expect(uids == ["65534"], "only its own uid's series: \(lines.filter { $0.contains("uid=") })")
+        let all = try await client.call("metrics")["text"]?.stringValue ?? ""
+        #expect(all.contains("uid=\"0\"") && all.contains("uid=\"65534\""), "an admin sees every uid's")
+        await client.close()
+        _ = await daemon.stop()
+    }
+}
