@@ -139,7 +139,7 @@ struct MethodTable: ContextPart {
                 context.sessions[sessionID]?.sendOwedReply(WireMessage.result(id: requestID, result))
             }
             return nil
-        case "status": return status(session)
+        case "status": return status(session, params)
         case "metrics":
             // Every uid's series for an admin; a client's own (docs/operations.md#metrics).
             guard let render = hooks.metricsText else { throw EngineError(.internalError, "metrics are the daemon's (not available here)") }

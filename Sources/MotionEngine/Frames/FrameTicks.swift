@@ -6,6 +6,9 @@ import MotionWire
 package final class FrameTicks: ContextPart {
     unowned let context: EngineContext
     package var statistics = TickStatistics(window: 600)
+    /// The scheduling class the thread running the ticks got (`SCHED_OTHER nice 0`; the host reads it
+    /// on that thread at start), for `status` and `motionctl top`.
+    package var schedulingClass = "unknown"
     /// Trace events raised while a tick advances wait here, so each tick's frame goes out before the
     /// events that describe it (a client that sees `runtime.idle` has already seen the final values).
     var events: [TraceEvent] = []

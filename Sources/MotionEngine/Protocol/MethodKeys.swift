@@ -32,7 +32,7 @@ enum MethodKeys {
         "metrics": [],
         "theme.set": ["theme", "scope"],
         "plugins.reload": ["id"],
-        "status": [],
+        "status": ["clients"],
         "settings.set": ["speed", "reduceMotion"],
         "sync": [],
     ]

@@ -106,7 +106,7 @@ extension MethodTable {
         }
     }
 
-    func status(_ session: Session) -> JSONValue {
+    func status(_ session: Session, _ params: Params = Params([:])) -> JSONValue {
         let tick = context.statistics.summary
         var status: JSONValue = [
             "version": .string(WireProtocol.softwareVersion), "rate": .number(settings.rate),
@@ -123,7 +123,19 @@ extension MethodTable {
                 "overruns": .number(Double(tick.overruns)), "ticks": .number(Double(tick.ticks)),
             ],
         ]
+        status["engineScheduling"] = .string(context.ticks.schedulingClass)
         if session.role == .admin { status["usage"] = context.usageByUID() }
+        // `{clients: true}`: the connections (an admin's view: every uid's; a client's: its own uid's).
+        if params["clients"] == .bool(true) {
+            status["connections"] = .array(sessions.values.sorted { $0.id < $1.id }
+                .filter { session.role == .admin || $0.uid == session.uid }
+                .map { other in
+                    ["id": .number(Double(other.id)), "uid": other.peer.map { .number(Double($0.uid)) } ?? .null,
+                     "pid": other.peer.map { .number(Double($0.pid)) } ?? .null, "client": .string(other.client),
+                     "role": .string(other.role == .admin ? "admin" : "client"),
+                     "subscriptions": .number(Double(hub.subscriptions.reduce(0) { $0 + ($1.session === other ? 1 : 0) }))]
+                })
+        }
         return status
     }
 

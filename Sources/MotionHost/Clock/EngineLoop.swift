@@ -43,9 +43,14 @@ package final class EngineLoop: Sendable {
     /// metrics file is not rewritten, and the engine not woken, while the daemon is idle).
     package let activity = Atomic<UInt64>(0)
 
-    package init(rate: Double, tickObserver: (@Sendable (_ work: UInt64, _ lateness: UInt64, _ overrun: Bool) -> Void)? = nil) {
+    /// Hears the engine time each uid's command took (nil: credentials unknown), on the engine thread.
+    let workObserver: (@Sendable (_ uid: UInt32?, _ nanos: UInt64) -> Void)?
+
+    package init(rate: Double, workObserver: (@Sendable (_ uid: UInt32?, _ nanos: UInt64) -> Void)? = nil,
+                 tickObserver: (@Sendable (_ work: UInt64, _ lateness: UInt64, _ overrun: Bool) -> Void)? = nil) {
         self.rate = rate
         self.tickObserver = tickObserver
+        self.workObserver = workObserver
     }
 
     /// Queues `command` to run on the engine thread after the daemon's commands queued before it.
@@ -201,6 +206,7 @@ package final class EngineLoop: Sendable {
             let finished = WorkClock.now()
             activity.add(1, ordering: .relaxed)
             queue.charge(lane, nanos: finished &- started)
+            if case .uid(let uid) = lane { workObserver?(uid, finished &- started) }
             if !more || finished &- unpublishedSince! >= Self.controlFrameInterval {
                 context.publishControlFrame()
                 unpublishedSince = nil

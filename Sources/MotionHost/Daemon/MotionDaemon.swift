@@ -33,8 +33,8 @@ package struct MotionDaemon: Sendable {
         Self.raiseDescriptorLimit(to: configuration.maximumConnections + 256, logger: logger)
 
         let metrics = DaemonMetrics()
-        let loop = EngineLoop(rate: configuration.rate) { work, lateness, overrun in
-            metrics.recordTick(work: work, lateness: lateness, overrun: overrun)
+        let loop = EngineLoop(rate: configuration.rate, workObserver: { uid, nanos in metrics.recordWork(uid: uid, nanos: nanos) }) {
+            work, lateness, overrun in metrics.recordTick(work: work, lateness: lateness, overrun: overrun)
         }
         loop.inputBytesQuota.store(configuration.quotas.inputBytes, ordering: .relaxed)
         loop.outputBytesQuota.store(configuration.quotas.outputBytes, ordering: .relaxed)
@@ -58,6 +58,7 @@ package struct MotionDaemon: Sendable {
             engine.slowCallLimit = UInt64(1e9 / configuration.rate)
             engine.threadUsage = ThreadUsage.now
             let context = EngineContext(engine: engine, settings: configuration.engineSettings, logger: logger)
+            context.ticks.schedulingClass = ThreadScheduling.current()
             // One uid's many subscribers cannot take the frame from the others (SubscriptionHub).
             context.hub.uidFrameBudgetNanos = UInt64(1e9 / configuration.rate / 4)
             return (context, ())

@@ -17,6 +17,8 @@ package final class DaemonMetrics: Sendable {
     let ticks: Counter
     /// Plugins quarantined at this start (a crash or a hang in an earlier run).
     let quarantined: Int
+    /// Engine time spent on each uid's requests (`motiond_uid_engine_seconds_total`).
+    private let work = Mutex<[UInt32?: Counter]>([:])
     /// The gauges set at the last render: one no longer there (a uid gone) is set to 0.
     private let lastGauges = Mutex<[EngineContext.MetricName]>([])
 
@@ -47,6 +49,19 @@ package final class DaemonMetrics: Sendable {
         overruns = registry.makeCounter(name: "motiond_tick_overruns_total", help: "Ticks that ended past the next one's deadline.")
         ticks = registry.makeCounter(name: "motiond_ticks_total", help: "Frame ticks.")
         self.quarantined = quarantined
+    }
+
+    /// On the engine thread, after each command of a uid's connection.
+    package func recordWork(uid: UInt32?, nanos: UInt64) {
+        work.withLock { counters in
+            let counter = counters[uid] ?? {
+                let made = registry.makeCounter(name: "motiond_uid_engine_seconds_total", labels: [("uid", uid.map(String.init) ?? "unknown")],
+                                                help: "Engine time spent on a uid's requests.")
+                counters[uid] = made
+                return made
+            }()
+            counter.increment(by: Double(nanos) / 1e9)
+        }
     }
 
     /// On the engine thread, after each tick.

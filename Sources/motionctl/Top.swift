@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import MotionClient
+import MotionWire
+
+/// `motionctl top` (docs/operations.md#motionctl-top): a live view of the daemon, as `pw-top` and `htop`
+/// are of theirs, refreshed once a second: the engine's tick and scheduling class, each uid's holdings
+/// and engine time, each connection (pid, uid, name, subscriptions). Keys: `u` sorts uids by engine
+/// time (default) or by uid, `c` sorts connections by subscriptions or by id, `q` quits.
+struct Top: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "A live view of the daemon: ticks, uids, connections (q quits).")
+    @OptionGroup var connection: Connection
+    @Option(help: "Stop after this many refreshes (default: until q).") var count: Int?
+
+    func run() async throws {
+        let terminal = RawTerminal()
+        defer { terminal.restore() }
+        try await connection.run { client in
+            var state = TopState(), refreshes = 0
+            while count.map({ refreshes < $0 }) ?? true {
+                let status = try await client.call("status", ["clients": true])
+                let metrics = try await client.call("metrics")["text"]?.stringValue ?? ""
+                state.update(status: status, metrics: metrics, at: Date())
+                show(state.screen())
+                refreshes += 1
+                // A second, or a key.
+                let deadline = Date().addingTimeInterval(1)
+                while Date() < deadline {
+                    if let key = terminal.key() {
+                        switch key {
+                        case "q": return
+                        case "u": state.uidsByTime.toggle()
+                        case "c": state.connectionsBySubscriptions.toggle()
+                        default: continue
+                        }
+                        show(state.screen())
+                    }
+                    try await Task.sleep(for: .milliseconds(50))  // the terminal is polled for keys
+                }
+            }
+        }
+    }
+}
+
+/// Clears the terminal and writes `screen` at once (not line-buffered).
+func show(_ screen: String) {
+    FileHandle.standardOutput.write(Data(("\u{1B}[H\u{1B}[2J" + screen).utf8))
+}
+
+/// What `top` shows, from `status {clients: true}` and `metrics`.
+struct TopState {
+    var status: JSONValue = [:]
+    var engineSeconds: [String: Double] = [:]
+    var previousSeconds: [String: Double] = [:]
+    var previousTime: Date?
+    var elapsed = 1.0
+    var uidsByTime = true
+    var connectionsBySubscriptions = false
+
+    mutating func update(status: JSONValue, metrics: String, at time: Date) {
+        self.status = status
+        previousSeconds = engineSeconds
+        engineSeconds = [:]
+        for line in metrics.split(separator: "\n") where line.hasPrefix("motiond_uid_engine_seconds_total{uid=\"") {
+            let uid = line.dropFirst("motiond_uid_engine_seconds_total{uid=\"".count).prefix { $0 != "\"" }
+            engineSeconds[String(uid)] = line.split(separator: " ").last.flatMap { Double(String($0)) } ?? 0
+        }
+        elapsed = previousTime.map { max(time.timeIntervalSince($0), 0.001) } ?? 1
+        previousTime = time
+    }
+
+    func number(_ value: JSONValue?) -> String {
+        guard let value = value?.doubleValue else { return "-" }
+        return value.rounded() == value ? String(Int(value)) : String(format: "%.3f", value)
+    }
+
+    func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
+
+    func screen() -> String {
+        let tick = status["tick"] ?? [:]
+        var lines = [
+            "motiond top — \(number(status["clients"])) connections, \(number(status["runtimes"])) runtimes, \(number(status["animations"])) animations, \(number(status["subscriptions"])) subscriptions",
+            "engine \(status["engineScheduling"]?.stringValue ?? "?")   rate \(number(status["rate"])) Hz   tick p50 \(number(tick["p50_ms"])) ms  p99 \(number(tick["p99_ms"])) ms  late p99 \(number(tick["late_p99_ms"])) ms  overruns \(number(tick["overruns"]))",
+            "",
+            pad("UID", 8) + pad("ENGINE ms/s", 13) + pad("RUNTIMES", 10) + pad("PERFORMERS", 12) + pad("ANIMATIONS", 12) + "SUBSCRIPTIONS",
+        ]
+        var uids = (status["usage"]?["uids"]?.arrayValue ?? []).map { uid -> (String, Double, JSONValue) in
+            let name = number(uid["uid"])
+            let rate = ((engineSeconds[name] ?? 0) - (previousSeconds[name] ?? engineSeconds[name] ?? 0)) / elapsed * 1000
+            return (name, rate, uid)
+        }
+        uids.sort { uidsByTime ? ($0.1, $1.0) > ($1.1, $0.0) : (Int($0.0) ?? 0) < (Int($1.0) ?? 0) }
+        for (name, rate, uid) in uids {
+            lines.append(pad(name, 8) + pad(String(format: "%.3f", rate), 13) + pad(number(uid["runtimes"]), 10)
+                + pad(number(uid["performers"]), 12) + pad(number(uid["animations"]), 12) + number(uid["subscriptions"]))
+        }
+        lines += ["", pad("ID", 6) + pad("PID", 9) + pad("UID", 8) + pad("ROLE", 8) + pad("SUBS", 6) + "CLIENT"]
+        var connections = status["connections"]?.arrayValue ?? []
+        if connectionsBySubscriptions { connections.sort { ($0["subscriptions"]?.doubleValue ?? 0) > ($1["subscriptions"]?.doubleValue ?? 0) } }
+        for client in connections {
+            lines.append(pad(number(client["id"]), 6) + pad(number(client["pid"]), 9) + pad(number(client["uid"]), 8)
+                + pad(client["role"]?.stringValue ?? "", 8) + pad(number(client["subscriptions"]), 6) + (client["client"]?.stringValue ?? ""))
+        }
+        lines += ["", "u: sort uids by \(uidsByTime ? "uid" : "engine time")   c: sort connections by \(connectionsBySubscriptions ? "id" : "subscriptions")   q: quit"]
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// The terminal in raw mode while `top` runs (keys one at a time, no echo); left alone without one.
+final class RawTerminal {
+    private var saved = termios()
+    private let isTerminal = isatty(STDIN_FILENO) == 1
+
+    init() {
+        guard isTerminal else { return }
+        tcgetattr(STDIN_FILENO, &saved)
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &raw.c_cc) { $0[Int(VMIN)] = 0; $0[Int(VTIME)] = 0 }
+        tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+    }
+
+    /// A key pressed since the last look, if any.
+    func key() -> Character? {
+        guard isTerminal else { return nil }
+        var byte: UInt8 = 0
+        return read(STDIN_FILENO, &byte, 1) == 1 ? Character(Unicode.Scalar(byte)) : nil
+    }
+
+    func restore() {
+        guard isTerminal else { return }
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import MotionClient
+import MotionTestSupport
+import MotionWire
+import Testing
+
+/// `motionctl top` in a real terminal (tmux): the clients of two uids and the engine's scheduling class
+/// on screen, and `q` quits (docs/operations.md#motionctl-top).
+@Suite("motionctl top")
+struct TopTests {
+    static let tmux = "/usr/bin/tmux"
+
+    /// Runs tmux; its output, unless `detached` (`new-session` forks the tmux server, which would
+    /// hold a pipe open for as long as it lives).
+    static func tmux(_ arguments: [String], detached: Bool = false) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tmux)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = detached ? FileHandle.nullDevice : output
+        process.standardError = detached ? FileHandle.nullDevice : output
+        try process.runAlone()
+        _ = await process.exitStatus()
+        try output.fileHandleForWriting.close()
+        return detached ? "" : String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3 to act as a second uid"))
+    func topShowsTwoUidsAndTheEnginesClassAndQuitsOnQ() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.tmux), "scripts/setup installs tmux")
+        let daemon = try await DaemonProcess()
+        try ThemeDaemonTests.openToOthers(daemon)
+        // A client of uid 65534 holding its connection (and a spring) while top looks.
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        other.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", """
+            import json, socket, sys, time
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+            for i, (m, p) in enumerate([("hello", {"protocol": 1, "client": "widget-of-nobody"}), ("plan.add", {"target": "w", "plan": {"type": "Tween", "property": "x", "to": [1], "duration": 120}})]):
+                f.write(json.dumps({"id": i, "method": m, "params": p}) + "\\n"); f.flush(); f.readline()
+            print("ready", flush=True)
+            sys.stdin.read()
+            """, daemon.socket]
+        let input = Pipe(), output = Pipe()
+        other.standardInput = input
+        other.standardOutput = output
+        try other.runAlone()
+        defer { try? input.fileHandleForWriting.close(); other.terminate() }
+        let ready = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(ready.contains("ready"), "\(ready)")
+
+        let session = "motiond-top-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let motionctl = DaemonProcess.buildDirectory.appendingPathComponent("motionctl").path
+        _ = try await Self.tmux(["new-session", "-d", "-s", session, "-x", "160", "-y", "40", "\(motionctl) top --socket \(daemon.socket)"],
+                                detached: true)
+        var screen = ""
+        for _ in 0..<300 {
+            screen = try await Self.tmux(["capture-pane", "-t", session, "-p"])
+            if screen.contains("65534"), screen.contains("widget-of-nobody"), screen.contains("SCHED_") { break }
+            try await Task.sleep(for: .milliseconds(50))  // polls the screen
+        }
+        #expect(screen.contains("widget-of-nobody") && screen.contains("65534") && screen.contains("motionctl"),
+                "both uids' clients on screen:\n\(screen)")
+        #expect(screen.contains("engine SCHED_OTHER") || screen.contains("engine SCHED_FIFO") || screen.contains("engine SCHED_RR"), "\(screen)")
+        let lines = screen.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("0 ") } && lines.contains { $0.hasPrefix("65534 ") }, "a row per uid:\n\(screen)")
+        _ = try await Self.tmux(["send-keys", "-t", session, "q"])
+        var running = true
+        for _ in 0..<200 where running {
+            running = try await Self.tmux(["has-session", "-t", session]).isEmpty
+            if running { try await Task.sleep(for: .milliseconds(50)) }  // polls for the session's end
+        }
+        #expect(!running, "q quit top")
+        if running { _ = try await Self.tmux(["kill-session", "-t", session]) }
+        _ = await daemon.stop()
+    }
+}
