@@ -34,6 +34,8 @@ struct MetricsTests {
                                              command: [DaemonProcess.motiond, "--socket", socket, "--metrics-file", file],
                                              environment: ["MOTIOND_METRICS_FILE_INTERVAL_MS": "100"])
         let client = try await daemon.client()
+        let watcher = try await daemon.client()
+        _ = try await watcher.call("subscribe", ["streams": ["frames"]])
         for index in 0..<20 {
             _ = try await client.call("plan.add", ["target": .string("t\(index)"), "plan": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 0.5]])
         }
@@ -42,7 +44,8 @@ struct MetricsTests {
         let (status, said) = try await Self.check(run.output)
         #expect(status == 0, "promtool: \(said)\n\(run.output)")
         for series in ["motiond_tick_duration_seconds_bucket{le=\"0.008333\"}", "motiond_ticks_total", "motiond_uid_animations{uid=\"0\"}",
-                       "# HELP motiond_tick_lateness_seconds", "motiond_subscriptions{transport=\"json\"}"] {
+                       "# HELP motiond_tick_lateness_seconds", "motiond_subscriptions{transport=\"json\"} 1.0",
+                       "motiond_frames_sent_total{transport=\"json\"}", "motiond_plugin_call_seconds_total{plugin=\"org.motiond.tween\"}"] {
             #expect(run.output.contains(series), "\(series) in\n\(run.output)")
         }
         // The file follows: the animations running, then none (the tweens end after 0.5 s).
@@ -69,6 +72,7 @@ struct MetricsTests {
         let after = try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date
         #expect(before == after, "not rewritten while idle")
         await client.close()
+        await watcher.close()
         #expect(await daemon.stop() == 0)
     }
 

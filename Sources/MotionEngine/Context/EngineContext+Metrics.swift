@@ -12,6 +12,27 @@ extension EngineContext {
         }
     }
 
+    /// Counts since the start (the host's counters follow them): frames sent and updates dropped by
+    /// transport, seconds in each plugin's calls.
+    package func metricCounters() -> [(MetricName, Double)] {
+        var counters: [(MetricName, Double)] = []
+        for (transport, frames) in hub.framesSent.sorted(by: { $0.key < $1.key }) {
+            counters.append((MetricName(name: "motiond_frames_sent_total", labels: [("transport", transport)]), Double(frames)))
+        }
+        for (transport, dropped) in hub.updatesDropped.sorted(by: { $0.key < $1.key }) {
+            counters.append((MetricName(name: "motiond_updates_dropped_total", labels: [("transport", transport)]), Double(dropped)))
+        }
+        var byPlugin: [String: UInt64] = [:]
+        for (label, nanos) in engine.slowCalls.callNanos {
+            let plugin = engine.registry.factories.first { UInt(bitPattern: $0.label) == label }?.pluginID ?? "unknown"
+            byPlugin[plugin, default: 0] &+= nanos
+        }
+        for (plugin, nanos) in byPlugin.sorted(by: { $0.key < $1.key }) {
+            counters.append((MetricName(name: "motiond_plugin_call_seconds_total", labels: [("plugin", plugin)]), Double(nanos) / 1e9))
+        }
+        return counters
+    }
+
     package func metricGauges() -> [(MetricName, Double)] {
         func gauge(_ name: String, _ value: Int, _ labels: [(String, String)] = []) -> (MetricName, Double) {
             (MetricName(name: name, labels: labels), Double(value))

@@ -29,6 +29,7 @@ extension Engine {
         let started = WorkClock.now()
         defer {
             let now = WorkClock.now()
+            slowCalls.callNanos[UInt(bitPattern: label), default: 0] &+= now &- started
             if now &- started > slowCalls.limit { noteSlowCall(label, function, nanoseconds: now &- started, now: now, performers: performers) }
         }
         return try PluginCallMarker.calling(label, function, body)

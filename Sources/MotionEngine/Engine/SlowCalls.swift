@@ -32,6 +32,9 @@ package struct SlowCalls {
 
     /// Nanoseconds a call may take; 0: calls are not timed.
     var limit: UInt64 = 0
+    /// Nanoseconds spent in each plugin's calls (by its crash-marker label), when calls are timed: the
+    /// `motiond_plugin_call_seconds_total` metric.
+    package var callNanos: [UInt: UInt64] = [:]
     /// Reads the engine thread's usage (set by the host); nil: every slow call is reported.
     var usage: (() -> ThreadUsage)?
     /// The usage at the start of the current tick (`markTick`).

@@ -19,6 +19,9 @@ package final class SubscriptionHub {
     let limits: Limits
     /// A uid's `quotas.outputBytes`: past it, each of its sessions with anything unsent counts as behind.
     var ownerBacklogLimit = Int.max
+    /// Frames sent and updates dropped (conflated for a slow reader) so far, by transport: metrics.
+    package private(set) var framesSent: [String: UInt64] = ["json": 0, "shm": 0]
+    package private(set) var updatesDropped: [String: UInt64] = ["json": 0, "shm": 0]
     /// Frames show velocities per wall-clock second (SPEC §10): the speed; the store keeps them per
     /// second of animation time, which a retarget starts from.
     var velocityScale = 1.0
@@ -289,9 +292,11 @@ package final class SubscriptionHub {
             for handle in subscription.pending { isPending[Int(handle)] = false }
         }
         subscription.pending.removeAll(keepingCapacity: true)
+        updatesDropped["json", default: 0] &+= UInt64(subscription.dropped)
         subscription.dropped = 0
         subscription.rateLimit.sent(at: time)
         guard hasUpdates else { return }
+        framesSent["json", default: 0] &+= 1
         _ = subscription.nextSeq()
         if case .present(let at, _) = step, let display = subscription.display {
             subscription.lastPresent = at
@@ -324,6 +329,8 @@ package final class SubscriptionHub {
         guard written > 0 else { return }
         let dropped = subscription.dropped
         subscription.dropped = 0
+        updatesDropped["shm", default: 0] &+= UInt64(dropped)
+        framesSent["shm", default: 0] &+= 1
         subscription.rateLimit.sent(at: time)
         let frame = channel.publish(subscription: subscription.id, output: subscription.session.output, time: time,
                                     present: 0, dropped: dropped)

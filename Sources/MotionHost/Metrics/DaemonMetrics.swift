@@ -19,6 +19,14 @@ package final class DaemonMetrics: Sendable {
     let quarantined: Int
     /// Engine time spent on each uid's requests (`motiond_uid_engine_seconds_total`).
     private let work = Mutex<[UInt32?: Counter]>([:])
+    /// Each engine counter's value at the last render (the registry's counters only go up: each render
+    /// adds what the engine counted since).
+    private let counted = Mutex<[EngineContext.MetricName: Double]>([:])
+    static let counterHelp: [String: String] = [
+        "motiond_frames_sent_total": "Frames sent to subscribers, by transport.",
+        "motiond_updates_dropped_total": "Property updates conflated for subscribers that read too slowly, by transport.",
+        "motiond_plugin_call_seconds_total": "Time spent in each plugin's calls.",
+    ]
     /// The gauges set at the last render: one no longer there (a uid gone) is set to 0.
     private let lastGauges = Mutex<[EngineContext.MetricName]>([])
 
@@ -75,6 +83,14 @@ package final class DaemonMetrics: Sendable {
     /// The text (Prometheus exposition format), on the engine thread: gauges set from what the engine
     /// holds now, then every metric; `uid`: that uid's series only (a client's view).
     package func text(_ context: EngineContext, uid: UInt32? = nil) -> String {
+        let counters = context.metricCounters()
+        counted.withLock { last in
+            for (name, value) in counters where value > last[name] ?? 0 {
+                registry.makeCounter(name: name.name, labels: name.labels, help: Self.counterHelp[name.name] ?? "")
+                    .increment(by: value - (last[name] ?? 0))
+                last[name] = value
+            }
+        }
         let gauges = context.metricGauges()
         for (name, value) in gauges {
             registry.makeGauge(name: name.name, labels: name.labels, help: Self.help[name.name] ?? "").set(value)
