@@ -73,7 +73,8 @@ struct BadInputTests {
             ("runtime.create", ["name": "eph1", "ephemral": true], "did you mean ephemeral?"),
             ("plan.add", ["target": "a", "plan": ["type": "Set", "property": "x", "value": [1]], "nmae": "n"], "did you mean name?"),
             ("gesture.push", ["gesture": "g", "samples": [["t": 1, "position": [0, 0]]], "runtme": "zzz"], "did you mean runtime?"),
-            ("status", ["verbose": true], "it takes no params"),
+            ("status", ["client": true], "did you mean clients?"),
+            ("metrics", ["verbose": true], "it takes no params"),
         ] as [(String, JSONValue, String)] {
             do {
                 _ = try await client.call(method, params)
