@@ -50,8 +50,10 @@ public enum KDL {
                 if scalar == " " || scalar == "\t" || scalar == "\r" || scalar == "\u{FEFF}" || (newlines && scalar == "\n") {
                     advance()
                 } else if scalar == "\\" {
+                    // A line continuation: spaces and a comment may follow it, then the newline.
                     advance()
-                    try skipSpace(newlines: false)
+                    while let next = current, next == " " || next == "\t" || next == "\r" { advance() }
+                    if current == "/", peek(1) == "/" { while let next = current, next != "\n" { _ = next; advance() } }
                     guard current == "\n" || current == nil else { throw error("expected a newline after \\") }
                     if current != nil { advance() }
                 } else if scalar == "/", peek(1) == "/" {
@@ -76,7 +78,18 @@ public enum KDL {
         }
 
         /// `openedAt`: where the `{` these nodes are inside of is (an unclosed block is named there).
+        /// How deep `{` blocks nest at most (a hostile file does not take the stack).
+        static let maximumDepth = 64
+        var depth = 0
+
         mutating func nodes(closing: Bool, openedAt: (Int, Int) = (0, 0)) throws(DialectError) -> [Node] {
+            if closing {
+                depth += 1
+                guard depth <= Self.maximumDepth else {
+                    throw DialectError(line: openedAt.0, column: openedAt.1, "blocks nest deeper than \(Self.maximumDepth)")
+                }
+            }
+            defer { if closing { depth -= 1 } }
             var nodes: [Node] = []
             while true {
                 try skipSpace(newlines: true)

@@ -126,6 +126,52 @@ struct ThemeTests {
         #expect(call("theme.get", ["scope": "user"], session: 2, output: other)["user"] == "mine", "the overlay is as it was")
     }
 
+    /// What a hostile overlay might try: a motion that names itself (it would recurse until the stack
+    /// ran out), a large token named many times (past a plan's size once filled in); a removed plan is
+    /// not brought back by a retune; one uid's `theme.changed` is not another's to see.
+    @Test func hostileTokensAreRefusedAndRetunesKeepToWhatIsStillRunning() {
+        let other = RecordingOutput()
+        context.openSession(2, output: other, peer: PeerCredentials(uid: 1000, gid: 1000, pid: 1), role: .client)
+        _ = call("hello", ["protocol": 1], session: 2, output: other)
+        _ = call("subscribe", ["streams": ["trace"]], session: 2, output: other)
+        let loop = call("theme.set", ["scope": "user", "theme": ["name": "loop", "motions": [
+            "loop": ["type": "Sequence", "steps": [["motion": "@loop"]]]]]], session: 2, output: other)
+        #expect(loop["code"] == "theme.invalid" && loop["message"]?.stringValue?.contains("motion") == true, "\(loop)")
+        let padding = JSONValue.string(String(repeating: "x", count: 12_000))
+        let big = call("theme.set", ["scope": "user", "theme": ["name": "big", "motions": [
+            "big": ["type": "Tween", "property": "x", "to": [1], "note": padding]]]], session: 2, output: other)
+        #expect(big["changed"] == ["motions.big"], "\(big)")
+        let many = JSONValue.array((0..<40).map { index in ["property": .string("p\(index)"), "motion": "@big"] })
+        let grown = call("plan.add", ["target": "g", "plan": ["type": "Group", "plans": many]], session: 2, output: other)
+        #expect(grown["code"] == "request.limit", "a plan past its size once filled in: \(grown)")
+
+        // A client of uid 2000 traces too: it does not hear uid 1000's overlay change.
+        let third = RecordingOutput()
+        context.openSession(3, output: third, peer: PeerCredentials(uid: 2000, gid: 2000, pid: 2), role: .client)
+        _ = call("hello", ["protocol": 1], session: 3, output: third)
+        _ = call("subscribe", ["streams": ["trace"]], session: 3, output: third)
+        _ = call("theme.set", ["scope": "user", "theme": ["name": "again", "springs": ["spatial.fast": ["dampingRatio": 1, "stiffness": 2500]]]],
+                 session: 2, output: other)
+        #expect(other.lines.contains { $0["kind"] == "theme.changed" && $0["scope"] == "user" }, "its own change is its to see")
+        #expect(!third.lines.contains { $0["kind"] == "theme.changed" && $0["scope"] == "user" }, "another uid's is not")
+        _ = call("subscribe", ["streams": ["trace"]])
+
+        // A named spring on a token, removed: a retune does not add it again.
+        _ = call("plan.add", ["target": "card", "name": "slide", "plan": ["type": "Spring", "property": "x", "from": [0], "to": [100], "spring": "@spatial.slow"]])
+        for _ in 0..<5 { context.tick(dt: 1.0 / 120) }
+        _ = call("plan.remove", ["target": "card", "name": "slide"])
+        _ = call("plan.add", ["target": "other", "plan": ["type": "Tween", "property": "z", "to": [1], "duration": 10]])
+        let added = output.lines.filter { $0["kind"] == "plan.added" }.count
+        var theme = ShippedThemes.motiond.json
+        theme["springs"]?["spatial.slow"] = ["dampingRatio": 1, "stiffness": 2000]
+        theme["name"] = "stiffer"
+        #expect(call("theme.set", ["theme": theme])["changed"] == ["springs.spatial.slow"])
+        #expect(output.lines.filter { $0["kind"] == "plan.added" }.count == added, "the removed spring stays removed")
+        // And the system theme goes back to the configured one with null.
+        let back = call("theme.set", ["theme": .null])
+        #expect(back["theme"] == "motiond" && call("theme.get", [:])["system"] == "motiond", "\(back)")
+    }
+
     /// A retune carries a running spring on from its value and velocity (no jump) with the new token,
     /// at several phases of its motion; later plans use the new values; `theme.changed` names the token.
     @Test(arguments: [3, 12, 30]) func aRetuneCarriesARunningSpringOnWithoutAJump(ticks: Int) throws {

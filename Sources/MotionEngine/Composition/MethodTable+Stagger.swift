@@ -33,7 +33,9 @@ extension MethodTable {
         }
         var plan = try params.object("plan")
         if request.lineLength > EngineContext.maximumPlanBytes { try EngineContext.checkSize(of: plan) }
-        plan = try context.themes.resolve(plan, for: session.uid).plan
+        let original = plan, uid = OwnedName.split(runtime).owner ?? session.uid
+        let (resolved, used) = try context.themes.resolve(plan, for: uid)
+        plan = resolved
         let planBytes = JSONWriter.bytes(plan).count
         guard planBytes * targets.count <= Self.maximumStaggeredBytes else {
             throw EngineError(.limitExceeded, "targets: \(targets.count) copies of a plan of \(planBytes) bytes; a staggered plan.add carries at most \(Self.maximumStaggeredBytes) bytes of plan over all its targets")
@@ -64,6 +66,8 @@ extension MethodTable {
             for (index, (target, staggered)) in zip(targets, plans).enumerated() {
                 do throws(EngineError) {
                     performers.append(.number(Double(try context.engine.addPlan(staggered, to: target, in: runtime, quotas: limit))))
+                    context.themes.planAdded(original: original, resolved: staggered, used: used, runtime: runtime, target: target,
+                                             name: nil, uid: uid)
                 } catch {
                     let before = index == 0 ? "" : "; the \(index) target\(index == 1 ? "" : "s") before it took the plan"
                     throw EngineError(error.code, "targets[\(index)]: \(error.message)\(before)")

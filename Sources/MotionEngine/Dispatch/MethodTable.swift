@@ -24,7 +24,8 @@ struct MethodTable: ContextPart {
             var plan = try params.object("plan")
             if request.lineLength > EngineContext.maximumPlanBytes { try EngineContext.checkSize(of: plan) }
             // Tokens (`@name`, docs/themes.md) as the caller's uid sees them: the journal keeps the plan as resolved.
-            let original = plan, uid = session.uid
+            // The runtime's owner's tokens (an admin adding to another uid's runtime adds that uid's motion).
+            let original = plan, uid = OwnedName.split(runtime).owner ?? session.uid
             let (resolved, used) = try context.themes.resolve(plan, for: uid)
             plan = resolved
             let planName = try params.optionalName("name")
@@ -45,7 +46,8 @@ struct MethodTable: ContextPart {
             let planName = try params.name("name"), target = try params.name("target")
             return try context.journal.orApply(session, id: request.id, journaled: context.journal.willBeJournaled(runtime),
                                       record: { [.remove(runtime: runtime, target: target, name: planName, t: clock.wallNow())] }) { context throws(EngineError) in
-                ["removed": .bool(try context.engine.removePlan(named: planName, from: target, in: runtime))]
+                context.themes.planRemoved(runtime: runtime, target: target, name: planName)
+                return ["removed": .bool(try context.engine.removePlan(named: planName, from: target, in: runtime))]
             }
         case "runtime.create":
             let name = try params.name("name")

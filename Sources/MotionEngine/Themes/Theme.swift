@@ -121,7 +121,34 @@ package struct Theme: Sendable, Equatable {
         case .motions:
             guard case .object(let keys) = value, !keys.isEmpty else { throw invalid("\(path): expected a partial plan (an object)") }
             if let type = keys["type"], type.stringValue == nil { throw invalid("\(path).type: expected a plan type") }
-            if keys["motion"] != nil { throw invalid("\(path).motion: a motion does not refer to another motion") }
+            // Anywhere in it (a composite's steps too): a motion naming a motion could name itself.
+            if let nested = firstMotionKey(value, path: path) { throw invalid("\(nested): a motion does not refer to another motion") }
+        }
+        // A token is small (a plan naming it many times must stay within a plan's size once resolved).
+        guard Timeline.size(of: value) <= maximumTokenBytes else {
+            throw invalid("\(path): about \(Timeline.size(of: value)) bytes; a token is at most \(maximumTokenBytes)")
+        }
+    }
+
+    /// A token is at most this many bytes of JSON.
+    static let maximumTokenBytes = 16 << 10
+
+    /// The path of a `motion` key anywhere in `value`, if there is one.
+    static func firstMotionKey(_ value: JSONValue, path: String) -> String? {
+        switch value {
+        case .object(let members):
+            if members["motion"] != nil { return path + ".motion" }
+            for (key, member) in members.sorted(by: { $0.key < $1.key }) {
+                if let found = firstMotionKey(member, path: path + "." + key) { return found }
+            }
+            return nil
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let found = firstMotionKey(element, path: path + "[\(index)]") { return found }
+            }
+            return nil
+        default:
+            return nil
         }
     }
 

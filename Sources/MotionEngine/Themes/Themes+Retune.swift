@@ -5,31 +5,51 @@ import MotionWire
 /// (`PlanVocabulary.retunable`: a `Spring` without `from` continues from the property's state) are
 /// remembered per property with the plan as written; a change re-resolves each and adds it again,
 /// without `from`, `velocity` and `delay`, journaled as a client's change would be so that a restart's
-/// replay reproduces it.
+/// replay reproduces it. Any later plan on the property, its plan's removal or its runtime's end
+/// forgets it; a retune that finds it superseded by the time it applies is refused (and so not replayed).
 extension Themes {
     /// One property's plan that used tokens.
     struct Tuned {
         let runtime: String, target: String, name: String?, uid: UInt32
+        /// The runtime it was added to (one destroyed and made again under the name is another).
+        let scope: ObjectIdentifier
         let original: JSONValue
         var resolved: JSONValue
+        /// Which `planAdded` made it: a retune applies only while it is still this one.
+        let generation: UInt64
     }
 
-    /// Properties remembered at most (beyond, plans are not retuned; docs/themes.md).
-    static let maximumTuned = 65_536
+    /// Properties remembered per uid at most (beyond, its plans are not retuned; docs/themes.md).
+    static let maximumTunedPerUID = 1024
 
-    /// A plan was added (as written, and as resolved with `used` tokens): remembered if a retune can
-    /// carry it on, and forgotten for its property otherwise (a later plan took the property over).
+    /// A plan was added (as written, and as resolved with `used` tokens) to `target` of `runtime`:
+    /// remembered if a retune can carry it on; the properties it drives are forgotten otherwise (a
+    /// later plan took them over).
     func planAdded(original: JSONValue, resolved: JSONValue, used: Set<String>, runtime: String, target: String,
                    name: String?, uid: UInt32) {
-        guard let property = resolved["property"]?.stringValue else { return }
-        let key = Self.key(runtime, target, property)
-        guard !used.isEmpty, let type = resolved["type"]?.stringValue, engine.vocabulary.retunable.contains(type),
-              tuned[key] != nil || tuned.count < Self.maximumTuned
-        else {
-            tuned[key] = nil
+        guard let property = resolved["property"]?.stringValue else {
+            for property in Composite.properties(of: resolved) { forget(Self.key(runtime, target, property)) }
             return
         }
-        tuned[key] = Tuned(runtime: runtime, target: target, name: name, uid: uid, original: original, resolved: resolved)
+        let key = Self.key(runtime, target, property)
+        forget(key)
+        guard !used.isEmpty, let type = resolved["type"]?.stringValue, engine.vocabulary.retunable.contains(type),
+              let scope = engine.runtimes[runtime], (tunedPerUID[uid] ?? 0) < Self.maximumTunedPerUID
+        else { return }
+        tunedGeneration += 1
+        tuned[key] = Tuned(runtime: runtime, target: target, name: name, uid: uid, scope: ObjectIdentifier(scope),
+                           original: original, resolved: resolved, generation: tunedGeneration)
+        tunedPerUID[uid, default: 0] += 1
+    }
+
+    /// A named plan was removed: its property is no longer its to carry on.
+    func planRemoved(runtime: String, target: String, name: String) {
+        for (key, entry) in tuned where entry.runtime == runtime && entry.target == target && entry.name == name { forget(key) }
+    }
+
+    func forget(_ key: String) {
+        guard let entry = tuned.removeValue(forKey: key) else { return }
+        tunedPerUID[entry.uid] = (tunedPerUID[entry.uid] ?? 1) > 1 ? tunedPerUID[entry.uid]! - 1 : nil
     }
 
     static func key(_ runtime: String, _ target: String, _ property: String) -> String {
@@ -42,22 +62,26 @@ extension Themes {
     func retune(uid: UInt32?) -> Int {
         var retuned = 0
         for (key, entry) in tuned.sorted(by: { $0.key < $1.key }) where uid == nil || entry.uid == uid {
-            guard engine.runtimes[entry.runtime] != nil, engine.isActive(runtime: entry.runtime),
-                  let property = entry.resolved["property"]?.stringValue,
+            guard let scope = engine.runtimes[entry.runtime], ObjectIdentifier(scope) == entry.scope,
+                  engine.isActive(runtime: entry.runtime), let property = entry.resolved["property"]?.stringValue,
                   let velocity = engine.velocity(of: property, target: entry.target, runtime: entry.runtime),
                   velocity.contains(where: { $0 != 0 }) || engine.value(of: property, target: entry.target, runtime: entry.runtime)
                       .map({ JSONValue($0) != entry.resolved["to"] }) == true
             else {
-                tuned[key] = nil  // at rest: nothing to carry on
+                forget(key)  // gone, or at rest: nothing to carry on
                 continue
             }
             guard let (plan, _) = try? resolve(entry.original, for: entry.uid), plan != entry.resolved else { continue }
             var continuing = plan
             for key in ["from", "velocity", "delay"] { continuing[key] = nil }
             tuned[key]?.resolved = plan
-            let (runtime, target, name) = (entry.runtime, entry.target, entry.name)
+            let (runtime, target, name, generation) = (entry.runtime, entry.target, entry.name, entry.generation)
             let quotas = context.quotas(of: runtime)
             let add: (EngineContext) throws(EngineError) -> JSONValue = { context throws(EngineError) in
+                // A plan added or removed meanwhile (a client's change ahead of it in the journal) wins.
+                guard context.themes.tuned[key]?.generation == generation else {
+                    throw EngineError(.invalidPlan, "a theme's retune of \(target).\(property) was superseded")
+                }
                 try context.engine.addPlan(continuing, to: target, in: runtime, named: name, quotas: quotas)
                 return .null
             }

@@ -10,8 +10,14 @@ package final class Themes: ContextPart {
     /// Where the system theme came from: `shipped` or the file or request that set it.
     package private(set) var systemOrigin = "shipped"
     package private(set) var overlays: [UInt32: Theme] = [:]
-    /// Running plans that used tokens, by property (`Themes+Retune`).
+    /// The config's theme (or `motiond`): what `theme.set {theme: null}` goes back to.
+    private(set) var configured = ShippedThemes.motiond
+    private(set) var configuredOrigin = "shipped"
+    /// Running plans that used tokens, by property (`Themes+Retune`), how many per uid, and the last
+    /// generation given.
     var tuned: [String: Tuned] = [:]
+    var tunedPerUID: [UInt32: Int] = [:]
+    var tunedGeneration: UInt64 = 0
 
     init(context: EngineContext) {
         self.context = context
@@ -39,6 +45,9 @@ package final class Themes: ContextPart {
             known: { [unowned self] kind in Array(Set(system.names(kind) + (uid.flatMap { overlays[$0]?.names(kind) } ?? []))) },
             takesKey: { type, key in engine.planType(type, takes: key) })
         let resolved = try resolution.resolve(plan)
+        // Tokens fill a plan in: held to a plan's size as resolved (a small plan naming a large token
+        // many times is not a way past it).
+        try EngineContext.checkSize(of: resolved)
         return (resolved, resolution.used)
     }
 
@@ -53,7 +62,8 @@ package final class Themes: ContextPart {
     }
 
     /// The system theme and overlays as the host read them from the state directory or the config.
-    package func restore(system: Theme?, origin: String, overlays: [UInt32: Theme]) {
+    package func restore(system: Theme?, origin: String, overlays: [UInt32: Theme], configured: Theme? = nil, configuredOrigin: String = "shipped") {
+        if let configured { (self.configured, self.configuredOrigin) = (configured, configuredOrigin) }
         if let system { (self.system, systemOrigin) = (system, origin) }
         self.overlays = overlays
     }
@@ -109,8 +119,8 @@ package final class Themes: ContextPart {
             }
             next = shipped
         case .object?: next = try Theme(json: params["theme"]!)
-        case .null? where scope == "user": next = nil
-        default: throw EngineError(.invalidRequest, "theme: expected a shipped theme's name or a theme object\(scope == "user" ? " (or null to remove your overlay)" : "")")
+        case .null?: next = scope == "user" ? nil : configured
+        default: throw EngineError(.invalidRequest, "theme: expected a shipped theme's name, a theme object, or null (\(scope == "user" ? "to remove your overlay" : "back to the config's theme"))")
         }
         let uid = session.uid
         if scope == "user", let next, next.count > settings.quotas.themeTokens {
@@ -119,20 +129,23 @@ package final class Themes: ContextPart {
         let before = scope == "system" ? system : overlays[uid] ?? Theme(name: "none")
         let after = next ?? Theme(name: "none")
         if scope == "system" {
-            (system, systemOrigin) = (after, params["theme"]?.stringValue == nil ? "theme.set" : "shipped")
+            (system, systemOrigin) = params["theme"] == .null ? (configured, configuredOrigin)
+                : (after, params["theme"]?.stringValue == nil ? "theme.set" : "shipped")
         } else {
             overlays[uid] = next
         }
         let changed = Self.changedTokens(before, after)
         var fields: [String: JSONValue] = ["scope": .string(scope), "tokens": .array(changed.map { .string($0) })]
         if scope == "user" { fields["uid"] = .number(Double(uid)) }
-        engine.trace(TraceEvent(kind: "theme.changed", fields: fields))
+        // An overlay's change is that uid's business (and its admins'): traced as its default runtime's.
+        engine.trace(TraceEvent(kind: "theme.changed", runtime: scope == "user" ? OwnedName.key(uid, Engine.defaultRuntime) : nil, fields: fields))
         if !changed.isEmpty { retune(uid: scope == "user" ? uid : nil) }
         let result: JSONValue = ["scope": .string(scope), "theme": .string(after.name), "changed": .array(changed.map { .string($0) })]
         guard let keep = hooks.themeSet else { return result }
         let requestID = request.id, sessionID = session.id
         session.owedReplies += 1
-        keep(scope == "user" ? uid : nil, next?.json) { context in
+        // A system theme set back to the config's is no longer kept (the config's applies at a start).
+        keep(scope == "user" ? uid : nil, params["theme"] == .null ? nil : next?.json) { context in
             context.sessions[sessionID]?.sendOwedReply(WireMessage.result(id: requestID, result))
         }
         return nil

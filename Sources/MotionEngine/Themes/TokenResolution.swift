@@ -19,6 +19,15 @@ struct TokenResolution {
     let takesKey: (String, String) -> Bool
     /// The tokens the plan used, `kind.name` (a retune finds the animations it changes by them).
     private(set) var used: Set<String> = []
+    /// References resolved so far: a plan names at most `maximumReferences` (and once resolved it is
+    /// held to a plan's size, `Themes.resolve`).
+    private var references = 0
+    static let maximumReferences = 1024
+
+    init(lookup: @escaping (Theme.Kind, String) -> JSONValue?, known: @escaping (Theme.Kind) -> [String],
+         takesKey: @escaping (String, String) -> Bool) {
+        (self.lookup, self.known, self.takesKey) = (lookup, known, takesKey)
+    }
 
     mutating func resolve(_ plan: JSONValue, path: String = "") throws(EngineError) -> JSONValue {
         switch plan {
@@ -77,6 +86,10 @@ struct TokenResolution {
     }
 
     private mutating func token(_ kind: Theme.Kind, _ reference: String, path: String) throws(EngineError) -> JSONValue {
+        references += 1
+        guard references <= Self.maximumReferences else {
+            throw EngineError(.limitExceeded, "plan: more than \(Self.maximumReferences) token references")
+        }
         let name = String(reference.dropFirst())
         guard let value = lookup(kind, name) else {
             let hint = KeySuggestionName.closest(to: name, in: known(kind)).map { "; the closest is @\($0)" } ?? "; the theme has none"

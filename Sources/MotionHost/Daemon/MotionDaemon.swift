@@ -104,7 +104,8 @@ package struct MotionDaemon: Sendable {
             }
             context.themes.restore(system: savedThemes.system ?? configuredTheme,
                                    origin: savedThemes.system != nil ? "theme.set" : configuration.theme ?? "shipped",
-                                   overlays: savedThemes.overlays)
+                                   overlays: savedThemes.overlays, configured: configuredTheme,
+                                   configuredOrigin: configuration.theme ?? "shipped")
             if let themeStore {
                 context.hooks.themeSet = { uid, theme, kept in
                     saves.async {
