@@ -83,6 +83,9 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
         client.call("runtime.state", runtime="idle")  # raises runtime.not_found if the connection was made again
         if not any(event and event.get("event") == "reconnected" for event in polled):
             print("timeout 0 keeps the connection", flush=True)
+        # A second client that only makes calls: its first call after the restart finds the connection
+        # gone, its next reconnects, and its events say "reconnected" all the same.
+        caller = Client(path)
         client.call("runtime.create", name="waiting", ephemeral=True)  # tells the test to restart the daemon
         print("waiting", flush=True)
         reconnected = False
@@ -118,6 +121,14 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
         for event in client.events(timeout=0.5):
             if event.get("event") == "frame" and event.get("sub") == unwanted:
                 print("a frame for the unsubscribed subscription", event, flush=True)
+        try:
+            caller.call("status")
+        except ConnectionError:
+            pass  # the call that found the connection gone (never replayed)
+        caller.call("status")
+        event = caller.next_event(timeout=1)
+        print("a call noticed the restart:", event.get("event") if event else None, flush=True)
+        caller.close()
         print("unsubscribed stays unsubscribed", flush=True)
         # Never the backoff's wait (9 s used to pass in one call); a due attempt's hello and resubscribe
         # take a few milliseconds, more on a loaded machine.

@@ -228,6 +228,10 @@ class Client:
                 raise ConnectionError("not connected to motiond")
             self._connect()
             self._resubscribe()
+            # A call found the daemon back: events() still says so, as when it finds it itself (an app
+            # that adds its plans again on "reconnected" must hear it whichever noticed first).
+            self._retry = None
+            self.pending.append({"event": "reconnected", "_applied": True})
         self.next_id += 1
         request = {"id": self.next_id, "method": method, "params": params}
         try:
