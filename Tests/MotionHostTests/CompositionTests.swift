@@ -202,6 +202,10 @@ struct CompositionTests {
         let (inner, path) = code(["type": "Sequence", "steps": [Self.tween(1, 1), ["type": "Tween", "property": "x", "to": [1], "dampng": 2]]])
         #expect(inner == "plan.invalid" && path?.hasPrefix("steps[1].") == true, "\(path ?? "")")
         #expect(code(["type": "Sequence", "steps": [["type": "Nope", "property": "x"]]]).0 == "plan.unknown_type")
+        // A misspelt type names the closest (issue #43: "did you mean" for plan types too).
+        let (unknown, suggestion) = code(["type": "Sprng", "property": "x", "to": [1]])
+        #expect(unknown == "plan.unknown_type" && suggestion?.contains("did you mean Spring?") == true, "\(suggestion ?? "")")
+        #expect(code(["type": "Sequense", "steps": []]).1?.contains("did you mean Sequence?") == true)
         #expect(x() .isNaN, "nothing started")
         var deep: JSONValue = Self.tween(1, 1)
         for _ in 0..<9 { deep = ["type": "Sequence", "steps": [deep]] }

@@ -7,7 +7,7 @@ import MotionWire
 /// `interrupted` as soon as one is interrupted; a Group ends when all of its children have ended
 /// (`finished` if every one did). A composite keeps its runtime active from start to end.
 final class Composite {
-    enum Kind: String { case sequence = "Sequence", group = "Group" }
+    enum Kind: String, CaseIterable { case sequence = "Sequence", group = "Group" }
 
     let id: UInt64
     let kind: Kind

@@ -146,7 +146,8 @@ extension Engine {
         if plan["essential"] != nil { plan["essential"] = nil }
         guard let factoryIndex = registry.factory(forPlanType: planType) else {
             let known = planTypes.joined(separator: ", ")
-            throw EngineError(.unknownPlanType, "plan.type: \"\(planType)\" is not registered; known types: \(known)")
+            let hint = KeySuggestion.closest(to: planType, in: planTypes + Composite.Kind.allCases.map(\.rawValue)).map { "did you mean \($0)? " } ?? ""
+            throw EngineError(.unknownPlanType, "plan.type: \"\(planType)\" is not registered; \(hint)known types: \(known)")
         }
         if let schema = registry.factories[factoryIndex].descriptor.schema {
             do throws(JSONSchema.Violation) {
