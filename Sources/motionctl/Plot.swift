@@ -65,7 +65,15 @@ struct Plot: AsyncParsableCommand {
             let drawnProperty = probes[0].property
             let title = plans.count == 1 ? "\(plans[0]["type"]?.stringValue ?? "plan") on \(drawnProperty)" : "\(plans.count) plans on \(drawnProperty)"
             let chart = PlotChart(title: title, property: drawnProperty, series: series)
-            try Data(chart.svg.utf8).write(to: URL(fileURLWithPath: out))
+            do {
+                try Data(chart.svg.utf8).write(to: URL(fileURLWithPath: out))
+            } catch {
+                // A sentence, not a Foundation domain dump.
+                let underlying = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+                let reason = underlying?.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32(underlying!.code))) : "\(error)"
+                printError("cannot write \(out): \(reason)\(reason.contains("No such file") ? " (does its folder exist?)" : "")")
+                throw ExitCode(ExitCodes.serverError)
+            }
             let curves = series.reduce(0) { $0 + ($1.values.first?.count ?? 0) }
             let settled = probes.compactMap(\.settle).map { String(format: "%.3g", $0) }
             print("wrote \(out): \(curves) curve(s) of \(plans.count) plan(s) over \(String(format: "%.3g", end)) s" +

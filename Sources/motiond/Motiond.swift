@@ -106,6 +106,14 @@ struct Motiond: AsyncParsableCommand {
         let setting = LogLevelSetting(level)
         LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: setting, environment: environment) }
         let logger = Logger(label: "motiond")
-        try await MotionDaemon(configuration: configuration, logger: logger, logLevel: setting).run()
+        do {
+            try await MotionDaemon(configuration: configuration, logger: logger, logLevel: setting).run()
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain || error.domain == NSPOSIXErrorDomain {
+            // A sentence, not a Foundation domain dump (the socket's or state directory's folder, say).
+            let hint = configuration.socketPath.hasPrefix("/run/motiond") && getuid() != 0
+                ? " (as a user, run it with XDG_RUNTIME_DIR set, or --socket PATH in a folder you own)" : ""
+            FileHandle.standardError.write(Data("motiond: \(ErrorSentence.describe(error))\(hint)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }

@@ -18,6 +18,29 @@ struct AccessTests {
         return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
     }
 
+    /// A user starting motiond by hand without XDG_RUNTIME_DIR: the socket's folder (/run/motiond) is
+    /// root's, and the daemon says so in a sentence with what to do, not a Foundation domain dump.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && !FileManager.default.fileExists(atPath: "/run/motiond"), "needs root and setpriv, and no /run/motiond"))
+    func aUserWithoutARuntimeDirectoryIsToldWhatToDo() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.motiond]
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["XDG_RUNTIME_DIR", "RUNTIME_DIRECTORY", "MOTIOND_SOCKET", "STATE_DIRECTORY"] { environment[key] = nil }
+        process.environment = environment
+        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.runAlone()
+        let status = await process.exitStatus()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(status == 1)
+        #expect(text.contains("motiond: /run/motiond: Permission denied (as a user, run it with XDG_RUNTIME_DIR set, or --socket PATH in a folder you own)"),
+                "\(text)")
+        #expect(!text.contains("NSCocoaErrorDomain"))
+    }
+
     @Test func rootConnectsAsAdmin() async throws {
         let daemon = try await DaemonProcess()
         let client = try await MotionClient.connect(path: daemon.socket)

@@ -133,6 +133,11 @@ struct MotionctlTests {
         #expect(unreachable.errors == "motionctl: cannot connect to motiond at \(nope): No such file or directory\n", "plain words, no NIO internals: \(unreachable.errors)")
         let fromEnvironment = try await Self.motionctl(["status"], environment: ["MOTIOND_SOCKET": daemon.socket])
         #expect(fromEnvironment.status == 0 && fromEnvironment.output.hasPrefix("motiond "), "MOTIOND_SOCKET names the socket: \(fromEnvironment)")
+        // A folder that is not there: a sentence, not a Foundation domain dump (issue #43).
+        let missing = daemon.directory.appendingPathComponent("no/such/folder/x.svg").path
+        let unwritten = try await Self.motionctl(socket + ["plot", #"{"type":"Spring","property":"x","to":[1]}"#, "--out", missing])
+        #expect(unwritten.status == 1 && unwritten.errors == "motionctl: cannot write \(missing): No such file or directory (does its folder exist?)\n",
+                "\(unwritten.errors)")
         let png = try await Self.motionctl(socket + ["plot", #"{"type":"Spring","property":"x","to":[1]}"#, "--out", daemon.directory.appendingPathComponent("x.png").path])
         #expect(png.status == 64 && png.errors.contains("writes SVG only"), "\(png)")
         #expect(png.errors.contains("Usage: motionctl plot "), "the subcommand's usage, not the root's: \(png.errors)")
