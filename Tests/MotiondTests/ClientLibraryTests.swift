@@ -112,6 +112,16 @@ struct ClientLibraryTests {
         #expect(shmBuild.status == 0, "\(shmBuild.output)")
         let read = try await Self.run(reader, [daemon.socket])
         #expect(read.status == 0 && read.output.contains("card3.x = 300"), "\(read.output)")
+        _ = await daemon.stop()
+        // The installed motiond run by hand, without --config, finds the installed plugins (issue #43).
+        let socket = stage.appendingPathComponent("installed.sock").path
+        let installed = try await DaemonProcess(directory: stage, socket: socket,
+                                                command: [stage.appendingPathComponent("usr/bin/motiond").path, "--socket", socket],
+                                                environment: [:])
+        let listed = try await MotionctlTests.motionctl(["plugins", "list", "--socket", socket])
+        #expect(listed.output.contains("org.motiond.spring") && listed.output.contains(stage.appendingPathComponent("usr/lib/motiond/plugins").path),
+                "\(listed.output)\n\(installed.log)")
+        _ = await installed.stop()
     }
 
     /// docs/clients.md shared-memory frames: the reply hands over a memfd that starts with MOTF; the reader gets

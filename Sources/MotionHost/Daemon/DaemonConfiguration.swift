@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import MotionEngine
 import MotionWire
@@ -91,13 +92,21 @@ package struct DaemonConfiguration: Sendable {
     }
 
     /// The directories to scan, as (path, shipped-only) pairs: explicit ones, then `MOTIOND_PLUGIN_PATH`,
-    /// then the executable's own directory when shipped plugins are wanted.
+    /// then, when shipped plugins are wanted, the executable's own directory (a package build) and
+    /// `<executable>/../lib/motiond/plugins` (where `scripts/install` puts them: an installed motiond run
+    /// by hand without `--config` finds them).
     package func pluginSearchPath(environment: [String: String]) -> [(path: String, shippedOnly: Bool)] {
         var directories = pluginDirectories.map { (path: $0, shippedOnly: false) }
         for entry in (environment["MOTIOND_PLUGIN_PATH"] ?? "").split(separator: ":") where !entry.isEmpty {
             directories.append((path: String(entry), shippedOnly: false))
         }
-        if loadsShippedPlugins { directories.append((path: PluginLoader.executableDirectory, shippedOnly: true)) }
+        if loadsShippedPlugins {
+            directories.append((path: PluginLoader.executableDirectory, shippedOnly: true))
+            let installed = (PluginLoader.executableDirectory as NSString).deletingLastPathComponent + "/lib/motiond/plugins"
+            if FileManager.default.fileExists(atPath: installed), !pluginDirectories.contains(installed) {
+                directories.append((path: installed, shippedOnly: true))
+            }
+        }
         return directories
     }
 }
