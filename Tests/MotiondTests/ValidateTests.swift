@@ -123,4 +123,16 @@ struct ValidateTests {
         #expect(status == 1)
         #expect(output.contains("FAIL  probe: dlopen:"), "\(output)")
     }
+
+    /// A plugin the daemon would refuse (world-writable) fails here too, naming why (issue #43: it passed
+    /// `--validate`, then the daemon refused it).
+    @Test func aPluginTheDaemonWouldRefuseFails() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let file = directory.appendingPathComponent("libSetPlugin.so")
+        try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent("libSetPlugin.so"), to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: file.path)
+        let (status, output) = try await Self.validate([file.path])
+        #expect(status == 1)
+        #expect(output.contains("FAIL  file: motiond refuses to load it: the file is writable by every user (mode 0666); chmod o-w"), "\(output)")
+    }
 }

@@ -19,7 +19,10 @@ package enum PluginValidator {
                 counts[status, default: 0] += 1
                 print("  \(status.rawValue.uppercased())  \(check): \(detail)")
             }
-            if let reason = await PluginProbe.check(file: file, executable: executable) {
+            // The daemon's own file checks first: a file it would refuse to load does not pass here.
+            if let refusal = PluginFileCheck.refusal(for: file) {
+                line(.fail, "file", "motiond refuses to load it: \(refusal)")
+            } else if let reason = await PluginProbe.check(file: file, executable: executable) {
                 line(.fail, "probe", reason)
             } else {
                 line(.pass, "probe", "loads in a child process")
