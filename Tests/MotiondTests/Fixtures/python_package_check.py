@@ -2,6 +2,7 @@
 Prints one line per check; argv[2] == "restart" waits for the test to restart the daemon."""
 import asyncio
 import sys
+import threading
 import time
 
 from motiond_client import AsyncClient, Client, MotiondError
@@ -86,6 +87,12 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
         # A second client that only makes calls: its first call after the restart finds the connection
         # gone, its next reconnects, and its events say "reconnected" all the same.
         caller = Client(path)
+        # And an asyncio client on a loop of its own thread that also only calls.
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, daemon=True).start()
+        def on_loop(coroutine, timeout=30):
+            return asyncio.run_coroutine_threadsafe(coroutine, loop).result(timeout)
+        async_caller = on_loop(AsyncClient.connect(path))
         client.call("runtime.create", name="waiting", ephemeral=True)  # tells the test to restart the daemon
         print("waiting", flush=True)
         reconnected = False
@@ -129,6 +136,20 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
         event = caller.next_event(timeout=1)
         print("a call noticed the restart:", event.get("event") if event else None, flush=True)
         caller.close()
+
+        async def call_then_event():
+            try:
+                await async_caller.call("status")
+            except ConnectionError:
+                await async_caller.call("status")  # the call that found the connection closing
+            # What the old daemon said as it stopped (server.shutting_down) comes first.
+            while True:
+                event = await asyncio.wait_for(async_caller.next_event(), 5)
+                if event.get("event") == "reconnected":
+                    return event
+        event = on_loop(call_then_event())
+        print("an asyncio call noticed the restart:", event.get("event"), flush=True)
+        on_loop(async_caller.close())
         print("unsubscribed stays unsubscribed", flush=True)
         # Never the backoff's wait (9 s used to pass in one call); a due attempt's hello and resubscribe
         # take a few milliseconds, more on a loaded machine.

@@ -9,7 +9,9 @@ class AsyncClient:
     """asyncio twin of Client: `await AsyncClient.connect()`, `await call(...)`, `async for event in
     client.events()`. A reader task routes replies to their calls and queues events; with `reconnect`
     (the default) a daemon restart is survived: connect again with backoff, hello, subscribe again, and
-    an event {"event": "reconnected"}. Calls in flight when the connection drops raise ConnectionError."""
+    an event {"event": "reconnected"}. Calls in flight when the connection drops raise ConnectionError; a
+    call made after the drop connects again itself (once: ConnectionError if the daemon is not back yet),
+    and the events say "reconnected" all the same."""
 
     def __init__(self, socket=None, reconnect=True, name="motiond_client.aio", path=None):
         self.path = socket or path or default_socket()
@@ -72,7 +74,12 @@ class AsyncClient:
 
     async def _call(self, method, **params):
         if self.writer is None:
-            raise ConnectionError("not connected to motiond")
+            if not self.reconnect or self.closed:
+                raise ConnectionError("not connected to motiond")
+            # A call found the connection gone: one attempt now (the reader's end-of-connection marker in
+            # the queue then says "reconnected" instead of connecting again).
+            await self._open()
+            await self._resubscribe()
         self.next_id += 1
         future = asyncio.get_running_loop().create_future()
         self.replies[self.next_id] = future
@@ -93,6 +100,8 @@ class AsyncClient:
                 return event
             if not self.reconnect or self.closed:
                 raise ConnectionError("motiond closed the connection")
+            if self.writer is not None:
+                return {"event": "reconnected"}  # a call connected again already
             for delay in backoff():
                 await asyncio.sleep(delay)
                 try:
