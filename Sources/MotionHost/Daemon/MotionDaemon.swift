@@ -137,13 +137,14 @@ package struct MotionDaemon: Sendable {
             listeningContinuation.yield($0)
         }
         let watcher = PluginDirectoryWatcher(directories: searchPath.map(\.path), manager: manager, logger: logger)
-        var services: [any Service] = [EngineService(loop: loop), server, systemd, watcher]
+        var services: [any Service] = [EngineService(loop: loop, logger: logger), server, systemd, watcher]
         if let path = configuration.metricsFile { services.append(MetricsFileWriter(path: path, loop: loop, logger: logger)) }
         let group = ServiceGroup(
             // Stopped last-first: the stop deadline hears of a stop before anything begins closing.
             services: services + [StopDeadline(logger: logger)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
+        logger.info("stopped")
     }
 
     /// Every connection is a descriptor: lift the soft limit (1024 by default) towards the connection cap,
@@ -263,10 +264,15 @@ package struct MotionDaemon: Sendable {
 /// Keeps the engine thread alive for the life of the group; stops it last.
 struct EngineService: Service {
     let loop: EngineLoop
+    let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
+        // Each step of a stop is logged: a stop that outlasts `StopDeadline` (seen only under heavy load)
+        // shows where it waited.
+        logger.info("stopping the engine thread")
         await loop.stop()
+        logger.info("engine thread stopped")
     }
 }
 

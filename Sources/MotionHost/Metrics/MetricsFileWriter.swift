@@ -21,9 +21,14 @@ struct MetricsFileWriter: Service {
             let activity = loop.activity.load(ordering: .relaxed)
             if activity != seen {
                 seen = activity
-                let text = await loop.perform { context in context.hooks.metricsText?(context, nil) ?? "" }
-                // Its own look counts as activity: not a reason to look again.
-                seen = loop.activity.load(ordering: .relaxed)
+                // The activity as of this render, read on the engine thread with it: its own command then
+                // counts one more (not a reason to look again); anything after it, a tick ending the last
+                // animation say, is.
+                let loop = self.loop
+                let (text, asOf) = await loop.perform { context in
+                    (context.hooks.metricsText?(context, nil) ?? "", loop.activity.load(ordering: .relaxed))
+                }
+                seen = asOf &+ 1
                 if text != written {
                     do {
                         try write(text)
