@@ -108,6 +108,11 @@ struct Motiond: AsyncParsableCommand {
         let logger = Logger(label: "motiond")
         do {
             try await MotionDaemon(configuration: configuration, logger: logger, logLevel: setting).run()
+            // Stopped: everything acknowledged is durable, every connection closed, the engine thread
+            // gone. The process ends here, without exit()'s handlers and destructors: under heavy load a
+            // daemon that had logged "stopped" sat in exit() for over 10 s (the test suite's stress runs).
+            fflush(nil)
+            _exit(EXIT_SUCCESS)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain || error.domain == NSPOSIXErrorDomain {
             // A sentence, not a Foundation domain dump (the socket's or state directory's folder, say).
             let hint = configuration.socketPath.hasPrefix("/run/motiond") && getuid() != 0

@@ -143,6 +143,18 @@ final class DaemonProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, signal) }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        // Exited but not yet reaped by Foundation (its reaper starved on a loaded machine: the daemon had
+        // logged "stopped" and was a zombie when the test gave up on it): wait for the reaping, not the
+        // daemon.
+        let reaping = Date().addingTimeInterval(60)
+        var late = false
+        while process.isRunning && Self.isZombie(process.processIdentifier) && Date() < reaping {
+            late = true
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if late {
+            FileHandle.standardError.write(Data("motiond \(process.processIdentifier) had exited \(timeout) s after signal \(signal) but was reaped late\n".utf8))
+        }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             _ = await process.exitStatus()
@@ -153,6 +165,13 @@ final class DaemonProcess: @unchecked Sendable {
             reportStop("exited with status \(process.terminationStatus) (reason \(process.terminationReason.rawValue)) after signal \(signal)")
         }
         return process.terminationStatus
+    }
+
+    /// The process has exited and waits to be reaped (state `Z` in /proc/PID/stat).
+    static func isZombie(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
 
     /// A stop that went wrong is rare and load-dependent: what the daemon said last goes to the test's
