@@ -230,26 +230,28 @@ struct CompositionTests {
         _ = call("subscribe", ["streams": ["frames", "trace"]])
         _ = call("settings.set", setting)
         _ = call("plan.add", ["target": "a", "plan": ["type": "Spring", "property": "x", "from": [0], "to": [100]]])
+        expectTheFrameWith([100], onTarget: "a")
+    }
+
+    /// The frame with `value` on `target` went out before `animation.ended`, which went before `runtime.idle`.
+    func expectTheFrameWith(_ value: JSONValue, onTarget target: String,
+                            sourceLocation: SourceLocation = #_sourceLocation) {
         let final = output.lines.firstIndex { line in
-            line["event"] == "frame" && (line["updates"]?.arrayValue ?? []).contains { $0["target"] == "a" && $0["value"] == [100] }
+            line["event"] == "frame" && (line["updates"]?.arrayValue ?? []).contains { $0["target"] == .string(target) && $0["value"] == value }
         }
         let ended = output.lines.firstIndex { $0["kind"] == "animation.ended" }
         let idle = output.lines.firstIndex { $0["kind"] == "runtime.idle" }
-        #expect(final != nil && ended != nil && idle != nil, "\(output.lines)")
-        if let final, let ended, let idle { #expect(final < ended && ended < idle, "frame \(final), ended \(ended), idle \(idle)") }
+        #expect(final != nil && ended != nil && idle != nil, "\(output.lines)", sourceLocation: sourceLocation)
+        if let final, let ended, let idle {
+            #expect(final < ended && ended < idle, "frame \(final), ended \(ended), idle \(idle)", sourceLocation: sourceLocation)
+        }
     }
 
     /// The same for a plan of no duration, under no setting at all.
     @Test func theFinalFrameComesBeforeTheEndOfAZeroDurationTween() {
         _ = call("subscribe", ["streams": ["frames", "trace"]])
         _ = call("plan.add", ["target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [7], "duration": 0]])
-        let final = output.lines.firstIndex { line in
-            line["event"] == "frame" && (line["updates"]?.arrayValue ?? []).contains { $0["target"] == "a" && $0["value"] == [7] }
-        }
-        let ended = output.lines.firstIndex { $0["kind"] == "animation.ended" }
-        let idle = output.lines.firstIndex { $0["kind"] == "runtime.idle" }
-        #expect(final != nil && ended != nil && idle != nil, "\(output.lines)")
-        if let final, let ended, let idle { #expect(final < ended && ended < idle, "frame \(final), ended \(ended), idle \(idle)") }
+        expectTheFrameWith([7], onTarget: "a")
     }
 
     /// And for an unanimated route (`route.go` with `animated: false`): the screens' final values reach
