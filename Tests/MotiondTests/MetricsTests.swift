@@ -37,7 +37,7 @@ struct MetricsTests {
         let watcher = try await daemon.client()
         _ = try await watcher.call("subscribe", ["streams": ["frames"]])
         for index in 0..<20 {
-            _ = try await client.call("plan.add", ["target": .string("t\(index)"), "plan": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 0.5]])
+            _ = try await client.call("plan.add", ["target": .string("t\(index)"), "plan": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 4]])
         }
         let run = try await MotionctlTests.motionctl(["metrics", "--socket", socket])
         #expect(run.status == 0)
@@ -48,7 +48,8 @@ struct MetricsTests {
                        "motiond_frames_sent_total{transport=\"json\"}", "motiond_plugin_call_seconds_total{plugin=\"org.motiond.tween\"}"] {
             #expect(run.output.contains(series), "\(series) in\n\(run.output)")
         }
-        // The file follows: the animations running, then none (the tweens end after 0.5 s).
+        // The file follows: the animations running, then none (the tweens end after 4 s; a shorter run ended
+        // before a loaded machine's `motionctl metrics` above had returned).
         func read() -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
         var seen = false
         for _ in 0..<300 where !seen {
@@ -57,7 +58,7 @@ struct MetricsTests {
         }
         #expect(seen, "the file showed the 20 animations: \(read())")
         var ended = false
-        for _ in 0..<500 where !ended {
+        for _ in 0..<750 where !ended {
             ended = read().contains("motiond_animations 0.0")
             if !ended { try await Task.sleep(for: .milliseconds(20)) }  // polls the file
         }

@@ -5,9 +5,28 @@ import MotionWire
 import Testing
 
 /// docs/operations.md under the real `systemd-socket-activate`, with a datagram socket standing in for systemd.
-@Suite("systemd integration", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"), "needs systemd-socket-activate (scripts/setup installs systemd)"))
+@Suite("systemd integration", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs systemd-socket-activate (scripts/setup installs systemd) and python3"))
 struct SystemdTests {
     /// motiond exec'd by systemd-socket-activate on the first connection, as systemd itself would start it.
+    /// Through a parent that waits for it and passes on SIGHUP and SIGTERM: systemd-socket-activate
+    /// closes every descriptor but the sockets before it execs, the end of the socket pair by which
+    /// Foundation learns of a child's exit among them, and Foundation then waits for that child's exit on
+    /// the one thread that reaps every child of the test process, so no other child was reaped for as
+    /// long as this daemon lived (other tests' stopped daemons and compilers stayed zombies for seconds).
+    /// python3, not sh: the test process blocks those signals, children inherit the mask, and a shell
+    /// cannot unblock it.
+    private static let waitingParent = """
+        import os, signal, sys
+        child = os.fork()
+        if child == 0:
+            os.execvp(sys.argv[1], sys.argv[1:])
+        for number in (signal.SIGHUP, signal.SIGTERM):
+            signal.signal(number, lambda number, frame: os.kill(child, number))
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP, signal.SIGTERM})
+        _, status = os.waitpid(child, 0)
+        sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+        """
+
     private func activated(arguments: [String] = [], watchdogMicroseconds: Int = 200_000)
         async throws -> (DaemonProcess, NotifyListener)
     {
@@ -16,7 +35,7 @@ struct SystemdTests {
         let socket = directory.appendingPathComponent("activated.sock").path
         let daemon = try await DaemonProcess(
             directory: directory, socket: socket,
-            command: ["systemd-socket-activate", "-l", socket, "-E", "NOTIFY_SOCKET", "-E", "WATCHDOG_USEC",
+            command: ["/usr/bin/python3", "-c", Self.waitingParent, "systemd-socket-activate", "-l", socket, "-E", "NOTIFY_SOCKET", "-E", "WATCHDOG_USEC",
                       "-E", "JOURNAL_STREAM", DaemonProcess.motiond] + arguments,
             environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": String(watchdogMicroseconds),
                           "JOURNAL_STREAM": "8:12345"])

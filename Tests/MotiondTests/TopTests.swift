@@ -10,17 +10,29 @@ import Testing
 struct TopTests {
     static let tmux = "/usr/bin/tmux"
 
-    /// Runs tmux; its output, unless `detached` (`new-session` forks the tmux server, which would
-    /// hold a pipe open for as long as it lives).
+    /// The test's own tmux server (`-L`): a user's tmux is neither used nor disturbed.
+    static let server = "motiond-test-\(getpid())"
+
+    /// Runs tmux on the test's server; its output, unless `detached`. `new-session` forks the tmux
+    /// server, which would inherit the end of the socket pair by which Foundation learns of the tmux
+    /// client's exit and hold it for as long as it lives (the client stayed a zombie and the test waited
+    /// for ever on a fresh machine, where no tmux server ran yet): a detached start runs through python3,
+    /// which closes every descriptor above stderr before it becomes tmux.
     static func tmux(_ arguments: [String], detached: Bool = false) async throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: tmux)
-        process.arguments = arguments
+        let command = [tmux, "-L", server] + arguments
+        if detached {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = ["-c", "import os, sys; os.closerange(3, 65536); os.execv(sys.argv[1], sys.argv[1:])"] + command
+        } else {
+            process.executableURL = URL(fileURLWithPath: tmux)
+            process.arguments = Array(command.dropFirst())
+        }
         let output = Pipe()
         process.standardOutput = detached ? FileHandle.nullDevice : output
         process.standardError = detached ? FileHandle.nullDevice : output
         try process.runAlone()
-        _ = await process.exitStatus()
+        _ = await process.exitStatus(timeout: 60)
         try output.fileHandleForWriting.close()
         return detached ? "" : String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
@@ -71,7 +83,7 @@ struct TopTests {
             if running { try await Task.sleep(for: .milliseconds(50)) }  // polls for the session's end
         }
         #expect(!running, "q quit top")
-        if running { _ = try await Self.tmux(["kill-session", "-t", session]) }
+        _ = try await Self.tmux(["kill-server"])
         _ = await daemon.stop()
     }
 }

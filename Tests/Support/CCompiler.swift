@@ -62,9 +62,39 @@ extension Process {
     }
 
     /// Waits for the process to end without blocking a thread of the concurrency pool (a blocking
-    /// `waitUntilExit()` there can starve every other test on a 2-core machine).
-    public func exitStatus() async -> Int32 {
-        while isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+    /// `waitUntilExit()` there can starve every other test on a 2-core machine), and never for ever:
+    /// Foundation learns of an exit only when every holder of the child's end of its socket pair has
+    /// closed it, and a descendant the child left behind (a crashed daemon's backtracer, a plugin probe)
+    /// holds it too. A child that has exited (a zombie) for `lingering` seconds, or that still runs at
+    /// `timeout`, has its process group killed (Foundation starts each child as a group of its own);
+    /// -1 if Foundation still has not seen the end 10 s after that.
+    public func exitStatus(timeout: Double = 600, lingering: Double = 5) async -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        var exitedAt: Date?
+        var groupKilledAt: Date?
+        while isRunning {
+            let now = Date()
+            if groupKilledAt == nil {
+                if Self.isZombie(processIdentifier) { exitedAt = exitedAt ?? now } else { exitedAt = nil }
+                let lingered = exitedAt.map { now.timeIntervalSince($0) > lingering } ?? false
+                if lingered || now > deadline {
+                    FileHandle.standardError.write(Data("process \(processIdentifier) (\(executableURL?.lastPathComponent ?? "?") \(arguments?.first ?? "")) \(lingered ? "had exited but was not reaped" : "still ran after \(Int(timeout)) s"): its process group is killed\n".utf8))
+                    kill(-processIdentifier, SIGKILL)
+                    kill(processIdentifier, SIGKILL)
+                    groupKilledAt = now
+                }
+            } else if now.timeIntervalSince(groupKilledAt!) > 10 {
+                return -1
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         return terminationStatus
+    }
+
+    /// The process has exited and waits to be reaped (state `Z` in /proc/PID/stat).
+    public static func isZombie(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
 }

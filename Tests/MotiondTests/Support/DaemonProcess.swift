@@ -143,35 +143,21 @@ final class DaemonProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, signal) }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        // Exited but not yet reaped by Foundation (its reaper starved on a loaded machine: the daemon had
-        // logged "stopped" and was a zombie when the test gave up on it): wait for the reaping, not the
-        // daemon.
-        let reaping = Date().addingTimeInterval(60)
-        var late = false
-        while process.isRunning && Self.isZombie(process.processIdentifier) && Date() < reaping {
-            late = true
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        if late {
-            FileHandle.standardError.write(Data("motiond \(process.processIdentifier) had exited \(timeout) s after signal \(signal) but was reaped late\n".utf8))
-        }
-        if process.isRunning {
+        if process.isRunning && !Process.isZombie(process.processIdentifier) {
+            kill(-process.processIdentifier, SIGKILL)  // with a launcher's children (SystemdTests' shell)
             kill(process.processIdentifier, SIGKILL)
-            _ = await process.exitStatus()
             reportStop("still running \(timeout) s after signal \(signal): killed")
+            _ = await process.exitStatus()
             return nil
         }
-        if process.terminationStatus != 0 {
-            reportStop("exited with status \(process.terminationStatus) (reason \(process.terminationReason.rawValue)) after signal \(signal)")
+        // Exited, or exiting; Foundation reaps it once every holder of its exit socket has closed it (a
+        // starved reaper, or a descendant left behind, kept a stopped daemon a zombie): `exitStatus` waits
+        // for that, boundedly.
+        let status = await process.exitStatus(timeout: 30)
+        if status != 0 {
+            reportStop("exited with status \(status) (reason \(process.isRunning ? -1 : process.terminationReason.rawValue)) after signal \(signal)")
         }
-        return process.terminationStatus
-    }
-
-    /// The process has exited and waits to be reaped (state `Z` in /proc/PID/stat).
-    static func isZombie(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+        return status
     }
 
     /// A stop that went wrong is rare and load-dependent: what the daemon said last goes to the test's
@@ -182,7 +168,8 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // Its group too: a probe or backtracer it left behind would hold its files and exit socket.
+        if process.isRunning { kill(-process.processIdentifier, SIGKILL); kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: directory)
     }
 }
