@@ -104,7 +104,11 @@ struct Motiond: AsyncParsableCommand {
         configuration.reduceMotion = reduceMotion || (file.reduceMotion ?? false)
 
         let setting = LogLevelSetting(level)
-        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: setting, environment: environment) }
+        LoggingSystem.bootstrap { label in
+            // Under systemd, the journal's native protocol (fields to filter on); else stderr lines.
+            if let journal = JournalLogHandler(label: label, level: setting, environment: environment) { return journal }
+            return StderrLogHandler(label: label, level: setting, environment: environment)
+        }
         let logger = Logger(label: "motiond")
         do {
             try await MotionDaemon(configuration: configuration, logger: logger, logLevel: setting).run()

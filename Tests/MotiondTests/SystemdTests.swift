@@ -38,7 +38,9 @@ struct SystemdTests {
             command: ["/usr/bin/python3", "-c", Self.waitingParent, "systemd-socket-activate", "-l", socket, "-E", "NOTIFY_SOCKET", "-E", "WATCHDOG_USEC",
                       "-E", "JOURNAL_STREAM", DaemonProcess.motiond] + arguments,
             environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": String(watchdogMicroseconds),
-                          "JOURNAL_STREAM": "8:12345"])
+                          "JOURNAL_STREAM": "8:12345",
+                          // stderr lines, also where journald runs (JournalFieldsTests covers the native protocol)
+                          "MOTIOND_JOURNAL_SOCKET": directory.appendingPathComponent("no-journal.sock").path])
         return (daemon, notify)
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+import Logging
 import MotionWire
 import Synchronization
 
@@ -19,8 +21,30 @@ final class ConnectionLimiter: Sendable {
     private let limits: Limits
     private let counts = Mutex<(total: Int, byUser: [UInt32: (count: Int, ledger: UIDLedger)])>((0, [:]))
 
-    init(_ limits: Limits) {
+    private let logger: Logger?
+    /// When each uid's last refusal was logged: a flood of refused connections is one entry a minute per
+    /// uid (docs/operations.md#the-journal), not a line each.
+    private let lastReported = Mutex<[UInt32?: ContinuousClock.Instant]>([:])
+    static let reportInterval = Duration.seconds(60)
+
+    init(_ limits: Limits, logger: Logger? = nil) {
         self.limits = limits
+        self.logger = logger
+    }
+
+    /// Logs a refusal, at most once per `reportInterval` per uid.
+    private func report(uid: UInt32?, code: ErrorCode, limit: Int) {
+        guard let logger else { return }
+        let now = ContinuousClock.now
+        let due = lastReported.withLock { last in
+            if let previous = last[uid], previous + Self.reportInterval > now { return false }
+            if last.count >= 4096 { last = last.filter { $0.value + Self.reportInterval > now } }
+            last[uid] = now
+            return true
+        }
+        guard due else { return }
+        logger.warning("connection refused at a quota", metadata: [
+            "uid": "\(uid.map(String.init) ?? "unknown")", "code": "\(code.rawValue)", "limit": "\(limit)"])
     }
 
     /// Connections beyond the total kept for admins (root and the admin group): an operator can always get
@@ -30,7 +54,7 @@ final class ConnectionLimiter: Sendable {
     /// Takes a slot for `uid` (nil: unknown peer, counted in the total only, with a ledger of its own),
     /// or says why not: the total is the server's limit, a uid's share its quota (docs/protocol.md).
     func admit(uid: UInt32?, isAdmin: Bool = false) -> Admission {
-        counts.withLock { counts in
+        let admission = counts.withLock { counts -> Admission in
             guard counts.total < limits.total + (isAdmin ? Self.adminReserve : 0) else {
                 return .refused(.connectionLimit, "too many connections: motiond serves at most \(limits.total)")
             }
@@ -47,6 +71,11 @@ final class ConnectionLimiter: Sendable {
             counts.total += 1
             return .admitted(ledger)
         }
+        // Outside the lock: a log entry is a system call.
+        if case .refused(let code, _) = admission {
+            report(uid: uid, code: code, limit: code == .connectionLimit ? limits.total : limits.perUser)
+        }
+        return admission
     }
 
     func release(uid: UInt32?) {

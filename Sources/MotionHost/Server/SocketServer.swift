@@ -31,7 +31,7 @@ package struct SocketServer: Service {
         let loop = self.loop
         let policy = try AccessPolicy(adminGroupName: configuration.adminGroup)
         let limiter = ConnectionLimiter(.init(total: configuration.maximumConnections,
-                                              perUser: configuration.maximumConnectionsPerUser))
+                                              perUser: configuration.maximumConnectionsPerUser), logger: logger)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             // Room for a burst of clients connecting at once (the kernel caps it at net.core.somaxconn).
             .serverChannelOption(ChannelOptions.backlog, value: 4096)

@@ -8,8 +8,8 @@ final class NotifyListener: Sendable {
     private let descriptor: Int32
     private let received = Mutex<[(message: String, time: Date)]>([])
 
-    init(directory: URL) throws {
-        path = directory.appendingPathComponent("notify.sock").path
+    init(directory: URL, name: String = "notify.sock") throws {
+        path = directory.appendingPathComponent(name).path
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         let status = withUnixAddress(path) { bind(descriptor, $0, $1) }
         guard status == 0 else { throw Failure("cannot bind \(path)") }
@@ -18,7 +18,7 @@ final class NotifyListener: Sendable {
     }
 
     private func receive() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { return }
