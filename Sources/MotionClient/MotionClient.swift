@@ -49,9 +49,13 @@ public final class MotionClient: Sendable {
     }
 
     /// Calls `method` and returns its `result`, or throws `MotionClientError.server` with the error code.
-    public func call(_ method: String, _ params: JSONValue = [:]) async throws -> JSONValue {
+    /// `key`: an idempotency key (docs/protocol.md#idempotency-keys): a retry with the same key is
+    /// answered with the first result and not applied twice.
+    public func call(_ method: String, _ params: JSONValue = [:], key: String? = nil) async throws -> JSONValue {
         let id = state.nextID()
-        let line = WireMessage.line(["id": .number(Double(id)), "method": .string(method), "params": params])
+        var request: JSONValue = ["id": .number(Double(id)), "method": .string(method), "params": params]
+        if let key { request["key"] = .string(key) }
+        let line = WireMessage.line(request)
         return try await withCheckedThrowingContinuation { continuation in
             guard state.register(id, continuation) else {
                 continuation.resume(throwing: MotionClientError.connectionClosed)

@@ -4,7 +4,8 @@ import Synchronization
 /// A `MotionClient` that survives daemon restarts (docs/clients.md): when motiond goes away it connects again
 /// with backoff (0.1 s doubling to 2 s), says hello, makes every subscription again (they keep their ids)
 /// and yields `{"event":"reconnected"}` on `events`, so the application re-adds what lived only in the old
-/// daemon. A call on a lost connection throws `connectionClosed` and is never replayed.
+/// daemon. A call on a lost connection throws `connectionClosed` and is never replayed, unless it carries
+/// an idempotency key (`call(_:_:key:timeout:)`): that one is sent again until it is answered.
 ///
 /// ```swift
 /// let client = try await ReconnectingClient.connect(path: socket)
@@ -53,6 +54,28 @@ public final class ReconnectingClient: Sendable {
             }
         }
         return result
+    }
+
+    /// A change that must take effect once: sent with the idempotency `key`, and sent again with it
+    /// whenever its answer is lost (the connection closed first, or motiond answered that it is
+    /// stopping), once connected again, for up to `timeout` seconds. The daemon answers a repeat with
+    /// the first result (`"replayed": true` when that came from its journal after a restart) and does
+    /// not apply it twice (docs/protocol.md#idempotency-keys).
+    public func call(_ method: String, _ params: JSONValue = [:], key: String, timeout: Double = 30) async throws -> JSONValue {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while true {
+            let (current, closed) = state.withLock { ($0.current, $0.closed) }
+            if closed { throw MotionClientError.connectionClosed }
+            if let current {
+                do {
+                    return try await current.call(method, params, key: key)
+                } catch MotionClientError.connectionClosed {
+                } catch MotionClientError.server(let code, _) where code == "server.shutting_down" || code == "request.pending" {
+                }
+            }
+            guard ContinuousClock.now < deadline else { throw MotionClientError.connectionClosed }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     /// `subscribe`, remembered so that it is made again after a reconnect.

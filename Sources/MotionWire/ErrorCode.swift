@@ -20,6 +20,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case invalidRequest = "request.invalid"
     /// A documented limit was passed (a plan's size, a list's length); the message names the limit.
     case limitExceeded = "request.limit"
+    /// A request with this idempotency key is still being applied (docs/protocol.md#idempotency-keys).
+    case requestPending = "request.pending"
     /// The plan's `type` is not registered; the message lists the known types.
     case unknownPlanType = "plan.unknown_type"
     /// The plugin refused the plan; the message is the plugin's.

@@ -197,6 +197,31 @@ struct ClientLibraryTests {
         _ = await second.stop()
     }
 
+    /// docs/protocol.md#idempotency-keys from C: a keyed call made as motiond restarts is sent again until
+    /// the new daemon answers, and its repeat is answered with the first result.
+    @Test func aKeyedCallIsSentAgainAcrossARestartAndAppliedOnce() async throws {
+        let directory = try CCompiler.temporaryDirectory()
+        let program = try await Self.buildAgainstLibrary(Self.fixture("keyed_client.c"), named: "keyed_client", in: directory)
+        let path = directory.appendingPathComponent("m.sock").path
+        let first = try await DaemonProcess(socket: path)
+        async let ran = Self.run(program, [path], timeout: DaemonProcess.acrossARestart)
+        let watcher = try await first.client()
+        var there = false
+        for _ in 0..<400 where !there {
+            there = (try? await watcher.call("runtime.state", ["runtime": "waiting-keyed"])) != nil
+            if !there { try await Task.sleep(for: .milliseconds(50)) }  // polls for the program's marker
+        }
+        #expect(there, "the program reached its wait")
+        await watcher.close()
+        let (second, client) = try await Self.restart(first, at: path, resubscribes: false)
+        let output = try await ran
+        #expect(output.status == 0, "\(output.output)")
+        #expect(output.output.contains("keyed across the restart: 0 {\"") && output.output.contains("repeat: 0 the first result"), "\(output.output)")
+        #expect(try await client.call("runtime.state", ["runtime": "kept-keyed"])["runtime"] == "kept-keyed")
+        await client.close()
+        _ = await second.stop()
+    }
+
     /// The edges a client author met (issue #21's trial): params that are not JSON answer protocol.parse
     /// (the call waited forever); a program's own `json_int` does not replace the library's (shared and
     /// static); one pollable descriptor for the client's life, through a restart; a reconnect made by a

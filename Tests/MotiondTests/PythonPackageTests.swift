@@ -35,7 +35,8 @@ struct PythonPackageTests {
         for line in ["error plan.invalid", "blocking 1 [100]", "stream [[7]] kept True", "asyncio 1 [50]", "waiting", "reconnected", "frame after restart",
                      "shm region MOTF 262144", "shm values [10.0] [20.0]", "shm after restart 262144", "unsubscribed stays unsubscribed",
                      "timeout 0 keeps the connection", "timeout 0 never blocks", "a call noticed the restart: reconnected",
-                     "an asyncio call noticed the restart: reconnected"] {
+                     "an asyncio call noticed the restart: reconnected", "a keyed call was sent again: True",
+                     "an asyncio keyed call was sent again: True"] {
             #expect(output.output.contains(line), "\(line): \(output.output)")
         }
         #expect(!output.output.contains("a frame for the unsubscribed subscription"), "\(output.output)")

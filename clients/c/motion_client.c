@@ -87,12 +87,13 @@ int motion_client_call(motion_client *client, const char *method, const char *pa
     return status;
 }
 
-static int call_line(motion_client *client, const char *method, const char *params_json, char **result_json);
+static int call_line(motion_client *client, const char *method, const char *params_json, const char *key,
+                     char **result_json);
 
 /* A call, its outcome noted for motion_client_last_error. */
 int call_raw(motion_client *client, const char *method, const char *params_json, char **result_json) {
     char *result = NULL;
-    int status = call_line(client, method, params_json, &result);
+    int status = call_line(client, method, params_json, NULL, &result);
     if (client) {
         if (status == -1) note_error(client, result);
         else if (status == -2) note_error(client, "{\"code\":\"connection.failed\",\"message\":\"the connection to motiond failed\"}");
@@ -103,7 +104,8 @@ int call_raw(motion_client *client, const char *method, const char *params_json,
     return status;
 }
 
-static int call_line(motion_client *client, const char *method, const char *params_json, char **result_json) {
+static int call_line(motion_client *client, const char *method, const char *params_json, const char *key,
+                     char **result_json) {
     if (result_json) *result_json = NULL;
     if (!client || !method) return -2;
     /* Disconnected: one attempt to connect again (a call is never replayed on a new connection: it
@@ -116,12 +118,17 @@ static int call_line(motion_client *client, const char *method, const char *para
         if (!told || queue_line(client, told) != 0) free(told);
     }
     long id = ++client->next_id;
-    size_t length = strlen(method) * 6 + (params_json ? strlen(params_json) : 2) + 64;
+    size_t length = strlen(method) * 6 + (params_json ? strlen(params_json) : 2) + (key ? strlen(key) * 6 + 16 : 0) + 64;
     char *request = malloc(length);
     if (!request) return -2;
     int used = snprintf(request, length, "{\"id\":%ld,\"method\":", id);
     used += json_write_string(request + used, method);
-    used += snprintf(request + used, length - (size_t)used, ",\"params\":%s}\n", params_json ? params_json : "{}");
+    used += snprintf(request + used, length - (size_t)used, ",\"params\":%s", params_json ? params_json : "{}");
+    if (key) {
+        used += snprintf(request + used, length - (size_t)used, ",\"key\":");
+        used += json_write_string(request + used, key);
+    }
+    used += snprintf(request + used, length - (size_t)used, "}\n");
     /* Pretty-printed params would split the request line; outside strings a newline is only a space
      * (and JSON strings cannot hold a raw one). */
     for (int index = 0; index < used - 1; index++) {
@@ -282,4 +289,41 @@ void motion_client_close(motion_client *client) {
     free(client->strings);
     free(client->last_error);
     free(client);
+}
+
+/* The answer is lost, not refused: the connection failed, or motiond is stopping (or still applying the
+ * first request with this key). */
+static int answer_lost(int status, const char *result) {
+    if (status == -2) return 1;
+    if (status != -1 || !result) return 0;
+    return strstr(result, "\"server.shutting_down\"") != NULL || strstr(result, "\"request.pending\"") != NULL;
+}
+
+int motion_client_call_keyed(motion_client *client, const char *method, const char *params_json, const char *key,
+                             int retry_ms, char **result_json) {
+    if (result_json) *result_json = NULL;
+    if (!client || !method || !key || !*key) return -2;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    long pause_ms = 100;
+    for (;;) {
+        char *result = NULL;
+        int status = call_line(client, method, params_json, key, &result);
+        if (status == -1) note_error(client, result);
+        else if (status == -2) note_error(client, "{\"code\":\"connection.failed\",\"message\":\"the connection to motiond failed\"}");
+        else note_error(client, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long elapsed_ms = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (!answer_lost(status, result) || !client->reconnects || elapsed_ms >= retry_ms) {
+            if (result_json) *result_json = result;
+            else free(result);
+            return status;
+        }
+        free(result);
+        /* Sent again once motiond is back (call_line connects first when the connection is gone). */
+        long wait_ms = pause_ms < retry_ms - elapsed_ms ? pause_ms : retry_ms - elapsed_ms;
+        struct timespec pause = {wait_ms / 1000, (wait_ms % 1000) * 1000000};
+        nanosleep(&pause, NULL);
+        pause_ms = pause_ms * 2 > 2000 ? 2000 : pause_ms * 2;
+    }
 }

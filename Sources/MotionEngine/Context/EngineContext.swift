@@ -43,6 +43,10 @@ package final class EngineContext: TraceObserver {
     package private(set) lazy var journal = RuntimeJournal(context: self)
     /// Motion themes: the tokens plans name with `@`.
     package private(set) lazy var themes = Themes(context: self)
+    /// Idempotency keys and the first results they are answered with.
+    let keys = IdempotencyKeys()
+    /// A graceful stop has begun: requests not yet applied are answered `server.shutting_down`.
+    package private(set) var isStopping = false
 
     /// One slice's budget: an eighth of a 120 Hz frame.
     static let sliceNanos: UInt64 = 1_000_000
@@ -160,6 +164,25 @@ package final class EngineContext: TraceObserver {
             session.output.send(WireMessage.line(WireMessage.error(id: failure.id, code: failure.code,
                                                                    message: failure.message)))
         case .success(let request):
+            if isStopping {
+                // After the deferral above: the replies keep the order of the requests.
+                session.output.send(WireMessage.line(WireMessage.error(id: request.id, code: .shuttingDown,
+                    message: "motiond is stopping: this request was not applied; send it again once motiond is back")))
+                break
+            }
+            if let key = request.key {
+                if let result = keys.result(uid: session.uid, key: key, now: clock.wallNow()) {
+                    session.output.send(WireMessage.line(WireMessage.result(id: request.id, result)))
+                    break
+                }
+                if keys.isPending(uid: session.uid, key: key) {
+                    session.output.send(WireMessage.line(WireMessage.error(id: request.id, code: .requestPending,
+                        message: "key: a request with this key is still being applied; its answer goes to the connection that sent it")))
+                    break
+                }
+                keys.begin(uid: session.uid, key: key)
+                keys.current = (session.uid, key)
+            }
             let reply: JSONValue?
             do throws(EngineError) {
                 reply = try MethodTable(context: self).respond(to: request, in: session).map { WireMessage.result(id: request.id, $0) }
@@ -170,9 +193,23 @@ package final class EngineContext: TraceObserver {
             } catch {
                 reply = WireMessage.error(id: request.id, code: error.code, message: error.message)
             }
+            // Not taken into a journal group (`orApply` takes it): answered now, or not remembered.
+            if let key = request.key, keys.current != nil {
+                keys.current = nil
+                keys.end(uid: session.uid, key: key, result: reply?["result"], now: clock.wallNow())
+            }
             if let reply { session.output.send(WireMessage.line(reply)) }
         }
         routers.driveWaiting()
+    }
+
+    /// A graceful stop begins: what is being applied is finished and answered; requests not yet applied
+    /// are answered `server.shutting_down` (docs/protocol.md#a-stop).
+    package func beginStopping() { isStopping = true }
+
+    /// Nothing is being written, applied or waits to be answered: every session may be closed.
+    package var isQuiet: Bool {
+        journal.isIdle && sessions.values.allSatisfy { $0.job == nil && $0.deferred.isEmpty }
     }
 
     /// Sends every session a last event and closes it (graceful stop). Returns the outputs so the caller

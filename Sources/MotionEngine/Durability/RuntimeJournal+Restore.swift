@@ -15,12 +15,21 @@ extension RuntimeJournal {
         storage = journal
         let (lines, unreadable) = journal.load()
         var problems = unreadable
+        // Each record with the idempotency key its first line carried, if any (`IdempotencyKeys`).
+        var keyed: [Int: (key: IdempotencyKeys.Pair, line: JSONValue)] = [:]
         let records = lines.compactMap { line -> JournalRecord? in
             guard let record = JournalRecord(line) else {
                 problems.append("journal: a record that does not read: \(JSONWriter.string(line).prefix(200))")
                 return nil
             }
             return record
+        }
+        if lines.count == records.count {
+            for (index, line) in lines.enumerated() {
+                if let key = line["key"]?.stringValue, let uid = line["keyUid"]?.doubleValue.flatMap(UInt32.init(exactly:)) {
+                    keyed[index] = (IdempotencyKeys.Pair(uid: uid, key: key), line)
+                }
+            }
         }
         guard let first = records.first else { return (0, 0, problems) }
         let refused = writtenOff(records)
@@ -60,10 +69,14 @@ extension RuntimeJournal {
                 try? engine.createRuntime(record.runtime)
             }
             do throws(EngineError) {
+                // What the request was answered with, rebuilt for its key (docs/protocol.md#idempotency-keys).
+                var result: JSONValue = ["runtime": .string(String(OwnedName.split(record.runtime).name)), "replayed": true]
                 switch record {
                 case .create(let runtime, let shared, _):
                     try engine.createRuntime(runtime, shared: shared)
                     if shared { hub.sharedRuntimes.insert(runtime) }
+                    result["ephemeral"] = false
+                    result["shared"] = .bool(shared)
                 case .add(let runtime, let target, let plan, let name, _, let instant):
                     // Within its uid's quotas, as when it was asked: changes written but never applied (a
                     // stop or a crash between the write and the apply) do not take a uid past them. Under
@@ -71,9 +84,11 @@ extension RuntimeJournal {
                     let current = engine.instantMotion
                     engine.instantMotion = instant
                     defer { engine.instantMotion = current }
-                    try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: context.quotas(of: runtime))
+                    let performer = try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: context.quotas(of: runtime))
+                    result["target"] = .string(target)
+                    result["performer"] = .number(Double(performer))
                 case .remove(let runtime, let target, let name, _):
-                    try engine.removePlan(named: name, from: target, in: runtime)
+                    result = ["removed": .bool(try engine.removePlan(named: name, from: target, in: runtime)), "replayed": true]
                 case .destroy(let runtime, _):
                     try context.destroyRuntime(runtime)
                     // Freed at once: what it held counts against its uid's quotas until it is.
@@ -84,7 +99,15 @@ extension RuntimeJournal {
                     }
                 case .refused: break  // skipped above
                 }
-                remember(record, line: record.line)
+                if let (key, line) = keyed[index] {
+                    // Kept with its key, so that a compaction keeps it too.
+                    remember(record, line: WireMessage.line(line))
+                    if now - record.time <= IdempotencyKeys.lifetime {
+                        context.keys.remember(uid: key.uid, key: key.key, result: result, time: record.time)
+                    }
+                } else {
+                    remember(record, line: record.line)
+                }
             } catch {
                 problems.append("journal: \(record.runtime): \(error.message)")
                 if error.code == .unknownPlanType {

@@ -25,6 +25,8 @@ extension RuntimeJournal {
         var isWriteOff = false
         /// Where its reply goes in its connection's line of replies (a write-off's: the refusal's place).
         var slot: Session.ReplySlot? = nil
+        /// The idempotency key of the request (its first record carries it in the journal).
+        var key: IdempotencyKeys.Pair? = nil
     }
 
     /// Counts the records of a journaled change that took effect (`JournalEntry.applied`).
@@ -59,8 +61,19 @@ extension RuntimeJournal {
         session.journalPending += 1
         if let creates { pendingCreates[creates] = journaled }
         let records = journaled ? record() : []
-        group.append(JournalEntry(records: records, lines: records.map(\.line), creates: creates, sessionID: session.id,
-                                         id: id, apply: apply, applied: applied))
+        var lines = records.map(\.line)
+        // The request's idempotency key goes with it: answered when the entry is applied, remembered
+        // across a restart through its first record.
+        let key = context.keys.current.map { IdempotencyKeys.Pair(uid: $0.uid, key: $0.key) }
+        context.keys.current = nil
+        if let key, let first = records.first {
+            var json = first.json
+            json["key"] = .string(key.key)
+            json["keyUid"] = .number(Double(key.uid))
+            lines[0] = WireMessage.line(json)
+        }
+        group.append(JournalEntry(records: records, lines: lines, creates: creates, sessionID: session.id,
+                                         id: id, apply: apply, applied: applied, key: key))
         flushJournal()
         return nil
     }
@@ -80,6 +93,9 @@ extension RuntimeJournal {
         group.append(JournalEntry(records: [], sessionID: session.id, id: id, apply: { _ throws(EngineError) in throw error }))
         flushJournal()
     }
+
+    /// Nothing waits to be written or applied.
+    var isIdle: Bool { group.isEmpty && writing.isEmpty && applying == nil }
 
     /// Whether changes to `key` will be journaled, counting a runtime whose creation is still being written.
     func willBeJournaled(_ key: String) -> Bool {
@@ -158,7 +174,12 @@ extension RuntimeJournal {
         }
         let session = sessions[entry.sessionID]
         session?.journalPending -= 1
-        let reply: JSONValue
+        var reply: JSONValue = .null
+        defer {
+            if let key = entry.key {
+                context.keys.end(uid: key.uid, key: key.key, result: reply["result"], now: clock.wallNow())
+            }
+        }
         if session == nil, entry.records.isEmpty {
             return  // its connection closed: nothing durable depends on it (an ephemeral runtime would be orphaned)
         } else if case .failure(let error) = written, !entry.records.isEmpty {

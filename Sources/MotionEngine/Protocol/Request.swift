@@ -8,6 +8,8 @@ package struct Request: Sendable, Equatable {
     /// The length of the line it came from: a plan in a line no longer than a limit fits that limit, so
     /// most plans are never measured.
     package var lineLength = Int.max
+    /// Its idempotency key, if it carries one (docs/protocol.md#idempotency-keys).
+    package var key: String? = nil
 
     /// Parses one line (without its newline). Failures carry the request id when it could be read, so
     /// the error reply still reaches the right caller.
@@ -26,6 +28,13 @@ package struct Request: Sendable, Equatable {
         guard id.isScalar else {
             return .failure(RequestFailure(id: .null, code: .invalidRequest, message: "id: must be a string, number, boolean or null"))
         }
+        let key: String?
+        switch IdempotencyKeys.check(members["key"]) {
+        case .success(let checked): key = checked
+        case .failure(var failure):
+            failure.id = id
+            return .failure(failure)
+        }
         guard case .string(let method)? = members["method"] else {
             return .failure(RequestFailure(id: id, code: .invalidRequest, message: "method: expected a string"))
         }
@@ -36,7 +45,7 @@ package struct Request: Sendable, Equatable {
         default:
             return .failure(RequestFailure(id: id, code: .invalidRequest, message: "params: expected an object"))
         }
-        return .success(Request(id: id, method: method, params: Params(params), lineLength: line.count))
+        return .success(Request(id: id, method: method, params: Params(params), lineLength: line.count, key: key))
     }
 }
 

@@ -26,6 +26,10 @@ package struct SocketServer: Service {
         self.onListening = onListening
     }
 
+    /// How long a stop waits for the changes being written and applied to be answered (the stop's
+    /// whole deadline is `StopDeadline.seconds`).
+    static let answerSeconds: Int64 = 3
+
     package func run() async throws {
         let maximumLineLength = configuration.maximumLineLength
         let loop = self.loop
@@ -58,6 +62,13 @@ package struct SocketServer: Service {
         onListening(path)
         try? await gracefulShutdown()
         try? await channel.close()
+        // Every request applied is answered before its connection closes (docs/protocol.md#a-stop): what
+        // is being written or applied finishes, for at most `answerSeconds`; what comes after is refused.
+        await loop.performAfterQueued { $0.beginStopping() }
+        let answering = ContinuousClock.now + .seconds(Self.answerSeconds)
+        while ContinuousClock.now < answering, !(await loop.performAfterQueued { $0.isQuiet }) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         let closing = await loop.performAfterQueued { $0.closeAllSessions(reason: "motiond is stopping") }
         // The engine thread only queued the last lines and the closes on the event loops; wait until they
         // ran, or the process could exit first and a client would never see why it was disconnected. A

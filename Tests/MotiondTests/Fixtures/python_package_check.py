@@ -93,6 +93,9 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
         def on_loop(coroutine, timeout=30):
             return asyncio.run_coroutine_threadsafe(coroutine, loop).result(timeout)
         async_caller = on_loop(AsyncClient.connect(path))
+        # Clients whose next call, keyed, is sent again across the restart (docs/protocol.md#idempotency-keys).
+        keyed = Client(path)
+        async_keyed = on_loop(AsyncClient.connect(path))
         client.call("runtime.create", name="waiting", ephemeral=True)  # tells the test to restart the daemon
         print("waiting", flush=True)
         reconnected = False
@@ -136,6 +139,13 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
         event = caller.next_event(timeout=1)
         print("a call noticed the restart:", event.get("event") if event else None, flush=True)
         caller.close()
+        created = keyed.call("runtime.create", name="keyed", ephemeral=True, idempotency_key="create-keyed")
+        again = keyed.call("runtime.create", name="keyed", ephemeral=True, idempotency_key="create-keyed")
+        print("a keyed call was sent again:", created == again and created["runtime"] == "keyed", flush=True)
+        keyed.close()
+        result = on_loop(async_keyed.call("runtime.create", name="async-keyed", ephemeral=True, idempotency_key="create-async"))
+        print("an asyncio keyed call was sent again:", result["runtime"] == "async-keyed", flush=True)
+        on_loop(async_keyed.close())
 
         async def call_then_event():
             try:

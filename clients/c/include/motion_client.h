@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #define MOTION_CLIENT_VERSION_MAJOR 1
-#define MOTION_CLIENT_VERSION_MINOR 1
+#define MOTION_CLIENT_VERSION_MINOR 2
 
 typedef struct motion_client motion_client;
 
@@ -56,6 +56,16 @@ motion_client *motion_client_connect(const char *socket_path, char *error, size_
  * made here gets no reader (the region's descriptor is closed): use motion_client_subscribe_shm.
  */
 int motion_client_call(motion_client *client, const char *method, const char *params_json, char **result_json);
+
+/*
+ * A change that must take effect once (docs/protocol.md#idempotency-keys): sent with the idempotency `key`
+ * (1 to 128 bytes of text), and sent again with it whenever its answer is lost (the connection failed, or
+ * motiond answered that it is stopping), connecting again as needed, for up to `retry_ms`. motiond
+ * applies it once and answers a repeat with the first result ("replayed":true when that came from its
+ * journal after a restart). Returns as motion_client_call. With reconnecting off, tried once. (1.2)
+ */
+int motion_client_call_keyed(motion_client *client, const char *method, const char *params_json, const char *key,
+                             int retry_ms, char **result_json);
 
 /* `subscribe` with `params_json` (e.g. {"streams":["frames"],"runtime":"ui"}); *sub_id gets the id. 0 on
  * success; -1 refused, -2 the connection failed (motion_client_last_error says why). */
@@ -118,7 +128,7 @@ int motion_client_next_event(motion_client *client, int timeout_ms, motion_event
  * due, waiting for it up to the call's timeout; motion_client_fd becomes readable then), says hello, makes every subscription again (they keep their ids; one made with
  * motion_client_call("subscribe") too, one since unsubscribed not) and returns an
  * event {"event":"reconnected"} (kind MOTION_EVENT_OTHER): re-add what lived only in the old daemon. A
- * call on a lost connection returns -2 and is never replayed; the next call connects first, and then the
+ * call on a lost connection returns -2 and is never replayed (motion_client_call_keyed's is); the next call connects first, and then the
  * "reconnected" event is queued for motion_client_next_event all the same.
  * `enabled` 0: a lost connection makes motion_client_next_event return -1.
  */

@@ -1,6 +1,7 @@
 """The asyncio client."""
 import asyncio
 import json
+import time
 
 from .client import PROTOCOL, MotiondError, Subscriptions, backoff, default_socket
 
@@ -64,15 +65,33 @@ class AsyncClient:
             if not self.closed:
                 await self.queue.put(None)  # the connection ended
 
-    async def call(self, method, params=None, **keywords):
+    async def call(self, method, params=None, idempotency_key=None, retry_seconds=30, **keywords):
         """The result of a request (`params` a dict, or keywords); raises MotiondError for an error reply.
-        A subscription made here is made again after a reconnect (until it is unsubscribed)."""
+        A subscription made here is made again after a reconnect (until it is unsubscribed). With
+        `idempotency_key`, sent again with it until answered, as Client.call says."""
         params = dict(params or {}, **keywords)
-        result = await self._call(method, **params)
+        if idempotency_key is None:
+            result = await self._call(method, **params)
+        else:
+            result = await self._call_keyed(method, params, idempotency_key, time.monotonic() + retry_seconds)
         self.subscriptions.note(method, params, result)
         return result
 
-    async def _call(self, method, **params):
+    async def _call_keyed(self, method, params, key, deadline):
+        delay = 0.1
+        while True:
+            try:
+                return await self._call(method, _key=key, **params)
+            except (ConnectionError, OSError):
+                if not self.reconnect or self.closed or time.monotonic() >= deadline:
+                    raise
+            except MotiondError as error:
+                if error.code not in ("server.shutting_down", "request.pending") or time.monotonic() >= deadline:
+                    raise
+            await asyncio.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+            delay = min(delay * 2, 2.0)
+
+    async def _call(self, method, _key=None, **params):
         if self.writer is None:
             if not self.reconnect or self.closed:
                 raise ConnectionError("not connected to motiond")
@@ -83,7 +102,10 @@ class AsyncClient:
         self.next_id += 1
         future = asyncio.get_running_loop().create_future()
         self.replies[self.next_id] = future
-        self.writer.write((json.dumps({"id": self.next_id, "method": method, "params": params}, separators=(",", ":")) + "\n").encode())
+        request = {"id": self.next_id, "method": method, "params": params}
+        if _key is not None:
+            request["key"] = _key
+        self.writer.write((json.dumps(request, separators=(",", ":")) + "\n").encode())
         await self.writer.drain()
         message = await future
         if "error" in message:

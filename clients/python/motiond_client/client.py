@@ -86,7 +86,8 @@ class Client:
     Events that arrive while `call` waits for its reply are kept, in order, for `events()`.
     With `reconnect` (the default), `events()` survives a daemon restart: it connects again with
     backoff, says hello, makes every subscription again and yields {"event": "reconnected"}; a call on a
-    lost connection raises ConnectionError and is never replayed.
+    lost connection raises ConnectionError and is never replayed, unless it has an `idempotency_key`:
+    that one is sent again, with its key, until it is answered (docs/protocol.md#idempotency-keys).
     """
 
     def __init__(self, socket=None, reconnect=True, name="motiond_client", path=None):
@@ -206,13 +207,21 @@ class Client:
 
     # Requests
 
-    def call(self, method, params=None, **keywords):
+    def call(self, method, params=None, idempotency_key=None, retry_seconds=30, **keywords):
         """Sends a request (`params` a dict, or keywords, or both) and returns its result (a dict);
         raises MotiondError for an error reply. A subscription made here is made again after a reconnect
         (until it is unsubscribed). One with transport="shm" gets no reader here (its region's descriptor
-        is closed): use subscribe_shm."""
+        is closed): use subscribe_shm.
+
+        With `idempotency_key` (1 to 128 bytes of text), the request is sent again with that key whenever
+        its answer is lost (the connection closed first, or motiond answered that it is stopping), once
+        motiond is back, for up to `retry_seconds`: the daemon applies it once and answers a repeat with
+        the first result (docs/protocol.md#idempotency-keys)."""
         params = dict(params or {}, **keywords)
-        result = self._call(method, **params)
+        if idempotency_key is None:
+            result = self._call(method, **params)
+        else:
+            result = self._call_keyed(method, params, idempotency_key, time.monotonic() + retry_seconds)
         self.subscriptions.note(method, params, result)
         if method == "subscribe" and self._passes_region(result) and self.descriptors:
             os.close(self.descriptors.pop(0))
@@ -222,7 +231,24 @@ class Client:
                 reader.close()
         return result
 
-    def _call(self, method, **params):
+    def _call_keyed(self, method, params, key, deadline):
+        while True:
+            try:
+                return self._call(method, _key=key, **params)
+            except (ConnectionError, OSError):
+                if not self.reconnect or time.monotonic() >= deadline:
+                    raise
+            except MotiondError as error:
+                if error.code not in ("server.shutting_down", "request.pending") or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.05)
+                continue
+            if self.sock is None and not self._reconnect(deadline):
+                raise ConnectionError("motiond did not come back within the retry time")
+            # A reconnect made here: events() still hears of it (an app re-adds its plans on it).
+            self.pending.append({"event": "reconnected", "_applied": True})
+
+    def _call(self, method, _key=None, **params):
         if self.sock is None:
             if not self.reconnect:
                 raise ConnectionError("not connected to motiond")
@@ -234,6 +260,8 @@ class Client:
             self.pending.append({"event": "reconnected", "_applied": True})
         self.next_id += 1
         request = {"id": self.next_id, "method": method, "params": params}
+        if _key is not None:
+            request["key"] = _key
         try:
             self._write(json.dumps(request, separators=(",", ":")) + "\n")
             while True:
