@@ -43,6 +43,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // `motionctl inspect`'s web app (docs/inspector.md): HTTP and WebSocket on loopback.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         // The plugin SDK (C ABI, Swift kit, JSON core, schema checker, test harness): a package of its own
         // with no dependencies, so a plugin author's package resolves nothing else.
         .package(path: "PluginSDK"),
@@ -128,8 +131,18 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "MotionClient", "MotionWire", "MotionDialects",
+                "MotionClient", "MotionWire", "MotionDialects", "MotionInspector",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The inspector (docs/inspector.md): a loopback web app that is a client of the socket for the user
+        // who runs it; its page, script and styles are compiled in.
+        .target(
+            name: "MotionInspector",
+            dependencies: [
+                "MotionClient", "MotionWire", "MotionDialects",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ]
         ),
         // End-to-end measurements against a live daemon (see BENCHMARKS.md).

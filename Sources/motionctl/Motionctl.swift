@@ -63,7 +63,7 @@ struct Motionctl: AsyncParsableCommand {
             """,
         version: "motionctl \(WireProtocol.softwareVersion) (protocol \(WireProtocol.version))",
         subcommands: [Status.self, Plan.self, RuntimeCommand.self, Sample.self, Route.self, RouterCommand.self, TimelineCommand.self, Plot.self, Watch.self, GestureCommand.self,
-                      Plugins.self, ThemeCommand.self, MetricsCommand.self, Top.self, Call.self])
+                      Plugins.self, ThemeCommand.self, MetricsCommand.self, Top.self, Inspect.self, Call.self])
 }
 
 struct Connection: ParsableArguments {

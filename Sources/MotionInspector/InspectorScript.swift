@@ -1,0 +1,266 @@
+/// The page's script (docs/inspector.md): plain JavaScript, no libraries. It talks to motiond through the
+/// inspector's WebSocket (`InspectorBridge`): frames and trace as motiond sends them, requests as
+/// `{id, method, params}`.
+enum InspectorScript {
+    static let text = #"""
+        "use strict";
+        const token = new URLSearchParams(location.search).get("token");
+        const socket = new WebSocket(`ws://${location.host}/ws?token=${token}`);
+        const waiting = new Map();
+        let nextId = 0;
+        const props = new Map();        // "runtime/target/property" -> {runtime, target, property, value, velocity, history}
+        const trace = [];               // {t, kind, runtime, target}
+        const recorded = [];            // the frames as they came (JSON lines download)
+        let chosen = null, latestT = 0, windowSeconds = 6;
+        const speed = {runtime: null, factor: 1, startClock: 0, startedAt: 0, attached: false};
+        const $ = (id) => document.getElementById(id);
+        window.inspector = {props, trace, speed, get chosen() { return chosen; }, get tokens() { return tokens; }};
+
+        function rpc(method, params = {}) {
+          const id = ++nextId;
+          socket.send(JSON.stringify({id, method, params}));
+          return new Promise((resolve, reject) => waiting.set(id, {resolve, reject}));
+        }
+
+        socket.onopen = async () => {
+          $("status").textContent = "connected";
+          await rpc("subscribe", {streams: ["frames", "trace"]});
+          await loadTokens();
+        };
+        socket.onclose = () => { $("status").textContent = "disconnected (reload to connect again)"; };
+        socket.onmessage = (message) => {
+          const data = JSON.parse(message.data);
+          if (data.id !== undefined && waiting.has(data.id)) {
+            const call = waiting.get(data.id);
+            waiting.delete(data.id);
+            if (data.error) call.reject(data.error); else call.resolve(data.result);
+            return;
+          }
+          if (data.event === "frame") frame(data);
+          else if (data.event === "trace") traced(data);
+        };
+
+        function keyOf(u) { return `${u.runtime}/${u.target}/${u.property}`; }
+
+        function frame(event) {
+          latestT = event.t;
+          recorded.push(event);
+          if (recorded.length > 20000) recorded.splice(0, recorded.length - 20000);
+          for (const u of event.updates || []) {
+            const key = keyOf(u);
+            let p = props.get(key);
+            if (!p) {
+              p = {runtime: u.runtime, target: u.target, property: u.property, history: []};
+              props.set(key, p);
+              if (!chosen) chosen = key;  // the first property seen is shown until another is chosen
+              renderTree();
+              if (chosen === key) choose(key);
+            }
+            p.value = u.value; p.velocity = u.velocity;
+            p.history.push({t: event.t, value: u.value[0], velocity: (u.velocity || [0])[0]});
+            while (p.history.length && p.history[0].t < event.t - 30) p.history.shift();
+            const cell = document.querySelector(`[data-key="${CSS.escape(key)}"] .value`);
+            if (cell) cell.textContent = u.value.map((x) => x.toFixed(3)).join(", ");
+          }
+        }
+
+        function traced(event) {
+          trace.push({t: event.t, kind: event.kind, runtime: event.runtime, target: event.target});
+          if (trace.length > 2000) trace.shift();
+          const item = document.createElement("li");
+          item.textContent = `${event.t.toFixed(3)}  ${event.kind}  ${event.runtime || ""} ${event.target || ""}`;
+          $("trace").prepend(item);
+          while ($("trace").children.length > 200) $("trace").lastChild.remove();
+          if (event.kind === "theme.changed") loadTokens();
+        }
+
+        function renderTree() {
+          const byRuntime = new Map();
+          for (const [key, p] of props) {
+            if (!byRuntime.has(p.runtime)) byRuntime.set(p.runtime, new Map());
+            const targets = byRuntime.get(p.runtime);
+            if (!targets.has(p.target)) targets.set(p.target, []);
+            targets.get(p.target).push([key, p]);
+          }
+          const tree = $("tree");
+          tree.textContent = "";
+          for (const [runtime, targets] of byRuntime) {
+            const r = document.createElement("details"); r.open = true;
+            r.innerHTML = `<summary></summary>`; r.firstChild.textContent = runtime;
+            for (const [target, list] of targets) {
+              const t = document.createElement("details"); t.open = true;
+              t.innerHTML = `<summary></summary>`; t.firstChild.textContent = target;
+              for (const [key, p] of list) {
+                const row = document.createElement("div");
+                row.className = "property" + (key === chosen ? " chosen" : "");
+                row.dataset.key = key;
+                row.innerHTML = `<span class="name"></span>: <span class="value"></span>`;
+                row.querySelector(".name").textContent = p.property;
+                row.querySelector(".value").textContent = (p.value || []).map((x) => x.toFixed(3)).join(", ");
+                row.onclick = () => choose(key);
+                t.appendChild(row);
+              }
+              r.appendChild(t);
+            }
+            tree.appendChild(r);
+          }
+        }
+
+        function choose(key) {
+          chosen = key;
+          const p = props.get(key);
+          $("chosen").textContent = `${p.runtime} · ${p.target} · ${p.property}`;
+          renderTree();
+        }
+
+        function plot(canvas, points, field, color) {
+          const g = canvas.getContext("2d"), w = canvas.width, h = canvas.height;
+          g.clearRect(0, 0, w, h);
+          const shown = points.filter((s) => s.t >= latestT - windowSeconds);
+          if (!shown.length) return;
+          let lo = Math.min(...shown.map((s) => s[field])), hi = Math.max(...shown.map((s) => s[field]));
+          if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
+          const x = (t) => (t - (latestT - windowSeconds)) / windowSeconds * w;
+          const y = (v) => h - 10 - (v - lo) / (hi - lo) * (h - 20);
+          g.strokeStyle = "#333"; g.beginPath(); g.moveTo(0, y(0)); g.lineTo(w, y(0)); g.stroke();
+          g.strokeStyle = color; g.lineWidth = 2; g.beginPath();
+          shown.forEach((s, i) => i ? g.lineTo(x(s.t), y(s[field])) : g.moveTo(x(s.t), y(s[field])));
+          g.stroke();
+          g.fillStyle = "#aaa"; g.font = "11px monospace";
+          g.fillText(`${field} ${hi.toFixed(3)}`, 4, 12); g.fillText(lo.toFixed(3), 4, h - 2);
+        }
+
+        function drawTimeline() {
+          const canvas = $("timeline"), g = canvas.getContext("2d"), w = canvas.width, h = canvas.height;
+          g.clearRect(0, 0, w, h);
+          const colors = {"animation.ended": "#a3be8c", "performer.created": "#88c0d0", "plan.added": "#ebcb8b", "theme.changed": "#b48ead"};
+          for (const e of trace) {
+            if (e.t < latestT - windowSeconds) continue;
+            const x = (e.t - (latestT - windowSeconds)) / windowSeconds * w;
+            g.fillStyle = colors[e.kind] || "#d08770";
+            g.fillRect(x, 4, 2, h - 8);
+          }
+        }
+
+        function draw() {
+          if (chosen && props.has(chosen)) {
+            const history = props.get(chosen).history;
+            plot($("value-graph"), history, "value", "#88c0d0");
+            plot($("velocity-graph"), history, "velocity", "#ebcb8b");
+          }
+          drawTimeline();
+          slowMotionStep();
+          requestAnimationFrame(draw);
+        }
+        requestAnimationFrame(draw);
+
+        // Pause, slow motion and scrubbing: the chosen runtime's timeline (timeline.attach/scrub/detach).
+        function chosenRuntime() { return chosen ? props.get(chosen).runtime : "default"; }
+        async function attach() {
+          const runtime = chosenRuntime();
+          if (speed.attached && speed.runtime === runtime) return speed.clock;
+          const now = await rpc("timeline.detach", {runtime});
+          const reply = await rpc("timeline.attach", {runtime, offset: Math.min(600, now.clock)});
+          Object.assign(speed, {runtime, attached: true, clock: reply.offset});
+          $("scrub").disabled = false; $("scrub").max = Math.max(1, now.clock); $("scrub").value = reply.offset;
+          $("offset").textContent = `${reply.offset.toFixed(3)} s`;
+          return reply.offset;
+        }
+        let scrubbing = false;
+        async function scrubTo(offset) {
+          if (scrubbing) return;
+          scrubbing = true;
+          try {
+            const reply = await rpc("timeline.scrub", {runtime: speed.runtime, offset: Math.max(0, Math.min(600, offset))});
+            speed.clock = reply.offset;
+            $("scrub").value = reply.offset;
+            $("offset").textContent = `${reply.offset.toFixed(3)} s`;
+          } finally { scrubbing = false; }
+        }
+        function slowMotionStep() {
+          if (!speed.attached || speed.factor >= 1 || speed.factor <= 0) return;
+          const offset = speed.startClock + (performance.now() - speed.startedAt) / 1000 * speed.factor;
+          scrubTo(offset);
+        }
+        function mark(button) {
+          for (const b of document.querySelectorAll("#controls button")) b.classList.remove("active");
+          if (button) button.classList.add("active");
+        }
+        $("pause").onclick = async () => { speed.factor = 0; await attach(); mark($("pause")); };
+        for (const button of document.querySelectorAll(".speed")) {
+          button.onclick = async () => {
+            const factor = Number(button.dataset.speed);
+            if (factor >= 1) return $("live").onclick();
+            const clock = await attach();
+            Object.assign(speed, {factor, startClock: clock, startedAt: performance.now()});
+            mark(button);
+          };
+        }
+        $("live").onclick = async () => {
+          if (speed.attached) await rpc("timeline.detach", {runtime: speed.runtime});
+          Object.assign(speed, {attached: false, factor: 1});
+          $("scrub").disabled = true; $("offset").textContent = "";
+          mark(null);
+        };
+        $("scrub").oninput = async () => { speed.factor = 0; mark($("pause")); await scrubTo(Number($("scrub").value)); };
+        $("download").onclick = () => {
+          const blob = new Blob([recorded.map((e) => JSON.stringify(e)).join("\n") + "\n"], {type: "application/x-ndjson"});
+          const link = document.createElement("a");
+          link.href = URL.createObjectURL(blob); link.download = "frames.jsonl"; link.click();
+        };
+
+        // The spring editor: a theme token's stiffness and damping ratio, its curve from plan.sample, applied
+        // to this uid's overlay with theme.set (running springs that use it change course).
+        let tokens = {};
+        async function loadTokens() {
+          const theme = await rpc("theme.get");
+          tokens = theme.tokens.springs || {};
+          const select = $("token"), current = select.value;
+          select.textContent = "";
+          for (const name of Object.keys(tokens).sort()) {
+            const option = document.createElement("option"); option.textContent = name; select.appendChild(option);
+          }
+          if (current && tokens[current]) select.value = current;
+          showToken();
+        }
+        function showToken() {
+          const value = (tokens[$("token").value] || {}).value || {};
+          $("stiffness").value = value.stiffness ?? 800;
+          $("damping").value = value.dampingRatio ?? 1;
+          edited();
+        }
+        function editedSpring() {
+          return {stiffness: Number($("stiffness").value), dampingRatio: Number($("damping").value)};
+        }
+        async function edited() {
+          const spring = editedSpring();
+          $("stiffness-out").textContent = spring.stiffness; $("damping-out").textContent = spring.dampingRatio;
+          const times = Array.from({length: 121}, (_, i) => i / 80);
+          const sampled = await rpc("plan.sample", {plan: Object.assign({type: "Spring", property: "x", from: [0], to: [1]}, spring), times});
+          const canvas = $("curve"), g = canvas.getContext("2d"), w = canvas.width, h = canvas.height;
+          g.clearRect(0, 0, w, h);
+          const y = (v) => h - 20 - v * (h - 60);
+          g.strokeStyle = "#333"; g.beginPath(); g.moveTo(0, y(1)); g.lineTo(w, y(1)); g.moveTo(0, y(0)); g.lineTo(w, y(0)); g.stroke();
+          g.strokeStyle = "#a3be8c"; g.lineWidth = 2; g.beginPath();
+          sampled.samples.forEach((s, i) => { const x = s.t / 1.5 * w; i ? g.lineTo(x, y(s.value[0])) : g.moveTo(x, y(s.value[0])); });
+          g.stroke();
+          g.fillStyle = "#aaa"; g.font = "11px monospace";
+          g.fillText(`settles ${sampled.settlingDuration === null ? "> 600" : sampled.settlingDuration.toFixed(3)} s`, 4, 12);
+          const name = $("token").value;
+          const exported = await rpc("inspector.export", {to: $("dialect").value, tokens: {name: "inspector", springs: {[name]: spring}}});
+          $("export").textContent = exported.text;
+        }
+        $("token").onchange = showToken;
+        $("stiffness").oninput = edited; $("damping").oninput = edited; $("dialect").onchange = edited;
+        $("apply").onclick = async () => {
+          const springs = {};
+          for (const [name, token] of Object.entries(tokens)) if (token.origin === "user") springs[name] = token.value;
+          springs[$("token").value] = editedSpring();
+          try {
+            const reply = await rpc("theme.set", {scope: "user", theme: {name: "inspector", springs}});
+            $("applied").textContent = `applied: ${reply.changed.join(", ") || "no change"}`;
+            await loadTokens();
+          } catch (error) { $("applied").textContent = `${error.code}: ${error.message}`; }
+        };
+        """#
+}

@@ -1,0 +1,156 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MotionClient
+import MotionTestSupport
+import MotionWire
+import Testing
+
+/// docs/inspector.md: `motionctl inspect` in a real browser (Debian's headless chromium and its
+/// chromedriver): the token on every request, a moving value on the page, pause and slow motion of a
+/// runtime, the spring editor applying a token; another uid's motion never reaches the page.
+@Suite("Inspector")
+struct InspectorTests {
+    /// Where the tests' screenshots go (docs/inspector.md shows them).
+    static let screenshots = DaemonProcess.buildDirectory.deletingLastPathComponent().appendingPathComponent("inspector-screenshots")
+
+    /// `motionctl inspect` on `daemon` as uid 65534 (a copy of the binary in the daemon's folder, which
+    /// that uid can reach), and the address it printed.
+    static func inspect(_ daemon: DaemonProcess) async throws -> (Process, String) {
+        let copy = daemon.directory.appendingPathComponent("motionctl")
+        try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent("motionctl"), to: copy)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
+        let log = daemon.directory.appendingPathComponent("inspect.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path, "inspect", "--socket", daemon.socket]
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.runAlone()
+        for _ in 0..<400 {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if let range = text.range(of: #"http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}"#, options: .regularExpression) {
+                return (process, String(text[range]))
+            }
+            if !process.isRunning { throw Failure("motionctl inspect ended: \(text)") }
+            try await Task.sleep(for: .milliseconds(50))  // polls for the printed address
+        }
+        throw Failure("motionctl inspect printed no address")
+    }
+
+    static func status(_ url: String) async throws -> Int {
+        let (_, response) = try await URLSession.shared.data(for: URLRequest(url: URL(string: url)!))
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3 to act as a second uid"))
+    func theInspectorShowsPausesSlowsAndTunesMotionInABrowser() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: WebDriver.chromedriver) && FileManager.default.isExecutableFile(atPath: WebDriver.chromium),
+                     "scripts/setup installs Debian's chromium and chromium-driver")
+        let daemon = try await DaemonProcess()
+        try ThemeDaemonTests.openToOthers(daemon)
+        // The page's user (65534) animates a card; root animates a target of its own, which must never
+        // reach that user's page.
+        _ = try await AccessTests.runAsNobody("""
+            import json, socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+            for i, (m, p) in enumerate([("hello", {"protocol": 1}), ("plan.add", {"target": "card", "plan": {"type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": 40}})]):
+                f.write(json.dumps({"id": i, "method": m, "params": p}) + "\\n"); f.flush(); f.readline()
+            """, daemon.socket)
+        let (inspector, address) = try await Self.inspect(daemon)
+        defer { inspector.terminate() }
+        let page = address.components(separatedBy: "?")[0]
+        #expect(try await Self.status(page) == 403, "no token: 403")
+        #expect(try await Self.status(page + "?token=0123456789abcdef0123456789abcdef") == 403, "a wrong token: 403")
+        #expect(try await Self.status(page + "ws") == 403, "the WebSocket without the token: 403")
+        #expect(try await Self.status(address) == 200)
+
+        let client = try await daemon.client()
+        _ = try await client.call("plan.add", ["target": "theirs", "plan": ["type": "Tween", "property": "x", "to": [500], "duration": 60]])
+        let browser = try await WebDriver.start()
+        try FileManager.default.createDirectory(at: Self.screenshots, withIntermediateDirectories: true)
+        do {
+            try await browser.open(address)
+            let value = "return Number((window.inspector.props.get('default/card/x') || {value: [NaN]}).value[0])"
+            try await browser.waitFor("return window.inspector.props.has('default/card/x')")
+            try await browser.waitFor("return document.querySelector('.property .value').textContent.length > 0")
+            // Live: the value moves (25 units a second).
+            let first = try await browser.run(value).doubleValue ?? .nan
+            try await browser.waitFor("\(value) > \(first + 5)")
+            try await browser.screenshot(to: Self.screenshots.appendingPathComponent("live.png").path)
+            let keys = try await browser.run("return Array.from(window.inspector.props.keys())")
+            #expect(!(keys.arrayValue ?? []).contains { $0.stringValue?.contains("theirs") == true }, "another uid's motion is invisible: \(keys)")
+
+            // Pause: the value holds still (once the frame with the paused state has come).
+            _ = try await browser.run("document.getElementById('pause').click(); return true")
+            try await browser.waitFor("return window.inspector.speed.attached")
+            var paused = try await browser.run(value).doubleValue ?? .nan
+            for _ in 0..<50 {
+                try await Task.sleep(for: .milliseconds(200))  // polls until two reads agree
+                let next = try await browser.run(value).doubleValue ?? .nan
+                if abs(next - paused) < 0.01 { break }
+                paused = next
+            }
+            try await Task.sleep(for: .milliseconds(600))  // the negative needs its window: frames would move it 15 units
+            let still = try await browser.run(value).doubleValue ?? .nan
+            #expect(abs(still - paused) < 0.01, "paused: \(paused) then \(still)")
+            try await browser.screenshot(to: Self.screenshots.appendingPathComponent("paused.png").path)
+
+            // Slow motion, 10 %: it moves again, at about 2.5 units a second instead of 25.
+            _ = try await browser.run("document.querySelector('[data-speed=\"0.1\"]').click(); return true")
+            try await browser.waitFor("return window.inspector.speed.factor === 0.1")
+            let slowStart = try await browser.run(value).doubleValue ?? .nan
+            try await browser.waitFor("\(value) > \(slowStart + 1)")
+            let started = Date()
+            let slowFrom = try await browser.run(value).doubleValue ?? .nan
+            try await Task.sleep(for: .seconds(1))  // a rate is measured over a stretch of time
+            let slowTo = try await browser.run(value).doubleValue ?? .nan
+            let rate = (slowTo - slowFrom) / Date().timeIntervalSince(started)
+            #expect(rate > 0.5 && rate < 10, "10 % of 25 units a second: \(rate) (\(slowFrom) to \(slowTo))")
+            _ = try await browser.run("document.getElementById('live').click(); return true")
+            try await browser.waitFor("return !window.inspector.speed.attached")
+            let live = try await browser.run(value).doubleValue ?? .nan
+            try await browser.waitFor("\(value) > \(live + 5)")
+
+            // The editor: a token's stiffness changed and applied to this uid's theme.
+            try await browser.waitFor("return document.getElementById('token').options.length > 0")
+            let token = try await browser.run("""
+                const select = document.getElementById('token'); select.value = 'spatial.fast'; select.onchange();
+                const stiffness = document.getElementById('stiffness'); stiffness.value = 321; stiffness.oninput();
+                document.getElementById('apply').click(); return select.value
+                """).stringValue ?? ""
+            try await browser.waitFor("return document.getElementById('applied').textContent.startsWith('applied')")
+            try await browser.waitFor("return document.getElementById('export').textContent.length > 0")
+            try await browser.screenshot(to: Self.screenshots.appendingPathComponent("editor.png").path)
+            // The page's own uid's theme holds it (read back by the page: root's theme is another).
+            try await browser.waitFor("const t = window.inspector.tokens['\(token)']; return !!t && t.origin === 'user' && t.value.stiffness === 321")
+        } catch {
+            try? await browser.screenshot(to: Self.screenshots.appendingPathComponent("failure.png").path)
+            await browser.quit()
+            throw error
+        }
+        await browser.quit()
+        await client.close()
+        inspector.terminate()
+        _ = await inspector.exitStatus(timeout: 20)
+        #expect(await daemon.stop() == 0)
+    }
+
+    @Test func onlyLoopbackIsServed() async throws {
+        let daemon = try await DaemonProcess()
+        let process = Process()
+        process.executableURL = DaemonProcess.buildDirectory.appendingPathComponent("motionctl")
+        process.arguments = ["inspect", "--socket", daemon.socket, "--listen", "0.0.0.0:8080"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.runAlone()
+        let status = await process.exitStatus(timeout: 60)
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(status != 0 && text.contains("0.0.0.0 is not loopback"), "\(status): \(text)")
+        #expect(await daemon.stop() == 0)
+    }
+}
