@@ -95,6 +95,7 @@ struct Motiond: AsyncParsableCommand {
         if let count = file.maximumConnections { configuration.maximumConnections = count }
         if let count = file.maximumConnectionsPerUser { configuration.maximumConnectionsPerUser = count }
         if let seconds = file.hangSeconds { configuration.hangSeconds = seconds }
+        if let realtime = file.realtime { configuration.realtime = realtime }
         configuration.theme = file.theme
         configuration.metricsFile = metricsFile
         if let quotas = file.quotas { configuration.quotas = quotas }

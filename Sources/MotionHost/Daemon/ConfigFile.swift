@@ -26,6 +26,7 @@ package struct ConfigFile: Sendable {
     package var maximumConnectionsPerUser: Int?
     /// Seconds one plugin call may last before the process ends and the plugin is quarantined (0: never).
     package var hangSeconds: Int?
+    package var realtime: Bool?
     /// Per-uid quotas; members left out keep their defaults.
     package var quotas: Quotas?
     package var speed: Double?
@@ -42,7 +43,7 @@ package struct ConfigFile: Sendable {
     package init() {}
 
     static let keys: Set<String> = ["socket", "plugins", "rate", "stateDir", "logLevel", "maxLineLength", "maxSubscriptions",
-                                    "adminGroup", "maxConnections", "maxConnectionsPerUser", "hangSeconds", "quotas", "speed", "reduceMotion", "shippedPlugins", "theme"]
+                                    "adminGroup", "maxConnections", "maxConnectionsPerUser", "hangSeconds", "realtime", "quotas", "speed", "reduceMotion", "shippedPlugins", "theme"]
 
     package static func load(path: String) throws -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -80,6 +81,7 @@ package struct ConfigFile: Sendable {
         file.reduceMotion = try field("reduceMotion") { if case .bool(let on) = $0 { on } else { nil } }
         file.shippedPlugins = try field("shippedPlugins") { if case .bool(let on) = $0 { on } else { nil } }
         file.theme = try field("theme") { $0.stringValue }
+        file.realtime = try field("realtime") { if case .bool(let on) = $0 { on } else { nil } }
         if case .object(let members)? = members["quotas"] {
             var quotas = Quotas()
             for (name, value) in members.sorted(by: { $0.key < $1.key }) {

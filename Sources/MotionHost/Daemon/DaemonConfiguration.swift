@@ -20,6 +20,8 @@ package struct DaemonConfiguration: Sendable {
     /// docs/operations.md#a-plugin-that-hangs: one plugin call lasting this long ends the process and
     /// quarantines the plugin (0: no hang watch).
     package var hangSeconds = 5
+    /// The engine thread asks for realtime priority (docs/operations.md#realtime-priority).
+    package var realtime = true
     /// The system motion theme: a shipped theme's name or a theme file (config `theme`; docs/themes.md).
     package var theme: String?
     /// `--metrics-file`: the Prometheus text, kept up to date for node_exporter (docs/operations.md#metrics).
@@ -72,6 +74,7 @@ package struct DaemonConfiguration: Sendable {
         if let directory = file.stateDirectory, directory != stateDirectory { needRestart.append("stateDir") }
         if file.adminGroup != adminGroup { needRestart.append("adminGroup") }
         if let seconds = file.hangSeconds, seconds != hangSeconds { needRestart.append("hangSeconds") }
+        if (file.realtime ?? true) != realtime { needRestart.append("realtime") }
         return (next, needRestart)
     }
 

@@ -138,6 +138,8 @@ package struct MotionDaemon: Sendable {
         }
         let watcher = PluginDirectoryWatcher(directories: searchPath.map(\.path), manager: manager, logger: logger)
         var services: [any Service] = [EngineService(loop: loop, logger: logger), server, systemd, watcher]
+        // After the replay (a long one at realtime would only trip RLIMIT_RTTIME), before clients come.
+        if configuration.realtime { services.append(RealtimeWatch(loop: loop, logger: logger)) }
         if let path = configuration.metricsFile { services.append(MetricsFileWriter(path: path, loop: loop, logger: logger)) }
         let group = ServiceGroup(
             // Stopped last-first: the stop deadline hears of a stop before anything begins closing.

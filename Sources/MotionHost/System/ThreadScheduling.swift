@@ -4,7 +4,7 @@ import Glibc
 /// (`SCHED_OTHER nice 0`, `SCHED_FIFO priority 10`).
 enum ThreadScheduling {
     static func current() -> String {
-        let policy = sched_getscheduler(0)
+        let policy = sched_getscheduler(0) & ~0x4000_0000  // without SCHED_RESET_ON_FORK
         var parameters = sched_param()
         _ = sched_getparam(0, &parameters)
         let names: [Int32: String] = [SCHED_OTHER: "SCHED_OTHER", SCHED_FIFO: "SCHED_FIFO", SCHED_RR: "SCHED_RR",

@@ -24,7 +24,12 @@ static int32_t hang_add(void *instance, const char *json, size_t length, char *e
 static void hang_advance(void *instance, double dt) {
     (void)dt;
     if (!((hang_performer *)instance)->active) return;
+#ifdef HANG_SPINS
+    /* Built with -DHANG_SPINS (RealtimeTests): never blocks, so a realtime thread trips RLIMIT_RTTIME. */
+    for (;;) __asm__ volatile("" ::: "memory");
+#else
     for (;;) pause();
+#endif
 }
 
 static const motion_factory factories[] = {{

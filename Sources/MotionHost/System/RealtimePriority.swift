@@ -1,0 +1,70 @@
+import CHostSupport
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The engine thread at realtime priority where the system allows it (docs/operations.md#realtime-priority):
+/// SCHED_FIFO at `priority` (children start at SCHED_OTHER), with RLIMIT_RTTIME as the safety net — a
+/// thread that runs `softMicroseconds` at realtime without blocking is put back to SCHED_OTHER by the
+/// SIGXCPU handler (a runaway plugin cannot lock a core), and asked again `retrySeconds` later.
+enum RealtimePriority {
+    /// Above every SCHED_OTHER thread, below audio servers' (PipeWire asks rtkit for 88) and the
+    /// compositors' KMS threads.
+    static let priority: Int32 = 20
+    static let softMicroseconds: UInt = 500_000
+    static let hardMicroseconds: UInt = 1_000_000
+    static let retrySeconds = 10
+
+    /// On the calling thread: nil when granted, else why not, as a sentence.
+    static func request() -> String? {
+        let error = motion_realtime_request(priority, softMicroseconds, hardMicroseconds)
+        guard error != 0 else { return nil }
+        if error == EPERM {
+            let limit = motion_rlimit_rtprio()
+            return "not permitted: RLIMIT_RTPRIO is \(limit) and the process has no CAP_SYS_NICE "
+                + "(under systemd: LimitRTPRIO=\(priority), without RestrictRealtime=yes)"
+        }
+        return String(cString: strerror(error))
+    }
+
+    /// Asks for it on the engine thread, records the class `status` shows, and logs what came of it.
+    static func requestForEngine(_ loop: EngineLoop, logger: Logger) async -> Bool {
+        let (refused, scheduling) = await loop.perform { context -> (String?, String) in
+            let refused = request()
+            context.ticks.schedulingClass = ThreadScheduling.current() + (refused == nil ? "" : " (realtime refused)")
+            return (refused, context.ticks.schedulingClass)
+        }
+        if let refused {
+            logger.warning("realtime priority not granted; the engine thread stays at SCHED_OTHER", metadata: ["reason": "\(refused)"])
+        } else {
+            logger.info("engine thread at realtime priority", metadata: ["scheduling": "\(scheduling)"])
+        }
+        return refused == nil
+    }
+}
+
+/// Watches for the SIGXCPU handler's demotion of the engine thread: says so, shows it in `status`, and
+/// asks for realtime again `RealtimePriority.retrySeconds` later. Runs only while realtime was granted.
+struct RealtimeWatch: Service {
+    let loop: EngineLoop
+    let logger: Logger
+
+    func run() async throws {
+        // A service that returns stops the daemon's service group: refused, it waits for the stop.
+        guard await RealtimePriority.requestForEngine(loop, logger: logger) else {
+            try? await gracefulShutdown()
+            return
+        }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard motion_realtime_demoted() != 0 else { continue }
+                logger.warning("the engine thread ran \(RealtimePriority.softMicroseconds / 1000) ms at realtime without blocking; back at SCHED_OTHER for \(RealtimePriority.retrySeconds) s")
+                await loop.perform { $0.ticks.schedulingClass = ThreadScheduling.current() + " (realtime dropped: RLIMIT_RTTIME)" }
+                try? await Task.sleep(for: .seconds(RealtimePriority.retrySeconds))
+                if Task.isCancelled { break }
+                _ = await RealtimePriority.requestForEngine(loop, logger: logger)
+            }
+        }
+    }
+}
