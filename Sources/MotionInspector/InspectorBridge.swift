@@ -57,13 +57,7 @@ struct InspectorBridge {
     /// `{to: "css"|"niri"|"hyprland", tokens: {springs?, timings?, …}}` → `{text, unsaid}`.
     static func export(_ params: JSONValue) -> JSONValue {
         let tokens = params["tokens"] ?? [:]
-        let result: DialectResult<String>
-        switch params["to"]?.stringValue {
-        case "niri": result = NiriDialect.exportTheme(tokens)
-        case "hyprland": result = HyprlandDialect.exportTheme(tokens)
-        case "adwaita": result = AdwaitaDialect.exportTheme(tokens)
-        default: result = CSSDialect.exportTheme(tokens, timingSamples: [:])
-        }
+        let result = ThemeExport.export(tokens, to: params["to"]?.stringValue ?? "css") ?? ThemeExport.export(tokens, to: "css")!
         return ["text": .string(result.output), "unsaid": .array(result.unsaid.map { .string($0) })]
     }
 }

@@ -137,22 +137,18 @@ struct ThemeCommand: AsyncParsableCommand {
                     }
                     tokens = .object(groups)
                 }
-                let result: DialectResult<String>
-                switch to {
-                case "niri": result = NiriDialect.exportTheme(tokens)
-                case "hyprland": result = HyprlandDialect.exportTheme(tokens)
-                case "adwaita": result = AdwaitaDialect.exportTheme(tokens)
-                case "css":
-                    // Timings CSS has no words for (a desktop's easing names) are sampled by the daemon.
-                    var samples: [String: [Double]] = [:]
+                // Timings CSS has no words for (a desktop's easing names) are sampled by the daemon.
+                var samples: [String: [Double]] = [:]
+                if to == "css" {
                     let times = JSONValue.array((0...1000).map { .number(Double($0) / 1000) })
                     for (name, timing) in tokens["timings"]?.objectValue ?? [:] where timing.stringValue.map({ !CSSDialect.isCSS($0) }) ?? false {
                         let plan: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": timing]
                         let sampled = try? await client.call("plan.sample", ["plan": plan, "times": times])
                         samples[name] = sampled?["samples"]?.arrayValue?.compactMap { $0["value"]?.arrayValue?.first?.doubleValue }
                     }
-                    result = CSSDialect.exportTheme(tokens, timingSamples: samples)
-                default: throw ValidationError("--to: css, niri, hyprland or adwaita")
+                }
+                guard let result = ThemeExport.export(tokens, to: to, timingSamples: samples) else {
+                    throw ValidationError("--to: css, niri, hyprland or adwaita")
                 }
                 print(result.output, terminator: "")
                 for line in result.unsaid { printError("not said in \(to): \(line)") }
