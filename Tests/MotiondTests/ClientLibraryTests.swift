@@ -124,6 +124,27 @@ struct ClientLibraryTests {
         _ = await installed.stop()
     }
 
+    /// docs/clients.md: installed into a prefix of its own (not the loader's paths), the documented
+    /// pkg-config build runs as it is: the .pc file carries the library's rpath (issue #43: it linked, then
+    /// failed at run time with "cannot open shared object file").
+    @Test func aPrefixInstallBuildsAndRunsWithPkgConfigAlone() async throws {
+        let prefix = try CCompiler.temporaryDirectory().appendingPathComponent("opt-motiond")
+        let install = try await Self.run(CCompiler.repository.appendingPathComponent("scripts/install").path,
+                                         ["--prefix", prefix.path, "--bin", DaemonProcess.buildDirectory.path])
+        #expect(install.status == 0, "\(install.output)")
+        let flags = try await Self.run("/usr/bin/pkg-config", ["--cflags", "--libs", "motion-client"],
+                                       environment: ["PKG_CONFIG_PATH": prefix.appendingPathComponent("lib/pkgconfig").path])
+        #expect(flags.output.contains("-Wl,-rpath,\(prefix.appendingPathComponent("lib").path)"), "\(flags.output)")
+        let program = prefix.appendingPathComponent("c_client").path
+        let build = try await Self.run("/usr/bin/cc", ["-std=c99", "-Wall", "-Werror", Self.example, "-o", program]
+                                       + flags.output.split(whereSeparator: \.isWhitespace).map(String.init))
+        #expect(build.status == 0, "\(build.output)")
+        let daemon = try await DaemonProcess()
+        let ran = try await Self.run(program, [daemon.socket])
+        #expect(ran.status == 0 && ran.output.contains("card.position = [100, 50]"), "\(ran.output)")
+        _ = await daemon.stop()
+    }
+
     /// docs/clients.md shared-memory frames: the reply hands over a memfd that starts with MOTF; the reader gets
     /// every card's final value, named by the slot events; a JSON subscriber is refused nothing.
     @Test func aSharedMemorySubscriptionHandsOverTheRegionAndItsValues() async throws {
