@@ -43,7 +43,8 @@ int motion_realtime_request(int priority, unsigned long soft_us, unsigned long h
     struct rlimit current, wanted = {.rlim_cur = soft_us, .rlim_max = hard_us};
     if (getrlimit(RLIMIT_RTTIME, &current) == 0 && current.rlim_max != RLIM_INFINITY && current.rlim_max < wanted.rlim_max) {
         wanted.rlim_max = current.rlim_max;
-        if (wanted.rlim_cur > wanted.rlim_max) wanted.rlim_cur = wanted.rlim_max;
+        /* Below the hard limit, so that SIGXCPU (the demotion) comes before the hard limit's SIGKILL. */
+        if (wanted.rlim_cur >= wanted.rlim_max) wanted.rlim_cur = wanted.rlim_max / 2;
     }
     if (setrlimit(RLIMIT_RTTIME, &wanted) != 0) return errno;
     struct sched_param parameters = {.sched_priority = priority};

@@ -159,6 +159,8 @@ enum InspectorScript {
         async function attach() {
           const runtime = chosenRuntime();
           if (speed.attached && speed.runtime === runtime) return speed.clock;
+          // Another runtime was paused here: it goes live before this one is paused.
+          if (speed.attached) await rpc("timeline.detach", {runtime: speed.runtime});
           const now = await rpc("timeline.detach", {runtime});
           const reply = await rpc("timeline.attach", {runtime, offset: Math.min(600, now.clock)});
           Object.assign(speed, {runtime, attached: true, clock: reply.offset});
@@ -211,9 +213,9 @@ enum InspectorScript {
 
         // The spring editor: a theme token's stiffness and damping ratio, its curve from plan.sample, applied
         // to this uid's overlay with theme.set (running springs that use it change course).
-        let tokens = {};
+        let tokens = {}, theme = null;
         async function loadTokens() {
-          const theme = await rpc("theme.get");
+          theme = await rpc("theme.get");
           tokens = theme.tokens.springs || {};
           const select = $("token"), current = select.value;
           select.textContent = "";
@@ -253,11 +255,15 @@ enum InspectorScript {
         $("token").onchange = showToken;
         $("stiffness").oninput = edited; $("damping").oninput = edited; $("dialect").onchange = edited;
         $("apply").onclick = async () => {
-          const springs = {};
-          for (const [name, token] of Object.entries(tokens)) if (token.origin === "user") springs[name] = token.value;
-          springs[$("token").value] = editedSpring();
+          // theme.set replaces the whole overlay: every token of it is sent again, of every kind, with its name.
+          const overlay = {name: theme.user || "inspector"};
+          for (const kind of ["springs", "timings", "durations", "motions"]) {
+            overlay[kind] = {};
+            for (const [name, token] of Object.entries(theme.tokens[kind] || {})) if (token.origin === "user") overlay[kind][name] = token.value;
+          }
+          overlay.springs[$("token").value] = editedSpring();
           try {
-            const reply = await rpc("theme.set", {scope: "user", theme: {name: "inspector", springs}});
+            const reply = await rpc("theme.set", {scope: "user", theme: overlay});
             $("applied").textContent = `applied: ${reply.changed.join(", ") || "no change"}`;
             await loadTokens();
           } catch (error) { $("applied").textContent = `${error.code}: ${error.message}`; }

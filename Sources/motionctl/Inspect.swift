@@ -28,10 +28,24 @@ struct Inspect: AsyncParsableCommand {
         }
     }
 
+    /// Through a file only this user can read that redirects to the address, as Jupyter does: the token
+    /// in a browser's or xdg-open's arguments would be readable by every uid in /proc/PID/cmdline.
     static func openInBrowser(_ address: String) {
+        let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? NSTemporaryDirectory()
+        let page = URL(fileURLWithPath: folder).appendingPathComponent("motionctl-inspect-\(getpid()).html")
+        let html = "<!doctype html><meta http-equiv=\"refresh\" content=\"0; url=\(address)\"><a href=\"\(address)\">motiond inspector</a>\n"
+        unlink(page.path)
+        let descriptor = Glibc.open(page.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)  // never readable by others
+        let bytes = Array(html.utf8)
+        guard descriptor >= 0, write(descriptor, bytes, bytes.count) == bytes.count else {
+            if descriptor >= 0 { close(descriptor) }
+            printError("could not write \(page.path): open the address yourself")
+            return
+        }
+        close(descriptor)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xdg-open", address]
+        process.arguments = ["xdg-open", page.path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { printError("could not open a browser (xdg-open): open \(address) yourself") }

@@ -181,8 +181,13 @@ package final class EngineContext: TraceObserver {
                     break
                 }
                 keys.begin(uid: session.uid, key: key)
-                keys.current = (session.uid, key)
             }
+            // This request's key (nil: none) is the one `orApply` may take while it is answered; a request
+            // answered inside this one (a dry run's slice drains the connection's waiting requests) sets its
+            // own and puts this one back.
+            let enclosing = keys.current
+            keys.current = request.key.map { (session.uid, $0) }
+            defer { keys.current = enclosing }
             let reply: JSONValue?
             do throws(EngineError) {
                 reply = try MethodTable(context: self).respond(to: request, in: session).map { WireMessage.result(id: request.id, $0) }
@@ -195,7 +200,6 @@ package final class EngineContext: TraceObserver {
             }
             // Not taken into a journal group (`orApply` takes it): answered now, or not remembered.
             if let key = request.key, keys.current != nil {
-                keys.current = nil
                 keys.end(uid: session.uid, key: key, result: reply?["result"], now: clock.wallNow())
             }
             if let reply { session.output.send(WireMessage.line(reply)) }

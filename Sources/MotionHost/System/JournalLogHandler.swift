@@ -15,11 +15,23 @@ package struct JournalLogHandler: LogHandler {
     /// datagram; nil otherwise. `MOTIOND_JOURNAL_SOCKET` names another socket (tests, a journald
     /// namespace's socket).
     package init?(label: String, level: LogLevelSetting, environment: [String: String]) {
-        guard let stream = environment["JOURNAL_STREAM"], !stream.isEmpty,
-              let journal = JournalSocket.shared(path: environment["MOTIOND_JOURNAL_SOCKET"] ?? "/run/systemd/journal/socket")
-        else { return nil }
+        guard let stream = environment["JOURNAL_STREAM"], !stream.isEmpty else { return nil }
+        // As sd-journal does: JOURNAL_STREAM must name this stderr (device:inode), or it was inherited
+        // from a shell in a terminal and the lines belong there. A socket named by MOTIOND_JOURNAL_SOCKET
+        // is used as asked.
+        let named = environment["MOTIOND_JOURNAL_SOCKET"]
+        guard named != nil || Self.isStderr(stream),
+              let journal = JournalSocket.shared(path: named ?? "/run/systemd/journal/socket") else { return nil }
         self.journal = journal
         fallback = StderrLogHandler(label: label, level: level, environment: environment)
+    }
+
+    /// `JOURNAL_STREAM`'s `device:inode` is stderr's.
+    static func isStderr(_ stream: String) -> Bool {
+        let parts = stream.split(separator: ":")
+        var info = stat()
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]), fstat(2, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
     }
 
     package var logLevel: Logger.Level {

@@ -26,6 +26,8 @@ class AsyncClient:
         self.reader_task = None
         self.closed = False
         self.hello = None
+        # One reconnect at a time: a call and next_event can notice the same drop.
+        self._reconnecting = asyncio.Lock()
 
     @classmethod
     async def connect(cls, socket=None, reconnect=True, path=None):
@@ -42,6 +44,21 @@ class AsyncClient:
         self.next_id = 0
         self.reader_task = asyncio.ensure_future(self._read(reader))
         self.hello = await self._call("hello", protocol=PROTOCOL, client=self.name)
+
+    async def _reopen(self):
+        """Connects again and makes the subscriptions again, unless another task already has (then False)."""
+        async with self._reconnecting:
+            if self.writer is not None:
+                return False
+            await self._open()
+            try:
+                await self._resubscribe()
+            except (ConnectionError, OSError):
+                writer, self.writer = self.writer, None
+                if writer is not None:
+                    writer.close()
+                raise
+            return True
 
     async def _read(self, reader):
         try:
@@ -97,8 +114,7 @@ class AsyncClient:
                 raise ConnectionError("not connected to motiond")
             # A call found the connection gone: one attempt now (the reader's end-of-connection marker in
             # the queue then says "reconnected" instead of connecting again).
-            await self._open()
-            await self._resubscribe()
+            await self._reopen()
         self.next_id += 1
         future = asyncio.get_running_loop().create_future()
         self.replies[self.next_id] = future
@@ -127,11 +143,7 @@ class AsyncClient:
             for delay in backoff():
                 await asyncio.sleep(delay)
                 try:
-                    await self._open()
-                except (ConnectionError, OSError):
-                    continue
-                try:
-                    await self._resubscribe()
+                    await self._reopen()
                 except (ConnectionError, OSError):
                     continue
                 return {"event": "reconnected"}
