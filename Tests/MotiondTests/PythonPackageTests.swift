@@ -1,4 +1,5 @@
 import Foundation
+import MotionClient
 import MotionTestSupport
 import Testing
 
@@ -29,7 +30,15 @@ struct PythonPackageTests {
         }
         #expect(waiting, "the script reached its restart check")
         await watcher.close()
-        let (second, client) = try await ClientLibraryTests.restart(first, at: path)
+        let restarted: (DaemonProcess, MotionClient)
+        do {
+            restarted = try await ClientLibraryTests.restart(first, at: path)
+        } catch {
+            // What the script said tells why it made no subscription on the new daemon.
+            let output = try await ran
+            throw Failure("\(error); the script said: \(output.output)")
+        }
+        let (second, client) = restarted
         let output = try await ran
         #expect(output.status == 0, "\(output.output)")
         for line in ["error plan.invalid", "blocking 1 [100]", "stream [[7]] kept True", "asyncio 1 [50]", "waiting", "reconnected", "frame after restart",

@@ -114,7 +114,8 @@ if len(sys.argv) > 2 and sys.argv[2] == "restart":
                 else:
                     yield event
 
-        for event in polled_events(20):
+        # Until the new daemon is back and its frames came (a stop and a start under load took over 20 s).
+        for event in polled_events(100):
             if event.get("event") == "reconnected":
                 reconnected = True
                 print("reconnected", flush=True)
