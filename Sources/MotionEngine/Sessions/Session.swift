@@ -143,6 +143,9 @@ final class Subscription {
     /// Lines computed ahead (a frame at its present time) waiting for their send time, in order; trace
     /// events that come meanwhile queue behind them, so frames and events keep their order.
     var held: [(sendAt: UInt64, line: [UInt8])] = []
+    /// Events that came while changes it has not been sent wait for their present (an animation's last
+    /// value, written at a `--rate` step): they go out behind the frame that carries them.
+    var waitingForFrame: [[UInt8]] = []
     /// `transport: "shm"` (docs/clients.md): frames go to this region, the socket only announces them.
     var sharedFrames: SharedFrameChannel?
 

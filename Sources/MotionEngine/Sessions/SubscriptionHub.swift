@@ -245,6 +245,7 @@ package final class SubscriptionHub {
             }
         }
         for subscription in subscriptions { serve(subscription) }
+        releaseWaitingEvents()
         gone = store.gone
         store.gone.isRecording = sharedCount > 0
         guard !store.gone.isEmpty else { return }
