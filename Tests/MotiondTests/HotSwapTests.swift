@@ -262,20 +262,24 @@ struct HotSwapTests {
     }
 }
 
-/// docs/plugins.md's C plugin, exactly as printed there, builds with the system compiler and runs.
+/// docs/plugins.md's C plugin, exactly as printed there, is examples/c_plugin/wobble.c: its Makefile builds
+/// it (warnings are errors) and it runs.
 @Suite("Plugin guide")
 struct PluginGuideTests {
-    @Test func theGuidesCPluginBuildsAndAnimates() async throws {
+    @Test func theGuidesCPluginIsTheExampleAndBuildsWithItsMakefileAndAnimates() async throws {
         let guide = try String(contentsOf: CCompiler.repository.appendingPathComponent("docs/plugins.md"), encoding: .utf8)
         let start = try #require(guide.range(of: "```c\n"))
         let end = try #require(guide.range(of: "```", range: start.upperBound..<guide.endIndex))
+        let example = CCompiler.repository.appendingPathComponent("examples/c_plugin")
+        let source = try String(contentsOf: example.appendingPathComponent("wobble.c"), encoding: .utf8)
+        #expect(String(guide[start.upperBound..<end.lowerBound]) == source, "docs/plugins.md and examples/c_plugin/wobble.c differ")
         let directory = try DaemonProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let source = directory.appendingPathComponent("wobble.c")
-        try String(guide[start.upperBound..<end.lowerBound]).write(to: source, atomically: true, encoding: .utf8)
         let plugins = directory.appendingPathComponent("plugins")
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
-        _ = try await CCompiler.sharedLibrary([source.path], name: "libwobble.so", in: plugins, libraries: ["m"])
+        let make = try await TestProcess.run("/usr/bin/make", ["-C", example.path, "O=\(plugins.path)"], timeout: 60)
+        #expect(make.status == 0, "\(make.output)")
+        #expect(FileManager.default.fileExists(atPath: plugins.appendingPathComponent("libwobble.so").path), "\(make.output)")
         try copyShippedSet(into: plugins)
 
         let daemon = try await DaemonProcess(arguments: ["--plugins", plugins.path, "--no-shipped-plugins"])
