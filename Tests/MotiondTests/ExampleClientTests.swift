@@ -60,5 +60,34 @@ struct ExampleClientTests {
         #expect(frames.count > 20, "\(lines.count) lines")
         #expect(frames.last?["updates"]?.arrayValue?.first?["value"] == [100, 200], "the spring settled on its target")
         #expect(lines.contains { $0["kind"] == "runtime.idle" })
+        // The output README shows is what the daemon says: each line shown (times, values aside) is a line
+        // it sent, with the same keys and the same values.
+        guard let shownStart = readme.range(of: "```\n{\"id\":1,\"result\"", range: end.upperBound..<readme.endIndex),
+              let shownEnd = readme.range(of: "\n```", range: shownStart.upperBound..<readme.endIndex) else {
+            throw Failure("README.md shows no output of the socat example")
+        }
+        let shown = readme[readme.index(shownStart.lowerBound, offsetBy: 4)..<shownEnd.lowerBound].split(separator: "\n")
+            .filter { $0.hasPrefix("{") }
+        #expect(shown.count >= 5)
+        let live = Set(lines.map { Self.withoutTimesAndValues($0) }.map(JSONWriter.string))
+        for line in shown {
+            let parsed = try JSONValue.parse(Array(line.utf8))
+            let sent = live.contains(JSONWriter.string(Self.withoutTimesAndValues(parsed)))
+            #expect(sent, "README shows a line motiond does not send: \(line)")
+        }
+    }
+
+    /// A line with what differs from run to run (times, animated values) left out.
+    static func withoutTimesAndValues(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let members):
+            var kept: [String: JSONValue] = [:]
+            for (key, member) in members where !["t", "now", "value", "velocity"].contains(key) {
+                kept[key] = withoutTimesAndValues(member)
+            }
+            return .object(kept)
+        case .array(let elements): return .array(elements.map(withoutTimesAndValues))
+        default: return value
+        }
     }
 }
