@@ -224,4 +224,26 @@ struct MotionctlTests {
         #expect(abs((xs.last ?? 0) - 300) < 1, "the spring took it to the snap point: \(xs.suffix(3))")
         #expect(events.contains { $0["kind"] == "gesture.ended" })
     }
+
+    /// README's usage lines name motionctl's subcommands as its --help lists them: none missing, none made up.
+    @Test func theReadmesUsageLinesAreMotionctlsSubcommands() async throws {
+        let help = try await Self.motionctl(["--help"])
+        guard let listed = help.output.range(of: "SUBCOMMANDS:") else {
+            Issue.record("motionctl --help lists no subcommands: \(help.output)")
+            return
+        }
+        let block = help.output[listed.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+            .prefix { !$0.isEmpty }                                  // up to the blank line before "See 'motionctl help …'"
+        let subcommands = Set(block.compactMap { line -> String? in
+            guard line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first else { return nil }
+            return String(name)
+        })
+        let readme = try String(contentsOf: CCompiler.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let usage = Set(readme.split(separator: "\n").filter { $0.hasPrefix("motionctl ") }.compactMap { line in
+            line.split(separator: " ").dropFirst().first { !$0.hasPrefix("[") && !$0.hasPrefix("-") && $0 != "PATH]" }.map(String.init)
+        })
+        #expect(subcommands.count >= 15, "\(subcommands)")
+        #expect(usage.subtracting(subcommands).isEmpty, "README names \(usage.subtracting(subcommands).sorted()), which motionctl does not have")
+        #expect(subcommands.subtracting(usage).subtracting(["help"]).isEmpty, "README's usage leaves out \(subcommands.subtracting(usage).sorted())")
+    }
 }
