@@ -52,4 +52,30 @@ struct PythonPackageTests {
         await client.close()
         _ = await second.stop()
     }
+
+    /// The package is typed (PEP 561: py.typed in the wheel) and `mypy --strict` accepts both its sources and a
+    /// typed program using it as installed by pip (Debian's mypy; scripts/setup installs it).
+    @Test func itIsTypedAndMypyStrictAcceptsItAndItsUsers() async throws {
+        let mypy = "/usr/bin/mypy"
+        #expect(FileManager.default.isExecutableFile(atPath: mypy), "scripts/setup installs mypy")
+        guard FileManager.default.isExecutableFile(atPath: mypy) else { return }
+        let directory = try CCompiler.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venv = directory.appendingPathComponent("venv").path
+        let created = try await ClientLibraryTests.run("/usr/bin/env", ["python3", "-m", "venv", venv])
+        #expect(created.status == 0, "\(created.output)")
+        let package = CCompiler.repository.appendingPathComponent("clients/python")
+        let pip = try await ClientLibraryTests.run("\(venv)/bin/python", ["-m", "pip", "install", "--no-index", "--quiet", package.path],
+                                                   timeout: 120)
+        #expect(pip.status == 0, "\(pip.output)")
+        let cache = ["--cache-dir", directory.appendingPathComponent("mypy-cache").path]
+        let sources = try await ClientLibraryTests.run(mypy, ["--strict"] + cache + [package.appendingPathComponent("motiond_client").path],
+                                                       timeout: 180)
+        #expect(sources.status == 0 && sources.output.contains("Success"), "\(sources.output)")
+        // Against the installed package alone (no path to the sources): only its py.typed makes it typed.
+        let usage = CCompiler.repository.appendingPathComponent("Tests/MotiondTests/Fixtures/typed_usage.py").path
+        let user = try await ClientLibraryTests.run(mypy, ["--strict", "--python-executable", "\(venv)/bin/python"] + cache + [usage],
+                                                    timeout: 180)
+        #expect(user.status == 0 && user.output.contains("Success"), "\(user.output)")
+    }
 }

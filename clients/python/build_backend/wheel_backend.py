@@ -30,7 +30,7 @@ def _record(path, data):
 def _files():
     package = os.path.join(HERE, DIST)
     for name in sorted(os.listdir(package)):
-        if name.endswith(".py"):
+        if name.endswith(".py") or name == "py.typed":  # py.typed: the PEP 561 marker (inline types)
             with open(os.path.join(package, name), "rb") as source:
                 yield f"{DIST}/{name}", source.read()
 

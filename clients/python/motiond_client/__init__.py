@@ -12,6 +12,7 @@ subscription's events as an iterator. `AsyncClient` (motiond_client.aio) connect
 (`async for event in client.events()`) the same way for asyncio. `Client.subscribe_shm` reads frames from shared
 memory (`FrameReader`, mmap). Standard library only.
 """
+from __future__ import annotations
 from .client import Client, MotiondError, Subscription, default_socket
 from .aio import AsyncClient
 from .shm import FrameReader

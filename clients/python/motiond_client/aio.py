@@ -1,9 +1,12 @@
 """The asyncio client."""
+from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Any, AsyncIterator, Dict, Optional, cast
 
 from .client import PROTOCOL, MotiondError, Subscriptions, backoff, default_socket
+from .shm import JSONObject
 
 
 class AsyncClient:
@@ -14,28 +17,30 @@ class AsyncClient:
     call made after the drop connects again itself (once: ConnectionError if the daemon is not back yet),
     and the events say "reconnected" all the same."""
 
-    def __init__(self, socket=None, reconnect=True, name="motiond_client.aio", path=None):
+    def __init__(self, socket: Optional[str] = None, reconnect: bool = True, name: str = "motiond_client.aio",
+                 path: Optional[str] = None) -> None:
         self.path = socket or path or default_socket()
         self.reconnect = reconnect
         self.name = name
         self.subscriptions = Subscriptions()
-        self.queue = asyncio.Queue()
-        self.replies = {}
+        self.queue: asyncio.Queue[Optional[JSONObject]] = asyncio.Queue()
+        self.replies: Dict[int, asyncio.Future[Any]] = {}
         self.next_id = 0
-        self.writer = None
-        self.reader_task = None
+        self.writer: Optional[asyncio.StreamWriter] = None
+        self.reader_task: Optional[asyncio.Future[None]] = None
         self.closed = False
-        self.hello = None
+        self.hello: Optional[JSONObject] = None
         # One reconnect at a time: a call and next_event can notice the same drop.
         self._reconnecting = asyncio.Lock()
 
     @classmethod
-    async def connect(cls, socket=None, reconnect=True, path=None):
+    async def connect(cls, socket: Optional[str] = None, reconnect: bool = True,
+                      path: Optional[str] = None) -> AsyncClient:
         client = cls(socket or path, reconnect)
         await client._open()
         return client
 
-    async def _open(self):
+    async def _open(self) -> None:
         try:
             reader, self.writer = await asyncio.open_unix_connection(self.path, limit=64 << 20)
         except OSError as error:
@@ -45,7 +50,7 @@ class AsyncClient:
         self.reader_task = asyncio.ensure_future(self._read(reader))
         self.hello = await self._call("hello", protocol=PROTOCOL, client=self.name)
 
-    async def _reopen(self):
+    async def _reopen(self) -> bool:
         """Connects again and makes the subscriptions again, unless another task already has (then False)."""
         async with self._reconnecting:
             if self.writer is not None:
@@ -60,7 +65,7 @@ class AsyncClient:
                 raise
             return True
 
-    async def _read(self, reader):
+    async def _read(self, reader: asyncio.StreamReader) -> None:
         try:
             while True:
                 line = await reader.readline()
@@ -82,19 +87,20 @@ class AsyncClient:
             if not self.closed:
                 await self.queue.put(None)  # the connection ended
 
-    async def call(self, method, params=None, idempotency_key=None, retry_seconds=30, **keywords):
+    async def call(self, method: str, params: Optional[JSONObject] = None, idempotency_key: Optional[str] = None,
+                   retry_seconds: float = 30, **keywords: Any) -> JSONObject:
         """The result of a request (`params` a dict, or keywords); raises MotiondError for an error reply.
         A subscription made here is made again after a reconnect (until it is unsubscribed). With
         `idempotency_key`, sent again with it until answered, as Client.call says."""
         params = dict(params or {}, **keywords)
         if idempotency_key is None:
-            result = await self._call(method, **params)
+            result: JSONObject = await self._call(method, **params)
         else:
             result = await self._call_keyed(method, params, idempotency_key, time.monotonic() + retry_seconds)
         self.subscriptions.note(method, params, result)
         return result
 
-    async def _call_keyed(self, method, params, key, deadline):
+    async def _call_keyed(self, method: str, params: JSONObject, key: str, deadline: float) -> Any:
         delay = 0.1
         while True:
             try:
@@ -108,7 +114,7 @@ class AsyncClient:
             await asyncio.sleep(min(delay, max(0.0, deadline - time.monotonic())))
             delay = min(delay * 2, 2.0)
 
-    async def _call(self, method, _key=None, **params):
+    async def _call(self, method: str, _key: Optional[str] = None, **params: Any) -> Any:
         if self.writer is None:
             if not self.reconnect or self.closed:
                 raise ConnectionError("not connected to motiond")
@@ -121,17 +127,17 @@ class AsyncClient:
         request = {"id": self.next_id, "method": method, "params": params}
         if _key is not None:
             request["key"] = _key
-        self.writer.write((json.dumps(request, separators=(",", ":")) + "\n").encode())
-        await self.writer.drain()
+        cast(asyncio.StreamWriter, self.writer).write((json.dumps(request, separators=(",", ":")) + "\n").encode())
+        await cast(asyncio.StreamWriter, self.writer).drain()
         message = await future
         if "error" in message:
             raise MotiondError(message["error"].get("code"), message["error"].get("message"))
         return message["result"]
 
-    async def subscribe(self, **params):
-        return (await self.call("subscribe", **params))["sub"]
+    async def subscribe(self, **params: Any) -> int:
+        return cast(int, (await self.call("subscribe", **params))["sub"])
 
-    async def next_event(self):
+    async def next_event(self) -> JSONObject:
         while True:
             event = await self.queue.get()
             if event is not None:
@@ -148,33 +154,33 @@ class AsyncClient:
                     continue
                 return {"event": "reconnected"}
 
-    async def _resubscribe(self):
+    async def _resubscribe(self) -> None:
         """As Subscriptions.replay, awaiting each call: a subscription the new daemon refuses is dropped
         and a placeholder takes its id."""
         params = self.subscriptions.params
         for index in range(len(params)):
             if params[index] is not None:
                 try:
-                    await self._call("subscribe", **params[index])
+                    await self._call("subscribe", **cast(JSONObject, params[index]))
                     continue
                 except MotiondError:
                     params[index] = None
             placeholder = await self._call("subscribe", **Subscriptions.PLACEHOLDER)
             await self._call("unsubscribe", sub=placeholder["sub"])
 
-    async def events(self):
+    async def events(self) -> AsyncIterator[JSONObject]:
         while True:
             yield await self.next_event()
 
-    async def close(self):
+    async def close(self) -> None:
         self.closed = True
         if self.writer is not None:
             self.writer.close()
         if self.reader_task is not None:
             self.reader_task.cancel()
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> AsyncClient:
         return self
 
-    async def __aexit__(self, *exception):
+    async def __aexit__(self, *exception: object) -> None:
         await self.close()

@@ -4,9 +4,14 @@ A `transport: "shm"` subscription's region holds one slot per property (value an
 seqlock), a ring of frame records and a ring of changed-slot indices. `FrameReader.read()` returns the
 slots changed since the previous call, each once with its latest value; the daemon never waits for it.
 """
+from __future__ import annotations
 import mmap
 import os
 import struct
+from typing import Any, Dict, Iterator, List, Optional, Tuple, cast
+
+# A JSON object as parsed by json.loads (a result or an event).
+JSONObject = Dict[str, Any]
 
 MAGIC = b"MOTF"
 VERSION_MAJOR = 1
@@ -30,13 +35,21 @@ class FrameReader:
     """Maps a region's descriptor read-only (taking the descriptor). `names` maps a slot to
     (tag, runtime, target, property), filled from the `slots` events the client hands it."""
 
-    def __init__(self, fd, sub=None):
+    minor: int
+    slot_capacity: int
+    record_capacity: int
+    change_capacity: int
+    slots_offset: int
+    records_offset: int
+    changes_offset: int
+
+    def __init__(self, fd: int, sub: Optional[int] = None) -> None:
         self.sub = sub
-        self.names = {}
-        self.announced = None   # a client's reader reads only frames announced on its socket
+        self.names: Dict[int, Tuple[int, Optional[str], Optional[str], Optional[str]]] = {}
+        self.announced: Optional[int] = None   # a client's reader reads only frames announced on its socket
         self._map(fd)
 
-    def _map(self, fd):
+    def _map(self, fd: int) -> None:
         try:
             size = os.fstat(fd).st_size
             self.region = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ)
@@ -57,17 +70,17 @@ class FrameReader:
         self.last_frame = 0
         self.names = {}
 
-    def remap(self, fd):
+    def remap(self, fd: int) -> None:
         """A restarted daemon's region for the same subscription."""
         self.region.close()
         self._map(fd)
         self.announced = 0 if self.announced is not None else None
 
     @property
-    def frame(self):
-        return _U64.unpack_from(self.region, _FRAME_AT)[0]
+    def frame(self) -> int:
+        return cast(int, _U64.unpack_from(self.region, _FRAME_AT)[0])
 
-    def slot(self, index):
+    def slot(self, index: int) -> Tuple[int, int, Tuple[float, ...], Tuple[float, ...]]:
         """(tag, components, value, velocity) of one slot, consistent (seqlock)."""
         offset = self.slots_offset + index * 80
         region = self.region
@@ -80,7 +93,7 @@ class FrameReader:
                 count = min(components, COMPONENTS)
                 return tag, count, numbers[:count], numbers[4:4 + count]
 
-    def _changed(self):
+    def _changed(self) -> List[int]:
         newest = self.frame
         if self.announced is not None:
             newest = min(newest, self.announced)
@@ -113,7 +126,7 @@ class FrameReader:
         self.last_frame = newest
         return changed
 
-    def read(self):
+    def read(self) -> List[Tuple[int, int, Tuple[float, ...], Tuple[float, ...]]]:
         """The slots changed since the last call: a list of (slot, tag, value, velocity)."""
         out = []
         for index in self._changed():
@@ -121,14 +134,14 @@ class FrameReader:
             out.append((index, tag, value, velocity))
         return out
 
-    def updates(self):
+    def updates(self) -> Iterator[Tuple[Optional[str], Optional[str], Optional[str], List[float], List[float]]]:
         """Like read(), named: (runtime, target, property, value, velocity) for slots whose names came."""
         for index, tag, value, velocity in self.read():
             name = self.names.get(index)
             if name and name[0] == tag:
                 yield name[1], name[2], name[3], list(value), list(velocity)
 
-    def apply(self, event):
+    def apply(self, event: JSONObject) -> None:
         """Takes a `slots` event (names) or a frame announcement (`shm`) meant for this subscription."""
         if event.get("event") == "slots":
             for entry in event.get("slots", []):
@@ -137,5 +150,5 @@ class FrameReader:
         elif event.get("event") == "frame" and "shm" in event and self.announced is not None:
             self.announced = event["shm"]
 
-    def close(self):
+    def close(self) -> None:
         self.region.close()
