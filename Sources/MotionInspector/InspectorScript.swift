@@ -12,7 +12,7 @@ enum InspectorScript {
         const trace = [];               // {t, kind, runtime, target}
         const recorded = [];            // the frames as they came (JSON lines download)
         let chosen = null, latestT = 0, windowSeconds = 6;
-        const speed = {runtime: null, factor: 1, startClock: 0, startedAt: 0, attached: false};
+        const speed = {runtime: null, factor: 1, attached: false, slowed: null};
         const $ = (id) => document.getElementById(id);
         window.inspector = {props, trace, speed, get chosen() { return chosen; }, get tokens() { return tokens; }};
 
@@ -149,15 +149,20 @@ enum InspectorScript {
             plot($("velocity-graph"), history, "velocity", "#ebcb8b");
           }
           drawTimeline();
-          slowMotionStep();
           requestAnimationFrame(draw);
         }
         requestAnimationFrame(draw);
 
-        // Pause, slow motion and scrubbing: the chosen runtime's timeline (timeline.attach/scrub/detach).
+        // Pause and scrubbing: the chosen runtime's timeline (timeline.attach/scrub/detach); slow motion: its
+        // own speed (runtime.speed, its owner's), so it goes on moving by the engine's clock.
         function chosenRuntime() { return chosen ? props.get(chosen).runtime : "default"; }
+        async function ownPace() {
+          if (speed.slowed !== null) await rpc("runtime.speed", {runtime: speed.slowed, speed: 1});
+          speed.slowed = null;
+        }
         async function attach() {
           const runtime = chosenRuntime();
+          await ownPace();
           if (speed.attached && speed.runtime === runtime) return speed.clock;
           // Another runtime was paused here: it goes live before this one is paused.
           if (speed.attached) await rpc("timeline.detach", {runtime: speed.runtime});
@@ -179,11 +184,6 @@ enum InspectorScript {
             $("offset").textContent = `${reply.offset.toFixed(3)} s`;
           } finally { scrubbing = false; }
         }
-        function slowMotionStep() {
-          if (!speed.attached || speed.factor >= 1 || speed.factor <= 0) return;
-          const offset = speed.startClock + (performance.now() - speed.startedAt) / 1000 * speed.factor;
-          scrubTo(offset);
-        }
         function mark(button) {
           for (const b of document.querySelectorAll("#controls button")) b.classList.remove("active");
           if (button) button.classList.add("active");
@@ -193,12 +193,15 @@ enum InspectorScript {
           button.onclick = async () => {
             const factor = Number(button.dataset.speed);
             if (factor >= 1) return $("live").onclick();
-            const clock = await attach();
-            Object.assign(speed, {factor, startClock: clock, startedAt: performance.now()});
+            await $("live").onclick();
+            const runtime = chosenRuntime();
+            await rpc("runtime.speed", {runtime, speed: factor});
+            Object.assign(speed, {factor, slowed: runtime});
             mark(button);
           };
         }
         $("live").onclick = async () => {
+          await ownPace();
           if (speed.attached) await rpc("timeline.detach", {runtime: speed.runtime});
           Object.assign(speed, {attached: false, factor: 1});
           $("scrub").disabled = true; $("offset").textContent = "";

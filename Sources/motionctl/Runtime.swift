@@ -2,10 +2,24 @@ import ArgumentParser
 import Foundation
 import MotionWire
 
-/// `motionctl runtime create|destroy|state` and `motionctl sample`.
+/// `motionctl runtime create|destroy|state|speed` and `motionctl sample`.
 struct RuntimeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "runtime", abstract: "Create, destroy or inspect runtimes.", subcommands: [Create.self, Destroy.self, State.self])
+        commandName: "runtime", abstract: "Create, destroy or inspect runtimes.", subcommands: [Create.self, Destroy.self, State.self, Speed.self])
+
+    struct Speed: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Play one of your runtimes in slow motion (0.25: a quarter speed; 1: its normal pace).")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The runtime.") var name: String
+        @Argument(help: "Its speed, 0.01 to 10 (the global speed multiplies it).") var speed: Double
+        func run() async throws {
+            try await connection.run { client in
+                _ = try await client.call("runtime.speed", ["runtime": .string(name), "speed": .number(speed)])
+                print("\(name) at speed \(speed)")
+            }
+        }
+    }
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a runtime (with --ephemeral it ends with this command's connection).")

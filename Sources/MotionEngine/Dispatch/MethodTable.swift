@@ -72,6 +72,16 @@ struct MethodTable: ContextPart {
                 try context.destroyRuntime(key)
                 return ["runtime": .string(name)]
             }
+        case "runtime.speed":
+            let name = try params.optionalName("runtime") ?? Engine.defaultRuntime
+            let key = try context.runtimeKey(name, for: session, .change)
+            guard let speed = try params.optionalNumber("speed"), Engine.runtimeSpeeds.contains(speed) else {
+                throw EngineError(.invalidRequest, "speed: expected \(Engine.runtimeSpeeds.lowerBound) to \(Int(Engine.runtimeSpeeds.upperBound)) (1: the runtime's own pace; the global speed multiplies it)")
+            }
+            guard let scope = engine.runtimes[key] else { throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name)\"") }
+            engine.setSpeed(speed, runtime: scope)
+            engine.trace(TraceEvent(kind: "runtime.speed.changed", runtime: key, fields: ["speed": .number(speed)]))
+            return ["runtime": .string(name), "speed": .number(speed)]
         case "runtime.state":
             let name = try params.optionalName("runtime")
             let limit = try params.optionalNumber("limit").map { Int(exactly: $0) ?? -1 } ?? 1000

@@ -125,6 +125,7 @@ extension Engine {
         }
         var state: JSONValue = [
             "runtime": .string(name), "ephemeral": .bool(scope.ephemeralOwner != nil), "shared": .bool(scope.isShared),
+            "speed": .number(scope.speed),
             "active": .bool(scope.activeTokens > 0), "tokens": .number(Double(scope.activeTokens)),
             "targets": .object(targets), "targetCount": .number(Double(scope.targetOrder.count)),
         ]

@@ -20,6 +20,8 @@ package final class Engine {
     let store = PropertyStore()
     let curves = CurveTable()
     var runtimes: [String: RuntimeScope] = [:]
+    /// Runtimes at a speed of their own (`runtime.speed`), advanced apart from the groups.
+    var slowedRuntimes: [RuntimeScope] = []
     /// A hash trie, not a `Dictionary`: it never rehashes everything at once (at 393,216 performers a
     /// Dictionary's growth held the engine thread 8 ms, and the other tables keyed per property with it
     /// 112 ms in one `plan.add`).
@@ -131,7 +133,7 @@ package final class Engine {
     /// True while some continuous performer holds a token and needs ticks.
     /// What a uid's composites may spend starting their next steps in one drain (`drainCompositeEnds`).
     var compositeNanosPerUID = Engine.defaultCompositeNanosPerUID
-    package var isAnimating: Bool { advancingCount > 0 }
+    package var isAnimating: Bool { advancingCount > 0 || (!slowedRuntimes.isEmpty && hasOwnPacedMotion) }
     package var hasPendingFrame: Bool { !store.dirty.isEmpty }
     package var runtimeNames: [String] { runtimes.keys.sorted() }
     package var activeTokenCount: Int { runtimes.values.reduce(0) { $0 + $1.activeTokens } }
@@ -204,6 +206,7 @@ package final class Engine {
             if keeps { markKept() }
         }
         isKeepingWrites = false
+        if !slowedRuntimes.isEmpty { advanceOwnPacedRuntimes(by: dt) }
         finishFrame()
     }
 
@@ -259,7 +262,8 @@ package final class Engine {
     }
 
     func startAdvancing(_ performer: PerformerRecord) {
-        guard performer.advanceSlot == -1, !performer.runtime.isDryRun, performer.runtime.timeline.pausedAt == nil, let instance = performer.instance,
+        guard performer.advanceSlot == -1, !performer.runtime.isDryRun, performer.runtime.timeline.pausedAt == nil,
+              performer.runtime.speed == 1, let instance = performer.instance,
             performer.table.pointee.advance != nil
         else { return }
         if phase == .frame {

@@ -85,6 +85,8 @@ final class RuntimeScope {
     let isDryRun: Bool
     /// Destroyed, and being freed (`RuntimeTeardown`): its performers are no longer swapped or sampled.
     var isClosing = false
+    /// Its own speed (`runtime.speed`): 1, or it is advanced apart by dt × speed (`Engine+RuntimeSpeed`).
+    var speed = 1.0
 
     init(name: String, ephemeralOwner: UInt64?, isShared: Bool = false, createdAt: Double = 0, recordsTimeline: Bool = true,
          isDryRun: Bool = false) {

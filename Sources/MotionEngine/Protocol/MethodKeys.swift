@@ -13,6 +13,7 @@ enum MethodKeys {
         "runtime.create": ["name", "ephemeral", "shared"],
         "runtime.destroy": ["name"],
         "runtime.state": ["runtime", "limit", "after"],
+        "runtime.speed": ["runtime", "speed"],
         "timeline.attach": ["runtime", "offset"],
         "timeline.scrub": ["runtime", "offset"],
         "timeline.detach": ["runtime"],
