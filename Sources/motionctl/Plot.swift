@@ -13,14 +13,25 @@ struct Plot: AsyncParsableCommand {
                  motionctl plot '[{"type":"Spring","property":"x","from":[0],"to":[1]},{"type":"Tween","property":"x","from":[0],"to":[1]}]' --out both.svg
             """)
     @OptionGroup var connection: Connection
-    @Argument(help: "The plan as JSON, with a \"type\" and a \"property\"; or an array of plans, drawn in one chart.") var plan: String
+    @Argument(help: "The plan as JSON, with a \"type\" and a \"property\"; or an array of plans, drawn in one chart.") var plan: String?
     @Option(help: "The SVG file to write (.svg; other formats are refused).") var out: String
     @Option(help: "Seconds to draw (default: until the animations settle, plus a margin).") var duration: Double?
     @Option(help: "Which property of a Sequence or Group to draw (default: its first plan's).") var property: String?
     @Option(name: .customLong("gesture"), help: "NAME=FILE: a recorded gesture ([{t, position, phase?}], t from the plan's start) replayed against Draggable and Tossable plans; repeatable.")
     var gestures: [String] = []
+    @Option(help: "A JSON lines file of frames that went out (the inspector's download, motionctl watch --frames --json): drawn instead of a plan.")
+    var frames: String?
+    @Flag(help: "With --frames: draw velocities instead of values.") var velocity = false
+    @Flag(help: "With --frames: draw each curve as progress from its first value (0) to its last (1), to compare shapes.") var normalize = false
+    @Option(help: "With --frames: only this target's properties (repeatable).") var target: [String] = []
 
     func run() async throws {
+        if let frames {
+            guard plan == nil else { throw ValidationError("PLAN_JSON or --frames FILE, not both") }
+            return try plotFrames(from: frames)
+        }
+        guard !velocity, !normalize, target.isEmpty else { throw ValidationError("--velocity, --normalize and --target go with --frames FILE") }
+        guard let plan else { throw ValidationError("a PLAN_JSON to sample, or --frames FILE to draw frames that went out") }
         let json = try parseJSONArgument(plan, name: "PLAN_JSON")
         let plans = json.arrayValue ?? [json]
         guard !plans.isEmpty, plans.count <= 8, plans.allSatisfy({ $0["type"] != nil }) else {
@@ -65,19 +76,23 @@ struct Plot: AsyncParsableCommand {
             let drawnProperty = probes[0].property
             let title = plans.count == 1 ? "\(plans[0]["type"]?.stringValue ?? "plan") on \(drawnProperty)" : "\(plans.count) plans on \(drawnProperty)"
             let chart = PlotChart(title: title, property: drawnProperty, series: series)
-            do {
-                try Data(chart.svg.utf8).write(to: URL(fileURLWithPath: out))
-            } catch {
-                // A sentence, not a Foundation domain dump.
-                let underlying = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
-                let reason = underlying?.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32(underlying!.code))) : "\(error)"
-                printError("cannot write \(out): \(reason)\(reason.contains("No such file") ? " (does its folder exist?)" : "")")
-                throw ExitCode(ExitCodes.serverError)
-            }
+            try write(chart)
             let curves = series.reduce(0) { $0 + ($1.values.first?.count ?? 0) }
             let settled = probes.compactMap(\.settle).map { String(format: "%.3g", $0) }
             print("wrote \(out): \(curves) curve(s) of \(plans.count) plan(s) over \(String(format: "%.3g", end)) s" +
                   (settled.count == probes.count ? ", settles at \(settled.joined(separator: ", ")) s" : ", still moving at the end"))
+        }
+    }
+
+    /// Writes the chart to `--out`; a write that fails is a sentence, not a Foundation domain dump.
+    func write(_ chart: PlotChart) throws {
+        do {
+            try Data(chart.svg.utf8).write(to: URL(fileURLWithPath: out))
+        } catch {
+            let underlying = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+            let reason = underlying?.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32(underlying!.code))) : "\(error)"
+            printError("cannot write \(out): \(reason)\(reason.contains("No such file") ? " (does its folder exist?)" : "")")
+            throw ExitCode(ExitCodes.serverError)
         }
     }
 

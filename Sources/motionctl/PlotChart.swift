@@ -21,6 +21,8 @@ struct PlotChart {
     var title: String
     var property: String
     var series: [Series]
+    /// The value axis' name (default: the property, in its units).
+    var axis: String?
 
     static let width = 800.0, height = 480.0
     static let margin = (left: 80.0, right: 190.0, top: 50.0, bottom: 60.0)
@@ -67,7 +69,7 @@ struct PlotChart {
         out += "<line x1=\"\(f(x(xMin)))\" y1=\"\(f(y(yMin)))\" x2=\"\(f(x(xMax)))\" y2=\"\(f(y(yMin)))\" stroke=\"black\"/>\n"
         out += "<line x1=\"\(f(x(xMin)))\" y1=\"\(f(y(yMin)))\" x2=\"\(f(x(xMin)))\" y2=\"\(f(y(yMax)))\" stroke=\"black\"/>\n"
         out += "<text x=\"\(f(x(xMin) + plotWidth / 2))\" y=\"\(f(Self.height - 18))\" text-anchor=\"middle\">time (s)</text>\n"
-        out += "<text transform=\"translate(22 \(f(Self.margin.top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(Self.escape(property)) (property units)</text>\n"
+        out += "<text transform=\"translate(22 \(f(Self.margin.top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(Self.escape(axis ?? "\(property) (property units)"))</text>\n"
         // Each plan's curves (one per component), its target and settle time, and the legend.
         var line = 0
         for (index, drawn) in series.enumerated() {
@@ -87,7 +89,7 @@ struct PlotChart {
                 let legendY = Self.margin.top + 10 + Double(min(line, Self.legendLines)) * 20
                 if line < Self.legendLines {
                     out += "<line x1=\"\(f(Self.width - Self.margin.right + 15))\" y1=\"\(f(legendY))\" x2=\"\(f(Self.width - Self.margin.right + 40))\" y2=\"\(f(legendY))\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
-                    let name = series.count > 1 ? "\(index + 1). \(drawn.label) " : ""
+                    let name = series.count > 1 ? "\(index + 1). " + (drawn.label == drawn.property ? "" : "\(drawn.label) ") : ""
                     out += "<text x=\"\(f(Self.width - Self.margin.right + 46))\" y=\"\(f(legendY + 4))\">\(Self.escape(name + drawn.property))[\(component)]</text>\n"
                 } else if line == Self.legendLines {
                     let more = series.reduce(0) { $0 + ($1.values.map(\.count).max() ?? 0) } - Self.legendLines

@@ -246,4 +246,41 @@ struct MotionctlTests {
         #expect(usage.subtracting(subcommands).isEmpty, "README names \(usage.subtracting(subcommands).sorted()), which motionctl does not have")
         #expect(subcommands.subtracting(usage).subtracting(["help"]).isEmpty, "README's usage leaves out \(subcommands.subtracting(usage).sorted())")
     }
+
+    /// `motionctl plot --frames FILE` draws the frames a client received (recorded here by `watch --json`):
+    /// values, velocities or progress, per property; a broken recording is refused naming its line.
+    @Test func plotDrawsRecordedFrames() async throws {
+        let daemon = try await DaemonProcess()
+        let socket = ["--socket", daemon.socket]
+        async let watched = Self.motionctl(socket + ["watch", "--frames", "--trace", "--json", "--until", "runtime.idle"])
+        try await Self.waitForASubscriber(daemon)
+        _ = try await Self.motionctl(socket + ["plan", "add", "box", #"{"type":"Spring","property":"x","from":[0],"to":[100]}"#])
+        let watch = try await watched
+        #expect(watch.status == 0, "\(watch)")
+        let directory = try CCompiler.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recording = directory.appendingPathComponent("frames.jsonl").path
+        try watch.output.write(toFile: recording, atomically: true, encoding: .utf8)
+        let frames = watch.output.split(separator: "\n").filter { $0.contains("\"frame\"") }.count
+        #expect(frames > 10, "\(watch.output)")
+
+        for (flags, axis) in [([String](), "value (property units)"), (["--velocity"], "velocity (property units/s)"),
+                              (["--normalize"], "progress (0: first value, 1: last)")] {
+            let svg = directory.appendingPathComponent("plot.svg").path
+            let plotted = try await Self.motionctl(["plot", "--frames", recording, "--out", svg] + flags)
+            #expect(plotted.status == 0 && plotted.output.contains("wrote \(svg): 1 property from \(frames) updates"), "\(plotted)")
+            let text = try String(contentsOfFile: svg, encoding: .utf8)
+            #expect(text.contains("box.x[0]") && text.contains(axis), "\(flags): \(text.prefix(600))")
+            // One curve, a point per frame received.
+            let points = text.components(separatedBy: "<polyline").dropFirst().first?.components(separatedBy: "points=\"").last?
+                .prefix { $0 != "\"" }.split(separator: " ").count
+            #expect(points == frames, "\(flags): \(String(describing: points)) points for \(frames) frames")
+        }
+        let broken = directory.appendingPathComponent("broken.jsonl").path
+        try (watch.output.split(separator: "\n").prefix(1).joined() + "\n{not json\n").write(toFile: broken, atomically: true, encoding: .utf8)
+        let refused = try await Self.motionctl(["plot", "--frames", broken, "--out", directory.appendingPathComponent("b.svg").path])
+        #expect(refused.status == 64 && refused.errors.contains("line 2 is not JSON"), "\(refused)")
+        let onlyBox = try await Self.motionctl(["plot", "--frames", recording, "--target", "card", "--out", directory.appendingPathComponent("c.svg").path])
+        #expect(onlyBox.status == 64 && onlyBox.errors.contains("holds no frame with updates of card"), "\(onlyBox)")
+    }
 }
