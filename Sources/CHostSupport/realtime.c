@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "host_support.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -18,6 +20,16 @@
 
 static atomic_int realtime_tid = 0;
 static atomic_int realtime_demoted = 0;
+/* The handler writes a byte here (write is async-signal-safe): the watch sleeps in read until then. */
+static int demotion_pipe[2] = {-1, -1};
+static pthread_once_t demotion_pipe_once = PTHREAD_ONCE_INIT;
+
+static void open_demotion_pipe(void) {
+    if (pipe2(demotion_pipe, O_CLOEXEC | O_NONBLOCK) == 0) {
+        /* The reading end blocks; the writing end never does (a full pipe already says "demoted"). */
+        fcntl(demotion_pipe[0], F_SETFL, fcntl(demotion_pipe[0], F_GETFL) & ~O_NONBLOCK);
+    }
+}
 
 static void on_cpu_limit(int signal) {
     (void)signal;
@@ -27,11 +39,17 @@ static void on_cpu_limit(int signal) {
         struct sched_param parameters = {.sched_priority = 0};
         syscall(SYS_sched_setscheduler, tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &parameters);
         atomic_store(&realtime_demoted, 1);
+        if (demotion_pipe[1] >= 0) {
+            char byte = 'd';
+            ssize_t written = write(demotion_pipe[1], &byte, 1);
+            (void)written;
+        }
     }
     errno = saved;
 }
 
 int motion_realtime_request(int priority, unsigned long soft_us, unsigned long hard_us) {
+    pthread_once(&demotion_pipe_once, open_demotion_pipe);
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = on_cpu_limit;
@@ -56,6 +74,26 @@ int motion_realtime_request(int priority, unsigned long soft_us, unsigned long h
 
 int motion_realtime_demoted(void) {
     return atomic_exchange(&realtime_demoted, 0);
+}
+
+int motion_realtime_wait(void) {
+    pthread_once(&demotion_pipe_once, open_demotion_pipe);
+    if (demotion_pipe[0] < 0) return -1;
+    char byte = 0;
+    for (;;) {
+        ssize_t got = read(demotion_pipe[0], &byte, 1);
+        if (got == 1) return byte == 'd' ? 1 : 0;
+        if (got < 0 && errno == EINTR) continue;
+        return -1;
+    }
+}
+
+void motion_realtime_wake(void) {
+    pthread_once(&demotion_pipe_once, open_demotion_pipe);
+    if (demotion_pipe[1] < 0) return;
+    char byte = 's';
+    ssize_t written = write(demotion_pipe[1], &byte, 1);
+    (void)written;
 }
 
 long motion_rlimit_rtprio(void) {

@@ -92,6 +92,13 @@ int motion_realtime_request(int priority, unsigned long soft_us, unsigned long h
 /** 1 once if the SIGXCPU handler has put the realtime thread back to SCHED_OTHER since the last call. */
 int motion_realtime_demoted(void);
 
+/** Blocks until the SIGXCPU handler demotes the realtime thread (1) or `motion_realtime_wake` is called (0);
+ * -1 if there is no pipe to wait on. For one waiting thread. */
+int motion_realtime_wait(void);
+
+/** Wakes `motion_realtime_wait` with 0 (the watch is stopping). */
+void motion_realtime_wake(void);
+
 /** RLIMIT_RTPRIO's soft limit (99 when unlimited), or -1. */
 long motion_rlimit_rtprio(void);
 

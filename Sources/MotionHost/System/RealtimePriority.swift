@@ -57,7 +57,8 @@ struct RealtimeWatch: Service {
         }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
+                // Asleep until the handler says so (no polling: an idle daemon wakes for nothing).
+                guard await Self.demotion() else { break }
                 guard motion_realtime_demoted() != 0 else { continue }
                 logger.warning("the engine thread ran \(RealtimePriority.softMicroseconds / 1000) ms at realtime without blocking; back at SCHED_OTHER for \(RealtimePriority.retrySeconds) s")
                 await loop.perform { $0.ticks.schedulingClass = ThreadScheduling.current() + " (realtime dropped: RLIMIT_RTTIME)" }
@@ -65,6 +66,18 @@ struct RealtimeWatch: Service {
                 if Task.isCancelled { break }
                 _ = await RealtimePriority.requestForEngine(loop, logger: logger)
             }
+        }
+    }
+
+    /// True when the SIGXCPU handler demoted the engine thread; false when the watch is cancelled. The
+    /// blocking read runs on a thread of its own, not on Swift's cooperative pool.
+    static func demotion() async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: motion_realtime_wait() == 1) }
+            }
+        } onCancel: {
+            motion_realtime_wake()
         }
     }
 }
