@@ -40,6 +40,7 @@ extension TweenPlan: DescribedPlan {
         "from": PlanSchema.vector.described("Where it starts (default: the property's current value)."),
         "duration": PlanSchema.number(minimum: 0, maximum: 3600).described("One cycle, seconds (default 0.25)."),
         "delay": SpringPlan.delay, "repeat": SpringPlan.repeatCount, "autoreverse": SpringPlan.autoreverse,
+        "velocity": PlanSchema.vector.described("Its velocity at the start, units per second (default: the curve's own): the difference fades out over the first cycle, which still ends at `to` as its curve does."),
         "timing": PlanSchema.anyOf([
             // A preset or CSS timing text (`ease-in`, `steps(4, jump-start)`, `linear(0, 0.8 60%, 1)`), read by `CSSTiming`.
             .string(),

@@ -13,6 +13,10 @@ package struct Tween: Sendable {
     package let autoreverses: Bool
     /// Set for `Keyframes`: the path each cycle follows instead of `from` → `to` along `curve`.
     package let keyframes: Keyframes?
+    /// A `velocity` at the start beyond the curve's own (a Tween that carries a motion on, docs/vocabulary.md):
+    /// the first cycle adds `launch · g(t)`, g(t) = t(1 − t/T)², which is 0 with a slope of 1 at the start and
+    /// 0 with a slope of 0 at the end, so the tween starts at `from` with that velocity and ends as its curve does.
+    package let launch: SIMD4<Double>
     /// Time since the start in nanoseconds, snapped to a whole nanosecond when within a thousandth of one:
     /// the time reached does not depend on the steps taken to reach it (a `plan.sample` at 0.25 s lands on
     /// 0.25 s exactly, asked alone, after 0.249 s, or after 30 frames of 1/120 s).
@@ -22,8 +26,9 @@ package struct Tween: Sendable {
     package private(set) var velocity = SIMD4<Double>.zero
 
     package init(from: SIMD4<Double>, to: SIMD4<Double>, duration: Double, curve: TimingCurve, repeatCount: Double = 1,
-                autoreverses: Bool = false, keyframes: Keyframes? = nil) {
+                autoreverses: Bool = false, keyframes: Keyframes? = nil, launch: SIMD4<Double> = .zero) {
         self.keyframes = keyframes
+        self.launch = duration > 0 ? launch : .zero
         self.from = keyframes?.values.first ?? from
         self.to = keyframes?.values.last ?? to
         self.duration = duration
@@ -73,7 +78,15 @@ package struct Tween: Sendable {
         if autoreverses, cycle.truncatingRemainder(dividingBy: 2) == 1 { progress = 1 - progress }
         if let keyframes { return keyframes.value(at: progress) }
         let eased = curve.value(at: progress)
-        return from + (to - from) * eased
+        return from + (to - from) * eased + launched(at: time).value
+    }
+
+    /// The launch's share of the value and velocity at `time` (zero after the first cycle).
+    @inline(__always)
+    func launched(at time: Double) -> (value: SIMD4<Double>, velocity: SIMD4<Double>) {
+        guard launch != .zero, time < duration, time > 0 else { return (.zero, time <= 0 ? launch : .zero) }
+        let rest = 1 - time / duration
+        return (launch * (time * rest * rest), launch * (rest * (1 - 3 * time / duration)))
     }
 
     package mutating func advance(by dt: Double) {
@@ -98,7 +111,9 @@ package struct Tween: Sendable {
             return (value, slope * rate)
         }
         let (eased, slope) = curve.valueAndSlope(at: progress)
-        return (from + (to - from) * eased, (to - from) * (slope * rate))
+        guard launch != .zero else { return (from + (to - from) * eased, (to - from) * (slope * rate)) }
+        let extra = launched(at: time)
+        return (from + (to - from) * eased + extra.value, (to - from) * (slope * rate) + extra.velocity)
     }
 
     /// The rate of change at `time`, from the curve's own slope (not a difference, which straddled jumps
@@ -112,7 +127,7 @@ package struct Tween: Sendable {
             rate = -rate
         }
         if let keyframes { return keyframes.slope(at: progress) * rate }
-        return (to - from) * (curve.slope(at: progress) * rate)
+        return (to - from) * (curve.slope(at: progress) * rate) + launched(at: time).velocity
     }
 }
 

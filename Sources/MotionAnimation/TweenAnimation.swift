@@ -12,6 +12,8 @@ package struct TweenPlan: AnimationPlan {
     package var delay: Double?
     package var `repeat`: RepeatCount?
     package var autoreverse: Bool?
+    /// Its velocity at the start (units per second), beyond which the curve takes over (`Tween.launch`).
+    package var velocity: [Double]?
 }
 
 /// `repeat`: a number of cycles, or `"forever"`.
@@ -122,12 +124,14 @@ package struct TweenAnimation: MigratableAnimation {
         var from: SIMD4<Double>, to: SIMD4<Double>, duration: Double, timing: TimingSpec?
         var repeatCount: RepeatCount?, autoreverses: Bool?
         var elapsed: Double, value: SIMD4<Double>, velocity: SIMD4<Double>
+        /// Absent from builds before `velocity` (none then).
+        var launch: SIMD4<Double>?
     }
 
     package var snapshot: Snapshot {
         Snapshot(count: count, from: tween.from, to: tween.to, duration: tween.duration, timing: timing,
                  repeatCount: tween.repeatCount.isInfinite ? .forever : .count(tween.repeatCount), autoreverses: tween.autoreverses,
-                 elapsed: tween.elapsed, value: tween.value, velocity: tween.velocity)
+                 elapsed: tween.elapsed, value: tween.value, velocity: tween.velocity, launch: tween.launch == .zero ? nil : tween.launch)
     }
 
     package init(snapshot: Snapshot, context: PerformerContext) throws {
@@ -136,7 +140,8 @@ package struct TweenAnimation: MigratableAnimation {
         timing = snapshot.timing
         tween = Tween(from: snapshot.from, to: snapshot.to, duration: snapshot.duration,
                       curve: try snapshot.timing?.curve(context: context) ?? .swiftOut,
-                      repeatCount: snapshot.repeatCount?.cycles ?? 1, autoreverses: snapshot.autoreverses ?? false)
+                      repeatCount: snapshot.repeatCount?.cycles ?? 1, autoreverses: snapshot.autoreverses ?? false,
+                      launch: snapshot.launch ?? .zero)
         tween.resume(elapsed: snapshot.elapsed, value: snapshot.value, velocity: snapshot.velocity)
     }
 
@@ -154,6 +159,14 @@ package struct TweenAnimation: MigratableAnimation {
         timing = plan.timing
         tween = Tween(from: from ?? current?.value ?? .zero, to: to, duration: duration, curve: curve,
                       repeatCount: plan.repeat?.cycles ?? 1, autoreverses: plan.autoreverse ?? false)
+        if let velocity = plan.velocity {
+            // What the curve does not give at the start is launched (and fades out by the end). The curve's
+            // own start velocity is read just after 0: a Bézier whose first handle is at (0, 0), as ease-out's
+            // is, has a slope of 0 at 0 exactly and y2/x2 at once after.
+            let wanted = try vector(velocity, field: "velocity", count: components)
+            tween = Tween(from: tween.from, to: to, duration: duration, curve: curve, repeatCount: tween.repeatCount,
+                          autoreverses: tween.autoreverses, launch: wanted - tween.velocity(at: duration * 1e-9))
+        }
     }
 
     package var value: SIMD4<Double> { tween.value }

@@ -200,4 +200,39 @@ struct ThemeTests {
         let later = sample(["type": "Spring", "property": "y", "from": [0], "to": [1], "spring": "@spatial.slow"], 0.05)
         #expect(later == sample(["type": "Spring", "property": "y", "from": [0], "to": [1], "dampingRatio": 1, "stiffness": 2000], 0.05))
     }
+
+    /// A retune carries a running tween on from its value and velocity (no jump in either) with the new
+    /// timing and duration, for the share of the new duration the old one had left, and it still ends at `to`.
+    @Test(arguments: [6, 18, 30]) func aRetuneCarriesARunningTweenOnWithoutAJump(ticks: Int) throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [100],
+                                                         "timing": "@standard", "duration": "@medium2"]])  // 0.3 s
+        for _ in 0..<ticks { context.tick(dt: 1.0 / 120) }
+        let runtime = "0/default"
+        func state() -> (value: Double, velocity: Double) {
+            (context.engine.value(of: "x", target: "card", runtime: runtime)?[0] ?? .nan,
+             context.engine.velocity(of: "x", target: "card", runtime: runtime)?[0] ?? .nan)
+        }
+        let before = state()
+        #expect(before.velocity > 0 && before.value < 100, "under way: \(before)")
+        var theme = ShippedThemes.motiond.json
+        theme["durations"]?["medium2"] = 0.6
+        theme["timings"]?["standard"] = "ease-out"
+        theme["name"] = "slower"
+        #expect(call("theme.set", ["theme": theme])["changed"] == ["durations.medium2", "timings.standard"])
+        #expect(state().value == before.value, "no jump in value")
+        // A hundred-thousandth of a second later it moves as fast as it did.
+        context.tick(dt: 1e-5)
+        let next = state()
+        #expect(abs(next.velocity - before.velocity) < 0.01 * before.velocity, "no jump in velocity: \(before) → \(next)")
+        #expect(abs(next.value - (before.value + before.velocity * 1e-5)) < 1e-3, "\(before) → \(next)")
+        // It ends at `to` when the rest of the new duration is over: 0.6 × (1 − elapsed / 0.3).
+        let remaining = 0.6 * (1 - Double(ticks) / 120 / 0.3) - 1e-5
+        var time = 0.0
+        while context.engine.isActive(runtime: runtime), time < 2 {
+            context.tick(dt: 1.0 / 1000)
+            time += 1.0 / 1000
+        }
+        #expect(abs(time - remaining) < 0.0015, "ended after \(time) s, expected \(remaining) s")
+        #expect(state().value == 100)
+    }
 }

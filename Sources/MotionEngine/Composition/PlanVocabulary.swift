@@ -25,12 +25,21 @@ package struct PlanVocabulary: Sendable, Equatable {
     /// A container animation's default appear and remove plans.
     package var appear: JSONValue?
     package var remove: JSONValue?
-    /// Plan types that, without `from`, go on from the property's current value and velocity: a theme's
-    /// retune adds them again with a changed token (docs/themes.md#live-retune).
-    package var retunable: Set<String>
+    /// How a running plan of a type is carried on when a theme's token it used changes (docs/themes.md#live-retune).
+    package enum Retune: Sendable, Equatable {
+        /// Without `from` it goes on from the property's current value and velocity (a spring): added
+        /// again without `from`, `velocity` and `delay`.
+        case fromCurrentState
+        /// A timed plan (`duration` seconds, default `defaultDuration`) that takes a start `velocity`: added
+        /// again from the property's value with its velocity, for what is left of the new duration.
+        case timed(defaultDuration: Double)
+    }
+
+    /// Plan types a theme's retune carries on, and how.
+    package var retunable: [String: Retune]
 
     package init(instant: [String: Instant] = [:], setType: String? = nil, appear: JSONValue? = nil, remove: JSONValue? = nil,
-                 retunable: Set<String> = []) {
+                 retunable: [String: Retune] = [:]) {
         self.instant = instant
         self.retunable = retunable
         self.setType = setType

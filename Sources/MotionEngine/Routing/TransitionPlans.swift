@@ -58,7 +58,7 @@ enum TransitionPlans {
     /// critically damped in every shipped theme; the plugin's own default overshoots a push by 51 px of 400).
     static func themed(_ plan: JSONValue, _ update: String, _ vocabulary: PlanVocabulary) -> JSONValue {
         guard ["push", "pop", "present", "dismiss"].contains(update), let type = plan["type"]?.stringValue,
-              vocabulary.retunable.contains(type), case .object(var members) = plan,
+              vocabulary.retunable[type] == .fromCurrentState, case .object(var members) = plan,
               !members.keys.contains(where: springKeys.contains)
         else { return plan }
         members["spring"] = .string("@route." + update)

@@ -2,7 +2,8 @@ import MotionWire
 
 /// Live retune (SPEC §14, docs/themes.md#live-retune): when a token changes, every running animation
 /// that used it goes on with the new values from its current value and velocity. The plans that can
-/// (`PlanVocabulary.retunable`: a `Spring` without `from` continues from the property's state) are
+/// (`PlanVocabulary.retunable`: a `Spring` without `from` continues from the property's state, a `Tween`
+/// from its value and velocity for what is left of its new duration) are
 /// remembered per property with the plan as written; a change re-resolves each and adds it again,
 /// without `from`, `velocity` and `delay`, journaled as a client's change would be so that a restart's
 /// replay reproduces it. Any later plan on the property, its plan's removal or its runtime's end
@@ -17,6 +18,11 @@ extension Themes {
         var resolved: JSONValue
         /// Which `planAdded` made it: a retune applies only while it is still this one.
         let generation: UInt64
+        /// A timed plan's: its runtime's clock when the plan now running began, and that plan's duration
+        /// and delay (after a retune, the rest of the way).
+        var startClock = 0.0
+        var runningDuration: Double?
+        var runningDelay: Double?
     }
 
     /// Properties remembered per uid at most (beyond, its plans are not retuned; docs/themes.md).
@@ -33,12 +39,15 @@ extension Themes {
         }
         let key = Self.key(runtime, target, property)
         forget(key)
-        guard !used.isEmpty, let type = resolved["type"]?.stringValue, engine.vocabulary.retunable.contains(type),
+        guard !used.isEmpty, let type = resolved["type"]?.stringValue, let retune = engine.vocabulary.retunable[type],
               let scope = engine.runtimes[runtime], (tunedPerUID[uid] ?? 0) < Self.maximumTunedPerUID
         else { return }
+        // A timed plan that repeats is a loop, not a way somewhere: it keeps its values.
+        if case .timed = retune, resolved["repeat"] != nil || resolved["autoreverse"] != nil { return }
         tunedGeneration += 1
         tuned[key] = Tuned(runtime: runtime, target: target, name: name, uid: uid, scope: ObjectIdentifier(scope),
-                           original: original, resolved: resolved, generation: tunedGeneration)
+                           original: original, resolved: resolved, generation: tunedGeneration,
+                           startClock: engine.clock(ofRuntime: runtime) ?? 0)
         tunedPerUID[uid, default: 0] += 1
     }
 
@@ -50,6 +59,33 @@ extension Themes {
     func forget(_ key: String) {
         guard let entry = tuned.removeValue(forKey: key) else { return }
         tunedPerUID[entry.uid] = (tunedPerUID[entry.uid] ?? 1) > 1 ? tunedPerUID[entry.uid]! - 1 : nil
+    }
+
+    /// A timed plan carried on with its new values: still in its delay, the rest of the delay and then the
+    /// whole new plan; under way, from the property's value and velocity for the share of the new duration
+    /// that the old plan had left (half-way through 0.4 s, retuned to 0.2 s: 0.1 s more).
+    func carriedOn(_ entry: Tuned, _ plan: JSONValue, velocity: [Double], defaultDuration: Double, key: String) -> JSONValue {
+        let clock = engine.clock(ofRuntime: entry.runtime) ?? entry.startClock
+        let elapsed = max(0, clock - entry.startClock)
+        let delay = entry.runningDelay ?? entry.resolved["delay"]?.doubleValue ?? 0
+        let duration = entry.runningDuration ?? entry.resolved["duration"]?.doubleValue ?? defaultDuration
+        let newDuration = plan["duration"]?.doubleValue ?? defaultDuration
+        var continuing = plan
+        tuned[key]?.startClock = clock
+        if elapsed < delay {
+            continuing["delay"] = .number(delay - elapsed)
+            tuned[key]?.runningDelay = delay - elapsed
+            tuned[key]?.runningDuration = newDuration
+            return continuing
+        }
+        let done = duration > 0 ? min(1, (elapsed - delay) / duration) : 1
+        let remaining = newDuration * (1 - done)
+        for key in ["from", "delay"] { continuing[key] = nil }
+        continuing["velocity"] = JSONValue(velocity)
+        continuing["duration"] = .number(remaining)
+        tuned[key]?.runningDelay = 0
+        tuned[key]?.runningDuration = remaining
+        return continuing
     }
 
     static func key(_ runtime: String, _ target: String, _ property: String) -> String {
@@ -71,9 +107,15 @@ extension Themes {
                 forget(key)  // gone, or at rest: nothing to carry on
                 continue
             }
-            guard let (plan, _) = try? resolve(entry.original, for: entry.uid), plan != entry.resolved else { continue }
+            guard let (plan, _) = try? resolve(entry.original, for: entry.uid), plan != entry.resolved,
+                  let type = plan["type"]?.stringValue, let retune = engine.vocabulary.retunable[type] else { continue }
             var continuing = plan
-            for key in ["from", "velocity", "delay"] { continuing[key] = nil }
+            switch retune {
+            case .fromCurrentState:
+                for key in ["from", "velocity", "delay"] { continuing[key] = nil }
+            case .timed(let defaultDuration):
+                continuing = carriedOn(entry, plan, velocity: velocity, defaultDuration: defaultDuration, key: key)
+            }
             tuned[key]?.resolved = plan
             let (runtime, target, name, generation) = (entry.runtime, entry.target, entry.name, entry.generation)
             let quotas = context.quotas(of: runtime)
