@@ -14,7 +14,7 @@ enum InspectorScript {
         let chosen = null, latestT = 0, windowSeconds = 6;
         const speed = {runtime: null, factor: 1, attached: false, slowed: null};
         const $ = (id) => document.getElementById(id);
-        window.inspector = {props, trace, speed, get chosen() { return chosen; }, get tokens() { return tokens; }};
+        window.inspector = {props, trace, speed, get chosen() { return chosen; }, get tokens() { return tokens; }, get theme() { return theme; }};
 
         function rpc(method, params = {}) {
           const id = ++nextId;
@@ -227,6 +227,7 @@ enum InspectorScript {
           }
           if (current && tokens[current]) select.value = current;
           showToken();
+          loadTimings();
         }
         function showToken() {
           const value = (tokens[$("token").value] || {}).value || {};
@@ -257,19 +258,20 @@ enum InspectorScript {
         }
         $("token").onchange = showToken;
         $("stiffness").oninput = edited; $("damping").oninput = edited; $("dialect").onchange = edited;
-        $("apply").onclick = async () => {
-          // theme.set replaces the whole overlay: every token of it is sent again, of every kind, with its name.
+        // theme.set replaces the whole overlay: every token of it is sent again, of every kind, with its name.
+        async function applyToken(kind, name, value, report) {
           const overlay = {name: theme.user || "inspector"};
-          for (const kind of ["springs", "timings", "durations", "motions"]) {
-            overlay[kind] = {};
-            for (const [name, token] of Object.entries(theme.tokens[kind] || {})) if (token.origin === "user") overlay[kind][name] = token.value;
+          for (const k of ["springs", "timings", "durations", "motions"]) {
+            overlay[k] = {};
+            for (const [n, token] of Object.entries(theme.tokens[k] || {})) if (token.origin === "user") overlay[k][n] = token.value;
           }
-          overlay.springs[$("token").value] = editedSpring();
+          overlay[kind][name] = value;
           try {
             const reply = await rpc("theme.set", {scope: "user", theme: overlay});
-            $("applied").textContent = `applied: ${reply.changed.join(", ") || "no change"}`;
+            report.textContent = `applied: ${reply.changed.join(", ") || "no change"}`;
             await loadTokens();
-          } catch (error) { $("applied").textContent = `${error.code}: ${error.message}`; }
-        };
+          } catch (error) { report.textContent = `${error.code}: ${error.message}`; }
+        }
+        $("apply").onclick = () => applyToken("springs", $("token").value, editedSpring(), $("applied"));
         """#
 }

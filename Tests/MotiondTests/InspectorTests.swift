@@ -57,7 +57,8 @@ struct InspectorTests {
         _ = try await AccessTests.runAsNobody("""
             import json, socket, sys
             s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
-            for i, (m, p) in enumerate([("hello", {"protocol": 1}), ("plan.add", {"target": "card", "plan": {"type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": 40}})]):
+            for i, (m, p) in enumerate([("hello", {"protocol": 1}), ("plan.add", {"target": "card", "plan": {"type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": 40}}),
+                                              ("plan.add", {"target": "curve", "plan": {"type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": 60, "timing": "@standard"}})]):
                 f.write(json.dumps({"id": i, "method": m, "params": p}) + "\\n"); f.flush(); f.readline()
             """, daemon.socket)
         let (inspector, address) = try await Self.inspect(daemon)
@@ -127,6 +128,19 @@ struct InspectorTests {
             try await browser.screenshot(to: Self.screenshots.appendingPathComponent("editor.png").path)
             // The page's own uid's theme holds it (read back by the page: root's theme is another).
             try await browser.waitFor("const t = window.inspector.tokens['\(token)']; return !!t && t.origin === 'user' && t.value.stiffness === 321")
+
+            // The curve editor: ease-in-out's second handle dragged with the mouse from (0.58, 1) to (0.1, 1),
+            // applied: the running tween that uses the token is carried on with the new curve.
+            _ = try await browser.run("const s = document.getElementById('timing-token'); s.value = 'standard'; s.onchange(); return true")
+            try await browser.waitFor("return window.inspector.curve.points.join() === '0.42,0,0.58,1'")
+            try await browser.drag(in: "#bezier", from: (30 + 0.58 * 240, 60), to: (30 + 0.1 * 240, 60))
+            try await browser.waitFor("const p = window.inspector.curve.points; return Math.abs(p[2] - 0.1) < 0.01 && Math.abs(p[3] - 1) < 0.01")
+            let before = try await browser.run("return window.inspector.trace.filter((e) => e.kind === 'plan.added' && e.target === 'curve').length").doubleValue ?? 0
+            _ = try await browser.run("document.getElementById('apply-timing').click(); return true")
+            try await browser.waitFor("return document.getElementById('timing-applied').textContent === 'applied: timings.standard'")
+            try await browser.waitFor("return window.inspector.trace.filter((e) => e.kind === 'plan.added' && e.target === 'curve').length > \(before)")
+            try await browser.screenshot(to: Self.screenshots.appendingPathComponent("curve-editor.png").path)
+            try await browser.waitFor("const t = window.inspector.theme.tokens.timings.standard; return t.origin === 'user' && /^cubic-bezier\\(0.42, 0, 0.1/.test(t.value)")
         } catch {
             try? await browser.screenshot(to: Self.screenshots.appendingPathComponent("failure.png").path)
             await browser.quit()

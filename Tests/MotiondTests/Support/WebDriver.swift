@@ -88,6 +88,29 @@ final class WebDriver: @unchecked Sendable {
         throw Failure("the page never satisfied: \(script)")
     }
 
+    /// Drags with the mouse inside the element `selector` (W3C actions: real pointer events) from `start` to
+    /// `end`, points from its top-left corner, in `steps` moves.
+    func drag(in selector: String, from start: (Double, Double), to end: (Double, Double), steps: Int = 8) async throws {
+        let found = try await request("POST", "session/\(session)/element", ["using": "css selector", "value": .string(selector)])
+        guard let element = found["value"]?.objectValue?.values.first?.stringValue else { throw Failure("no element \(selector): \(found)") }
+        let size = try await request("GET", "session/\(session)/element/\(element)/rect")["value"] ?? .null
+        let (width, height) = (size["width"]?.doubleValue ?? 0, size["height"]?.doubleValue ?? 0)
+        // Offsets are from the element's centre, in whole pixels.
+        func move(_ x: Double, _ y: Double) -> JSONValue {
+            ["type": "pointerMove", "duration": 16, "origin": ["element-6066-11e4-a52e-4f735466cecf": .string(element)],
+             "x": .number((x - width / 2).rounded()), "y": .number((y - height / 2).rounded())]
+        }
+        var actions: [JSONValue] = [move(start.0, start.1), ["type": "pointerDown", "button": 0]]
+        for step in 1...steps {
+            let f = Double(step) / Double(steps)
+            actions.append(move(start.0 + (end.0 - start.0) * f, start.1 + (end.1 - start.1) * f))
+        }
+        actions.append(["type": "pointerUp", "button": 0])
+        let body: JSONValue = ["actions": [["type": "pointer", "id": "mouse", "parameters": ["pointerType": "mouse"], "actions": .array(actions)]]]
+        let reply = try await request("POST", "session/\(session)/actions", body)
+        if let error = reply["value"]?["error"] { throw Failure("actions: \(error) \(reply)") }
+    }
+
     /// Saves a PNG of the window to `path`.
     func screenshot(to path: String) async throws {
         let shot = try await request("GET", "session/\(session)/screenshot")

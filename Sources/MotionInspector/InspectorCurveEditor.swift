@@ -1,0 +1,79 @@
+/// The page's curve editor (docs/inspector.md): a timing token as a cubic Bézier whose two handles are
+/// dragged on a canvas; applied to this uid's overlay with theme.set, so running tweens that use the token
+/// change course (docs/themes.md#live-retune). Appended to `InspectorScript` (one script: it uses its
+/// `rpc`, `theme` and `applyToken`).
+enum InspectorCurveEditor {
+    static let text = #"""
+
+        // The curve editor: CSS's named cubic Béziers, cubic-bezier(…) text and [x1, y1, x2, y2] are editable;
+        // other timings (steps, linear(…), presets) start from ease.
+        const beziers = {ease: [0.25, 0.1, 0.25, 1], "ease-in": [0.42, 0, 1, 1], "ease-out": [0, 0, 0.58, 1],
+                         "ease-in-out": [0.42, 0, 0.58, 1], linear: [0, 0, 1, 1]};
+        const curveEditor = {points: [0.25, 0.1, 0.25, 1], dragging: -1, editable: true};
+        window.inspector.curve = curveEditor;
+        function bezierOf(value) {
+          if (Array.isArray(value) && value.length === 4 && value.every(Number.isFinite)) return value.slice();
+          if (typeof value !== "string") return null;
+          if (beziers[value]) return beziers[value].slice();
+          const match = value.match(/^cubic-bezier\(([^)]*)\)$/);
+          const points = match ? match[1].split(",").map(Number) : [];
+          return points.length === 4 && points.every(Number.isFinite) ? points : null;
+        }
+        function loadTimings() {
+          const timings = (theme && theme.tokens.timings) || {}, select = $("timing-token"), current = select.value;
+          select.textContent = "";
+          for (const name of Object.keys(timings).sort()) {
+            const option = document.createElement("option"); option.textContent = name; select.appendChild(option);
+          }
+          if (current && timings[current]) select.value = current;
+          showTiming();
+        }
+        function showTiming() {
+          const token = ((theme && theme.tokens.timings) || {})[$("timing-token").value];
+          const points = token ? bezierOf(token.value) : null;
+          curveEditor.editable = points !== null;
+          curveEditor.points = points || beziers.ease.slice();
+          drawBezier();
+        }
+        // The unit square, with room above and below for handles past 0 and 1 (y may leave [0, 1]).
+        const box = {left: 30, top: 60, size: 240};
+        const toCanvas = (x, y) => [box.left + x * box.size, box.top + (1 - y) * box.size];
+        const fromCanvas = (cx, cy) => [Math.min(1, Math.max(0, (cx - box.left) / box.size)),
+                                        Math.min(2, Math.max(-1, 1 - (cy - box.top) / box.size))];
+        function drawBezier() {
+          const canvas = $("bezier"), g = canvas.getContext("2d"), [x1, y1, x2, y2] = curveEditor.points;
+          g.clearRect(0, 0, canvas.width, canvas.height);
+          g.strokeStyle = "#333"; g.strokeRect(box.left, box.top, box.size, box.size);
+          const [sx, sy] = toCanvas(0, 0), [ex, ey] = toCanvas(1, 1), [ax, ay] = toCanvas(x1, y1), [bx, by] = toCanvas(x2, y2);
+          g.strokeStyle = "#666"; g.beginPath(); g.moveTo(sx, sy); g.lineTo(ax, ay); g.moveTo(ex, ey); g.lineTo(bx, by); g.stroke();
+          g.strokeStyle = "#88c0d0"; g.lineWidth = 2; g.beginPath(); g.moveTo(sx, sy); g.bezierCurveTo(ax, ay, bx, by, ex, ey); g.stroke();
+          g.lineWidth = 1;
+          for (const [hx, hy] of [[ax, ay], [bx, by]]) { g.fillStyle = "#ebcb8b"; g.beginPath(); g.arc(hx, hy, 6, 0, 2 * Math.PI); g.fill(); }
+          const text = `cubic-bezier(${curveEditor.points.map((p) => +p.toFixed(3)).join(", ")})`;
+          $("bezier-text").textContent = curveEditor.editable ? text : `${text} (the token is not a Bézier: starting from ease)`;
+        }
+        function handleAt(event) {
+          const rect = $("bezier").getBoundingClientRect(), cx = event.clientX - rect.left, cy = event.clientY - rect.top;
+          const [x1, y1, x2, y2] = curveEditor.points;
+          const distances = [toCanvas(x1, y1), toCanvas(x2, y2)].map(([hx, hy]) => Math.hypot(hx - cx, hy - cy));
+          return {handle: distances[0] <= distances[1] ? 0 : 1, near: Math.min(...distances) < 14, cx, cy};
+        }
+        $("bezier").onpointerdown = (event) => {
+          const hit = handleAt(event);
+          if (!hit.near) return;
+          curveEditor.dragging = hit.handle;
+          $("bezier").setPointerCapture(event.pointerId);
+        };
+        $("bezier").onpointermove = (event) => {
+          if (curveEditor.dragging < 0) return;
+          const {cx, cy} = handleAt(event), [x, y] = fromCanvas(cx, cy);
+          curveEditor.points.splice(curveEditor.dragging * 2, 2, +x.toFixed(3), +y.toFixed(3));
+          curveEditor.editable = true;
+          drawBezier();
+        };
+        $("bezier").onpointerup = () => { curveEditor.dragging = -1; };
+        $("timing-token").onchange = showTiming;
+        $("apply-timing").onclick = () => applyToken("timings", $("timing-token").value,
+          `cubic-bezier(${curveEditor.points.join(", ")})`, $("timing-applied"));
+        """#
+}
