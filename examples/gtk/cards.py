@@ -12,7 +12,7 @@ Debian: `apt install python3-gi gir1.2-gtk-4.0`. How a toolkit integrates (docs/
 - The socket is one more source in GLib's main loop; frames wait in a queue and a tick callback, which
   GTK runs once per frame while it is installed, applies the one whose `present` is the frame time.
 - A drag on a card is handed to a `Tossable`: the plan is added when the pointer goes down, every
-  pointer sample is a `gesture.push` stamped with CLOCK_MONOTONIC (GLib's monotonic time, the daemon's
+  pointer sample is a `gesture.push` stamped with its event's time on CLOCK_MONOTONIC (the daemon's
   clock), and at release motiond springs the card to the snap point nearest where it would coast.
 
 --record DIR (under X11) writes screenshots of the window once GTK has painted a frame (xwd, from
@@ -196,24 +196,37 @@ class Cards:
             return
         self.dragging, self.start = hit[0], (x, y)
         self.plans[self.dragging] = None                # the drag takes over from its slide
+        self.event_base, self.last_sample = None, 0.0
         plan = {"type": "Tossable", "property": "x", "gesture": self.dragging, "axis": "x",
                 "snap": [[REST_X], [FAR_X]], "spring": "@spatial.default"}
         self.client.call("plan.add", runtime=RUNTIME, target=self.dragging, plan=plan)
-        self.push("began", x)
+        self.push("began", x, gesture)
 
     def dragged(self, gesture, dx, dy):
         if self.dragging is not None:
-            self.push("moved", self.start[0] + dx)
+            self.push("moved", self.start[0] + dx, gesture)
 
     def drag_ended(self, gesture, dx, dy):
         if self.dragging is not None:
-            self.push("ended", self.start[0] + dx)
+            self.push("ended", self.start[0] + dx, gesture)
             self.last_tossed, self.dragging = self.dragging, None
             self.tossed += 1
 
-    def push(self, phase, x):
+    def sample_time(self, gesture):
+        """When the pointer was there: the event's own time (milliseconds, on the windowing system's clock),
+        put on CLOCK_MONOTONIC by the offset taken at the press. A busy main loop handles events late, and
+        stamping them when handled would make a flick look slow (or rested before its release)."""
+        now, ms = monotonic(), gesture.get_current_event_time()
+        if not ms:
+            return max(now, self.last_sample)
+        if self.event_base is None:
+            self.event_base = now - ms / 1000
+        self.last_sample = max(min(ms / 1000 + self.event_base, now), self.last_sample)
+        return self.last_sample
+
+    def push(self, phase, x, gesture):
         self.client.call("gesture.push", runtime=RUNTIME, gesture=self.dragging,
-                         samples=[{"t": monotonic(), "position": [x], "phase": phase}])
+                         samples=[{"t": self.sample_time(gesture), "position": [x], "phase": phase}])
         GLib.idle_add(lambda: self.receive() and False)
 
     # Screenshots: the X server's pixels, once GTK has painted the frame (under X11: Xvfb in the tests)
