@@ -71,4 +71,21 @@ struct RuntimeSpeedTests {
         #expect(call("runtime.speed", ["runtime": "default", "speed": 0.5, "sped": 1])["code"] == "request.invalid")
         #expect(call("runtime.speed", ["speed": 0.1]) == ["runtime": "default", "speed": 0.1], "the caller's default runtime")
     }
+
+    /// A router's owner may pause, scrub and slow its route transitions (their runtime is the daemon's, so
+    /// nothing may be added to it).
+    @Test func aRoutersOwnerPacesItsTransitions() throws {
+        _ = call("router.configure", ["scheme": "tv", "routes": ["home": ["kind": "stack"], "show": ["kind": "stack", "transition": [
+            "push": ["type": "Tween", "property": "offset", "from": [400], "to": [0], "duration": 2, "timing": "linear"]]]]])
+        _ = call("route.go", ["scheme": "tv", "to": "tv://home"])
+        _ = call("route.go", ["scheme": "tv", "to": "tv://home/show"])
+        let runtime: JSONValue = "motiond.route.tv"
+        #expect(call("runtime.speed", ["runtime": runtime, "speed": 0.5]) == ["runtime": runtime, "speed": 0.5])
+        run(seconds: 1)
+        let offset = context.engine.value(of: "offset", target: "screen:home/show", runtime: "0/motiond.route.tv")?.first ?? .nan
+        #expect(abs(offset - 300) < 1e-6, "half speed: a quarter of the way after 1 s, \(offset)")
+        #expect(call("timeline.attach", ["runtime": runtime])["attached"] == true)
+        #expect(call("plan.add", ["runtime": runtime, "target": "x", "plan": ["type": "Tween", "property": "a", "to": [1]]])["code"] == "runtime.protected")
+        #expect(call("runtime.destroy", ["name": runtime])["code"] == "runtime.protected")
+    }
 }

@@ -74,7 +74,7 @@ struct MethodTable: ContextPart {
             }
         case "runtime.speed":
             let name = try params.optionalName("runtime") ?? Engine.defaultRuntime
-            let key = try context.runtimeKey(name, for: session, .change)
+            let key = try context.runtimeKey(name, for: session, .pace)
             guard let speed = try params.optionalNumber("speed"), Engine.runtimeSpeeds.contains(speed) else {
                 throw EngineError(.invalidRequest, "speed: expected \(Engine.runtimeSpeeds.lowerBound) to \(Int(Engine.runtimeSpeeds.upperBound)) (1: the runtime's own pace; the global speed multiplies it)")
             }

@@ -9,6 +9,20 @@ extension EngineContext {
         case change
         /// Subscribing: the caller's own runtimes may not exist yet (the filter waits for them).
         case subscribe
+        /// Pausing, scrubbing or slowing (timeline.*, runtime.speed): a change of pace, not of content, so
+        /// also allowed on the runtime of the caller's own router (its route transitions, docs/routes.md).
+        case pace
+    }
+
+    /// Whether `access` may not touch `plain`, a runtime name in the caller's namespace, because the
+    /// daemon keeps it (its own routers' runtimes are open to `pace`).
+    private func isProtected(_ plain: Substring, for access: Access) -> Bool {
+        guard plain.hasPrefix(Self.reservedRuntimePrefix) else { return false }
+        switch access {
+        case .change: return true
+        case .pace: return !plain.hasPrefix(Router.runtimePrefix)
+        case .read, .subscribe: return false
+        }
     }
 
     /// The key (`OwnedName`) of the runtime `name` (nil: `default`) as `session` may reach it for
@@ -25,17 +39,17 @@ extension EngineContext {
         if access == .subscribe, owner == session.uid { return key }
         // Created by a request of this uid still being journaled: later changes queue behind it.
         if owner == session.uid, engine.runtimes[key] == nil, journal.pendingCreates[key] != nil {
-            if access == .change, plain.hasPrefix(Self.reservedRuntimePrefix) {
+            if isProtected(plain, for: access) {
                 throw EngineError(.runtimeProtected, "runtime: \"\(name)\" belongs to the daemon")
             }
             return key
         }
         guard let scope = engine.runtimes[key],
-            owner == session.uid || session.role == .admin || (access != .change && scope.isShared)
+            owner == session.uid || session.role == .admin || (access != .change && access != .pace && scope.isShared)
         else {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name)\"")
         }
-        if access == .change, plain.hasPrefix(Self.reservedRuntimePrefix) {
+        if isProtected(plain, for: access) {
             throw EngineError(.runtimeProtected, "runtime: \"\(name)\" belongs to the daemon")
         }
         return key

@@ -16,7 +16,7 @@ struct TimelineScrubbing: ContextPart {
     func timelineMethod(_ method: String, _ params: Params, in session: Session,
                         replyingTo id: JSONValue) throws(EngineError) -> JSONValue? {
         let name = try params.optionalName("runtime") ?? Engine.defaultRuntime
-        let runtime = try context.runtimeKey(name, for: session, .change)
+        let runtime = try context.runtimeKey(name, for: session, .pace)
         guard let timeline = engine.timeline(of: runtime) else {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name)\"")
         }
