@@ -223,7 +223,7 @@ struct CompositionTests {
         #expect(x() == 1)
     }
 
-    /// Issue #39, SPEC §10's order at the end: when a plan completes at once (reduce motion, speed 0), the
+    /// Issue #39, README.md (protocol): when a plan completes at once (reduce motion, speed 0), the
     /// frame with the final value goes out before `animation.ended` and `runtime.idle`.
     @Test(arguments: [["reduceMotion": true], ["speed": 0]] as [JSONValue])
     func theFinalFrameComesBeforeTheEndOfAPlanThatEndsAtOnce(setting: JSONValue) {

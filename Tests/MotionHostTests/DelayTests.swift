@@ -148,7 +148,7 @@ struct DelayTests {
         #expect(forever["settlingDuration"] == .null, "an animation that never rests within 600 s: null")
     }
 
-    /// A spring's `settlingDuration` is the time its rest rule first holds, exactly (SPEC §10), not the
+    /// A spring's `settlingDuration` is the time its rest rule first holds, exactly (docs/vocabulary.md#exact-motion), not the
     /// frame after: a critically damped spring from 0 to 1 (ω = 20) rests when its distance
     /// (1 + ωt)·e^(−ωt) and its speed ω²t·e^(−ωt) are both within epsilon 0.001 of its travel.
     @Test func aSpringsSettlingDurationIsWhenTheRuleFirstHolds() {
@@ -171,7 +171,7 @@ struct DelayTests {
 
     /// Under a speed, frames show velocities per wall-clock second (a tween of 1 unit per second at speed
     /// 0.25 moves 0.25 units per second on screen), and `plan.sample` evaluates the plan as written unless
-    /// asked `"applySettings": true` (SPEC §10) — speed and reduce motion alike.
+    /// asked `"applySettings": true` (docs/vocabulary.md#speed-and-reduce-motion) — speed and reduce motion alike.
     @Test func velocitiesAreOnScreenAndSamplesAreAsWrittenUnlessAsked() throws {
         let admin = RecordingOutput()
         context.openSession(2, output: admin, role: .admin)

@@ -5,7 +5,7 @@ import MotionJSON
 import MotionTestSupport
 import Testing
 
-/// Other programs' motion dialects ⇄ theme tokens (SPEC §14, docs/themes.md#dialects): niri's default
+/// Other programs' motion dialects ⇄ theme tokens (docs/themes.md#dialects): niri's default
 /// `animations` block and Hyprland's sample lines come back the same after export and import; a spring
 /// exported to CSS is a `linear()` within 1e-3 of motiond's own curve; malformed files name line and column.
 @Suite("Theme dialects")

@@ -161,7 +161,7 @@ struct InteractionTests {
     }
 
     /// A client that batches samples: the whole flick (began … ended) in one `gesture.push` is the same
-    /// drag and release as when it comes in two (SPEC §10: every sample and phase applied in order).
+    /// drag and release as when it comes in two (docs/protocol.md, gesture.push: every sample and phase applied in order).
     @Test mutating func aWholeFlickInOnePushSettlesOnTheSnapPointWithTheReleaseVelocity() throws {
         _ = call("plan.add", ["target": "card", "plan": ["type": "Tossable", "property": "x", "gesture": "finger", "axis": "x",
                                                            "snap": [[0], [300]], "spring": ["stiffness": 200, "damping": 20]]])

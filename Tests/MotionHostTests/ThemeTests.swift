@@ -4,7 +4,7 @@ import Foundation
 import MotionWire
 import Testing
 
-/// Motion themes in process (SPEC §14, docs/themes.md): tokens resolved in plans, samples and routes;
+/// Motion themes in process (docs/themes.md): tokens resolved in plans, samples and routes;
 /// unknown ones named with the closest; overlays per uid; the system theme for admins; a live retune that
 /// carries running springs on without a jump.
 @Suite("Themes")

@@ -3,7 +3,7 @@ import MotionTestSupport
 import MotionWire
 import Testing
 
-/// examples/gtk/cards.py, a GTK 4 program, under Xvfb against a real daemon (SPEC §17): its cards are,
+/// examples/gtk/cards.py, a GTK 4 program, under Xvfb against a real daemon (docs/clients.md#a-toolkit-gtk-4-examplesgtk): its cards are,
 /// in the X server's screenshots, where their frames put them and where `plan.sample` says at each frame's
 /// present time; a flick replayed by xdotool tosses a card to a snap point. The run is
 /// Fixtures/gtk_cards.py (Xvfb, xdotool, xwd); scripts/setup installs what it needs, and a machine

@@ -4,7 +4,7 @@ import MotionTestSupport
 import MotionWire
 import Testing
 
-/// SPEC §10: a live `settings.set` is kept across restarts and SIGHUP (the state directory) until set
+/// docs/operations.md#live-settings: a live `settings.set` is kept across restarts and SIGHUP (the state directory) until set
 /// again, and a plan that completed at once under reduce motion is not brought back by the journal's
 /// replay (an accessibility setting is not forgotten, and a spinner it stopped does not spin again).
 @Suite("Live settings")

@@ -4,7 +4,7 @@ import MotionTestSupport
 import MotionWire
 import Testing
 
-/// Themes with a real daemon (SPEC §14, docs/themes.md): a second uid's overlay changes its own motion
+/// Themes with a real daemon (docs/themes.md): a second uid's overlay changes its own motion
 /// only, both it and the system theme survive a restart, and a retune is journaled, so the replay after
 /// `kill -9` goes on with the tuned spring.
 @Suite("Themes in the daemon")

@@ -29,7 +29,7 @@ final class SampleWork: SlicedWork {
     /// The step in which the runtime went idle: `settlingDuration` is narrowed inside it (`Settling`).
     private var settling: Settling?
     /// The plan as written (speed 1, no reduce motion: `.off`, 1), or under the daemon's settings
-    /// (`"applySettings": true`, SPEC §10): which plans complete at once, and animation seconds per second.
+    /// (`"applySettings": true`, docs/vocabulary.md#speed-and-reduce-motion): which plans complete at once, and animation seconds per second.
     private let instantMotion: InstantMotion
     private let speed: Double
 

@@ -1,6 +1,6 @@
 import MotionWire
 
-/// `settlingDuration` exactly (SPEC §10: the time the rest rule first holds): the dry run's runtime went
+/// `settlingDuration` exactly (docs/vocabulary.md#exact-motion: the time the rest rule first holds): the dry run's runtime went
 /// idle inside one step, between `low` (still moving) and `high`; the plan is run again, the same steps
 /// to `low`, then one step into that interval, halving it until it is below `precision`. Springs and
 /// tweens are exact at any time (docs/vocabulary.md#exact-motion), so a probe's state at a time does not

@@ -20,7 +20,7 @@ enum JournalRecord {
     case create(runtime: String, shared: Bool, t: Double)
     /// `instant`: the settings it was added under made it complete at once (reduce motion, speed 0): a
     /// replay completes it at once again, whatever the settings are then, and plays one that did not
-    /// (SPEC §10: what ended at once is not brought back).
+    /// (docs/vocabulary.md#speed-and-reduce-motion: what ended at once is not brought back).
     case add(runtime: String, target: String, plan: JSONValue, name: String?, t: Double, instant: InstantMotion = .off)
     case remove(runtime: String, target: String, name: String, t: Double)
     case destroy(runtime: String, t: Double)

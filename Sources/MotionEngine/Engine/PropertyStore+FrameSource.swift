@@ -11,7 +11,7 @@ extension PropertyStore {
 
     /// Lends the columns a frame's updates are encoded from (`motion_frame_write_updates`); with
     /// `namesOthers` another uid's properties are named `<uid>/<runtime>` for `viewer`.
-    /// `velocityScale`: the speed (frames show velocities per wall-clock second, SPEC §10).
+    /// `velocityScale`: the speed (frames show velocities per wall-clock second, docs/vocabulary.md#speed-and-reduce-motion).
     func withFrameSource<Result>(viewer: UInt32, namesOthers: Bool, velocityScale: Double = 1,
                                  _ body: (inout motion_frame_source) -> Result) -> Result {
         owners.withUnsafeBufferPointer { owners in

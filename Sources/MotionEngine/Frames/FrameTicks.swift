@@ -16,7 +16,7 @@ package final class FrameTicks: ContextPart {
     var routeEvents: [(name: String, fields: [String: JSONValue])] = []
     var isTicking = false
 
-    /// The kinds that report an end (SPEC §10's order at the end: the frame with the final values goes
+    /// The kinds that report an end (README.md's protocol section: the frame with the final values goes
     /// first, also when a plan completes at once — reduce motion, speed 0, an unanimated route).
     static let endKinds: Set<String> = ["animation.ended", "runtime.idle"]
 

@@ -6,7 +6,7 @@ extension Engine {
     /// added to the tracker), `cancelled` sets it to 0. Traces `gesture.began` / `gesture.ended`, records
     /// the samples on the timeline. The performers reading the gesture are advanced by 0 s at every
     /// change of phase and after the last sample, so each phase reaches them in order however the
-    /// samples were batched (SPEC §10: a whole flick pushed at once is a drag and a release).
+    /// samples were batched (docs/protocol.md, gesture.push: a whole flick pushed at once is a drag and a release).
     func apply(_ samples: [GestureSample], toGesture name: String, in scope: RuntimeScope) {
         var gesture = scope.gestures[name] ?? Gesture()
         func publish() {

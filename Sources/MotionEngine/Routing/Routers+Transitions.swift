@@ -89,7 +89,7 @@ extension Routers {
         var fields = fields
         fields["scheme"] = .string(router.scheme)
         fields["runtime"] = .string(router.runtime)
-        // After the frame with the values the route set (SPEC §10: an unanimated route's end too).
+        // After the frame with the values the route set (README.md, protocol: an unanimated route's end too).
         if context.ticks.isTicking || context.ticks.holds(nil) {
             context.ticks.routeEvents.append((name, fields))
         } else {

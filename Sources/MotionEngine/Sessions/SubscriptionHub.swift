@@ -22,7 +22,7 @@ package final class SubscriptionHub {
     /// Frames sent and updates dropped (conflated for a slow reader) so far, by transport: metrics.
     package private(set) var framesSent: [String: UInt64] = ["json": 0, "shm": 0]
     package private(set) var updatesDropped: [String: UInt64] = ["json": 0, "shm": 0]
-    /// Frames show velocities per wall-clock second (SPEC §10): the speed; the store keeps them per
+    /// Frames show velocities per wall-clock second (docs/vocabulary.md#speed-and-reduce-motion): the speed; the store keeps them per
     /// second of animation time, which a retarget starts from.
     var velocityScale = 1.0
     private(set) var subscriptions: [Subscription] = []

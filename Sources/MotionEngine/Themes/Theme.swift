@@ -1,7 +1,7 @@
 import MotionSchema
 import MotionWire
 
-/// A set of named motion tokens (SPEC §14, docs/themes.md): springs, timings, durations and motions,
+/// A set of named motion tokens (docs/themes.md): springs, timings, durations and motions,
 /// each named by lowercase dotted words (`spatial.default`, `notification.enter`). Plans refer to them
 /// with `@name`; `Themes` resolves them before a plugin sees the plan.
 package struct Theme: Sendable, Equatable {
@@ -156,7 +156,7 @@ package struct Theme: Sendable, Equatable {
 }
 
 /// The closest of `candidates` to a name, for "did you mean": the nearest by edit distance always
-/// (a token typed wrong is named with the closest known one, SPEC §14).
+/// (a token typed wrong is named with the closest known one, docs/themes.md).
 enum KeySuggestionName {
     static func closest(to name: String, in candidates: some Sequence<String>) -> String? {
         let typed = Array(name.utf8)

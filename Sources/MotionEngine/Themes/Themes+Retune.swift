@@ -1,6 +1,6 @@
 import MotionWire
 
-/// Live retune (SPEC §14, docs/themes.md#live-retune): when a token changes, every running animation
+/// Live retune (docs/themes.md#live-retune): when a token changes, every running animation
 /// that used it goes on with the new values from its current value and velocity. The plans that can
 /// (`PlanVocabulary.retunable`: a `Spring` without `from` continues from the property's state, a `Tween`
 /// from its value and velocity for what is left of its new duration) are

@@ -1,7 +1,7 @@
 import MotionSchema
 import MotionWire
 
-/// Motion themes (SPEC §14, docs/themes.md): the system theme every program's plans resolve their `@name`
+/// Motion themes (docs/themes.md): the system theme every program's plans resolve their `@name`
 /// tokens in, and each uid's overlay, whose tokens win for that uid's runtimes only. `theme.set` changes
 /// them live (`theme.changed`); the host keeps both in the state directory.
 package final class Themes: ContextPart {

@@ -1,6 +1,6 @@
 import MotionWire
 
-/// `@name` references in a plan, replaced by their tokens (SPEC §14, docs/themes.md#tokens-in-plans) before
+/// `@name` references in a plan, replaced by their tokens (docs/themes.md#tokens-in-plans) before
 /// the plan's schema is checked and its plugin sees it:
 ///
 /// - `"spring": "@spatial.fast"`: the spring's keys go into the plan (the plan's own keys win); for a plan

@@ -2,7 +2,7 @@ import MotionEngine
 import Prometheus
 import Synchronization
 
-/// The daemon's Prometheus metrics (SPEC §16, docs/operations.md#metrics), kept in a swift-prometheus
+/// The daemon's Prometheus metrics (docs/operations.md#metrics), kept in a swift-prometheus
 /// registry (the package that implements swift-metrics' handlers for Prometheus; its registry is used
 /// directly so that every metric carries its help text, which `promtool check metrics` asks for): the
 /// tick's duration and lateness as histograms and its overruns, recorded by the engine thread as it

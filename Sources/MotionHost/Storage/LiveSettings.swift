@@ -4,7 +4,7 @@ import MotionEngine
 import MotionWire
 
 /// Speed and reduce motion as an admin last set them live (`settings.set`), kept in
-/// `<state-dir>/settings.json` so that a restart or a SIGHUP does not undo them (SPEC §10: an
+/// `<state-dir>/settings.json` so that a restart or a SIGHUP does not undo them (docs/operations.md#live-settings: an
 /// accessibility setting is not forgotten). They win over the config file's `speed` and `reduceMotion`
 /// until `settings.set` changes them again (docs/operations.md#live-settings).
 struct LiveSettings: Sendable {

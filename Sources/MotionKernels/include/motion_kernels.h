@@ -116,7 +116,7 @@ typedef struct motion_frame_source {
     uint32_t viewer;
     uint32_t daemon;
     size_t runtime_opening;
-    /** Velocities are written times this (the speed: frames show them per wall-clock second, SPEC §10);
+    /** Velocities are written times this (the speed: frames show them per wall-clock second, docs/vocabulary.md#speed-and-reduce-motion);
      *  0 is taken as 1. */
     double velocity_scale;
 } motion_frame_source;
