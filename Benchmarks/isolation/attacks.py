@@ -24,6 +24,10 @@ MINIMUM_SECONDS = {"stopped": 16, "killed": 12, "slowloris": 14}
 
 
 def victim(path, seconds, result):
+    # VICTIM_FIFO=N: the victim reads at SCHED_FIFO N (as a compositor would), so its own scheduling
+    # is not part of what it measures.
+    if os.environ.get("VICTIM_FIFO"):
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(int(os.environ["VICTIM_FIFO"])))
     client = Client(path)
     client.call("hello", {"protocol": 1, "client": "victim"})
     client.call("runtime.create", {"name": "victim", "ephemeral": True})
@@ -31,7 +35,7 @@ def victim(path, seconds, result):
         "type": "Spring", "property": "x", "from": [0], "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}})
     client.call("subscribe", {"streams": ["frames"], "runtime": "victim"})
     result["ready"].set()
-    frames = []
+    frames, stamps = [], []
     # Ten times a second it adds a plan of its own and times the reply: its requests must not wait
     # behind the attacker's.
     asked, latencies = None, []
@@ -45,12 +49,20 @@ def victim(path, seconds, result):
         line = client.file.readline()
         if line.startswith(b'{"event":"frame"'):
             frames.append(time.monotonic())
+            stamps.append(json.loads(line).get("t"))
         elif asked[1] is not None and line.startswith(b'{') and json.loads(line).get("id") == asked[1]:
             latencies.append(time.monotonic() - asked[0])
             asked = (time.monotonic(), None)
     gaps = [b - a for a, b in zip(frames, frames[1:])]
     result["fps"] = round(len(frames) / seconds, 1)
     result["max_gap_ms"] = round(max(gaps) * 1000, 1) if gaps else None
+    # The frames' own times: a gap here is the daemon's frame clock; the arrival after its time is the
+    # delivery (the daemon's writer, the socket, and this reader's own scheduling).
+    if stamps and stamps[0] is not None:
+        result["max_t_gap_ms"] = round(max(b - a for a, b in zip(stamps, stamps[1:])) * 1000, 1)
+        # `t` is the daemon's clock, not this process's: lateness beyond the quickest frame's.
+        offsets = [f - t for f, t in zip(frames, stamps)]
+        result["max_late_ms"] = round((max(offsets) - min(offsets)) * 1000, 1)
     if asked is not None and asked[1] is not None:
         latencies.append(time.monotonic() - asked[0])   # still unanswered: at least this long
     latencies.sort()
@@ -363,6 +375,7 @@ def main():
         watcher.join()
         summary = attacker.stdout.strip().splitlines()[-1] if attacker.stdout.strip() else attacker.stderr.strip()[-300:]
         print(json.dumps({"attack": name, "victim_fps": result["fps"], "victim_max_gap_ms": result["max_gap_ms"],
+                          "frame_clock_max_gap_ms": result.get("max_t_gap_ms"), "delivery_max_late_ms": result.get("max_late_ms"),
                           "victim_requests": result["requests"], "victim_request_max_ms": result["request_max_ms"],
                           "attacker_uid": uid or os.getuid(), "held_springs": held, "attacker_saw": summary,
                           "daemon_rss_mib": [rss_before, rss_peak(daemon_pid), resident_mib(daemon_pid, settle=2)]}), flush=True)

@@ -1,6 +1,7 @@
-/* The engine thread at realtime priority (docs/operations.md#realtime-priority), with RLIMIT_RTTIME as the
- * safety net: a thread that runs `soft` µs at realtime without blocking gets SIGXCPU, whose handler puts it
- * back to SCHED_OTHER (a runaway plugin cannot lock a core; the hang watch then does the rest). */
+/* The engine thread and the frame writers at realtime priority (docs/operations.md#realtime-priority), with
+ * RLIMIT_RTTIME as the safety net: a thread that runs `soft` µs at realtime without blocking gets SIGXCPU,
+ * whose handler puts it back to SCHED_OTHER (a runaway plugin cannot lock a core; the hang watch then does
+ * the rest). */
 #define _GNU_SOURCE
 #include "host_support.h"
 #include <errno.h>
@@ -18,7 +19,9 @@
 #define SCHED_RESET_ON_FORK 0x40000000
 #endif
 
-static atomic_int realtime_tid = 0;
+/* The threads that asked (0: a free slot), and whether the handler demoted them. */
+#define REALTIME_THREADS 16
+static atomic_int realtime_tids[REALTIME_THREADS];
 static atomic_int realtime_demoted = 0;
 /* The handler writes a byte here (write is async-signal-safe): the watch sleeps in read until then. */
 static int demotion_pipe[2] = {-1, -1};
@@ -31,19 +34,26 @@ static void open_demotion_pipe(void) {
     }
 }
 
+static void demote(int tid) {
+    struct sched_param parameters = {.sched_priority = 0};
+    syscall(SYS_sched_setscheduler, tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &parameters);
+    atomic_store(&realtime_demoted, 1);
+}
+
+/* The kernel sends RLIMIT_RTTIME's SIGXCPU to the process, and it may be handled on any thread (one that
+ * blocks it passes it on): which thread ran too long is not known here, so every realtime thread goes
+ * back to SCHED_OTHER, and the watch asks again for all of them later. */
 static void on_cpu_limit(int signal) {
     (void)signal;
     int saved = errno;
-    int tid = atomic_load(&realtime_tid);
-    if (tid > 0) {
-        struct sched_param parameters = {.sched_priority = 0};
-        syscall(SYS_sched_setscheduler, tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &parameters);
-        atomic_store(&realtime_demoted, 1);
-        if (demotion_pipe[1] >= 0) {
-            char byte = 'd';
-            ssize_t written = write(demotion_pipe[1], &byte, 1);
-            (void)written;
-        }
+    for (int slot = 0; slot < REALTIME_THREADS; slot++) {
+        int tid = atomic_load(&realtime_tids[slot]);
+        if (tid > 0) demote(tid);
+    }
+    if (atomic_load(&realtime_demoted) != 0 && demotion_pipe[1] >= 0) {
+        char byte = 'd';
+        ssize_t written = write(demotion_pipe[1], &byte, 1);
+        (void)written;
     }
     errno = saved;
 }
@@ -67,8 +77,14 @@ int motion_realtime_request(int priority, unsigned long soft_us, unsigned long h
     if (setrlimit(RLIMIT_RTTIME, &wanted) != 0) return errno;
     struct sched_param parameters = {.sched_priority = priority};
     if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &parameters) != 0) return errno;
-    atomic_store(&realtime_demoted, 0);
-    atomic_store(&realtime_tid, (int)syscall(SYS_gettid));
+    int self = (int)syscall(SYS_gettid);
+    for (int slot = 0; slot < REALTIME_THREADS; slot++) {
+        if (atomic_load(&realtime_tids[slot]) == self) return 0;
+    }
+    for (int slot = 0; slot < REALTIME_THREADS; slot++) {
+        int free = 0;
+        if (atomic_compare_exchange_strong(&realtime_tids[slot], &free, self)) return 0;
+    }
     return 0;
 }
 

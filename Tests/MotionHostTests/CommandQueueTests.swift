@@ -1,3 +1,4 @@
+import MotionEngine
 @testable import MotionHost
 import Testing
 
@@ -70,5 +71,35 @@ struct CommandQueueTests {
         queue.push("x1", lane: .uid(5000))
         queue.push("b0", lane: .uid(6000))
         #expect(Self.drain(queue) { _ in 1_000_000 } == ["b0", "x1"], "x used 5 ms; b none")
+    }
+
+    /// docs/protocol.md#ownership-and-quotas: a uid past its share of engine time (`quotas.enginePercent`
+    /// of every frame interval) waits for its next share while another uid's commands and the daemon's
+    /// run; what one uid overdrew holds the others up for about one interval at most.
+    @Test func aUIDPastItsShareOfEngineTimeWaitsWhileOthersRun() throws {
+        let queue = Queue(interval: 8_333_333)
+        for index in 0..<3 { queue.push("a\(index)", lane: .uid(1000)) }
+        queue.push("b0", lane: .uid(2000))
+        let first = try #require(queue.take(until: 0))
+        #expect(first.command == "a0")
+        // One command of 10 s (an unsliced plugin call): uid 1000 is past its share for 20 s at 50 %.
+        queue.charge(first.lane, nanos: 10_000_000_000)
+        // Uid 2000 runs within about an interval (the common share it overdrew), uid 1000 not at all.
+        let second = try #require(queue.take(until: WorkClock.now() + 2_000_000_000))
+        #expect(second.command == "b0" && second.lane == .uid(2000))
+        queue.charge(second.lane, nanos: 1_000)
+        #expect(queue.take(until: WorkClock.now() + 30_000_000) == nil, "uid 1000 waits for its share")
+        #expect(queue.take(until: 0, unlessWaiting: true) == nil)
+        queue.push("daemon", lane: .daemon)
+        #expect(queue.take(until: 0)?.command == "daemon", "the daemon's own commands are not budgeted")
+    }
+
+    /// Within its share a lane takes commands back to back: a budget is time, not a count.
+    @Test func withinItsShareALaneRunsBackToBack() {
+        let queue = Queue(interval: 8_333_333)
+        for index in 0..<100 { queue.push("a\(index)", lane: .uid(1000)) }
+        // 100 commands of 10 µs: 1 ms, within half an interval.
+        let order = Self.drain(queue) { _ in 10_000 }
+        #expect(order.count == 100)
     }
 }

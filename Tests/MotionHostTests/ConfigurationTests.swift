@@ -1,3 +1,4 @@
+import Foundation
 @testable import MotionEngine
 @testable import MotionHost
 import MotionWire
@@ -36,5 +37,21 @@ struct DaemonConfigurationTests {
         #expect(next.maximumSubscriptionsPerConnection == 8)
         #expect(next.rate == 120)
         #expect(needRestart == ["rate"])
+    }
+
+    /// docs/protocol.md#ownership-and-quotas: `quotas.enginePercent` is a share of each frame interval, 1–100;
+    /// outside it the config file is refused naming the range.
+    @Test func anEngineShareOutsideOneToAHundredIsRefused() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("motiond-share-\(getpid()).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for (share, accepted) in [(0, false), (1, true), (100, true), (101, false)] {
+            try Data(#"{"quotas": {"enginePercent": \#(share)}}"#.utf8).write(to: URL(fileURLWithPath: path))
+            do {
+                let file = try ConfigFile.load(path: path)
+                #expect(accepted && file.quotas?.enginePercent == share, "\(share)")
+            } catch {
+                #expect(!accepted && "\(error)".contains("quotas.enginePercent must be 1–100"), "\(share): \(error)")
+            }
+        }
     }
 }

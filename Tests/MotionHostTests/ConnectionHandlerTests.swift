@@ -48,7 +48,7 @@ struct ConnectionHandlerTests {
             while let buffer = try await channel.readOutbound(as: ByteBuffer.self) {
                 for line in String(buffer: buffer).split(separator: "\n") { lines.append(try JSONValue.parse(String(line))) }
             }
-            if lines.count < count { try await Task.sleep(for: .milliseconds(2)) }
+            if lines.count < count { try await Task.sleep(for: .milliseconds(2)) }  // polls: replies come from the real engine thread
         }
         return lines
     }
@@ -57,7 +57,7 @@ struct ConnectionHandlerTests {
         let deadline = ContinuousClock.now + timeout
         while channel.isActive, ContinuousClock.now < deadline {
             await channel.testingEventLoop.run()
-            try await Task.sleep(for: .milliseconds(2))
+            try await Task.sleep(for: .milliseconds(2))  // polls: the close may wait for the real engine thread's answers
         }
         return !channel.isActive
     }

@@ -28,7 +28,7 @@ struct BadInputTests {
         var clients = try await client.call("status")["clients"]
         let deadline = ContinuousClock.now + .seconds(10)
         while clients != 1, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(20))  // polls until the daemon has seen the probe's connection close
             clients = try await client.call("status")["clients"]
         }
         #expect(clients == 1)
@@ -119,7 +119,7 @@ struct BadInputTests {
         _ = try await client.call("plan.add", ["target": "seq", "plan": ["type": "Sequence", "steps": [["type": "Sequence", "steps": [refused]], step("x"), step("y")]]])
         var properties: JSONValue?
         for _ in 0..<100 where properties?["y"]?["value"] != [1] {
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(20))  // polls until the later steps have run
             properties = try await client.call("runtime.state")["targets"]?["seq"]?["properties"]
         }
         #expect(properties?["x"]?["value"] == [1] && properties?["y"]?["value"] == [1], "both later steps ran: \(String(describing: properties))")

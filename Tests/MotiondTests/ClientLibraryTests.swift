@@ -264,7 +264,7 @@ struct ClientLibraryTests {
             var there = false
             for _ in 0..<400 where !there {
                 there = (try? await watcher.call("runtime.state", ["runtime": .string(runtime)])) != nil
-                if !there { try await Task.sleep(for: .milliseconds(50)) }
+                if !there { try await Task.sleep(for: .milliseconds(50)) }  // polls for the program's runtime
             }
             #expect(there, "the program reached \(runtime)")
             await watcher.close()

@@ -39,7 +39,7 @@ struct HotSwapTests {
         for _ in 0..<400 {
             let all = await events.events
             if let start = all.firstIndex(where: after), frames(Array(all[start...]), target: target).count >= count { return }
-            try await Task.sleep(for: .milliseconds(25))
+            try await Task.sleep(for: .milliseconds(25))  // polls the collected frames
         }
     }
 
@@ -114,7 +114,7 @@ struct HotSwapTests {
         // count to come back, up to 10 s; a leak (two per probe) never does.
         var after = daemon.ownDescriptorKinds
         for _ in 0..<100 where after.count > before.count {
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(100))  // polls /proc for the daemon's descriptors
             after = daemon.ownDescriptorKinds
         }
         #expect(after.count <= before.count,
@@ -199,7 +199,7 @@ struct HotSwapTests {
         let outcomes = (reply["results"]?.arrayValue ?? []).map { $0["outcome"]?.stringValue ?? "?" }
         #expect(outcomes.allSatisfy { $0 == "swapped" }, "\(reply)")  // the watcher may have taken some
         for _ in 0..<200 where await events.events.filter(isTrace("plugin.swapped")).count < shipped.count {
-            try await Task.sleep(for: .milliseconds(25))
+            try await Task.sleep(for: .milliseconds(25))  // polls for every plugin's swap trace
         }
         #expect(await events.events.filter(isTrace("plugin.swapped")).count == shipped.count, "each plugin swapped once")
         try await Self.waitForFrames(events, target: "card", count: 20) { isTrace("plugin.swapped")($0) && $0["id"] == "org.motiond.spring" }

@@ -42,7 +42,7 @@ struct LifecycleTests {
     static func clients(settlingAt expected: Int, _ client: MotionClient) async throws -> Int? {
         var clients = try await client.call("status")["clients"]?.intValue
         for _ in 0..<40 where clients != expected {
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(50))  // polls status.clients
             clients = try await client.call("status")["clients"]?.intValue
         }
         return clients
@@ -73,7 +73,7 @@ struct LifecycleTests {
         for _ in 0..<100 {
             runtimes = try await observer.call("status")["runtimes"]
             if runtimes == 2 { break }
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(20))  // polls until the ephemeral runtime has ended
         }
         #expect(runtimes == 2)
         #expect(try await observer.call("runtime.state", ["runtime": "kept"])["ephemeral"] == false)

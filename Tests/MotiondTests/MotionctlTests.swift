@@ -24,7 +24,7 @@ struct MotionctlTests {
         process.standardError = errors
         try process.runAlone()
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }  // polls for motionctl's exit
         if process.isRunning { process.terminate() }
         _ = await process.exitStatus()
         return Run(status: process.terminationStatus,
@@ -155,14 +155,14 @@ struct MotionctlTests {
         let client = try await daemon.client()
         var value: JSONValue?
         for _ in 0..<50 {
-            try await Task.sleep(for: .milliseconds(40))
+            try await Task.sleep(for: .milliseconds(40))  // polls until the scrubber holds x at the offset
             value = try await client.call("runtime.state")["targets"]?["box"]?["properties"]?["x"]?["value"]
             if value == [5] { break }
         }
         #expect(value == [5], "held at the offset while the command runs")
         #expect(try await attached.output.contains("attached at 0.5"))
         for _ in 0..<75 where try await client.call("runtime.state")["targets"]?["box"]?["properties"]?["x"]?["value"] != [10] {
-            try await Task.sleep(for: .milliseconds(40))
+            try await Task.sleep(for: .milliseconds(40))  // polls until the tween reaches its end
         }
         #expect(try await client.call("runtime.state")["targets"]?["box"]?["properties"]?["x"]?["value"] == [10],
                 "detached when the command exited: the tween went on to its end")
@@ -191,7 +191,7 @@ struct MotionctlTests {
         var subscribed = false
         for _ in 0..<200 where !subscribed {
             subscribed = (try await observer.call("status")["subscriptions"]?.intValue ?? 0) >= 1
-            if !subscribed { try await Task.sleep(for: .milliseconds(20)) }
+            if !subscribed { try await Task.sleep(for: .milliseconds(20)) }  // polls until watch has subscribed
         }
         #expect(subscribed)
         await observer.close()

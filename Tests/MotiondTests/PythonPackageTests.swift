@@ -26,7 +26,7 @@ struct PythonPackageTests {
         var waiting = false
         for _ in 0..<400 where !waiting {
             waiting = (try? await watcher.call("runtime.state", ["runtime": "waiting"])) != nil
-            if !waiting { try await Task.sleep(for: .milliseconds(50)) }
+            if !waiting { try await Task.sleep(for: .milliseconds(50)) }  // polls for the script's runtime
         }
         #expect(waiting, "the script reached its restart check")
         await watcher.close()

@@ -11,18 +11,25 @@ import Testing
 struct RealtimeTests {
     /// Each thread of `pid` and its policy (`/proc/PID/task/TID/stat`, field 41: 0 other, 1 fifo, 2 rr).
     static func policies(_ pid: Int32) -> [Int32: Int] {
-        var result: [Int32: Int] = [:]
+        threads(pid).mapValues(\.policy)
+    }
+
+    /// Each thread of `pid`: its name, policy and realtime priority (`stat` fields 41 and 40).
+    static func threads(_ pid: Int32) -> [Int32: (name: String, policy: Int, priority: Int)] {
+        var result: [Int32: (name: String, policy: Int, priority: Int)] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
             guard let tid = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(name)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 38, let policy = Int(fields[38]) { result[tid] = policy }
+            if fields.count > 38, let policy = Int(fields[38]), let priority = Int(fields[37]) {
+                result[tid] = (String(stat[stat.index(after: open)..<close]), policy, priority)
+            }
         }
         return result
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root (CAP_SYS_NICE) to be granted realtime"))
-    func theEngineThreadRunsAtRealtimeAndOnlyIt() async throws {
+    func theEngineThreadAndTheFrameWritersRunAtRealtimeAndOnlyThey() async throws {
         let daemon = try await DaemonProcess()
         let client = try await daemon.client()
         var scheduling = ""
@@ -31,9 +38,19 @@ struct RealtimeTests {
             if !scheduling.hasPrefix("SCHED_FIFO") { try await Task.sleep(for: .milliseconds(50)) }  // polls: asked once serving
         }
         #expect(scheduling == "SCHED_FIFO priority 20", "\(scheduling)")
-        let realtime = Self.policies(daemon.process.processIdentifier).filter { $0.value == 1 }
-        #expect(realtime.count == 1, "one thread at SCHED_FIFO, the engine's: \(Self.policies(daemon.process.processIdentifier))")
-        #expect(daemon.log.contains("engine thread at realtime priority"), "\(daemon.log)")
+        // The socket threads, which write the frames, are asked for right after: below the engine thread.
+        var writers: [String] = []
+        for _ in 0..<100 where writers.isEmpty {
+            writers = Self.threads(daemon.process.processIdentifier).values.filter { $0.name.hasPrefix("NIO-") && $0.policy == 1 }.map(\.name)
+            if writers.isEmpty { try await Task.sleep(for: .milliseconds(50)) }  // polls /proc: asked once serving
+        }
+        let threads = Self.threads(daemon.process.processIdentifier).values
+        let realtime = threads.filter { $0.policy == 1 }
+        #expect(realtime.filter { $0.name == "motiond-engine" }.map(\.priority) == [20], "\(threads)")
+        let sockets = threads.filter { $0.name.hasPrefix("NIO-") }
+        #expect(!sockets.isEmpty && sockets.allSatisfy { $0.policy == 1 && $0.priority == 19 }, "every socket thread at SCHED_FIFO 19: \(threads)")
+        #expect(realtime.count == sockets.count + 1, "no other thread at realtime: \(threads)")
+        #expect(daemon.log.contains("engine thread at realtime priority") && daemon.log.contains("frame writers at realtime priority"), "\(daemon.log)")
         await client.close()
         #expect(await daemon.stop() == 0)
     }
@@ -77,10 +94,10 @@ struct RealtimeTests {
         // The engine thread spins in the plugin: within about 0.5 s of CPU it is back at SCHED_OTHER.
         var dropped = false
         for _ in 0..<200 where !dropped {
-            dropped = daemon.log.contains("at realtime without blocking") && !Self.policies(daemon.process.processIdentifier).values.contains(1)
+            dropped = daemon.log.contains("ran 500 ms without blocking") && !Self.policies(daemon.process.processIdentifier).values.contains(1)
             if !dropped { try await Task.sleep(for: .milliseconds(50)) }  // polls the log and /proc
         }
-        #expect(dropped, "\(Self.policies(daemon.process.processIdentifier)) \(daemon.log.suffix(800))")
+        #expect(dropped, "every realtime thread back at SCHED_OTHER: \(Self.threads(daemon.process.processIdentifier)) \(daemon.log.suffix(800))")
         await client.close()
         _ = await daemon.stop(signal: SIGKILL)
     }

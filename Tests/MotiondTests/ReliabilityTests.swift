@@ -135,7 +135,7 @@ struct ReliabilityTests {
         // Give the engine a moment to close the last sessions.
         var status = try await observer.call("status")
         for _ in 0..<100 where status["clients"] != 1 {
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(50))  // polls until only the observer is counted
             status = try await observer.call("status")
         }
         #expect(status["clients"] == 1)

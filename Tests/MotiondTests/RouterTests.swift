@@ -95,7 +95,7 @@ struct RouterTests {
         for _ in 0..<400 {
             let state = try await client.call("route.state", ["scheme": "app"])
             if state["queued"] == 1 || state["to"] == "app://a/c" { break }
-            try await Task.sleep(for: .milliseconds(5))
+            try await Task.sleep(for: .milliseconds(5))  // polls until the first enqueue is queued
         }
         let presented = Task { try await client.call("route.go", ["scheme": "app", "to": "sheet", "mode": "enqueue"]) }
         #expect(try await first.value["url"] == "app://a/b")

@@ -96,7 +96,7 @@ struct SlowConsumerTests {
         defer { close(descriptor) }
         let start = ContinuousClock.now
         while !daemon.log.contains("disconnecting a client that stopped reading"), ContinuousClock.now - start < .seconds(30) {
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(100))  // polls the daemon's log for its disconnect decision
         }
         let (ended, tail) = try await Self.readToTheEnd(descriptor)
         #expect(ended, "disconnected")

@@ -87,9 +87,9 @@ struct SystemdTests {
         _ = try await client.call("plan.add", ["target": "t", "plan": ["type": "Hang"]])
         // Real time on purpose: the watchdog is the OS's view of the engine thread, and what is asserted
         // is that no ping arrives over 800 ms of it (a condition cannot wait for an absence).
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(300))  // lets the hang begin and a ping already due go out
         let before = notify.messages.filter { $0 == "WATCHDOG=1" }.count
-        try await Task.sleep(for: .milliseconds(800))
+        try await Task.sleep(for: .milliseconds(800))  // the negative needs its window: 8 ping periods
         let after = notify.messages.filter { $0 == "WATCHDOG=1" }.count
         #expect(after == before, "no pings while the engine thread is stuck")
         // Issue #45: SIGTERM is honoured within 10 s though the engine thread never returns from the plugin.

@@ -86,7 +86,7 @@ extension Process {
             } else if now.timeIntervalSince(groupKilledAt!) > 10 {
                 return -1
             }
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await Task.sleep(for: .milliseconds(10))  // polls until Foundation sees the exit (a zombie or a stuck child is killed above)
         }
         return terminationStatus
     }

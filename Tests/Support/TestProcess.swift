@@ -21,12 +21,12 @@ public enum TestProcess {
         process.standardError = output
         try process.runAlone()
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }  // polls for the child's exit
         if process.isRunning {
             process.terminate()
             // One that does not end on SIGTERM (or is stuck) is killed: a test never hangs on it.
             let grace = Date().addingTimeInterval(2)
-            while process.isRunning && Date() < grace { try await Task.sleep(for: .milliseconds(20)) }
+            while process.isRunning && Date() < grace { try await Task.sleep(for: .milliseconds(20)) }  // polls for the exit after SIGTERM
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
         _ = await process.exitStatus()

@@ -85,11 +85,12 @@ int motion_thread_request_slice(unsigned long long nanoseconds);
  * Puts the calling thread at SCHED_FIFO `priority` (with SCHED_RESET_ON_FORK: children start at
  * SCHED_OTHER), after setting RLIMIT_RTTIME to `soft_us`/`hard_us` µs and a SIGXCPU handler that puts the
  * thread back to SCHED_OTHER when it ran `soft_us` at realtime without blocking. 0, or the errno of the
- * step that failed (EPERM: no RLIMIT_RTPRIO or CAP_SYS_NICE).
+ * step that failed (EPERM: no RLIMIT_RTPRIO or CAP_SYS_NICE). Up to 16 threads (the engine's, the frame
+ * writers').
  */
 int motion_realtime_request(int priority, unsigned long soft_us, unsigned long hard_us);
 
-/** 1 once if the SIGXCPU handler has put the realtime thread back to SCHED_OTHER since the last call. */
+/** 1 once if the SIGXCPU handler has put the realtime threads back to SCHED_OTHER since the last call. */
 int motion_realtime_demoted(void);
 
 /** Blocks until the SIGXCPU handler demotes the realtime thread (1) or `motion_realtime_wake` is called (0);

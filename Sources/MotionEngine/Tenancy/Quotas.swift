@@ -45,12 +45,18 @@ package struct Quotas: Sendable, Equatable {
     /// Tokens of its theme overlay (`theme.set {scope: "user"}`, docs/themes.md): kept in the state
     /// directory and looked up for every plan of its runtimes.
     package var themeTokens = 256
+    /// Percent of every frame interval the engine thread may spend on its requests and the work they
+    /// start (dry-run slices, journal writes), measured in time, over all its connections: past it they
+    /// wait for the next interval's share (not refused). A flood no longer keeps the realtime engine
+    /// thread from ever blocking (RLIMIT_RTTIME took its priority away) nor a core from the threads
+    /// that write frames. All uids together: `EngineBudget.allUIDsPercent`.
+    package var enginePercent = 50
 
     package init() {}
 
     /// The config file's names, in the order `status` lists them.
     package static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets", "properties", "shmSlots",
-                                "subscriptions", "shmRegions", "inputBytes", "outputBytes", "themeTokens"]
+                                "subscriptions", "shmRegions", "inputBytes", "outputBytes", "themeTokens", "enginePercent"]
 
     package subscript(name: String) -> Int? {
         get {
@@ -70,6 +76,7 @@ package struct Quotas: Sendable, Equatable {
             case "inputBytes": inputBytes
             case "outputBytes": outputBytes
             case "themeTokens": themeTokens
+            case "enginePercent": enginePercent
             default: nil
             }
         }
@@ -91,6 +98,7 @@ package struct Quotas: Sendable, Equatable {
             case "inputBytes": inputBytes = newValue
             case "outputBytes": outputBytes = newValue
             case "themeTokens": themeTokens = newValue
+            case "enginePercent": enginePercent = newValue
             default: break
             }
         }

@@ -1,4 +1,5 @@
 import DequeModule
+import MotionEngine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,6 +27,8 @@ final class CommandQueue<Command>: @unchecked Sendable {
         var used: UInt64 = 0
         /// Request bytes of the commands waiting.
         var bytes = 0
+        /// Its share of engine time left (nil until it first runs under a budget).
+        var bucket: EngineBudget.Bucket?
     }
 
     // @unchecked: everything below is only touched with `mutex` held; the pthread objects live at stable
@@ -44,8 +47,13 @@ final class CommandQueue<Command>: @unchecked Sendable {
     /// The `used` of the lane served last: a lane that starts waiting starts from here, so time it spent
     /// idle is not credit to take the engine thread with later.
     private var virtualNow: UInt64 = 0
+    /// The uids' shares of engine time (nil: unbounded).
+    private var budget: EngineBudget?
 
-    init() {
+    /// `interval`: a frame interval in nanoseconds, the period uids' engine budgets are counted in (nil:
+    /// no budget).
+    init(interval: UInt64? = nil) {
+        budget = interval.map { EngineBudget(interval: $0, now: WorkClock.now()) }
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -97,54 +105,92 @@ final class CommandQueue<Command>: @unchecked Sendable {
         }
     }
 
+    /// A uid's share of every frame interval, percent (`quotas.enginePercent`).
+    func setUIDPercent(_ percent: Int) {
+        locked {
+            budget?.uidPercent = UInt64(min(max(percent, 1), 100))
+            pthread_cond_signal(condition)
+        }
+    }
+
     /// Request bytes waiting in `lane` (its connections stop reading past a bound).
     func bytes(of lane: Lane) -> Int {
         locked { lanes[lane]?.bytes ?? 0 }
     }
 
-    /// Waits until a command arrives or the monotonic clock reaches `deadline` (nanoseconds; nil waits for
-    /// a command only), then takes the next: the daemon's first, else the first of the lane that used the
-    /// least engine time. Nil at the deadline. `more`: whether others still wait; `waited`: whether it
-    /// slept first.
-    func take(until deadline: UInt64?) -> (command: Command, lane: Lane, more: Bool, waited: Bool)? {
+    /// Waits until a command may run or the monotonic clock reaches `deadline` (nanoseconds; nil waits
+    /// for a command only), then takes the next: the daemon's first, else the first of the lane that used
+    /// the least engine time among those within their engine budget (lanes past it wait for their next
+    /// share). Nil at the deadline, or at once when it would wait and `unlessWaiting` (the caller has
+    /// something to do first). `more`: whether others still wait; `waited`: whether it slept first.
+    func take(until deadline: UInt64?, unlessWaiting: Bool = false) -> (command: Command, lane: Lane, more: Bool, waited: Bool)? {
         locked {
-            let waited = isEmpty
-            if waited {
-                if let deadline {
-                    var spec = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-                    while isEmpty, pthread_cond_timedwait(condition, mutex, &spec) == 0 {}
+            var waited = false
+            while true {
+                if let barrier = barriers.first, daemon.first.map({ $0.sequence > barrier.sequence }) ?? true,
+                   busy.allSatisfy({ lanes[$0]!.commands.first!.sequence > barrier.sequence }) {
+                    barriers.removeFirst()
+                    return (barrier.command, .daemon, !isEmpty, waited)
+                }
+                if let (command, _) = daemon.popFirst() {
+                    return (command, .daemon, !isEmpty, waited)
+                }
+                let now = WorkClock.now()
+                let (chosen, nextTurn) = nextLane(at: now)
+                if let chosen { return takeFirst(ofBusy: chosen, waited: waited) }
+                // Nothing may run before `wake`: a command arriving, the deadline, or a lane's next share.
+                let wake = [deadline, nextTurn].compactMap { $0 }.min()
+                if let deadline, now >= deadline { return nil }
+                if unlessWaiting { return nil }
+                waited = true
+                if let wake {
+                    var spec = timespec(tv_sec: Int(wake / 1_000_000_000), tv_nsec: Int(wake % 1_000_000_000))
+                    _ = pthread_cond_timedwait(condition, mutex, &spec)
                 } else {
-                    while isEmpty { pthread_cond_wait(condition, mutex) }
+                    pthread_cond_wait(condition, mutex)
                 }
             }
-            if let barrier = barriers.first, daemon.first.map({ $0.sequence > barrier.sequence }) ?? true,
-               busy.allSatisfy({ lanes[$0]!.commands.first!.sequence > barrier.sequence }) {
-                barriers.removeFirst()
-                return (barrier.command, .daemon, !isEmpty, waited)
-            }
-            if let (command, _) = daemon.popFirst() {
-                return (command, .daemon, !isEmpty, waited)
-            }
-            guard !busy.isEmpty else { return nil }
-            var chosen = 0
-            for index in busy.indices.dropFirst() where lanes[busy[index]]!.used < lanes[busy[chosen]]!.used {
-                chosen = index
-            }
-            let lane = busy[chosen]
-            var waiting = lanes.removeValue(forKey: lane)!
-            let (command, bytes, _) = waiting.commands.removeFirst()
-            waiting.bytes -= bytes
-            virtualNow = waiting.used
-            if waiting.commands.isEmpty { busy.remove(at: chosen) }
-            lanes[lane] = waiting
-            // Idle lanes the others have caught up with are forgotten, now and then (not the one just
-            // taken: its charge comes next; and not at every take while many stay ahead).
-            if lanes.count > pruneAbove {
-                lanes = lanes.filter { $0.key == lane || !$0.value.commands.isEmpty || $0.value.used > virtualNow }
-                pruneAbove = max(busy.count + 256, lanes.count * 2)
-            }
-            return (command, lane, !isEmpty, waited)
         }
+    }
+
+    /// Of the busy lanes, the index of the one to run now (least engine time used among those within
+    /// their budget), or when the first of them may run again.
+    private func nextLane(at now: UInt64) -> (index: Int?, nextTurn: UInt64?) {
+        var chosen: Int?
+        var nextTurn: UInt64?
+        for index in busy.indices {
+            let lane = busy[index]
+            // A barrier (a stop) waits for every lane's commands before it: they run unbudgeted.
+            if var budget, barriers.isEmpty {
+                var bucket = lanes[lane]!.bucket ?? budget.freshBucket(at: now)
+                let turn = budget.nextTurn(of: &bucket, at: now)
+                lanes[lane]!.bucket = bucket
+                self.budget = budget
+                guard turn <= now else {
+                    nextTurn = min(nextTurn ?? turn, turn)
+                    continue
+                }
+            }
+            if chosen == nil || lanes[lane]!.used < lanes[busy[chosen!]]!.used { chosen = index }
+        }
+        return (chosen, nextTurn)
+    }
+
+    private func takeFirst(ofBusy chosen: Int, waited: Bool) -> (command: Command, lane: Lane, more: Bool, waited: Bool) {
+        let lane = busy[chosen]
+        var waiting = lanes.removeValue(forKey: lane)!
+        let (command, bytes, _) = waiting.commands.removeFirst()
+        waiting.bytes -= bytes
+        virtualNow = waiting.used
+        if waiting.commands.isEmpty { busy.remove(at: chosen) }
+        lanes[lane] = waiting
+        // Idle lanes the others have caught up with are forgotten, now and then (not the one just
+        // taken: its charge comes next; and not at every take while many stay ahead).
+        if lanes.count > pruneAbove {
+            lanes = lanes.filter { $0.key == lane || !$0.value.commands.isEmpty || $0.value.used > virtualNow }
+            pruneAbove = max(busy.count + 256, lanes.count * 2)
+        }
+        return (command, lane, !isEmpty, waited)
     }
 
     /// Nothing waits (called with the mutex held).
@@ -157,6 +203,11 @@ final class CommandQueue<Command>: @unchecked Sendable {
         locked {
             guard var waiting = lanes.removeValue(forKey: lane) else { return }
             waiting.used += nanos
+            if var budget, var bucket = waiting.bucket {
+                budget.charge(&bucket, nanos: nanos)
+                waiting.bucket = bucket
+                self.budget = budget
+            }
             if !waiting.commands.isEmpty || waiting.used > virtualNow { lanes[lane] = waiting }
         }
     }

@@ -33,7 +33,7 @@ package final class EngineLoop: Sendable {
     package let inputBytesQuota = Atomic<Int>(Quotas().inputBytes)
     /// `quotas.outputBytes`, likewise: past it a uid's connections with replies unsent are not read.
     package let outputBytesQuota = Atomic<Int>(Quotas().outputBytes)
-    private let queue = CommandQueue<Message>()
+    private let queue: CommandQueue<Message>
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// Hears every tick's work, lateness (nanoseconds) and whether it overran, on the engine thread
@@ -49,6 +49,7 @@ package final class EngineLoop: Sendable {
     package init(rate: Double, workObserver: (@Sendable (_ uid: UInt32?, _ nanos: UInt64) -> Void)? = nil,
                  tickObserver: (@Sendable (_ work: UInt64, _ lateness: UInt64, _ overrun: Bool) -> Void)? = nil) {
         self.rate = rate
+        queue = CommandQueue(interval: UInt64(1e9 / rate))
         self.tickObserver = tickObserver
         self.workObserver = workObserver
     }
@@ -63,6 +64,11 @@ package final class EngineLoop: Sendable {
     /// each used.
     func submit(uid: UInt32?, bytes: Int = 0, first: Bool = false, _ command: @escaping Command) {
         queue.push(.run(command), lane: .uid(uid), bytes: bytes, first: first)
+    }
+
+    /// `quotas.enginePercent`: each uid's share of every frame interval (docs/protocol.md#ownership-and-quotas).
+    package func setEnginePercent(_ percent: Int) {
+        queue.setUIDPercent(percent)
     }
 
     /// Request bytes of `uid`'s connections waiting for the engine thread.
@@ -186,9 +192,17 @@ package final class EngineLoop: Sendable {
             let deadline = [schedule?.nextDeadline, held].compactMap { $0 }.min()
             // One command between two looks at the clock: a burst of requests (or a swap's slices) delays
             // a tick by one command at most.
-            let taken = queue.take(until: deadline)
+            // What the commands run so far changed goes out before the thread waits (for a command, or
+            // for a uid's next share of engine time while its commands wait).
+            let taken = queue.take(until: deadline, unlessWaiting: unpublishedSince != nil)
             if held != nil { context.releaseHeldFrames(now: context.clock.now()) }
-            guard let (message, lane, more, waited) = taken else { continue }
+            guard let (message, lane, more, waited) = taken else {
+                if unpublishedSince != nil {
+                    context.publishControlFrame()
+                    unpublishedSince = nil
+                }
+                continue
+            }
             // Woken (it may have slept), or the first command since a control frame: a plugin call in this
             // command is judged against now, not against the last tick.
             if waited || unpublishedSince == nil { context.engine.markSlowCallWindow() }

@@ -91,6 +91,9 @@ package struct ConfigFile: Sendable {
                 guard let limit = value.intValue, limit >= 0 else {
                     throw Invalid(description: "\(path): quotas.\(name) must be a non-negative integer")
                 }
+                guard name != "enginePercent" || (1...100).contains(limit) else {
+                    throw Invalid(description: "\(path): quotas.enginePercent must be 1–100 (percent of each frame interval)")
+                }
                 quotas[name] = limit
             }
             file.quotas = quotas

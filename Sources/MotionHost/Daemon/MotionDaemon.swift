@@ -38,6 +38,7 @@ package struct MotionDaemon: Sendable {
         }
         loop.inputBytesQuota.store(configuration.quotas.inputBytes, ordering: .relaxed)
         loop.outputBytesQuota.store(configuration.quotas.outputBytes, ordering: .relaxed)
+        loop.setEnginePercent(configuration.quotas.enginePercent)
         let searchPath = configuration.pluginSearchPath(environment: environment)
         // Speed and reduce motion as an admin last set them live win over the file's (`LiveSettings`).
         let live = configuration.stateDirectory.map { LiveSettings(stateDirectory: $0) }
@@ -339,6 +340,7 @@ final class Reloader: Sendable {
         await loop.perform { $0.settings = settled.engineSettings }
         loop.inputBytesQuota.store(settled.quotas.inputBytes, ordering: .relaxed)
         loop.outputBytesQuota.store(settled.quotas.outputBytes, ordering: .relaxed)
+        loop.setEnginePercent(settled.quotas.enginePercent)
         await manager.setSearchPath(searchPath)
         let report = await manager.reload()
         current.withLock { $0 = settled }

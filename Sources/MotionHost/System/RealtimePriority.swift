@@ -1,22 +1,26 @@
 import CHostSupport
 import Foundation
 import Logging
+import NIOPosix
 import ServiceLifecycle
 
-/// The engine thread at realtime priority where the system allows it (docs/operations.md#realtime-priority):
-/// SCHED_FIFO at `priority` (children start at SCHED_OTHER), with RLIMIT_RTTIME as the safety net — a
-/// thread that runs `softMicroseconds` at realtime without blocking is put back to SCHED_OTHER by the
-/// SIGXCPU handler (a runaway plugin cannot lock a core), and asked again `retrySeconds` later.
+/// The engine thread and the threads that write frames (the socket event loops) at realtime priority
+/// where the system allows it (docs/operations.md#realtime-priority): SCHED_FIFO at `priority` and
+/// `writerPriority` (children start at SCHED_OTHER), with RLIMIT_RTTIME as the safety net — a thread that
+/// runs `softMicroseconds` at realtime without blocking is put back to SCHED_OTHER by the SIGXCPU handler
+/// (a runaway plugin cannot lock a core), and asked again `retrySeconds` later.
 enum RealtimePriority {
     /// Above every SCHED_OTHER thread, below audio servers' (PipeWire asks rtkit for 88) and the
     /// compositors' KMS threads.
     static let priority: Int32 = 20
+    /// The socket threads: below the engine thread, which hands them each frame.
+    static let writerPriority: Int32 = 19
     static let softMicroseconds: UInt = 500_000
     static let hardMicroseconds: UInt = 1_000_000
     static let retrySeconds = 10
 
     /// On the calling thread: nil when granted, else why not, as a sentence.
-    static func request() -> String? {
+    static func request(priority: Int32 = priority) -> String? {
         let error = motion_realtime_request(priority, softMicroseconds, hardMicroseconds)
         guard error != 0 else { return nil }
         if error == EPERM {
@@ -41,9 +45,23 @@ enum RealtimePriority {
         }
         return refused == nil
     }
+
+    /// Asks for it on every socket thread (they write every client's frames; each client's reading of
+    /// requests there is bounded by its quotas and engine share), and logs what came of it.
+    static func requestForWriters(logger: Logger) async {
+        var refusals: [String] = []
+        for eventLoop in MultiThreadedEventLoopGroup.singleton.makeIterator() {
+            if let refused = try? await eventLoop.submit({ request(priority: writerPriority) }).get() { refusals.append(refused) }
+        }
+        if let refused = refusals.first {
+            logger.warning("realtime priority not granted; the frame writers stay at SCHED_OTHER", metadata: ["reason": "\(refused)"])
+        } else {
+            logger.info("frame writers at realtime priority", metadata: ["scheduling": "SCHED_FIFO priority \(writerPriority)"])
+        }
+    }
 }
 
-/// Watches for the SIGXCPU handler's demotion of the engine thread: says so, shows it in `status`, and
+/// Watches for the SIGXCPU handler's demotion of the realtime threads: says so, shows it in `status`, and
 /// asks for realtime again `RealtimePriority.retrySeconds` later. Runs only while realtime was granted.
 struct RealtimeWatch: Service {
     let loop: EngineLoop
@@ -55,16 +73,19 @@ struct RealtimeWatch: Service {
             try? await gracefulShutdown()
             return
         }
+        await RealtimePriority.requestForWriters(logger: logger)
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 // Asleep until the handler says so (no polling: an idle daemon wakes for nothing).
                 guard await Self.demotion() else { break }
                 guard motion_realtime_demoted() != 0 else { continue }
-                logger.warning("the engine thread ran \(RealtimePriority.softMicroseconds / 1000) ms at realtime without blocking; back at SCHED_OTHER for \(RealtimePriority.retrySeconds) s")
+                // Which thread ran too long is not known (docs/operations.md#realtime-priority): all go back.
+                logger.warning("a realtime thread ran \(RealtimePriority.softMicroseconds / 1000) ms without blocking; the engine thread and the frame writers back at SCHED_OTHER for \(RealtimePriority.retrySeconds) s")
                 await loop.perform { $0.ticks.schedulingClass = ThreadScheduling.current() + " (realtime dropped: RLIMIT_RTTIME)" }
                 try? await Task.sleep(for: .seconds(RealtimePriority.retrySeconds))
                 if Task.isCancelled { break }
                 _ = await RealtimePriority.requestForEngine(loop, logger: logger)
+                await RealtimePriority.requestForWriters(logger: logger)
             }
         }
     }

@@ -87,7 +87,7 @@ final class DaemonProcess: @unchecked Sendable {
                 return
             }
             guard process.isRunning else { throw Failure("motiond exited early: \(log)") }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(50))  // polls until motiond listens on the socket
         }
         throw Failure("motiond did not listen on \(socket) within \(Int(Self.listenTimeout)) s: \(log)")
     }
@@ -142,7 +142,7 @@ final class DaemonProcess: @unchecked Sendable {
     func stop(signal: Int32 = SIGTERM, timeout: Double = 10) async -> Int32? {
         if process.isRunning { kill(process.processIdentifier, signal) }
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }  // polls for the exit
         if process.isRunning && !Process.isZombie(process.processIdentifier) {
             kill(-process.processIdentifier, SIGKILL)  // with a launcher's children (SystemdTests' shell)
             kill(process.processIdentifier, SIGKILL)
@@ -200,7 +200,7 @@ actor EventCollector {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let index = events.firstIndex(where: predicate) { return Array(events[...index]) }
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: .milliseconds(10))  // polls the events the stream delivered
         }
         throw Failure("no matching event within \(timeout) s; got \(events.count) events")
     }

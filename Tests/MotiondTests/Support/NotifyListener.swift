@@ -36,7 +36,7 @@ final class NotifyListener: Sendable {
         while Date() < deadline {
             let all = messages
             if let index = all.indices.dropFirst(skip).first(where: { predicate(all[$0]) }) { return index }
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(20))  // polls what the receiving thread recorded
         }
         throw Failure("no matching notify message within \(timeout) s; got \(messages)")
     }
