@@ -98,6 +98,7 @@ struct AccessTests {
             spinner.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", """
                 import socket, sys, time
                 end = time.time() + float(sys.argv[2])
+                print("spinning", flush=True)
                 while time.time() < end:
                     s = socket.socket(socket.AF_UNIX)
                     try:
@@ -112,13 +113,19 @@ struct AccessTests {
             let output = Pipe()
             spinner.standardOutput = output
             try spinner.runAlone()
-            // Real time: the spinner must be polling the path before motiond creates its socket there.
-            try await Task.sleep(for: .milliseconds(200))
+            // The spinner must be polling the path before motiond creates its socket there: it says so.
+            var said = ""
+            while !said.contains("\n") {
+                let chunk = output.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { break }
+                said += String(decoding: chunk, as: UTF8.self)
+            }
+            #expect(said.hasPrefix("spinning\n"), "\(said)")
             let daemon = try await DaemonProcess(directory: directory, socket: socket,
                                                  command: ["/bin/sh", "-c", "umask 000; exec \(DaemonProcess.motiond) --socket \(socket)"],
                                                  environment: [:])
             _ = await spinner.exitStatus()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let text = said.dropFirst("spinning\n".count) + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "never")
             var info = stat()
             #expect(lstat(socket, &info) == 0 && info.st_mode & 0o777 == 0o660, "the socket ends up 0660")

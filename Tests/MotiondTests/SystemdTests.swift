@@ -51,9 +51,12 @@ struct SystemdTests {
 
         let ready = try await notify.waitFor { $0.hasPrefix("READY=1") }
         #expect(notify.messages[ready].range(of: #"STATUS=ready: \d+ plugins"#, options: .regularExpression) != nil)
-        // Real time on purpose: the pings are counted over 0.7 s of the clock.
-        try await Task.sleep(for: .milliseconds(700))
-        let pings = notify.messages.filter { $0 == "WATCHDOG=1" }.count
+        // Pings every 100 ms (half of WATCHDOG_USEC): four come, however loaded the machine (waited for).
+        var pings = 0
+        for _ in 0..<300 where pings < 4 {
+            pings = notify.messages.filter { $0 == "WATCHDOG=1" }.count
+            if pings < 4 { try await Task.sleep(for: .milliseconds(20)) }  // polls what the listener received
+        }
         #expect(pings >= 4, "pings every 100 ms (half of WATCHDOG_USEC) expected, got \(pings)")
 
         kill(daemon.process.processIdentifier, SIGHUP)
@@ -87,7 +90,11 @@ struct SystemdTests {
         _ = try await client.call("plan.add", ["target": "t", "plan": ["type": "Hang"]])
         // Real time on purpose: the watchdog is the OS's view of the engine thread, and what is asserted
         // is that no ping arrives over 800 ms of it (a condition cannot wait for an absence).
-        try await Task.sleep(for: .milliseconds(300))  // lets the hang begin and a ping already due go out
+        // Once the daemon says it withholds the ping, the hang has begun and no ping is on its way.
+        for _ in 0..<200 where !daemon.log.contains("withholding the watchdog ping") {
+            try await Task.sleep(for: .milliseconds(50))  // polls the log
+        }
+        #expect(daemon.log.contains("withholding the watchdog ping"), "\(daemon.log)")
         let before = notify.messages.filter { $0 == "WATCHDOG=1" }.count
         try await Task.sleep(for: .milliseconds(800))  // the negative needs its window: 8 ping periods
         let after = notify.messages.filter { $0 == "WATCHDOG=1" }.count
