@@ -15,7 +15,22 @@ size_t motion_heap_in_use(void) { return mallinfo2().uordblks; }
 
 int motion_malloc_disable_fast_bins(void) { return mallopt(M_MXFAST, 0); }
 
-int motion_malloc_trim(void) { return malloc_trim(0); }
+/* malloc_trim holds each arena's lock while it works. A trimming thread at SCHED_OTHER that a busy
+ * machine preempts holds the realtime engine thread's next allocation behind it: a priority inversion
+ * (a `plan.add` of one spring took 20–60 ms under Benchmarks/isolation's `churn` with a CPU-bound process
+ * beside the daemon). While threads run at realtime, the trim runs at realtime too, just below the
+ * engine thread, and goes back after. */
+int motion_malloc_trim(void) {
+    int policy = sched_getscheduler(0), raised = 0;
+    struct sched_param previous = {0};
+    if (policy >= 0 && sched_getparam(0, &previous) == 0 && motion_realtime_active()) {
+        struct sched_param parameters = {.sched_priority = 19};
+        raised = sched_setscheduler(0, SCHED_FIFO | 0x40000000 /* SCHED_RESET_ON_FORK */, &parameters) == 0;
+    }
+    int result = malloc_trim(0);
+    if (raised) sched_setscheduler(0, policy, &previous);
+    return result;
+}
 
 int motion_thread_usage(motion_thread_usage_t *out) {
     struct rusage usage;

@@ -88,6 +88,13 @@ int motion_realtime_request(int priority, unsigned long soft_us, unsigned long h
     return 0;
 }
 
+int motion_realtime_active(void) {
+    for (int slot = 0; slot < REALTIME_THREADS; slot++) {
+        if (atomic_load(&realtime_tids[slot]) > 0) return 1;
+    }
+    return 0;
+}
+
 int motion_realtime_demoted(void) {
     return atomic_exchange(&realtime_demoted, 0);
 }

@@ -12,7 +12,8 @@ size_t motion_heap_in_use(void);
 int motion_malloc_disable_fast_bins(void);
 
 /** malloc_trim(0): free memory at the top of every arena and unused whole pages inside them go back to
- *  the system (`MallocTuning.returnFreedMemorySoon`). 1 if some was returned. */
+ *  the system (`MallocTuning.returnFreedMemorySoon`). 1 if some was returned. While threads run at
+ *  realtime, at SCHED_FIFO 19 for its duration (it holds the arenas' locks). */
 int motion_malloc_trim(void);
 
 /** The calling thread's CPU time and context switches so far (getrusage RUSAGE_THREAD): voluntary ones
@@ -89,6 +90,9 @@ int motion_thread_request_slice(unsigned long long nanoseconds);
  * writers').
  */
 int motion_realtime_request(int priority, unsigned long soft_us, unsigned long hard_us);
+
+/** 1 if a thread of this process asked for realtime priority and got it (it may have been demoted since). */
+int motion_realtime_active(void);
 
 /** 1 once if the SIGXCPU handler has put the realtime threads back to SCHED_OTHER since the last call. */
 int motion_realtime_demoted(void);

@@ -24,8 +24,9 @@ enum MallocTuning {
     /// `malloc_trim` returns the freed pages of every arena to the system.
     static func returnFreedMemorySoon() {
         guard !trimScheduled.exchange(true, ordering: .relaxed) else { return }
-        // At the default priority: `malloc_trim` holds each arena's lock while it works, and a thread of
-        // low priority starved by a busy machine would hold every allocation in the daemon behind it.
+        // `malloc_trim` holds each arena's lock while it works: a thread of low priority starved by a busy
+        // machine would hold every allocation in the daemon behind it. So not at background priority, and
+        // beside realtime threads at realtime for the trim's duration (`motion_malloc_trim`).
         DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
             trimScheduled.store(false, ordering: .relaxed)
             _ = motion_malloc_trim()
