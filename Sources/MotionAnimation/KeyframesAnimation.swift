@@ -1,7 +1,7 @@
 import MotionPluginKit
 
 /// `{"type":"Keyframes","property":"x","values":[[0],[1.2],[1]],"keyTimes"?:[0,0.7,1],
-/// "timing"?:"ease-out"|[one per segment],"duration"?:0.25,"delay"?,"repeat"?,"autoreverse"?}` (docs/vocabulary.md):
+/// "timing"?:"ease-out"|[one per segment],"duration"?:0.25,"delay"?,"repeat"?,"autoreverse"?,"velocity"?}` (docs/vocabulary.md):
 /// CAKeyframeAnimation's values, keyTimes and timingFunctions. Without `keyTimes` the values are evenly
 /// spaced; without `timing` every segment is linear.
 package struct KeyframesPlan: AnimationPlan {
@@ -13,6 +13,9 @@ package struct KeyframesPlan: AnimationPlan {
     package var delay: Double?
     package var `repeat`: RepeatCount?
     package var autoreverse: Bool?
+    /// Its velocity at the start (units per second), beyond which the path takes over (`Tween.launch`): a
+    /// theme's retune carries a running Keyframes on with it.
+    package var velocity: [Double]?
 }
 
 /// One timing function for every segment, or one per segment.
@@ -80,9 +83,16 @@ package struct KeyframesAnimation: MigratableAnimation {
             ?? Array(repeating: .linear, count: values.count - 1)
         let duration = try parameter(plan.duration, field: "duration", default: 0.25, in: 0...3600)
         self.plan = plan
+        let path = Keyframes(values: values, keyTimes: keyTimes, curves: curves)
         tween = Tween(from: values[0], to: values[values.count - 1], duration: duration, curve: .linear,
-                      repeatCount: plan.repeat?.cycles ?? 1, autoreverses: plan.autoreverse ?? false,
-                      keyframes: Keyframes(values: values, keyTimes: keyTimes, curves: curves))
+                      repeatCount: plan.repeat?.cycles ?? 1, autoreverses: plan.autoreverse ?? false, keyframes: path)
+        if let velocity = plan.velocity {
+            // As a Tween's: what the path does not give at the start is launched, read just after 0.
+            let wanted = try vector(velocity, field: "velocity", count: count)
+            tween = Tween(from: values[0], to: values[values.count - 1], duration: duration, curve: .linear,
+                          repeatCount: tween.repeatCount, autoreverses: tween.autoreverses, keyframes: path,
+                          launch: wanted - tween.velocity(at: duration * 1e-9))
+        }
     }
 
     package var value: SIMD4<Double> { tween.value }

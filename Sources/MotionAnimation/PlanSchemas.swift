@@ -66,6 +66,7 @@ extension KeyframesPlan: DescribedPlan {
             .described("One timing function for every segment, or one per segment (default linear)."),
         "duration": PlanSchema.number(minimum: 0, maximum: 3600).described("One cycle, seconds (default 0.25)."),
         "delay": SpringPlan.delay, "repeat": SpringPlan.repeatCount, "autoreverse": SpringPlan.autoreverse,
+        "velocity": PlanSchema.vector.described("Its velocity at the start, units per second (default: the path's own): the difference fades out over the first cycle, which still ends at its last value."),
     ], required: ["property", "values"])
 }
 

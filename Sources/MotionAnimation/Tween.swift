@@ -76,7 +76,7 @@ package struct Tween: Sendable {
         let cycle = phase.rounded(.down)
         var progress = phase - cycle
         if autoreverses, cycle.truncatingRemainder(dividingBy: 2) == 1 { progress = 1 - progress }
-        if let keyframes { return keyframes.value(at: progress) }
+        if let keyframes { return keyframes.value(at: progress) + launched(at: time).value }
         let eased = curve.value(at: progress)
         return from + (to - from) * eased + launched(at: time).value
     }
@@ -108,7 +108,9 @@ package struct Tween: Sendable {
         }
         if let keyframes {
             let (value, slope) = keyframes.valueAndSlope(at: progress)
-            return (value, slope * rate)
+            guard launch != .zero else { return (value, slope * rate) }
+            let extra = launched(at: time)
+            return (value + extra.value, slope * rate + extra.velocity)
         }
         let (eased, slope) = curve.valueAndSlope(at: progress)
         guard launch != .zero else { return (from + (to - from) * eased, (to - from) * (slope * rate)) }
@@ -126,7 +128,7 @@ package struct Tween: Sendable {
             progress = 1 - progress
             rate = -rate
         }
-        if let keyframes { return keyframes.slope(at: progress) * rate }
+        if let keyframes { return keyframes.slope(at: progress) * rate + launched(at: time).velocity }
         return (to - from) * (curve.slope(at: progress) * rate) + launched(at: time).velocity
     }
 }

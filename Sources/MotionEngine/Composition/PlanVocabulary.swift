@@ -33,6 +33,10 @@ package struct PlanVocabulary: Sendable, Equatable {
         /// A timed plan (`duration` seconds, default `defaultDuration`) that takes a start `velocity`: added
         /// again from the property's value with its velocity, for what is left of the new duration.
         case timed(defaultDuration: Double)
+        /// A timed plan through `values` at `keyTimes` (evenly spaced by default) with `timing` (one, or one
+        /// per segment) that takes a start `velocity`: added again from the property's value through the
+        /// values still ahead, with its velocity, for what is left of the new duration.
+        case path(defaultDuration: Double)
     }
 
     /// Plan types a theme's retune carries on, and how.

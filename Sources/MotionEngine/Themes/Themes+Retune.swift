@@ -3,7 +3,8 @@ import MotionWire
 /// Live retune (docs/themes.md#live-retune): when a token changes, every running animation
 /// that used it goes on with the new values from its current value and velocity. The plans that can
 /// (`PlanVocabulary.retunable`: a `Spring` without `from` continues from the property's state, a `Tween`
-/// from its value and velocity for what is left of its new duration) are
+/// from its value and velocity for what is left of its new duration, a `Keyframes` likewise through the
+/// values still ahead) are
 /// remembered per property with the plan as written; a change re-resolves each and adds it again,
 /// without `from`, `velocity` and `delay`, journaled as a client's change would be so that a restart's
 /// replay reproduces it. Any later plan on the property, its plan's removal or its runtime's end
@@ -43,7 +44,7 @@ extension Themes {
               let scope = engine.runtimes[runtime], (tunedPerUID[uid] ?? 0) < Self.maximumTunedPerUID
         else { return }
         // A timed plan that repeats is a loop, not a way somewhere: it keeps its values.
-        if case .timed = retune, resolved["repeat"] != nil || resolved["autoreverse"] != nil { return }
+        if retune != .fromCurrentState, resolved["repeat"] != nil || resolved["autoreverse"] != nil { return }
         tunedGeneration += 1
         tuned[key] = Tuned(runtime: runtime, target: target, name: name, uid: uid, scope: ObjectIdentifier(scope),
                            original: original, resolved: resolved, generation: tunedGeneration,
@@ -65,6 +66,33 @@ extension Themes {
     /// whole new plan; under way, from the property's value and velocity for the share of the new duration
     /// that the old plan had left (half-way through 0.4 s, retuned to 0.2 s: 0.1 s more).
     func carriedOn(_ entry: Tuned, _ plan: JSONValue, velocity: [Double], defaultDuration: Double, key: String) -> JSONValue {
+        carriedOnWithProgress(entry, plan, velocity: velocity, defaultDuration: defaultDuration, key: key).plan
+    }
+
+    /// A path (`Keyframes`) carried on as a timed plan is, from the property's `value`: its first value is
+    /// where the property is, then the values still ahead, their `keyTimes` (and the timing of the
+    /// segment under way and those after) over what is left.
+    func carriedOnAlongPath(_ entry: Tuned, _ plan: JSONValue, value: [Double], velocity: [Double], defaultDuration: Double,
+                            key: String) -> JSONValue {
+        let (timed, done) = carriedOnWithProgress(entry, plan, velocity: velocity, defaultDuration: defaultDuration, key: key)
+        guard let done, done < 1, let values = plan["values"]?.arrayValue, values.count >= 2 else { return timed }
+        let keyTimes = plan["keyTimes"]?.arrayValue?.compactMap(\.doubleValue)
+            ?? values.indices.map { Double($0) / Double(values.count - 1) }
+        guard keyTimes.count == values.count else { return timed }
+        // The segment under way: the last that began at or before `done`.
+        let segment = max(0, min(values.count - 2, (keyTimes.lastIndex { $0 <= done }) ?? 0))
+        var continuing = timed
+        continuing["values"] = .array([JSONValue(value)] + values[(segment + 1)...])
+        continuing["keyTimes"] = .array([.number(0)] + keyTimes[(segment + 1)...].map { .number(max(0, min(1, ($0 - done) / (1 - done)))) })
+        if let each = plan["timing"]?.arrayValue, each.count == values.count - 1, each.first?.doubleValue == nil {
+            continuing["timing"] = .array(Array(each[segment...]))
+        }
+        return continuing
+    }
+
+    /// `carriedOn`, and how far the old plan had come (0–1 of its duration; nil: still in its delay).
+    private func carriedOnWithProgress(_ entry: Tuned, _ plan: JSONValue, velocity: [Double], defaultDuration: Double,
+                                       key: String) -> (plan: JSONValue, done: Double?) {
         let clock = engine.clock(ofRuntime: entry.runtime) ?? entry.startClock
         let elapsed = max(0, clock - entry.startClock)
         let delay = entry.runningDelay ?? entry.resolved["delay"]?.doubleValue ?? 0
@@ -76,7 +104,7 @@ extension Themes {
             continuing["delay"] = .number(delay - elapsed)
             tuned[key]?.runningDelay = delay - elapsed
             tuned[key]?.runningDuration = newDuration
-            return continuing
+            return (continuing, nil)
         }
         let done = duration > 0 ? min(1, (elapsed - delay) / duration) : 1
         let remaining = newDuration * (1 - done)
@@ -85,7 +113,7 @@ extension Themes {
         continuing["duration"] = .number(remaining)
         tuned[key]?.runningDelay = 0
         tuned[key]?.runningDuration = remaining
-        return continuing
+        return (continuing, done)
     }
 
     static func key(_ runtime: String, _ target: String, _ property: String) -> String {
@@ -101,8 +129,8 @@ extension Themes {
             guard let scope = engine.runtimes[entry.runtime], ObjectIdentifier(scope) == entry.scope,
                   engine.isActive(runtime: entry.runtime), let property = entry.resolved["property"]?.stringValue,
                   let velocity = engine.velocity(of: property, target: entry.target, runtime: entry.runtime),
-                  velocity.contains(where: { $0 != 0 }) || engine.value(of: property, target: entry.target, runtime: entry.runtime)
-                      .map({ JSONValue($0) != entry.resolved["to"] }) == true
+                  let value = engine.value(of: property, target: entry.target, runtime: entry.runtime),
+                  velocity.contains(where: { $0 != 0 }) || JSONValue(value) != (entry.resolved["to"] ?? entry.resolved["values"]?.arrayValue?.last)
             else {
                 forget(key)  // gone, or at rest: nothing to carry on
                 continue
@@ -115,6 +143,8 @@ extension Themes {
                 for key in ["from", "velocity", "delay"] { continuing[key] = nil }
             case .timed(let defaultDuration):
                 continuing = carriedOn(entry, plan, velocity: velocity, defaultDuration: defaultDuration, key: key)
+            case .path(let defaultDuration):
+                continuing = carriedOnAlongPath(entry, plan, value: value, velocity: velocity, defaultDuration: defaultDuration, key: key)
             }
             tuned[key]?.resolved = plan
             let (runtime, target, name, generation) = (entry.runtime, entry.target, entry.name, entry.generation)

@@ -13,5 +13,6 @@ extension PlanVocabulary {
         setType: "Set",
         appear: ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.2, "timing": "easeOut"],
         remove: ["type": "Tween", "property": "opacity", "from": [1], "to": [0], "duration": 0.2, "timing": "easeOut"],
-        retunable: ["Spring": .fromCurrentState, "Tween": .timed(defaultDuration: 0.25)])
+        retunable: ["Spring": .fromCurrentState, "Tween": .timed(defaultDuration: 0.25),
+                    "Keyframes": .path(defaultDuration: 0.25)])
 }
