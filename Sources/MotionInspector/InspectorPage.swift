@@ -37,6 +37,8 @@ enum InspectorPage {
             <label>dampingRatio <input id="damping" type="range" min="0.05" max="2" step="0.01"><output id="damping-out"></output></label>
             <canvas id="curve" width="300" height="200"></canvas>
             <div><button id="apply">Apply to my theme</button> <span id="applied"></span></div>
+            <label>Named plan <select id="named-plan"></select></label>
+            <div><button id="apply-plan" disabled>Apply to the plan</button> <span id="plan-applied"></span></div>
             <h2>Curve editor</h2>
             <label>Timing token <select id="timing-token"></select></label>
             <canvas id="bezier" width="300" height="300"></canvas>

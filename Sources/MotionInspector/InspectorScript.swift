@@ -65,6 +65,7 @@ enum InspectorScript {
         }
 
         function traced(event) {
+          namedPlanSeen(event);
           trace.push({t: event.t, kind: event.kind, runtime: event.runtime, target: event.target});
           if (trace.length > 2000) trace.shift();
           const item = document.createElement("li");

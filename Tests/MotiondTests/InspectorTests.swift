@@ -141,6 +141,19 @@ struct InspectorTests {
             try await browser.waitFor("return window.inspector.trace.filter((e) => e.kind === 'plan.added' && e.target === 'curve').length > \(before)")
             try await browser.screenshot(to: Self.screenshots.appendingPathComponent("curve-editor.png").path)
             try await browser.waitFor("const t = window.inspector.theme.tokens.timings.standard; return t.origin === 'user' && /^cubic-bezier\\(0.42, 0, 0.1/.test(t.value)")
+
+            // The spring editor applied to a named plan instead: a slow spring of the page's uid (added by an
+            // admin while the page watches) is added again under its name with the edited spring.
+            _ = try await client.call("plan.add", ["runtime": "65534/default", "target": "spring", "name": "settle", "plan": [
+                "type": "Spring", "property": "y", "from": [0], "to": [1000], "stiffness": 1, "dampingRatio": 0.05]])
+            try await browser.waitFor("return window.inspector.namedPlans.has('default · spring · settle')")
+            _ = try await browser.run("""
+                const select = document.getElementById('named-plan'); select.value = 'default · spring · settle';
+                const stiffness = document.getElementById('stiffness'); stiffness.value = 321; stiffness.oninput();
+                document.getElementById('apply-plan').click(); return true
+                """)
+            try await browser.waitFor("return document.getElementById('plan-applied').textContent === 'applied to settle'")
+            try await browser.waitFor("const p = window.inspector.namedPlans.get('default · spring · settle').plan; return p.stiffness === 321 && p.from === undefined")
         } catch {
             try? await browser.screenshot(to: Self.screenshots.appendingPathComponent("failure.png").path)
             await browser.quit()

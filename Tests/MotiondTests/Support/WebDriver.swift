@@ -93,6 +93,8 @@ final class WebDriver: @unchecked Sendable {
     func drag(in selector: String, from start: (Double, Double), to end: (Double, Double), steps: Int = 8) async throws {
         let found = try await request("POST", "session/\(session)/element", ["using": "css selector", "value": .string(selector)])
         guard let element = found["value"]?.objectValue?.values.first?.stringValue else { throw Failure("no element \(selector): \(found)") }
+        // Pointer actions reach only what is in the viewport.
+        _ = try await run("document.querySelector('\(selector)').scrollIntoView({block: 'center'}); return true")
         let size = try await request("GET", "session/\(session)/element/\(element)/rect")["value"] ?? .null
         let (width, height) = (size["width"]?.doubleValue ?? 0, size["height"]?.doubleValue ?? 0)
         // Offsets are from the element's centre, in whole pixels.

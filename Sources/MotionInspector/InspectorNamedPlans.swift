@@ -1,0 +1,35 @@
+/// The page's named-plan target for the spring editor (docs/inspector.md): the named `Spring` plans this
+/// uid's subscription saw added (the trace's `plan.named.added` carries the plan as resolved); "Apply to
+/// the plan" adds it again under its name with the edited spring, without `from`, `velocity` and `delay`,
+/// so the running spring changes course from where it is (docs/vocabulary.md, a spring retargeted).
+/// Appended to `InspectorScript` (one script: it uses its `rpc`, `editedSpring` and `traced`'s hook).
+enum InspectorNamedPlans {
+    static let text = #"""
+
+        // Named springs seen in the trace: "runtime · target · name" -> {runtime, target, name, plan}.
+        const namedPlans = new Map();
+        window.inspector.namedPlans = namedPlans;
+        const springForms = ["tension", "friction", "damping", "mass", "stiffness", "dampingRatio", "response",
+                             "duration", "bounce", "from", "velocity", "delay"];
+        function namedPlanSeen(event) {
+          if (event.kind !== "plan.named.added" || !event.plan || event.plan.type !== "Spring") return;
+          const key = `${event.runtime} · ${event.target} · ${event.name}`;
+          const fresh = !namedPlans.has(key);
+          namedPlans.set(key, {runtime: event.runtime, target: event.target, name: event.name, plan: event.plan});
+          if (!fresh) return;
+          const option = document.createElement("option"); option.textContent = key; $("named-plan").appendChild(option);
+          $("apply-plan").disabled = false;
+        }
+        $("apply-plan").onclick = async () => {
+          const chosen = namedPlans.get($("named-plan").value);
+          if (!chosen) return;
+          const plan = Object.assign({}, chosen.plan);
+          for (const key of springForms) delete plan[key];
+          Object.assign(plan, editedSpring());
+          try {
+            await rpc("plan.add", {runtime: chosen.runtime, target: chosen.target, name: chosen.name, plan});
+            $("plan-applied").textContent = `applied to ${chosen.name}`;
+          } catch (error) { $("plan-applied").textContent = `${error.code}: ${error.message}`; }
+        };
+        """#
+}
