@@ -24,9 +24,11 @@ sys.path.insert(0, EXAMPLE)
 import cards  # noqa: E402  (its rows, colours and sizes)
 
 
-# As root, the X server and the replay run at SCHED_FIFO 1: the motions' times are the X server's when it
-# handles them, and a busy machine that kept either waiting put gaps in a flick the recording does not have
-# (the daemon's estimator drops samples before a 40 ms gap, and a flick then rested where it began).
+# As root, the X server, the replay and the program run at SCHED_FIFO 1: the motions' times are the X
+# server's when it handles them, and GTK delivers one motion per frame (the others merged into it, their
+# history out of PyGObject's reach: it cannot translate a GdkMotionEvent). A busy machine (the suite's other
+# daemons run their frame threads at realtime) kept them waiting and put gaps in a flick the recording does
+# not have; the daemon's estimator drops samples before a 40 ms gap, and the card rested where it began.
 REALTIME = ["chrt", "-f", "1"] if os.geteuid() == 0 and shutil.which("chrt") else []
 
 
@@ -195,7 +197,7 @@ def main():
         environment = dict(os.environ, DISPLAY=display, GDK_BACKEND="x11", GSK_RENDERER="cairo",
                            MOTIOND_SOCKET=socket, GTK_A11Y="none", NO_AT_BRIDGE="1")
         errors = open(os.path.join(work, "cards.stderr"), "w")
-        program = subprocess.Popen(["/usr/bin/python3", os.path.join(EXAMPLE, "cards.py"), "--record", record],
+        program = subprocess.Popen(REALTIME + ["/usr/bin/python3", os.path.join(EXAMPLE, "cards.py"), "--record", record],
                                    env=environment, stdout=subprocess.PIPE, stderr=errors, text=True)
         lines_until(program, "cards at rest", 60, said)
         origin = json.loads(open(os.path.join(record, "shots.jsonl")).readline())["area"]
