@@ -204,44 +204,23 @@ struct ThemeTests {
     /// A retune carries a running tween on from its value and velocity (no jump in either) with the new
     /// timing and duration, for the share of the new duration the old one had left, and it still ends at `to`.
     @Test(arguments: [6, 18, 30]) func aRetuneCarriesARunningTweenOnWithoutAJump(ticks: Int) throws {
-        _ = call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [100],
-                                                         "timing": "@standard", "duration": "@medium2"]])  // 0.3 s
-        for _ in 0..<ticks { context.tick(dt: 1.0 / 120) }
-        let runtime = "0/default"
-        func state() -> (value: Double, velocity: Double) {
-            (context.engine.value(of: "x", target: "card", runtime: runtime)?[0] ?? .nan,
-             context.engine.velocity(of: "x", target: "card", runtime: runtime)?[0] ?? .nan)
-        }
-        let before = state()
-        #expect(before.velocity > 0 && before.value < 100, "under way: \(before)")
-        var theme = ShippedThemes.motiond.json
-        theme["durations"]?["medium2"] = 0.6
-        theme["timings"]?["standard"] = "ease-out"
-        theme["name"] = "slower"
-        #expect(call("theme.set", ["theme": theme])["changed"] == ["durations.medium2", "timings.standard"])
-        #expect(state().value == before.value, "no jump in value")
-        // A hundred-thousandth of a second later it moves as fast as it did.
-        context.tick(dt: 1e-5)
-        let next = state()
-        #expect(abs(next.velocity - before.velocity) < 0.01 * before.velocity, "no jump in velocity: \(before) → \(next)")
-        #expect(abs(next.value - (before.value + before.velocity * 1e-5)) < 1e-3, "\(before) → \(next)")
-        // It ends at `to` when the rest of the new duration is over: 0.6 × (1 − elapsed / 0.3).
-        let remaining = 0.6 * (1 - Double(ticks) / 120 / 0.3) - 1e-5
-        var time = 0.0
-        while context.engine.isActive(runtime: runtime), time < 2 {
-            context.tick(dt: 1.0 / 1000)
-            time += 1.0 / 1000
-        }
-        #expect(abs(time - remaining) < 0.0015, "ended after \(time) s, expected \(remaining) s")
-        #expect(state().value == 100)
+        try retuneHalfwayAndFollow(["type": "Tween", "property": "x", "from": [0], "to": [100],
+                                    "timing": "@standard", "duration": "@medium2"], ticks: ticks, end: 100)
     }
 
     /// A retune carries a running Keyframes on the same way, through the values still ahead: no jump in
     /// value or velocity (in each of its three segments), and it ends at its last value when the rest of
     /// the new duration is over.
     @Test(arguments: [6, 24, 30]) func aRetuneCarriesRunningKeyframesOnWithoutAJump(ticks: Int) throws {
-        _ = call("plan.add", ["target": "card", "plan": ["type": "Keyframes", "property": "x", "values": [[0], [100], [40], [70]],
-                                                         "keyTimes": [0, 0.5, 0.8, 1], "timing": "@standard", "duration": "@medium2"]])  // 0.3 s
+        try retuneHalfwayAndFollow(["type": "Keyframes", "property": "x", "values": [[0], [100], [40], [70]],
+                                    "keyTimes": [0, 0.5, 0.8, 1], "timing": "@standard", "duration": "@medium2"], ticks: ticks, end: 70)
+    }
+
+    /// Adds `plan` (timed by `@standard` over `@medium2`, 0.3 s), ticks `ticks` frames, then retunes both
+    /// tokens (0.6 s, ease-out): no jump in value, the velocity within 1 % a hundred-thousandth of a second
+    /// later, and the end at `end` when the rest of the new duration is over: 0.6 × (1 − elapsed / 0.3).
+    func retuneHalfwayAndFollow(_ plan: JSONValue, ticks: Int, end: Double) throws {
+        _ = call("plan.add", ["target": "card", "plan": plan])
         for _ in 0..<ticks { context.tick(dt: 1.0 / 120) }
         let runtime = "0/default"
         func state() -> (value: Double, velocity: Double) {
@@ -249,7 +228,7 @@ struct ThemeTests {
              context.engine.velocity(of: "x", target: "card", runtime: runtime)?[0] ?? .nan)
         }
         let before = state()
-        #expect(abs(before.velocity) > 1 && before.value != 70, "under way: \(before)")
+        #expect(abs(before.velocity) > 1 && before.value != end, "under way: \(before)")
         var theme = ShippedThemes.motiond.json
         theme["durations"]?["medium2"] = 0.6
         theme["timings"]?["standard"] = "ease-out"
@@ -267,6 +246,6 @@ struct ThemeTests {
             time += 1.0 / 1000
         }
         #expect(abs(time - remaining) < 0.0015, "ended after \(time) s, expected \(remaining) s")
-        #expect(state().value == 70)
+        #expect(state().value == end)
     }
 }

@@ -114,12 +114,7 @@ struct AccessTests {
             spinner.standardOutput = output
             try spinner.runAlone()
             // The spinner must be polling the path before motiond creates its socket there: it says so.
-            var said = ""
-            while !said.contains("\n") {
-                let chunk = output.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { break }
-                said += String(decoding: chunk, as: UTF8.self)
-            }
+            let said = output.read(until: "\n")
             #expect(said.hasPrefix("spinning\n"), "\(said)")
             let daemon = try await DaemonProcess(directory: directory, socket: socket,
                                                  command: ["/bin/sh", "-c", "umask 000; exec \(DaemonProcess.motiond) --socket \(socket)"],

@@ -45,12 +45,7 @@ struct EngineShareTests {
         let output = Pipe()
         attacker.standardOutput = output
         try attacker.runAlone()
-        var text = ""
-        while !text.contains("flooding\n") {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        var text = output.read(until: "flooding\n")
         #expect(text.hasPrefix("flooding"), "\(text)")
         func engineSeconds() async throws -> Double {
             let metrics = try await client.call("metrics")["text"]?.stringValue ?? ""

@@ -54,12 +54,7 @@ struct FairnessTests {
         let attackerOutput = Pipe()
         attacker.standardOutput = attackerOutput
         try attacker.runAlone()
-        var text = ""
-        while !text.contains("flooding\n") {
-            let chunk = attackerOutput.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        var text = attackerOutput.read(until: "flooding\n")
         #expect(text.hasPrefix("flooding"), "\(text)")
         let ask = """
             import json, socket, sys, time
