@@ -28,7 +28,12 @@ int motion_malloc_trim(void) {
         raised = sched_setscheduler(0, SCHED_FIFO | 0x40000000 /* SCHED_RESET_ON_FORK */, &parameters) == 0;
     }
     int result = malloc_trim(0);
-    if (raised) sched_setscheduler(0, policy, &previous);
+    /* Back with SCHED_RESET_ON_FORK kept: without CAP_SYS_NICE the kernel refuses to clear it, and the
+     * pool thread would stay at realtime. If even that fails, at least not at realtime. */
+    if (raised && sched_setscheduler(0, policy | 0x40000000, &previous) != 0) {
+        struct sched_param other = {0};
+        sched_setscheduler(0, SCHED_OTHER | 0x40000000, &other);
+    }
     return result;
 }
 

@@ -19,10 +19,12 @@
 #define SCHED_RESET_ON_FORK 0x40000000
 #endif
 
-/* The threads that asked (0: a free slot), and whether the handler demoted them. */
-#define REALTIME_THREADS 16
+/* The threads that asked (0: a free slot), whether the handler demoted them since the watch last looked,
+ * and whether they are at realtime now (set by a granted request, cleared by the handler). */
+#define REALTIME_THREADS 64
 static atomic_int realtime_tids[REALTIME_THREADS];
 static atomic_int realtime_demoted = 0;
+static atomic_int realtime_promoted = 0;
 /* The handler writes a byte here (write is async-signal-safe): the watch sleeps in read until then. */
 static int demotion_pipe[2] = {-1, -1};
 static pthread_once_t demotion_pipe_once = PTHREAD_ONCE_INIT;
@@ -37,6 +39,7 @@ static void open_demotion_pipe(void) {
 static void demote(int tid) {
     struct sched_param parameters = {.sched_priority = 0};
     syscall(SYS_sched_setscheduler, tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &parameters);
+    atomic_store(&realtime_promoted, 0);
     atomic_store(&realtime_demoted, 1);
 }
 
@@ -75,24 +78,29 @@ int motion_realtime_request(int priority, unsigned long soft_us, unsigned long h
         if (wanted.rlim_cur >= wanted.rlim_max) wanted.rlim_cur = wanted.rlim_max / 2;
     }
     if (setrlimit(RLIMIT_RTTIME, &wanted) != 0) return errno;
-    struct sched_param parameters = {.sched_priority = priority};
-    if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &parameters) != 0) return errno;
-    int self = (int)syscall(SYS_gettid);
-    for (int slot = 0; slot < REALTIME_THREADS; slot++) {
-        if (atomic_load(&realtime_tids[slot]) == self) return 0;
+    /* Registered before it is raised (a SIGXCPU in between finds it), and only if there is room: a
+     * realtime thread the handler cannot find would run into the hard limit's SIGKILL. */
+    int self = (int)syscall(SYS_gettid), slot = -1, added = 0;
+    for (int index = 0; index < REALTIME_THREADS && slot < 0; index++) {
+        if (atomic_load(&realtime_tids[index]) == self) slot = index;
     }
-    for (int slot = 0; slot < REALTIME_THREADS; slot++) {
+    for (int index = 0; index < REALTIME_THREADS && slot < 0; index++) {
         int free = 0;
-        if (atomic_compare_exchange_strong(&realtime_tids[slot], &free, self)) return 0;
+        if (atomic_compare_exchange_strong(&realtime_tids[index], &free, self)) slot = index, added = 1;
     }
+    if (slot < 0) return ENOSPC;
+    struct sched_param parameters = {.sched_priority = priority};
+    if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &parameters) != 0) {
+        int error = errno;
+        if (added) atomic_store(&realtime_tids[slot], 0);
+        return error;
+    }
+    atomic_store(&realtime_promoted, 1);
     return 0;
 }
 
 int motion_realtime_active(void) {
-    for (int slot = 0; slot < REALTIME_THREADS; slot++) {
-        if (atomic_load(&realtime_tids[slot]) > 0) return 1;
-    }
-    return 0;
+    return atomic_load(&realtime_promoted);
 }
 
 int motion_realtime_demoted(void) {

@@ -102,4 +102,14 @@ struct CommandQueueTests {
         let order = Self.drain(queue) { _ in 10_000 }
         #expect(order.count == 100)
     }
+
+    /// What a socket thread spent parsing a uid's request is taken from that uid's share: a flood of lines
+    /// that cost little on the engine thread but much to read waits too.
+    @Test func parsingIsPaidFromTheUIDsShare() {
+        let queue = Queue(interval: 8_333_333)
+        queue.push("costly", lane: .uid(1000), parsing: 10_000_000_000)
+        queue.push("cheap", lane: .uid(2000), parsing: 1_000)
+        #expect(queue.take(until: 0)?.command == "cheap")
+        #expect(queue.take(until: 0, unlessWaiting: true) == nil, "uid 1000 waits for the share its parsing used")
+    }
 }

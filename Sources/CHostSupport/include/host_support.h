@@ -86,12 +86,11 @@ int motion_thread_request_slice(unsigned long long nanoseconds);
  * Puts the calling thread at SCHED_FIFO `priority` (with SCHED_RESET_ON_FORK: children start at
  * SCHED_OTHER), after setting RLIMIT_RTTIME to `soft_us`/`hard_us` µs and a SIGXCPU handler that puts the
  * thread back to SCHED_OTHER when it ran `soft_us` at realtime without blocking. 0, or the errno of the
- * step that failed (EPERM: no RLIMIT_RTPRIO or CAP_SYS_NICE). Up to 16 threads (the engine's, the frame
- * writers').
+ * step that failed (EPERM: no RLIMIT_RTPRIO or CAP_SYS_NICE; ENOSPC: 64 threads asked already).
  */
 int motion_realtime_request(int priority, unsigned long soft_us, unsigned long hard_us);
 
-/** 1 if a thread of this process asked for realtime priority and got it (it may have been demoted since). */
+/** 1 while threads of this process are at realtime priority (granted, not demoted since). */
 int motion_realtime_active(void);
 
 /** 1 once if the SIGXCPU handler has put the realtime threads back to SCHED_OTHER since the last call. */

@@ -77,7 +77,8 @@ final class CommandQueue<Command>: @unchecked Sendable {
 
     /// Queues `command` at the end of `lane` (`first`: at its front, the next of that lane to run);
     /// `bytes` (a request's line) count toward `bytes(of:)`.
-    func push(_ command: Command, lane: Lane = .daemon, bytes: Int = 0, first: Bool = false) {
+    /// `parsing`: nanoseconds a socket thread spent reading it, taken from the lane's engine share.
+    func push(_ command: Command, lane: Lane = .daemon, bytes: Int = 0, first: Bool = false, parsing: UInt64 = 0) {
         locked {
             sequence += 1
             if lane == .daemon {
@@ -90,6 +91,11 @@ final class CommandQueue<Command>: @unchecked Sendable {
                 }
                 if first { waiting.commands.prepend((command, bytes, sequence)) } else { waiting.commands.append((command, bytes, sequence)) }
                 waiting.bytes += bytes
+                if parsing > 0, let budget {
+                    var bucket = waiting.bucket ?? budget.freshBucket(at: WorkClock.now())
+                    budget.chargeParsing(&bucket, nanos: parsing)
+                    waiting.bucket = bucket
+                }
                 lanes[lane] = waiting
             }
             pthread_cond_signal(condition)
@@ -187,7 +193,9 @@ final class CommandQueue<Command>: @unchecked Sendable {
         // Idle lanes the others have caught up with are forgotten, now and then (not the one just
         // taken: its charge comes next; and not at every take while many stay ahead).
         if lanes.count > pruneAbove {
-            lanes = lanes.filter { $0.key == lane || !$0.value.commands.isEmpty || $0.value.used > virtualNow }
+            lanes = lanes.filter {
+                $0.key == lane || !$0.value.commands.isEmpty || $0.value.used > virtualNow || ($0.value.bucket?.credit ?? 0) < 0
+            }
             pruneAbove = max(busy.count + 256, lanes.count * 2)
         }
         return (command, lane, !isEmpty, waited)

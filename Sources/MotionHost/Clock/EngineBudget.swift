@@ -22,15 +22,16 @@ struct EngineBudget {
         mutating func refill(at now: UInt64, percent: UInt64, interval: UInt64) {
             let cap = Int64(interval * percent / 100)
             if now > refilledAt {
-                let gained = (now - refilledAt) * percent / 100
-                credit = gained >= UInt64(Int64.max) ? cap : min(cap, credit &+ Int64(gained))
+                // Past one interval of waiting (or a long one), a full share and what paid its debt back.
+                let gained = min(now - refilledAt, interval * 1_000_000) * percent / 100
+                credit = min(cap, credit &+ Int64(gained))
             }
             refilledAt = max(refilledAt, now)
         }
 
         /// When it holds credit again (now if it does).
         func available(at now: UInt64, percent: UInt64) -> UInt64 {
-            credit > 0 ? now : now &+ UInt64(-credit) * 100 / max(percent, 1) &+ 1
+            credit >= 0 ? now : now &+ UInt64(-credit) * 100 / max(percent, 1) &+ 1
         }
     }
 
@@ -57,9 +58,16 @@ struct EngineBudget {
         return max(bucket.available(at: now, percent: uidPercent), common.available(at: now, percent: Self.allUIDsPercent))
     }
 
+    /// A socket thread spent `nanos` parsing a request of the lane: its uid's share pays for it (the
+    /// socket threads run at realtime too), not the engine thread's common one.
+    func chargeParsing(_ bucket: inout Bucket, nanos: UInt64) {
+        bucket.credit -= Int64(min(nanos, 3_600_000_000_000))
+    }
+
     /// A command of the lane used `nanos` of the engine thread.
     mutating func charge(_ bucket: inout Bucket, nanos: UInt64) {
-        let spent = Int64(min(nanos, UInt64(Int64.max / 4)))
+        // At most an hour a command (a clock that jumped): the buckets stay far from overflow.
+        let spent = Int64(min(nanos, 3_600_000_000_000))
         bucket.credit -= spent
         common.credit = max(common.credit - spent, -Int64(interval * Self.allUIDsPercent / 100))
     }

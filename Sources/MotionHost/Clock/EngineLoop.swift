@@ -62,8 +62,8 @@ package final class EngineLoop: Sendable {
     /// Queues a connection's command (`bytes`: its request line) in its uid's lane: after that lane's
     /// commands queued before it (`first`: before them), taking turns with other uids' by the engine time
     /// each used.
-    func submit(uid: UInt32?, bytes: Int = 0, first: Bool = false, _ command: @escaping Command) {
-        queue.push(.run(command), lane: .uid(uid), bytes: bytes, first: first)
+    func submit(uid: UInt32?, bytes: Int = 0, first: Bool = false, parsing: UInt64 = 0, _ command: @escaping Command) {
+        queue.push(.run(command), lane: .uid(uid), bytes: bytes, first: first, parsing: parsing)
     }
 
     /// `quotas.enginePercent`: each uid's share of every frame interval (docs/protocol.md#ownership-and-quotas).

@@ -11,7 +11,8 @@ import MotionWire
 ///  "adminGroup": "motion-admin", "maxConnections": 2048, "maxConnectionsPerUser": 1024,
 ///  "quotas": {"performers": 100000, "animations": 250000, "runtimes": 256, "routers": 64, "gestures": 64, "stateBytes": 16777216,
 ///             "journalBytes": 16777216, "filterTargets": 65536, "properties": 500000,
-///             "shmSlots": 4194304, "subscriptions": 1024, "shmRegions": 64}}
+///             "shmSlots": 4194304, "subscriptions": 1024, "shmRegions": 64, "inputBytes": 16777216,
+///             "outputBytes": 67108864, "themeTokens": 256, "enginePercent": 50}}
 /// ```
 package struct ConfigFile: Sendable {
     package var socket: String?

@@ -91,11 +91,14 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard !isClosing, output?.isClosing != true else { return }
         guard line.readableBytes <= maximumLineLength else { return refuseOversizedLine(context: context) }
         guard line.readableBytes > 0 else { return }
+        // The time it takes is the uid's (its engine share pays for it: docs/protocol.md#ownership-and-quotas).
+        let began = WorkClock.now()
         let parsed = Request.parse(line: line.readableBytesView)
+        let parsing = WorkClock.now() &- began
         let id = sessionID
         let pending = self.pending
         pending.add(1)
-        loop.submit(uid: uid, bytes: line.readableBytes) { context in
+        loop.submit(uid: uid, bytes: line.readableBytes, parsing: parsing) { context in
             context.handle(parsed, from: id)
             pending.add(-1)
         }

@@ -23,6 +23,7 @@ enum RealtimePriority {
     static func request(priority: Int32 = priority) -> String? {
         let error = motion_realtime_request(priority, softMicroseconds, hardMicroseconds)
         guard error != 0 else { return nil }
+        if error == ENOSPC { return "more than 64 threads asked for realtime priority (the socket threads are one per core)" }
         if error == EPERM {
             let limit = motion_rlimit_rtprio()
             return "not permitted: RLIMIT_RTPRIO is \(limit) and the process has no CAP_SYS_NICE "
@@ -84,8 +85,10 @@ struct RealtimeWatch: Service {
                 await loop.perform { $0.ticks.schedulingClass = ThreadScheduling.current() + " (realtime dropped: RLIMIT_RTTIME)" }
                 try? await Task.sleep(for: .seconds(RealtimePriority.retrySeconds))
                 if Task.isCancelled { break }
-                _ = await RealtimePriority.requestForEngine(loop, logger: logger)
-                await RealtimePriority.requestForWriters(logger: logger)
+                // The writers only above a realtime engine thread, never above one left at SCHED_OTHER.
+                if await RealtimePriority.requestForEngine(loop, logger: logger) {
+                    await RealtimePriority.requestForWriters(logger: logger)
+                }
             }
         }
     }
