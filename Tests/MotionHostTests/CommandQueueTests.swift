@@ -112,4 +112,17 @@ struct CommandQueueTests {
         #expect(queue.take(until: 0)?.command == "cheap")
         #expect(queue.take(until: 0, unlessWaiting: true) == nil, "uid 1000 waits for the share its parsing used")
     }
+
+    /// The next slice of work under way (pushed `first`: a journal group holding every uid's journaled
+    /// changes) runs though its lane is past its share; the lane's other commands still wait.
+    @Test func aContinuationRunsPastTheShare() throws {
+        let queue = Queue(interval: 8_333_333)
+        queue.push("a0", lane: .uid(1000))
+        queue.push("a1", lane: .uid(1000))
+        let first = try #require(queue.take(until: 0))
+        queue.charge(first.lane, nanos: 10_000_000_000)
+        queue.push("slice", lane: .uid(1000), first: true)
+        #expect(queue.take(until: WorkClock.now() + 2_000_000_000)?.command == "slice")
+        #expect(queue.take(until: 0, unlessWaiting: true) == nil, "a1 waits for the share")
+    }
 }

@@ -22,7 +22,9 @@ final class CommandQueue<Command>: @unchecked Sendable {
     }
 
     private struct Waiting {
-        var commands = Deque<(command: Command, bytes: Int, sequence: UInt64)>()
+        /// `continuing`: pushed `first`, the next slice of work already under way (it runs whatever the
+        /// lane's share; its time is still charged).
+        var commands = Deque<(command: Command, bytes: Int, sequence: UInt64, continuing: Bool)>()
         /// Engine time its commands used, on the queue's virtual clock (nanoseconds).
         var used: UInt64 = 0
         /// Request bytes of the commands waiting.
@@ -77,7 +79,8 @@ final class CommandQueue<Command>: @unchecked Sendable {
 
     /// Queues `command` at the end of `lane` (`first`: at its front, the next of that lane to run);
     /// `bytes` (a request's line) count toward `bytes(of:)`.
-    /// `parsing`: nanoseconds a socket thread spent reading it, taken from the lane's engine share.
+    /// `parsing`: nanoseconds a socket thread spent reading it, taken from the lane's engine share. A
+    /// command pushed `first` continues work under way: it runs whatever the lane's share.
     func push(_ command: Command, lane: Lane = .daemon, bytes: Int = 0, first: Bool = false, parsing: UInt64 = 0) {
         locked {
             sequence += 1
@@ -89,7 +92,7 @@ final class CommandQueue<Command>: @unchecked Sendable {
                     busy.append(lane)
                     waiting.used = max(waiting.used, virtualNow)
                 }
-                if first { waiting.commands.prepend((command, bytes, sequence)) } else { waiting.commands.append((command, bytes, sequence)) }
+                if first { waiting.commands.prepend((command, bytes, sequence, true)) } else { waiting.commands.append((command, bytes, sequence, false)) }
                 waiting.bytes += bytes
                 if parsing > 0, let budget {
                     var bucket = waiting.bucket ?? budget.freshBucket(at: WorkClock.now())
@@ -166,8 +169,10 @@ final class CommandQueue<Command>: @unchecked Sendable {
         var nextTurn: UInt64?
         for index in busy.indices {
             let lane = busy[index]
-            // A barrier (a stop) waits for every lane's commands before it: they run unbudgeted.
-            if var budget, barriers.isEmpty {
+            // A barrier (a stop) waits for every lane's commands before it: they run unbudgeted. So does
+            // the next slice of work under way (a journal group holds every uid's journaled changes: one
+            // uid's debt must not stall it; that uid pays for the slice afterwards).
+            if var budget, barriers.isEmpty, lanes[lane]!.commands.first?.continuing != true {
                 var bucket = lanes[lane]!.bucket ?? budget.freshBucket(at: now)
                 let turn = budget.nextTurn(of: &bucket, at: now)
                 lanes[lane]!.bucket = bucket
@@ -185,7 +190,7 @@ final class CommandQueue<Command>: @unchecked Sendable {
     private func takeFirst(ofBusy chosen: Int, waited: Bool) -> (command: Command, lane: Lane, more: Bool, waited: Bool) {
         let lane = busy[chosen]
         var waiting = lanes.removeValue(forKey: lane)!
-        let (command, bytes, _) = waiting.commands.removeFirst()
+        let (command, bytes, _, _) = waiting.commands.removeFirst()
         waiting.bytes -= bytes
         virtualNow = waiting.used
         if waiting.commands.isEmpty { busy.remove(at: chosen) }
