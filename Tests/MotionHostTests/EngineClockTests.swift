@@ -1,3 +1,4 @@
+import Logging
 @testable import MotionEngine
 import MotionWire
 import Testing
@@ -25,23 +26,32 @@ struct EngineClockTests {
     }
 
     /// Journal records carry the clock's wall time, and a replay brings the runtimes to the clock's
-    /// present: a restart 10 s later finds a 3-frame plan long finished, with no sleep to get there.
+    /// present: a restart 10 s later finds a tween of a quarter second long finished, with no sleep to get there.
     @Test func theJournalWritesAndReplaysOnTheEnginesClock() throws {
         let journal = JournalTests.MemoryJournal()
         let clock = ManualClock(monotonic: 1_000_000_000, wall: 1_900_000_000)
         let output = RecordingOutput()
-        let context = try EngineContext.greeted(on: output, clock: clock)
+        let context = try Self.tweening(on: clock, output: output)
         context.journal.use(journal)
         _ = context.call("runtime.create", ["name": "work"], on: output)
-        _ = context.call("plan.add", ["runtime": "work", "target": "a", "plan": ["type": "Frames", "frames": 3]], on: output)
+        _ = context.call("plan.add", ["runtime": "work", "target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [5], "duration": 0.25]], on: output)
         #expect(journal.records.map { $0["t"]?.doubleValue } == [1_900_000_000, 1_900_000_000], "\(journal.records)")
 
         let later = ManualClock(monotonic: 7_000_000_000, wall: 1_900_000_010)
-        let restarted = try EngineContext.greeted(on: RecordingOutput(), clock: later)
+        let restarted = try Self.tweening(on: later, output: RecordingOutput())
         let (runtimes, records, problems) = restarted.journal.restoreRuntimes(from: journal)
         #expect(problems.isEmpty && runtimes == 1 && records == 2, "\(problems)")
-        #expect(!restarted.engine.isActive(runtime: "0/work"), "10 s of frames replayed: the plan has finished")
-        #expect(restarted.engine.value(of: "frames", target: "a", runtime: "0/work") == [0], "its last frame written: none remain")
+        #expect(!restarted.engine.isActive(runtime: "0/work"), "10 s replayed: the tween has finished")
+        #expect(restarted.engine.value(of: "x", target: "a", runtime: "0/work") == [5], "its last value written")
         #expect(restarted.journal.resumesAt == later.now(), "the first tick counts from the clock's present")
+    }
+
+    /// A greeted context with the shipped Tween plugin on `clock`.
+    static func tweening(on clock: ManualClock, output: RecordingOutput) throws -> EngineContext {
+        let context = EngineContext(engine: try ShippedPlanSchemaTests.engine(["TweenPlugin"]), settings: EngineSettings(),
+                                    logger: Logger(label: "test"), clock: clock)
+        context.openSession(1, output: output)
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 1)
+        return context
     }
 }

@@ -29,7 +29,9 @@ struct JournalKeeperTests {
         #expect(keeper.all.isEmpty && keeper.totalBytes == 0 && keeper.ownerBytes.isEmpty)
     }
 
-    @Test func aUidPastItsBytesLosesTheOldestOfItsLargestRuntimeOnly() {
+    /// One record at a time, no more than it takes (half a runtime went at once: ~44,700 acknowledged
+    /// animations where a few records were enough).
+    @Test func aUidPastItsBytesLosesItsOldestRecordsAndNoMore() {
         var keeper = JournalKeeper()
         keeper.maximumOwnerBytes = 200_000
         for index in 0..<50 {
@@ -40,7 +42,11 @@ struct JournalKeeperTests {
         keeper.remember(small, line: smallLine)
         let (other, otherLine) = Self.add("8/theirs", 0, bytes: 150_000)
         keeper.remember(other, line: otherLine)
+        let line = Self.add("7/big", 0, bytes: 10_000).1.count
         #expect((keeper.ownerBytes[7] ?? 0) <= 200_000, "\(keeper.ownerBytes)")
+        #expect((keeper.ownerBytes[7] ?? 0) > 200_000 - line, "no more dropped than it takes: \(keeper.ownerBytes)")
+        let dropped = keeper.takeDropped()
+        #expect(dropped.map(\.runtime) == ["7/big"], "\(dropped)")
         let big = keeper.all.first { $0.runtime == "7/big" }?.kept ?? []
         #expect(big.first?.record.isCreate == true && big.last?.record.time == 49, "the newest stays")
         #expect(keeper.all.first { $0.runtime == "7/small" }?.kept.count == 2, "the smaller runtime is untouched")

@@ -2,9 +2,12 @@ import MotionWire
 
 extension RuntimeJournal {
     /// Replays the journal at start (before the socket listens): every journaled runtime comes back as
-    /// it would be now, its plans performed in frame-sized steps from when they were added (stretches
-    /// where nothing moves are skipped). Returns the runtimes and records replayed and any problem.
-    package func restoreRuntimes(from journal: any JournalStorage, now: Double? = nil)
+    /// it would be now, each target's plans performed from when they were added, in one step from each
+    /// change of the target to its next and from its last to now (time proportional to the records, not
+    /// to the downtime). Returns the runtimes and records replayed and any problem.
+    /// `progress` hears how many records are done of how many, every 4,096 (the host asks systemd for
+    /// the time the rest will take, from the time these took).
+    package func restoreRuntimes(from journal: any JournalStorage, now: Double? = nil, progress: ((_ done: Int, _ total: Int) -> Void)? = nil)
         -> (runtimes: Int, records: Int, problems: [String]) {
         // The monotonic instant matching `now`: the replay takes time of its own, which the clock's first
         // tick then makes up.
@@ -31,31 +34,35 @@ extension RuntimeJournal {
                 }
             }
         }
-        guard let first = records.first else { return (0, 0, problems) }
+        guard !records.isEmpty else { return (0, 0, problems) }
         let refused = writtenOff(records)
         context.dryRuns.isSampling = true
         defer {
             context.dryRuns.isSampling = false
             engine.clearFrame()
         }
-        var replayed = first.time
+        // Each target on a clock of its own (`TargetClocks`): a change moves only the target it touches,
+        // from that target's previous change to its own time, in one exact step. Moving every live
+        // animation in frame-sized steps to each record's time made a replay cost records × animations ×
+        // steps (150,000 repeating tweens: minutes, and longer the longer the daemon was down).
+        var clocks = TargetClocks()
+        replaySteps = 0
+        let composites = engine.compositeNanosPerUID
+        engine.compositeNanosPerUID = .max  // a composite's next step starts within the step that ended the last
+        defer { engine.compositeNanosPerUID = composites }
         var dropped = 0
-        let frame = 1 / settings.rate
-        func advance(to time: Double) {
-            while time - replayed > 1e-9 {
-                guard engine.isAnimating else {
-                    replayed = time
-                    return
-                }
-                // At most 10,000 steps per stretch: something that animates for a month (a tween repeated
-                // forever) does not hold the start for hours; beyond that stretch steps are coarser.
-                let dt = min(max(frame, (time - replayed) / 10_000), time - replayed)
-                engine.advance(by: dt)
+        func advance(_ runtime: String, _ target: String, to time: Double) {
+            let last = clocks.time(of: target, in: runtime)
+            if let last, time - last > 1e-12 {
+                engine.advance(runtime: runtime, target: target, by: time - last)
                 engine.clearFrame()
-                replayed += dt
+                replaySteps += 1
             }
+            // A wall clock set back between two records does not take a target back.
+            clocks.set(target, in: runtime, to: max(time, last ?? time))
         }
         for (index, record) in records.enumerated() {
+            if index & 4095 == 4095 { progress?(index + 1, records.count) }
             if case .refused = record {
                 dropped += 1  // rewritten at the start without it
                 continue
@@ -64,7 +71,15 @@ extension RuntimeJournal {
                 dropped += 1
                 continue
             }
-            advance(to: record.time)
+            switch record {
+            case .add(let runtime, let target, _, _, let time, _), .remove(let runtime, let target, _, let time):
+                advance(runtime, target, to: time)
+            case .values(let runtime, let values, let time):
+                for target in Set(values.map(\.target)) { advance(runtime, target, to: time) }
+            case .destroy(let runtime, _):
+                clocks.forget(runtime)
+            case .create, .refused: break
+            }
             if OwnedName.split(record.runtime).name == Engine.defaultRuntime, engine.runtimes[record.runtime] == nil {
                 try? engine.createRuntime(record.runtime)
             }
@@ -120,7 +135,7 @@ extension RuntimeJournal {
                 }
             }
         }
-        advance(to: now)
+        for (runtime, target) in clocks.all { advance(runtime, target, to: now) }
         resumesAt = min(monotonicNow, clock.now())
         // A journal far larger than what the runtimes need now (written before the bounds, or mostly
         // superseded), or with records that were refused, is rewritten once, at the start.

@@ -27,6 +27,9 @@ package final class RuntimeJournal: ContextPart {
     var pendingCreates: [String: Bool] = [:]
     /// Monotonic time the replay brought the animations to; the clock's first tick counts from it.
     package var resumesAt: UInt64?
+    /// Steps the last replay took (one per stretch of a target between its changes, and one to now):
+    /// proportional to the records, whatever the downtime.
+    package internal(set) var replaySteps = 0
 
     init(context: EngineContext) {
         self.context = context

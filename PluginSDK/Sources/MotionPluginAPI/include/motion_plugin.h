@@ -227,7 +227,10 @@ typedef struct motion_factory {
      * global speed of `settings.set` (1 unless changed; at speed 0 plans complete when added, and dt is
      * the plain interval). Called once per tick while the performer holds at least one is-active token
      * (a performer that takes its first token during a frame is advanced from the next tick); NULL for
-     * performers that are not continuous. The probe (motiond checks each
+     * performers that are not continuous. `dt` is not always a frame: a dry run (`plan.sample`) advances
+     * by the times asked, and after a restart the journal's replay advances each target from one change
+     * to the next and then to now in one call each, so `dt` can be the whole downtime. Compute the state
+     * at `dt` exactly (a closed form, a phase), as the shipped plugins do, not in fixed steps. The probe (motiond checks each
      * new plugin file in a child process first) also calls it once on a fresh instance that has no plan
      * and no token: it must then return at once. Every client's frames wait for it: a call into the
      * plugin (this one, a batch, add_plan, …) that takes longer than a frame interval is reported by
