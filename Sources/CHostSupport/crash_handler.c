@@ -115,9 +115,13 @@ static void on_crash(int signal, siginfo_t *info, void *context) {
         record(label, function, number, digits);
         say(label, function, number, digits);
     }
+    /* SIGABRT from another process is systemd's watchdog (WatchdogSec) or an operator asking for a core:
+     * the default action at once. Swift's backtracer spent more than 15 s on it, holding the restart. */
+    const int asked_to_abort = signal == SIGABRT && info != NULL && (info->si_code == SI_USER || info->si_code == SI_QUEUE)
+                               && info->si_pid != getpid();
     /* A crash inside a plugin dies at once (the plugin is named in the record); any other crash goes to
      * the handler that was there before (Swift's backtracer prints where the daemon itself failed). */
-    for (size_t i = 0; label == NULL && i < sizeof signals / sizeof signals[0]; i++) {
+    for (size_t i = 0; label == NULL && !asked_to_abort && i < sizeof signals / sizeof signals[0]; i++) {
         if (signals[i] != signal) continue;
         struct sigaction *old = &previous[i];
         if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction != NULL) {

@@ -246,4 +246,62 @@ struct CrashQuarantineTests {
         await client.close()
         _ = await second.stop()
     }
+
+    /// A plugin whose `init` hangs only outside the probe (it reads its command line) passes the probe and
+    /// held every start for ever; `init` is watched like `advance`: the start ends (status 70), the next
+    /// one quarantines the file and serves (docs/operations.md#a-plugin-that-hangs).
+    @Test func aPluginThatHangsInInitIsQuarantinedAtTheNextStart() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let plugins = directory.appendingPathComponent("plugins"), state = directory.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let file = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/hang_init.c"], name: "libhanginit.so", in: plugins)
+        let config = directory.appendingPathComponent("motiond.json")
+        try Data(#"{"hangSeconds": 2}"#.utf8).write(to: config)
+        let arguments = ["--plugins", plugins.path, "--state-dir", state.path, "--config", config.path]
+        let first = try await DaemonProcess(arguments: arguments, waitForSocket: false)
+        let status = await first.stop(signal: 0, timeout: 60)  // signal 0: only waits for it to end by itself
+        #expect(status == 70 && first.process.terminationReason == .exit, "the hang watch ended the start: \(String(describing: status))")
+        #expect(first.log.contains("motiond: a plugin's init has not returned for a while; ending motiond: \(file) (recorded"), "\(first.log.suffix(800))")
+
+        let second = try await DaemonProcess(arguments: arguments)
+        let client = try await second.client()
+        let rejected = (try await client.call("plugins.list"))["rejected"]?.arrayValue ?? []
+        let reason = rejected.first { $0["file"]?.stringValue == file }?["reason"]?.stringValue ?? ""
+        #expect(reason.hasPrefix("hung motiond (init did not return) at "), "\(rejected)")
+        #expect(try await client.call("plan.add", ["target": "t", "plan": ["type": "Tween", "property": "x", "to": [1]]])["performer"] != nil)
+        await client.close()
+        _ = await second.stop()
+    }
+
+    /// Issue #46: systemd's watchdog ends a hung daemon with SIGABRT; Swift's backtracer then held the
+    /// process more than 15 s (and the restart with it). A SIGABRT from another process takes the default
+    /// action at once: no backtracer child, the process ends by that signal.
+    @Test func theWatchdogsAbortEndsTheDaemonAtOnce() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let socket = directory.appendingPathComponent("motiond.sock").path
+        let daemon = try await DaemonProcess(directory: directory, socket: socket,
+                                             command: [DaemonProcess.motiond, "--socket", socket, "--no-shipped-plugins"],
+                                             environment: ["SWIFT_BACKTRACE": "enable=yes,interactive=no"])
+        let pid = daemon.process.processIdentifier
+        let sent = Date()
+        kill(pid, SIGABRT)
+        var backtracer = false
+        while daemon.process.isRunning && !Process.isZombie(pid) && Date().timeIntervalSince(sent) < 30 {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            for task in tasks {
+                let listed = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+                for child in listed.split(separator: " ") {
+                    let name = (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8)) ?? ""
+                    if name.hasPrefix("swift-backtrace") { backtracer = true }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(10))  // polls for the exit
+        }
+        let took = Date().timeIntervalSince(sent)
+        _ = await daemon.stop(signal: SIGKILL)
+        #expect(!backtracer, "no backtracer ran")
+        #expect(daemon.process.terminationReason == .uncaughtSignal && daemon.process.terminationStatus == SIGABRT,
+                "\(daemon.process.terminationReason.rawValue) \(daemon.process.terminationStatus)")
+        #expect(took < 10, "ended at once, not after the backtracer: \(took) s")
+    }
 }

@@ -11,8 +11,18 @@ package protocol JournalStorage: AnyObject, Sendable {
     func rewrite(_ lines: [UInt8]) throws(EngineError)
     /// Every record, oldest first; lines that do not read are returned as problems.
     func load() -> (records: [JSONValue], problems: [String])
+    /// Every record with its line as written ("\n" included), oldest first: a replay keeps the lines
+    /// for the compaction without writing each record again.
+    func loadLines() -> (records: [(json: JSONValue, line: [UInt8])], problems: [String])
     /// Bytes in the journal now.
     var size: Int { get }
+}
+
+extension JournalStorage {
+    package func loadLines() -> (records: [(json: JSONValue, line: [UInt8])], problems: [String]) {
+        let (records, problems) = load()
+        return (records.map { ($0, WireMessage.line($0)) }, problems)
+    }
 }
 
 /// One journaled change. `t` is wall-clock seconds (CLOCK_REALTIME).

@@ -16,7 +16,8 @@ extension RuntimeJournal {
         let offset = (now - startedWall) * 1e9
         let monotonicNow = offset < 0 ? startedMonotonic - UInt64(min(-offset, Double(startedMonotonic))) : startedMonotonic + UInt64(offset)
         storage = journal
-        let (lines, unreadable) = journal.load()
+        let (loaded, unreadable) = journal.loadLines()
+        let lines = loaded.map(\.json)
         var problems = unreadable
         // Each record with the idempotency key its first line carried, if any (`IdempotencyKeys`).
         var keyed: [Int: (key: IdempotencyKeys.Pair, line: JSONValue)] = [:]
@@ -114,14 +115,14 @@ extension RuntimeJournal {
                     }
                 case .refused: break  // skipped above
                 }
-                if let (key, line) = keyed[index] {
+                if let (key, _) = keyed[index] {
                     // Kept with its key, so that a compaction keeps it too.
-                    remember(record, line: WireMessage.line(line))
+                    remember(record, line: loaded[index].line)
                     if now - record.time <= IdempotencyKeys.lifetime {
                         context.keys.remember(uid: key.uid, key: key.key, result: result, time: record.time)
                     }
                 } else {
-                    remember(record, line: record.line)
+                    remember(record, line: lines.count == records.count ? loaded[index].line : record.line)
                 }
             } catch {
                 problems.append("journal: \(record.runtime): \(error.message)")

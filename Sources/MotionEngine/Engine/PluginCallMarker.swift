@@ -13,7 +13,7 @@ package enum PluginCallMarker {
     }()
 
     /// A plugin's label: "file\nhash", NUL-terminated, kept for the process lifetime.
-    static func label(file: String, hash: String) -> UnsafePointer<CChar> {
+    package static func label(file: String, hash: String) -> UnsafePointer<CChar> {
         let bytes = Array((file + "\n" + hash).utf8CString)
         let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
         pointer.initialize(from: bytes, count: bytes.count)
@@ -23,7 +23,7 @@ package enum PluginCallMarker {
     /// Runs `body` (a call into the plugin labelled `label`) marked, then restores the marker it found:
     /// calls nest (a plugin's plan emits another plugin's plan).
     @inline(__always)
-    static func calling<Result>(_ label: UnsafePointer<CChar>?, _ function: StaticString, _ body: () throws -> Result) rethrows -> Result {
+    package static func calling<Result>(_ label: UnsafePointer<CChar>?, _ function: StaticString, _ body: () throws -> Result) rethrows -> Result {
         let slots = address.assumingMemoryBound(to: UInt.self)
         let saved = (slots[0], slots[1])
         slots[0] = UInt(bitPattern: label)

@@ -1,3 +1,4 @@
+import DequeModule
 import MotionWire
 
 /// A runtime's timeline (docs/protocol.md): its own clock, which stops while a scrubber is attached, and the
@@ -22,8 +23,10 @@ struct Timeline {
     static let maximumEntries = 1000
     static let maximumBytes = 256 << 10
 
-    var entries: [TimelineEntry] = []
-    private var sizes: [Int] = []
+    /// Deques: at the bound each entry recorded drops the oldest, without moving the other 999 (a memmove
+    /// per `plan.add`, a twentieth of a journal replay).
+    var entries = Deque<TimelineEntry>()
+    private var sizes = Deque<Int>()
     private(set) var bytes = 0
     /// Engine time at creation, and seconds spent paused; the clock is engine time minus both.
     var createdAt: Double

@@ -121,7 +121,7 @@ struct TimelineScrubbing: ContextPart {
             guard let now = context.engine.runtimes[runtime], now === scope, now.timeline.isAttached else { return false }
             return now.timeline.scrubGeneration == generation
         }
-        let work = ReplayWork(entries: timeline.entries, to: offset, runtime: context.dryRuns.nextRuntime(Self.replayRuntime),
+        let work = ReplayWork(entries: Array(timeline.entries), to: offset, runtime: context.dryRuns.nextRuntime(Self.replayRuntime),
                               frame: 1 / settings.rate, isWanted: isWanted) { [weak scope] context, values throws(EngineError) in
             guard let scope, context.engine.runtimes[runtime] === scope else {
                 throw EngineError(.runtimeNotFound, "runtime: \"\(name)\" was destroyed during the replay")

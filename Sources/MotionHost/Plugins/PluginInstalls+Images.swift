@@ -9,7 +9,7 @@ extension PluginInstalls {
             context.logger.debug("plugin install held the engine thread", metadata: [
                 "file": "\(file)", "ms": "\(Double(WorkClock.now() - started) / 1e6)"])
         }
-        switch PluginLoader.load(entry: entry, label: file, host: context.engine.host) {
+        switch PluginLoader.load(entry: entry, label: file, host: context.engine.host, hash: hash) {
         case .failure(let error): return reject(file: file, reason: error.reason)
         case .success(let descriptor): return install(descriptor, file: file, hash: hash)
         }

@@ -37,17 +37,24 @@ package enum PluginLoader {
     }
 
     /// Calls an opened image's entry, checks the descriptor it returns and calls `init` (engine thread).
-    package static func load(entry: PluginEntry, label: String, host: HostServices) -> Result<PluginDescriptor, PluginLoadError> {
+    /// With the file's `hash` both calls are marked (`PluginCallMarker`): one that never returns is
+    /// recorded by the hang watch and the file quarantined at the next start, as for `advance`
+    /// (docs/operations.md#a-plugin-that-hangs), so a plugin that hangs only outside the probe cannot
+    /// hold every start.
+    package static func load(entry: PluginEntry, label: String, host: HostServices, hash: String? = nil) -> Result<PluginDescriptor, PluginLoadError> {
         func fail(_ reason: String) -> Result<PluginDescriptor, PluginLoadError> {
             .failure(PluginLoadError(file: label, reason: reason))
         }
+        let marker = hash.map { PluginCallMarker.label(file: label, hash: $0) }
         let function = unsafeBitCast(UnsafeRawPointer(bitPattern: entry.address)!, to: motion_plugin_entry_fn.self)
-        guard let raw = function() else { return fail("\(MOTION_PLUGIN_ENTRY_SYMBOL): returned NULL") }
+        guard let raw = PluginCallMarker.calling(marker, "motion_plugin_entry", { function() }) else {
+            return fail("\(MOTION_PLUGIN_ENTRY_SYMBOL): returned NULL")
+        }
         let checked = DescriptorCheck.check(UnsafeRawPointer(raw), file: label)
         guard case .success(let descriptor) = checked else { return checked }
         if let initialize = descriptor.pointer.pointee.`init` {
             host.initMessages = []
-            let status = initialize(host.pointer)
+            let status = PluginCallMarker.calling(marker, "init") { initialize(host.pointer) }
             let said = host.initMessages?.last
             host.initMessages = nil
             if status != MOTION_OK { return fail("init: the plugin reported a failure" + (said.map { ": " + $0 } ?? "")) }
