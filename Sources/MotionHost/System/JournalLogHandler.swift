@@ -54,7 +54,9 @@ package struct JournalLogHandler: LogHandler {
         entry.add("PRIORITY", String(StderrLogHandler.priority(event.level)))
         entry.add("SYSLOG_IDENTIFIER", "motiond")
         if let id = JournalMessageIDs.id(for: message) { entry.add("MESSAGE_ID", id) }
-        for (key, value) in merged { entry.add(JournalEntry.fieldName(forMetadataKey: key), "\(value)") }
+        // Escaped as MESSAGE is (docs/threat_model.md: a client-chosen name with U+202E or a newline must not
+        // rewrite what `journalctl -o verbose` shows).
+        for (key, value) in merged { entry.add(JournalEntry.fieldName(forMetadataKey: key), StderrLogHandler.escaped("\(value)")) }
         guard journal.send(entry.bytes) else {
             fallback.log(event: event)
             return
