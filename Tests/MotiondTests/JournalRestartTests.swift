@@ -179,4 +179,35 @@ struct JournalRestartTests {
         await client.close()
         _ = await second.stop()
     }
+
+    /// Issue #46: while a long journal is replayed the daemon answers `hello` and `status` (which says how far
+    /// it is); a change asked meanwhile waits for the replay and then sees every runtime back. The journal
+    /// is written here: 50,000 repeating tweens on 5,000 targets (seconds of replay in a debug build).
+    @Test func helloAndStatusAreAnsweredWhileTheJournalIsReplayed() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = directory.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let runtime = "\(getuid())/work", t = Date().timeIntervalSince1970 - 5
+        var lines = #"{"op":"create","runtime":"\#(runtime)","shared":false,"t":\#(t)}"# + "\n"
+        for index in 0..<50_000 {
+            lines += #"{"op":"add","plan":{"autoreverse":true,"duration":1,"from":[0],"property":"p\#(index % 10)","repeat":"forever","to":[1000],"type":"Tween"},"runtime":"\#(runtime)","t":\#(t + Double(index) * 1e-5),"target":"s\#(index / 10)"}"# + "\n"
+        }
+        try Data(lines.utf8).write(to: state.appendingPathComponent("journal.jsonl"))
+        let config = directory.appendingPathComponent("motiond.json")
+        try Data(#"{"quotas": {"journalBytes": 268435456}}"#.utf8).write(to: config)
+        let daemon = try await DaemonProcess(arguments: ["--state-dir", state.path, "--config", config.path])
+        let client = try await daemon.client()
+        let during = try await client.call("status")
+        let records = during["restoring"]?["records"]?.intValue, done = during["restoring"]?["done"]?.intValue ?? .max
+        #expect(records == 50_001 && done < 50_001, "status during the replay: \(during)")
+        // Asked during the replay, answered once it is done: everything is back.
+        let work = try await client.call("runtime.state", ["runtime": "work", "limit": 1])
+        #expect(work["targetCount"] == 5000, "\(work)")
+        let after = try await client.call("status")
+        #expect(after["restoring"] == nil && after["animations"] == 50_000, "\(after)")
+        #expect(daemon.log.contains("runtimes replayed from the journal"), "\(daemon.log.suffix(600))")
+        await client.close()
+        _ = await daemon.stop()
+    }
 }

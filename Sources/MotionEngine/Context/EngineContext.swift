@@ -86,9 +86,11 @@ package final class EngineContext: TraceObserver {
     var time: Double { Double(clock.now() &- startTime) / 1e9 }
 
     /// The clock should keep ticking: something animates or a written value awaits its frame.
+    /// No tick while the journal is replayed (`RuntimeJournal.isRestoring`): each target is replayed on a
+    /// clock of its own, which a tick in between would move twice.
     package var wantsTicks: Bool {
-        engine.isAnimating || engine.hasPendingFrame || engine.hasCarriedCompositeEnds || engine.hasTeardowns || routers.isWaiting || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames
-            || !engine.store.gone.isEmpty
+        !journal.isRestoring && (engine.isAnimating || engine.hasPendingFrame || engine.hasCarriedCompositeEnds || engine.hasTeardowns || routers.isWaiting
+            || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames || !engine.store.gone.isEmpty)
     }
 
     package func engine(_ engine: Engine, didTrace event: TraceEvent) {
@@ -156,6 +158,11 @@ package final class EngineContext: TraceObserver {
         // Behind sliced work, or behind requests already waiting, or (unless it joins the journal group)
         // behind changes being written: it waits its turn, so replies keep the order of requests.
         if !draining, session.job != nil || !session.deferred.isEmpty || (session.journalPending > 0 && !parsed.joinsJournal) {
+            session.deferred.append(parsed)
+            return
+        }
+        // While the journal is replayed only `hello` and `status` are answered; the rest waits for it.
+        if !draining, journal.isRestoring, case .success(let request) = parsed, request.method != "hello", request.method != "status" {
             session.deferred.append(parsed)
             return
         }

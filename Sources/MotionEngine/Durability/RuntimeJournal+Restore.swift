@@ -1,148 +1,185 @@
 import MotionWire
 
 extension RuntimeJournal {
-    /// Replays the journal at start (before the socket listens): every journaled runtime comes back as
-    /// it would be now, each target's plans performed from when they were added, in one step from each
-    /// change of the target to its next and from its last to now (time proportional to the records, not
-    /// to the downtime). Returns the runtimes and records replayed and any problem.
-    /// `progress` hears how many records are done of how many, every 4,096 (the host asks systemd for
-    /// the time the rest will take, from the time these took).
+    /// Replays the journal at start, whole: every journaled runtime comes back as it would be now
+    /// (`beginRestore`, then `continueRestore` until it is done). Tests and tools; the daemon works it in
+    /// slices while it answers `hello` and `status`.
     package func restoreRuntimes(from journal: any JournalStorage, now: Double? = nil, progress: ((_ done: Int, _ total: Int) -> Void)? = nil)
-        -> (runtimes: Int, records: Int, problems: [String]) {
-        // The monotonic instant matching `now`: the replay takes time of its own, which the clock's first
-        // tick then makes up.
+        -> JournalReplay.Outcome {
+        if let outcome = beginRestore(from: journal, now: now, progress: progress) { return outcome }
+        var outcome: JournalReplay.Outcome?
+        while outcome == nil { outcome = continueRestore(until: .max) }
+        return outcome!
+    }
+
+    /// Reads the journal and readies its replay (`isRestoring` until `continueRestore` has done it): every
+    /// journaled runtime comes back as it would be at `now` (the wall clock's now by default), each target's
+    /// plans performed from when they were added, in one exact step from each change of the target to its
+    /// next and from its last to now (time in proportion to the records, not to the downtime). The outcome
+    /// at once when there is nothing to replay, else nil; `finished` hears it when the replay is done.
+    package func beginRestore(from journal: any JournalStorage, now: Double? = nil, progress: ((_ done: Int, _ total: Int) -> Void)? = nil,
+                              finished: ((JournalReplay.Outcome) -> Void)? = nil) -> JournalReplay.Outcome? {
         let (startedMonotonic, startedWall) = (clock.now(), clock.wallNow())
         let now = now ?? startedWall
         let offset = (now - startedWall) * 1e9
         let monotonicNow = offset < 0 ? startedMonotonic - UInt64(min(-offset, Double(startedMonotonic))) : startedMonotonic + UInt64(offset)
         storage = journal
         let (loaded, unreadable) = journal.loadLines()
-        let lines = loaded.map(\.json)
         var problems = unreadable
-        // Each record with the idempotency key its first line carried, if any (`IdempotencyKeys`).
-        var keyed: [Int: (key: IdempotencyKeys.Pair, line: JSONValue)] = [:]
-        let records = lines.compactMap { line -> JournalRecord? in
-            guard let record = JournalRecord(line) else {
-                problems.append("journal: a record that does not read: \(JSONWriter.string(line).prefix(200))")
+        let records = loaded.compactMap { line -> JournalRecord? in
+            guard let record = JournalRecord(line.json) else {
+                problems.append("journal: a record that does not read: \(JSONWriter.string(line.json).prefix(200))")
                 return nil
             }
             return record
         }
-        if lines.count == records.count {
-            for (index, line) in lines.enumerated() {
-                if let key = line["key"]?.stringValue, let uid = line["keyUid"]?.doubleValue.flatMap(UInt32.init(exactly:)) {
-                    keyed[index] = (IdempotencyKeys.Pair(uid: uid, key: key), line)
+        var keyed: [Int: IdempotencyKeys.Pair] = [:]
+        let matched = loaded.count == records.count
+        if matched {
+            for (index, line) in loaded.enumerated() {
+                if let key = line.json["key"]?.stringValue, let uid = line.json["keyUid"]?.doubleValue.flatMap(UInt32.init(exactly:)) {
+                    keyed[index] = IdempotencyKeys.Pair(uid: uid, key: key)
                 }
             }
         }
-        guard !records.isEmpty else { return (0, 0, problems) }
-        let refused = writtenOff(records)
+        replaySteps = 0
+        guard !records.isEmpty else {
+            finished?((0, 0, problems))
+            return (0, 0, problems)
+        }
+        restoring = JournalReplay(journal: journal, records: records, lines: matched ? loaded.map(\.line) : nil, keyed: keyed,
+                                  refused: writtenOff(records), now: now, monotonicNow: monotonicNow, problems: problems,
+                                  progress: progress, finished: finished)
+        return nil
+    }
+
+    /// Whether a replay is under way: the clock does not tick, and a client's requests other than
+    /// `hello` and `status` wait for it (`EngineContext.handle`).
+    package var isRestoring: Bool { restoring != nil }
+
+    /// Replays records until `deadline` (`WorkClock` nanoseconds; at least one). Returns the outcome when
+    /// the last is done: then each target is brought to now, the journal compacted if it should be, and
+    /// the requests that waited are answered.
+    package func continueRestore(until deadline: UInt64) -> JournalReplay.Outcome? {
+        guard let replay = restoring else { return nil }
         context.dryRuns.isSampling = true
+        let composites = engine.compositeNanosPerUID
+        engine.compositeNanosPerUID = .max  // a composite's next step starts within the step that ended the last
         defer {
+            engine.compositeNanosPerUID = composites
             context.dryRuns.isSampling = false
             engine.clearFrame()
         }
-        // Each target on a clock of its own (`TargetClocks`): a change moves only the target it touches,
-        // from that target's previous change to its own time, in one exact step. Moving every live
-        // animation in frame-sized steps to each record's time made a replay cost records × animations ×
-        // steps (150,000 repeating tweens: minutes, and longer the longer the daemon was down).
-        var clocks = TargetClocks()
-        replaySteps = 0
-        let composites = engine.compositeNanosPerUID
-        engine.compositeNanosPerUID = .max  // a composite's next step starts within the step that ended the last
-        defer { engine.compositeNanosPerUID = composites }
-        var dropped = 0
-        func advance(_ runtime: String, _ target: String, to time: Double) {
-            let last = clocks.time(of: target, in: runtime)
-            if let last, time - last > 1e-12 {
-                engine.advance(runtime: runtime, target: target, by: time - last)
-                engine.clearFrame()
-                replaySteps += 1
-            }
-            // A wall clock set back between two records does not take a target back.
-            clocks.set(target, in: runtime, to: max(time, last ?? time))
-        }
-        for (index, record) in records.enumerated() {
-            if index & 4095 == 4095 { progress?(index + 1, records.count) }
-            if case .refused = record {
-                dropped += 1  // rewritten at the start without it
-                continue
-            }
-            if refused.contains(index) {
-                dropped += 1
-                continue
-            }
-            switch record {
-            case .add(let runtime, let target, _, _, let time, _), .remove(let runtime, let target, _, let time):
-                advance(runtime, target, to: time)
-            case .values(let runtime, let values, let time):
-                for target in Set(values.map(\.target)) { advance(runtime, target, to: time) }
-            case .destroy(let runtime, _):
-                clocks.forget(runtime)
-            case .create, .refused: break
-            }
-            if OwnedName.split(record.runtime).name == Engine.defaultRuntime, engine.runtimes[record.runtime] == nil {
-                try? engine.createRuntime(record.runtime)
-            }
-            do throws(EngineError) {
-                // What the request was answered with, rebuilt for its key (docs/protocol.md#idempotency-keys).
-                var result: JSONValue = ["runtime": .string(String(OwnedName.split(record.runtime).name)), "replayed": true]
-                switch record {
-                case .create(let runtime, let shared, _):
-                    try engine.createRuntime(runtime, shared: shared)
-                    if shared { hub.sharedRuntimes.insert(runtime) }
-                    result["ephemeral"] = false
-                    result["shared"] = .bool(shared)
-                case .add(let runtime, let target, let plan, let name, _, let instant):
-                    // Within its uid's quotas, as when it was asked: changes written but never applied (a
-                    // stop or a crash between the write and the apply) do not take a uid past them. Under
-                    // the settings it was added under (`instant`), not today's.
-                    let current = engine.instantMotion
-                    engine.instantMotion = instant
-                    defer { engine.instantMotion = current }
-                    let performer = try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: context.quotas(of: runtime))
-                    result["target"] = .string(target)
-                    result["performer"] = .number(Double(performer))
-                case .remove(let runtime, let target, let name, _):
-                    result = ["removed": .bool(try engine.removePlan(named: name, from: target, in: runtime)), "replayed": true]
-                case .destroy(let runtime, _):
-                    try context.destroyRuntime(runtime)
-                    // Freed at once: what it held counts against its uid's quotas until it is.
-                    engine.continueTeardowns(until: .max)
-                case .values(let runtime, let values, _):
-                    for (target, property, value) in values {
-                        engine.write(value, velocity: [], to: property, target: target, runtime: runtime)
-                    }
-                case .refused: break  // skipped above
-                }
-                if let (key, _) = keyed[index] {
-                    // Kept with its key, so that a compaction keeps it too.
-                    remember(record, line: loaded[index].line)
-                    if now - record.time <= IdempotencyKeys.lifetime {
-                        context.keys.remember(uid: key.uid, key: key.key, result: result, time: record.time)
-                    }
-                } else {
-                    remember(record, line: lines.count == records.count ? loaded[index].line : record.line)
-                }
-            } catch {
-                problems.append("journal: \(record.runtime): \(error.message)")
-                if error.code == .unknownPlanType {
-                    // Its plugin is not loaded this time (a directory missing): kept for a start that has it.
-                    remember(record, line: record.line)
-                } else {
-                    // Refused again (a plan its plugin refused after it was written): not kept, so the
-                    // rewrite below leaves it out of the journal.
-                    dropped += 1
-                }
-            }
-        }
-        for (runtime, target) in clocks.all { advance(runtime, target, to: now) }
-        resumesAt = min(monotonicNow, clock.now())
+        repeat {
+            replayRecord(replay.next, of: replay)
+            replay.next += 1
+            if replay.next & 4095 == 0 { replay.progress?(replay.next, replay.records.count) }
+        } while replay.next < replay.records.count && WorkClock.now() < deadline
+        guard replay.next == replay.records.count else { return nil }
+        for (runtime, target) in replay.clocks.all { advance(runtime, target, to: replay.now, in: replay) }
+        resumesAt = min(replay.monotonicNow, clock.now())
+        restoring = nil
         // A journal far larger than what the runtimes need now (written before the bounds, or mostly
         // superseded), or with records that were refused, is rewritten once, at the start.
         compactedBytes = kept.totalBytes
-        if dropped > 0 || journal.size > max(Self.journalCompactionBytes, 2 * kept.totalBytes) { compactJournal() }
-        return (kept.all.count, records.count, problems)
+        if replay.dropped > 0 || replay.journal.size > max(Self.journalCompactionBytes, 2 * kept.totalBytes) { compactJournal() }
+        let outcome = (kept.all.count, replay.records.count, replay.problems)
+        replay.finished?(outcome)
+        for session in sessions.values.sorted(by: { $0.id < $1.id }) {
+            while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
+                context.handle(next, from: session.id, draining: true)
+            }
+        }
+        context.publishControlFrame()
+        return outcome
+    }
+
+    /// Each target on a clock of its own (`TargetClocks`): a change moves only the target it touches,
+    /// from that target's previous change to its own time, in one exact step. Moving every live
+    /// animation in frame-sized steps to each record's time made a replay cost records × animations ×
+    /// steps (150,000 repeating tweens: minutes, and longer the longer the daemon was down).
+    private func advance(_ runtime: String, _ target: String, to time: Double, in replay: JournalReplay) {
+        let last = replay.clocks.time(of: target, in: runtime)
+        if let last, time - last > 1e-12 {
+            engine.advance(runtime: runtime, target: target, by: time - last)
+            engine.clearFrame()
+            replaySteps += 1
+        }
+        // A wall clock set back between two records does not take a target back.
+        replay.clocks.set(target, in: runtime, to: max(time, last ?? time))
+    }
+
+    /// Replays record `index`.
+    private func replayRecord(_ index: Int, of replay: JournalReplay) {
+        let record = replay.records[index]
+        if case .refused = record {
+            replay.dropped += 1  // rewritten at the start without it
+            return
+        }
+        if replay.refused.contains(index) {
+            replay.dropped += 1
+            return
+        }
+        switch record {
+        case .add(let runtime, let target, _, _, let time, _), .remove(let runtime, let target, _, let time):
+            advance(runtime, target, to: time, in: replay)
+        case .values(let runtime, let values, let time):
+            for target in Set(values.map(\.target)) { advance(runtime, target, to: time, in: replay) }
+        case .destroy(let runtime, _):
+            replay.clocks.forget(runtime)
+        case .create, .refused: break
+        }
+        if OwnedName.split(record.runtime).name == Engine.defaultRuntime, engine.runtimes[record.runtime] == nil {
+            try? engine.createRuntime(record.runtime)
+        }
+        let line = replay.lines?[index] ?? record.line
+        do throws(EngineError) {
+            // What the request was answered with, rebuilt for its key (docs/protocol.md#idempotency-keys).
+            var result: JSONValue = ["runtime": .string(String(OwnedName.split(record.runtime).name)), "replayed": true]
+            switch record {
+            case .create(let runtime, let shared, _):
+                try engine.createRuntime(runtime, shared: shared)
+                if shared { hub.sharedRuntimes.insert(runtime) }
+                result["ephemeral"] = false
+                result["shared"] = .bool(shared)
+            case .add(let runtime, let target, let plan, let name, _, let instant):
+                // Within its uid's quotas, as when it was asked: changes written but never applied (a
+                // stop or a crash between the write and the apply) do not take a uid past them. Under
+                // the settings it was added under (`instant`), not today's.
+                let current = engine.instantMotion
+                engine.instantMotion = instant
+                defer { engine.instantMotion = current }
+                let performer = try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: context.quotas(of: runtime))
+                result["target"] = .string(target)
+                result["performer"] = .number(Double(performer))
+            case .remove(let runtime, let target, let name, _):
+                result = ["removed": .bool(try engine.removePlan(named: name, from: target, in: runtime)), "replayed": true]
+            case .destroy(let runtime, _):
+                try context.destroyRuntime(runtime)
+                // Freed at once: what it held counts against its uid's quotas until it is.
+                engine.continueTeardowns(until: .max)
+            case .values(let runtime, let values, _):
+                for (target, property, value) in values {
+                    engine.write(value, velocity: [], to: property, target: target, runtime: runtime)
+                }
+            case .refused: break  // skipped above
+            }
+            // Kept with its line (and its key, if any, so that a compaction keeps it too).
+            remember(record, line: line)
+            if let key = replay.keyed[index], replay.now - record.time <= IdempotencyKeys.lifetime {
+                context.keys.remember(uid: key.uid, key: key.key, result: result, time: record.time)
+            }
+        } catch {
+            replay.problems.append("journal: \(record.runtime): \(error.message)")
+            if error.code == .unknownPlanType {
+                // Its plugin is not loaded this time (a directory missing): kept for a start that has it.
+                remember(record, line: line)
+            } else {
+                // Refused again (a plan its plugin refused after it was written): not kept, so the
+                // rewrite below leaves it out of the journal.
+                replay.dropped += 1
+            }
+        }
     }
 
     /// The records a later `refused` record writes off: for each, the newest earlier record written as

@@ -30,6 +30,8 @@ package final class RuntimeJournal: ContextPart {
     /// Steps the last replay took (one per stretch of a target between its changes, and one to now):
     /// proportional to the records, whatever the downtime.
     package internal(set) var replaySteps = 0
+    /// The replay under way at start (`beginRestore`), if any.
+    var restoring: JournalReplay?
 
     init(context: EngineContext) {
         self.context = context

@@ -124,6 +124,10 @@ extension MethodTable {
             ],
         ]
         status["engineScheduling"] = .string(context.ticks.schedulingClass)
+        if let replay = context.journal.restoring {
+            // docs/operations.md#animations-survive-a-restart: other requests wait until it is done.
+            status["restoring"] = ["records": .number(Double(replay.done.of)), "done": .number(Double(replay.done.records))]
+        }
         if session.role == .admin { status["usage"] = context.usageByUID() }
         // `{clients: true}`: the connections (an admin's view: every uid's; a client's: its own uid's).
         if params["clients"] == .bool(true) {

@@ -9,6 +9,9 @@ package final class EngineLoop: Sendable {
     package typealias Command = @Sendable (EngineContext) -> Void
     /// At most 15 bytes (the kernel's limit).
     static let threadName = "motiond-engine"
+    /// How long one slice of the journal's replay holds the engine thread before a waiting command runs.
+    static let restoreSliceNanos: UInt64 = 4_000_000
+
     /// The engine thread's scheduler slice in nanoseconds (EEVDF's `sched_runtime`) when
     /// MOTIOND_ENGINE_SLICE_NS asks for one. Off by default: a short slice cut the engine thread's
     /// lateness during hot swaps, but under a second uid's dry-run attacks it also won the CPU from the
@@ -194,12 +197,19 @@ package final class EngineLoop: Sendable {
             // a tick by one command at most.
             // What the commands run so far changed goes out before the thread waits (for a command, or
             // for a uid's next share of engine time while its commands wait).
-            let taken = queue.take(until: deadline, unlessWaiting: unpublishedSince != nil)
+            // While the journal is replayed, its slices run whenever no command waits: `hello` and
+            // `status` are answered between two slices (docs/operations.md#animations-survive-a-restart).
+            let restoring = context.journal.isRestoring
+            let taken = queue.take(until: deadline, unlessWaiting: unpublishedSince != nil || restoring)
             if held != nil { context.releaseHeldFrames(now: context.clock.now()) }
             guard let (message, lane, more, waited) = taken else {
                 if unpublishedSince != nil {
                     context.publishControlFrame()
                     unpublishedSince = nil
+                }
+                if restoring {
+                    _ = context.journal.continueRestore(until: WorkClock.now() + Self.restoreSliceNanos)
+                    activity.add(1, ordering: .relaxed)
                 }
                 continue
             }

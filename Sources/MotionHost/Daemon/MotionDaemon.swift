@@ -77,6 +77,7 @@ package struct MotionDaemon: Sendable {
             imageDirectory: try PluginManager.makeImageDirectory(stateDirectory: configuration.stateDirectory),
             logger: logger, quarantined: quarantine?.refusals ?? [:])
         _ = await manager.reload()
+        let restoration = Restoration()
         let registry = await loop.perform { context in
             // The reply is sent from the engine thread, like every other.
             context.hooks.reloadPlugins = { id, reply in
@@ -117,9 +118,9 @@ package struct MotionDaemon: Sendable {
                     }
                 }
             }
-            Self.restoreRuntimes(into: context, configuration: configuration, logger: logger, notifier: notifier,
-                                 quarantined: quarantine?.entries.map(\.file) ?? [])
             Self.restoreRouters(into: context, configuration: configuration, logger: logger)
+            Self.restoreRuntimes(into: context, configuration: configuration, logger: logger, notifier: notifier,
+                                 quarantined: quarantine?.entries.map(\.file) ?? [], restoration: restoration)
             return context.engine.registry
         }
         report(registry, searchPath: searchPath.map(\.path))
@@ -130,7 +131,7 @@ package struct MotionDaemon: Sendable {
 
         let (listening, listeningContinuation) = AsyncStream.makeStream(of: String.self)
         let systemd = SystemdService(
-            notifier: notifier, watchdog: watchdog, loop: loop, listening: listening, hangups: hangups,
+            notifier: notifier, watchdog: watchdog, loop: loop, listening: listening, restoration: restoration, hangups: hangups,
             reload: Reloader(current: configuration, loop: loop, manager: manager, logger: logger, logLevel: logLevel,
                              live: live).reload,
             logger: logger)
@@ -140,7 +141,7 @@ package struct MotionDaemon: Sendable {
         let watcher = PluginDirectoryWatcher(directories: searchPath.map(\.path), manager: manager, logger: logger)
         var services: [any Service] = [EngineService(loop: loop, logger: logger), server, systemd, watcher]
         // After the replay (a long one at realtime would only trip RLIMIT_RTTIME), before clients come.
-        if configuration.realtime { services.append(RealtimeWatch(loop: loop, logger: logger)) }
+        if configuration.realtime { services.append(RealtimeWatch(loop: loop, logger: logger, restoration: restoration)) }
         if let path = configuration.metricsFile { services.append(MetricsFileWriter(path: path, loop: loop, logger: logger)) }
         let group = ServiceGroup(
             // Stopped last-first: the stop deadline hears of a stop before anything begins closing.
@@ -195,13 +196,15 @@ package struct MotionDaemon: Sendable {
         return try StateDirectoryLock.take(in: path)
     }
 
-    /// Journaled runtimes come back as they would be now, before the socket listens (docs/operations.md#animations-survive-a-restart).
-    /// Under systemd the start is given more time first, in proportion to the journal: a uid's whole
-    /// `journalBytes` after a long stop may take longer to replay than the unit's `TimeoutStartSec`, which
-    /// would kill every start of it.
+    /// Journaled runtimes come back as they would be now (docs/operations.md#animations-survive-a-restart):
+    /// the journal is read here, and replayed in slices on the engine thread once the socket listens
+    /// (`hello` and `status`, which says `restoring`, are answered meanwhile; other requests wait for it).
+    /// `restoration` hears when it is done: systemd's READY waits for that. Under systemd the start is given
+    /// more time as the replay goes, from its own pace: a uid's whole `journalBytes` after a long stop may
+    /// take longer than the unit's `TimeoutStartSec`, which would kill every start of it.
     private static func restoreRuntimes(into context: EngineContext, configuration: DaemonConfiguration, logger: Logger,
-                                        notifier: SystemdNotifier, quarantined: [String]) {
-        guard let directory = configuration.stateDirectory else { return }
+                                        notifier: SystemdNotifier, quarantined: [String], restoration: Restoration) {
+        guard let directory = configuration.stateDirectory else { return restoration.finish() }
         do {
             let start = WorkClock.now()
             let journal = try JournalFile(stateDirectory: directory)
@@ -212,31 +215,36 @@ package struct MotionDaemon: Sendable {
             // Then, every 4,096 records, twice what the rest takes at the pace so far, and 10 s (each
             // EXTEND_TIMEOUT_USEC counts from when it is sent): what the replay really costs on this machine.
             var replayStarted: UInt64?
-            let (runtimes, records, problems) = context.journal.restoreRuntimes(from: journal) { done, total in
+            let progress = { (done: Int, total: Int) in
                 let now = WorkClock.now()
                 guard let began = replayStarted else { return replayStarted = now }
                 let perRecord = Double(now - began) / 1e3 / Double(max(done - 4096, 1))
                 _ = notifier.notify("EXTEND_TIMEOUT_USEC=\(10_000_000 + UInt64(2 * perRecord * Double(total - done)))")
             }
-            // Each kind of problem once, with how many records had it (a quarantined plugin's 10,000 plans
-            // logged 10,000 identical lines), and the quarantined files that explain a missing plan type.
-            var counts: [String: Int] = [:]
-            for problem in problems { counts[problem, default: 0] += 1 }
-            for (problem, count) in counts.sorted(by: { $0.key < $1.key }) {
-                var metadata: Logger.Metadata = ["problem": "\(problem)", "records": "\(count)"]
-                if problem.contains("is not registered"), !quarantined.isEmpty {
-                    metadata["quarantined"] = "\(quarantined.joined(separator: ","))"
+            let finished = { (outcome: JournalReplay.Outcome) in
+                // Each kind of problem once, with how many records had it (a quarantined plugin's 10,000 plans
+                // logged 10,000 identical lines), and the quarantined files that explain a missing plan type.
+                var counts: [String: Int] = [:]
+                for problem in outcome.problems { counts[problem, default: 0] += 1 }
+                for (problem, count) in counts.sorted(by: { $0.key < $1.key }) {
+                    var metadata: Logger.Metadata = ["problem": "\(problem)", "records": "\(count)"]
+                    if problem.contains("is not registered"), !quarantined.isEmpty {
+                        metadata["quarantined"] = "\(quarantined.joined(separator: ","))"
+                    }
+                    logger.error("journal replay problem", metadata: metadata)
                 }
-                logger.error("journal replay problem", metadata: metadata)
+                if outcome.records > 0 {
+                    logger.info("runtimes replayed from the journal", metadata: [
+                        "runtimes": "\(outcome.runtimes)", "records": "\(outcome.records)", "animations": "\(context.engine.activeTokenCount)",
+                        "milliseconds": "\(Double(WorkClock.now() - start) / 1e6)",
+                    ])
+                }
+                restoration.finish()
             }
-            if records > 0 {
-                logger.info("runtimes replayed from the journal", metadata: [
-                    "runtimes": "\(runtimes)", "records": "\(records)", "animations": "\(context.engine.activeTokenCount)",
-                    "milliseconds": "\(Double(WorkClock.now() - start) / 1e6)",
-                ])
-            }
+            _ = context.journal.beginRestore(from: journal, progress: progress, finished: finished)
         } catch {
             logger.error("runtime journal unusable; runtimes are not journaled", metadata: ["error": "\(error)"])
+            restoration.finish()
         }
     }
 

@@ -11,6 +11,8 @@ struct SystemdService: Service {
     let watchdog: WatchdogSettings?
     let loop: EngineLoop
     let listening: AsyncStream<String>
+    /// READY waits for the journal's replay too (`Restoration`).
+    let restoration: Restoration
     let hangups: UnixSignalsSequence
     let reload: @Sendable () async -> Void
     let logger: Logger
@@ -27,6 +29,7 @@ struct SystemdService: Service {
         await cancelWhenGracefulShutdown {
             var readiness = listening.makeAsyncIterator()
             guard await readiness.next() != nil else { return }
+            await restoration.wait()
             let status = await loop.perform { $0.statusLine }
             notifier.notify("READY=1\nSTATUS=\(status)")
             logger.info("ready", metadata: ["status": "\(status)"])

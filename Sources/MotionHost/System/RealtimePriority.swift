@@ -67,8 +67,11 @@ enum RealtimePriority {
 struct RealtimeWatch: Service {
     let loop: EngineLoop
     let logger: Logger
+    /// Realtime only after the journal's replay: its slices run back to back without blocking.
+    let restoration: Restoration
 
     func run() async throws {
+        await restoration.wait()
         // A service that returns stops the daemon's service group: refused, it waits for the stop.
         guard await RealtimePriority.requestForEngine(loop, logger: logger) else {
             try? await gracefulShutdown()
