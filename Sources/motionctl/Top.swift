@@ -5,7 +5,8 @@ import MotionWire
 
 /// `motionctl top` (docs/operations.md#motionctl-top): a live view of the daemon, as `pw-top` and `htop`
 /// are of theirs, refreshed once a second: the engine's tick and scheduling class, each uid's holdings
-/// and engine time, each connection (pid, uid, name, subscriptions). Keys: `u` sorts uids by engine
+/// and engine time, frames sent and updates dropped per second by transport, each connection (pid, uid,
+/// name, subscriptions). Keys: `u` sorts uids by engine
 /// time (default) or by uid, `c` sorts connections by subscriptions or by id, `q` quits.
 struct Top: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "A live view of the daemon: ticks, uids, connections (q quits).")
@@ -52,6 +53,10 @@ struct TopState {
     var status: JSONValue = [:]
     var engineSeconds: [String: Double] = [:]
     var previousSeconds: [String: Double] = [:]
+    /// Frames sent and property updates dropped (conflated for a slow reader), by transport: totals now
+    /// and at the previous refresh.
+    var frames: [String: Double] = [:], previousFrames: [String: Double] = [:]
+    var dropped: [String: Double] = [:], previousDropped: [String: Double] = [:]
     var previousTime: Date?
     var elapsed = 1.0
     var uidsByTime = true
@@ -65,8 +70,28 @@ struct TopState {
             let uid = line.dropFirst("motiond_uid_engine_seconds_total{uid=\"".count).prefix { $0 != "\"" }
             engineSeconds[String(uid)] = line.split(separator: " ").last.flatMap { Double(String($0)) } ?? 0
         }
+        (previousFrames, previousDropped) = (frames, dropped)
+        frames = Self.byTransport("motiond_frames_sent_total", in: metrics)
+        dropped = Self.byTransport("motiond_updates_dropped_total", in: metrics)
         elapsed = previousTime.map { max(time.timeIntervalSince($0), 0.001) } ?? 1
         previousTime = time
+    }
+
+    /// A counter's values by its `transport` label.
+    static func byTransport(_ name: String, in metrics: String) -> [String: Double] {
+        var values: [String: Double] = [:]
+        let prefix = name + "{transport=\""
+        for line in metrics.split(separator: "\n") where line.hasPrefix(prefix) {
+            let transport = line.dropFirst(prefix.count).prefix { $0 != "\"" }
+            values[String(transport)] = line.split(separator: " ").last.flatMap { Double(String($0)) } ?? 0
+        }
+        return values
+    }
+
+    /// Per second since the last refresh, by transport: `json 120/s shm 0/s`.
+    func rates(_ now: [String: Double], _ before: [String: Double]) -> String {
+        let transports = Set(now.keys).union(["json", "shm"]).sorted()
+        return transports.map { "\($0) \(Int((((now[$0] ?? 0) - (before[$0] ?? now[$0] ?? 0)) / elapsed).rounded()))/s" }.joined(separator: " ")
     }
 
     func number(_ value: JSONValue?) -> String {
@@ -81,6 +106,7 @@ struct TopState {
         var lines = [
             "motiond top — \(number(status["clients"])) connections, \(number(status["runtimes"])) runtimes, \(number(status["animations"])) animations, \(number(status["subscriptions"])) subscriptions",
             "engine \(status["engineScheduling"]?.stringValue ?? "?")   rate \(number(status["rate"])) Hz   tick p50 \(number(tick["p50_ms"])) ms  p99 \(number(tick["p99_ms"])) ms  late p99 \(number(tick["late_p99_ms"])) ms  overruns \(number(tick["overruns"]))",
+            "frames \(rates(frames, previousFrames))   drops (updates conflated) \(rates(dropped, previousDropped)), \(Int(dropped.values.reduce(0, +))) in all",
             "",
             pad("UID", 8) + pad("ENGINE ms/s", 13) + pad("RUNTIMES", 10) + pad("PERFORMERS", 12) + pad("ANIMATIONS", 12) + "SUBSCRIPTIONS",
         ]

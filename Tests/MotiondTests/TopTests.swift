@@ -73,6 +73,7 @@ struct TopTests {
         }
         #expect(screen.contains("widget-of-nobody") && screen.contains("65534") && screen.contains("motionctl"),
                 "both uids' clients on screen:\n\(screen)")
+        #expect(screen.contains("frames json ") && screen.contains("drops (updates conflated) json "), "\(screen)")
         #expect(screen.contains("engine SCHED_OTHER") || screen.contains("engine SCHED_FIFO") || screen.contains("engine SCHED_RR"), "\(screen)")
         let lines = screen.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("0 ") } && lines.contains { $0.hasPrefix("65534 ") }, "a row per uid:\n\(screen)")

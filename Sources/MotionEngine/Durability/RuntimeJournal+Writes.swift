@@ -249,10 +249,19 @@ extension RuntimeJournal {
         kept.maximumRecords = Self.maximumJournalRecords
         kept.maximumOwnerBytes = settings.quotas.journalBytes
         kept.remember(record, line: line)
+        // Records go one at a time past the quota (one per record added): logged at most once a minute
+        // per runtime, with how many went since the last line.
+        let now = clock.wallNow()
         for (runtime, count) in kept.takeDropped() {
-            let (owner, name) = OwnedName.split(runtime)
-            logger.warning("journal past the uid's journalBytes quota: the oldest records of a runtime are dropped; a restart will not bring them back",
-                           metadata: ["uid": "\(owner ?? 0)", "runtime": "\(name)", "records": "\(count)"])
+            var warning = dropWarnings[runtime] ?? (said: -.infinity, count: 0)
+            warning.count += count
+            if now - warning.said >= 60 {
+                let (owner, name) = OwnedName.split(runtime)
+                logger.warning("journal past the uid's journalBytes quota: the oldest records of a runtime are dropped; a restart will not bring them back",
+                               metadata: ["uid": "\(owner ?? 0)", "runtime": "\(name)", "records": "\(warning.count)"])
+                warning = (now, 0)
+            }
+            dropWarnings[runtime] = warning
         }
     }
 
