@@ -47,7 +47,8 @@ extension MethodTable {
             if delay > 0 { staggered["delay"] = .number(delay) }
             return staggered
         }
-        for staggered in plans { try engine.check(staggered) }
+        var checked: [(factoryIndex: Int, planType: String)] = []
+        for staggered in plans { checked.append(try engine.check(staggered)) }
         // Composites start all their plans too: 19 targets of a 1,000-plan Group were 19,000 plans in one
         // request (~90 ms without a frame, sent back to back by a second uid).
         let started = Composite.leafCount(of: plan) * targets.count
@@ -65,7 +66,8 @@ extension MethodTable {
             var performers: [JSONValue] = []
             for (index, (target, staggered)) in zip(targets, plans).enumerated() {
                 do throws(EngineError) {
-                    performers.append(.number(Double(try context.engine.addPlan(staggered, to: target, in: runtime, quotas: limit))))
+                    performers.append(.number(Double(try context.engine.addPlan(staggered, to: target, in: runtime, quotas: limit,
+                                                                                checked: checked[index]))))
                     context.themes.planAdded(original: original, resolved: staggered, used: used, runtime: runtime, target: target,
                                              name: nil, uid: uid)
                 } catch {

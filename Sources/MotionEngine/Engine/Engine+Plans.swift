@@ -9,12 +9,21 @@ extension Engine {
     /// performer while the runtime's owner holds its quota of them, or any plan while it holds its quota
     /// of animations (running or waiting for their delay), is refused (`quota.exceeded`).
     @discardableResult
+    /// `checked`: what `check(plan)` returned for this very plan (a staggered plan.add checks each copy
+    /// first: checking it again here was a tenth of the engine thread under a flood of them); checked
+    /// again if the plan type's factory changed since (a hot swap between a journal write and its apply).
     package func addPlan(_ plan: JSONValue, to target: String, in runtime: String = defaultRuntime,
-                        named name: String? = nil, quotas: Quotas? = nil) throws(EngineError) -> UInt64 {
+                        named name: String? = nil, quotas: Quotas? = nil,
+                        checked: (factoryIndex: Int, planType: String)? = nil) throws(EngineError) -> UInt64 {
         guard let scope = runtimes[runtime] else {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(OwnedName.split(runtime).name)\"")
         }
-        let (factoryIndex, planType) = try check(plan)
+        let (factoryIndex, planType): (Int, String)
+        if let checked, registry.factory(forPlanType: checked.planType) == checked.factoryIndex {
+            (factoryIndex, planType) = checked
+        } else {
+            (factoryIndex, planType) = try check(plan)
+        }
         if let name, name.isEmpty { throw EngineError(.invalidRequest, "name: must not be empty") }
         if let kind = Composite.kind(of: plan) {
             guard name == nil else {
