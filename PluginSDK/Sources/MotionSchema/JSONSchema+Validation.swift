@@ -24,20 +24,22 @@ extension JSONSchema {
     /// is always the same one.
     public func validate(_ value: JSONValue, path: String, isPlan: Bool = false) throws(Violation) {
         do throws(Violation) {
-            try check(value, path: path, isPlan: isPlan, ordered: false)
+            try check(value, path: { path }, isPlan: isPlan, ordered: false)
         } catch {
-            try check(value, path: path, isPlan: isPlan, ordered: true)
+            try check(value, path: { path }, isPlan: isPlan, ordered: true)
             throw error
         }
     }
 
-    private func check(_ value: JSONValue, path: String, isPlan: Bool, ordered: Bool) throws(Violation) {
+    // `path` is made only when something is wrong (a closure that is not kept allocates nothing): made
+    // eagerly, it was a string built for every member and every array element of every plan checked.
+    private func check(_ value: JSONValue, path: () -> String, isPlan: Bool, ordered: Bool) throws(Violation) {
         if let types, !types.contains(where: { Self.matches(value, $0) }) {
-            throw Violation(path: path, reason: "expected \(describe()), found \(Self.describe(value))")
+            throw Violation(path: path(), reason: "expected \(describe()), found \(Self.describe(value))")
         }
         if let allowed, !allowed.contains(value) {
             let list = allowed.map { JSONWriter.string($0) }.joined(separator: ", ")
-            throw Violation(path: path, reason: "expected one of \(list), found \(JSONWriter.string(value))")
+            throw Violation(path: path(), reason: "expected one of \(list), found \(JSONWriter.string(value))")
         }
         switch value {
         case .number(let number): try check(number, path: path)
@@ -58,33 +60,36 @@ extension JSONSchema {
             }
             if fitting.count == 1 { throw fitting[0] }
             let alternatives = anyOf.map { $0.describe() }.joined(separator: " or ")
-            throw Violation(path: path, reason: "expected \(alternatives), found \(Self.describe(value))")
+            throw Violation(path: path(), reason: "expected \(alternatives), found \(Self.describe(value))")
         }
     }
 
-    private func check(_ number: Double, path: String) throws(Violation) {
-        if let minimum, number < minimum { throw Violation(path: path, reason: "\(Self.format(number)) is below the minimum \(Self.format(minimum))") }
-        if let maximum, number > maximum { throw Violation(path: path, reason: "\(Self.format(number)) is above the maximum \(Self.format(maximum))") }
+    private func check(_ number: Double, path: () -> String) throws(Violation) {
+        if let minimum, number < minimum { throw Violation(path: path(), reason: "\(Self.format(number)) is below the minimum \(Self.format(minimum))") }
+        if let maximum, number > maximum { throw Violation(path: path(), reason: "\(Self.format(number)) is above the maximum \(Self.format(maximum))") }
         if let exclusiveMinimum, number <= exclusiveMinimum {
-            throw Violation(path: path, reason: "expected a number greater than \(Self.format(exclusiveMinimum)), found \(Self.format(number))")
+            throw Violation(path: path(), reason: "expected a number greater than \(Self.format(exclusiveMinimum)), found \(Self.format(number))")
         }
         if let exclusiveMaximum, number >= exclusiveMaximum {
-            throw Violation(path: path, reason: "expected a number less than \(Self.format(exclusiveMaximum)), found \(Self.format(number))")
+            throw Violation(path: path(), reason: "expected a number less than \(Self.format(exclusiveMaximum)), found \(Self.format(number))")
         }
         if types == [.integer], number.rounded() != number {
-            throw Violation(path: path, reason: "expected an integer, found \(Self.format(number))")
+            throw Violation(path: path(), reason: "expected an integer, found \(Self.format(number))")
         }
     }
 
-    private func check(_ elements: [JSONValue], path: String, ordered: Bool) throws(Violation) {
-        if let minItems, elements.count < minItems { throw Violation(path: path, reason: "expected \(describe()), found \(elements.count) element\(elements.count == 1 ? "" : "s")") }
-        if let maxItems, elements.count > maxItems { throw Violation(path: path, reason: "expected \(describe()), found \(elements.count) elements") }
+    private func check(_ elements: [JSONValue], path: () -> String, ordered: Bool) throws(Violation) {
+        if let minItems, elements.count < minItems { throw Violation(path: path(), reason: "expected \(describe()), found \(elements.count) element\(elements.count == 1 ? "" : "s")") }
+        if let maxItems, elements.count > maxItems { throw Violation(path: path(), reason: "expected \(describe()), found \(elements.count) elements") }
         guard let item = items.first else { return }
-        for (index, element) in elements.enumerated() { try item.check(element, path: "\(path)[\(index)]", isPlan: false, ordered: ordered) }
+        for (index, element) in elements.enumerated() { try item.check(element, path: { "\(path())[\(index)]" }, isPlan: false, ordered: ordered) }
     }
 
-    private func check(_ members: [String: JSONValue], path: String, isPlan: Bool, ordered: Bool) throws(Violation) {
-        func at(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
+    private func check(_ members: [String: JSONValue], path: () -> String, isPlan: Bool, ordered: Bool) throws(Violation) {
+        func at(_ key: String) -> String {
+            let path = path()
+            return path.isEmpty ? key : path + "." + key
+        }
         func known(_ key: String) throws(Violation) {
             guard !allowsOtherKeys, properties[key] == nil, !(isPlan && key == "type") else { return }
             let known = properties.keys
@@ -94,7 +99,7 @@ extension JSONSchema {
         }
         func value(_ key: String) throws(Violation) {
             guard let schema = properties[key], let value = members[key] else { return }
-            try schema.check(value, path: at(key), isPlan: false, ordered: ordered)
+            try schema.check(value, path: { at(key) }, isPlan: false, ordered: ordered)
         }
         if ordered {
             let keys = members.keys.sorted()
