@@ -115,6 +115,32 @@ struct JournalTests {
         #expect(restarted.engine.isActive(runtime: "0/work"), "the newest plans are replayed")
     }
 
+    /// Past `journalBytes` the uid's runtimes at rest are first kept as their values (nothing lost); only
+    /// then do its oldest records go (docs/operations.md#animations-survive-a-restart). The resting
+    /// runtime's records are the older ones: dropped oldest-first without the compaction, they went first.
+    @Test func aUidPastItsBytesCompactsItsRuntimesAtRestBeforeDropping() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        context.settings.quotas.journalBytes = 64 << 10
+        _ = call(context, output, 1, "runtime.create", ["name": "rest"])
+        _ = call(context, output, 2, "runtime.create", ["name": "moving"])
+        let padding = String(repeating: " ", count: 1000)
+        for index in 0..<30 {
+            _ = call(context, output, 10 + index, "plan.add", ["runtime": "rest", "target": .string("r\(index)"),
+                                                              "plan": ["type": "Emit", "plan": .string(#"{"type":"InstantlyInactive"}"# + padding)]])
+        }
+        #expect(!context.engine.isActive(runtime: "0/rest"))
+        for index in 0..<40 {
+            let reply = call(context, output, 100 + index, "plan.add", ["runtime": "moving", "target": .string("m\(index)"),
+                                                                        "plan": ["type": "Emit", "plan": .string(#"{"type":"Frames","frames":100000}"# + padding)]])
+            #expect(reply["performer"] != nil, "\(reply)")
+        }
+        let kept = Dictionary(uniqueKeysWithValues: context.journal.kept.all.map { ($0.runtime, $0.kept) })
+        #expect(kept["0/rest"]?.count == 2, "the resting runtime kept as its creation and values: \(kept["0/rest"]?.count ?? 0)")
+        #expect(kept["0/moving"]?.count == 41, "every record of the moving runtime kept: \(kept["0/moving"]?.count ?? 0)")
+        #expect((context.journal.kept.ownerBytes[0] ?? 0) <= 64 << 10, "\(context.journal.kept.ownerBytes)")
+    }
+
     @Test func aFailedWriteChangesNothing() throws {
         let journal = MemoryJournal()
         let (context, output) = try Self.context(journal: journal)

@@ -248,6 +248,10 @@ extension RuntimeJournal {
     func remember(_ record: JournalRecord, line: [UInt8]) {
         kept.maximumRecords = Self.maximumJournalRecords
         kept.maximumOwnerBytes = settings.quotas.journalBytes
+        // Compacted before anything is dropped: the uid's runtimes at rest are kept as their values
+        // (nothing lost), and only then its oldest records go.
+        let owner = OwnedName.split(record.runtime).owner ?? 0
+        if (kept.ownerBytes[owner] ?? 0) + line.count > kept.maximumOwnerBytes { compactResting(of: owner) }
         kept.remember(record, line: line)
         // Records go one at a time past the quota (one per record added): logged at most once a minute
         // per runtime, with how many went since the last line.
@@ -265,6 +269,23 @@ extension RuntimeJournal {
         }
     }
 
+    /// Keeps each of `owner`'s runtimes at rest as its creation and its values (what a compaction
+    /// writes for it), in memory: the next compaction writes them so.
+    private func compactResting(of owner: UInt32) {
+        let now = clock.wallNow()
+        for (runtime, records) in kept.runtimes where records.count > 2 && (OwnedName.split(runtime).owner ?? 0) == owner {
+            guard records.first?.record.isCreate == true, engine.runtimes[runtime] != nil, !engine.isActive(runtime: runtime) else { continue }
+            kept.replace(runtime, with: [records[records.startIndex], Self.resting(runtime, of: engine, at: now)])
+        }
+    }
+
+    /// A runtime at rest as one record of its values.
+    static func resting(_ runtime: String, of engine: Engine, at time: Double) -> JournalKeeper.Kept {
+        let values = engine.properties(ofRuntime: runtime).map { ($0.target, $0.property, engine.store.value($0.handle)) }
+        let record = JournalRecord.values(runtime: runtime, values: values, t: time)
+        return JournalKeeper.Kept(record: record, line: record.line)
+    }
+
     /// Compacts now (tests; the daemon compacts past `journalCompactionBytes`).
     func compactForTesting() { compactJournal() }
 
@@ -280,9 +301,7 @@ extension RuntimeJournal {
             if engine.isActive(runtime: runtime) {
                 parts.append(records)
             } else {
-                let values = engine.properties(ofRuntime: runtime).map { ($0.target, $0.property, engine.store.value($0.handle)) }
-                let resting = JournalRecord.values(runtime: runtime, values: values, t: now)
-                let compacted = [records[0], JournalKeeper.Kept(record: resting, line: resting.line)]
+                let compacted = [records[0], Self.resting(runtime, of: engine, at: now)]
                 kept.replace(runtime, with: compacted)
                 parts.append(compacted)
             }
