@@ -186,17 +186,7 @@ struct JournalRestartTests {
     @Test func helloAndStatusAreAnsweredWhileTheJournalIsReplayed() async throws {
         let directory = try DaemonProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let state = directory.appendingPathComponent("state")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let runtime = "\(getuid())/work", t = Date().timeIntervalSince1970 - 5
-        var lines = #"{"op":"create","runtime":"\#(runtime)","shared":false,"t":\#(t)}"# + "\n"
-        for index in 0..<50_000 {
-            lines += #"{"op":"add","plan":{"autoreverse":true,"duration":1,"from":[0],"property":"p\#(index % 10)","repeat":"forever","to":[1000],"type":"Tween"},"runtime":"\#(runtime)","t":\#(t + Double(index) * 1e-5),"target":"s\#(index / 10)"}"# + "\n"
-        }
-        try Data(lines.utf8).write(to: state.appendingPathComponent("journal.jsonl"))
-        let config = directory.appendingPathComponent("motiond.json")
-        try Data(#"{"quotas": {"journalBytes": 268435456}}"#.utf8).write(to: config)
-        let daemon = try await DaemonProcess(arguments: ["--state-dir", state.path, "--config", config.path])
+        let daemon = try await DaemonProcess(arguments: try Self.longJournal(in: directory))
         let client = try await daemon.client()
         let during = try await client.call("status")
         let records = during["restoring"]?["records"]?.intValue, done = during["restoring"]?["done"]?.intValue ?? .max
@@ -209,5 +199,37 @@ struct JournalRestartTests {
         #expect(daemon.log.contains("runtimes replayed from the journal"), "\(daemon.log.suffix(600))")
         await client.close()
         _ = await daemon.stop()
+    }
+
+    /// A state directory whose journal holds 50,000 repeating tweens on 5,000 targets (seconds of replay in
+    /// a debug build), and a config whose `journalBytes` keeps them all: motiond's arguments.
+    static func longJournal(in directory: URL) throws -> [String] {
+        let state = directory.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let runtime = "\(getuid())/work", t = Date().timeIntervalSince1970 - 5
+        var lines = #"{"op":"create","runtime":"\#(runtime)","shared":false,"t":\#(t)}"# + "\n"
+        for index in 0..<50_000 {
+            lines += #"{"op":"add","plan":{"autoreverse":true,"duration":1,"from":[0],"property":"p\#(index % 10)","repeat":"forever","to":[1000],"type":"Tween"},"runtime":"\#(runtime)","t":\#(t + Double(index) * 1e-5),"target":"s\#(index / 10)"}"# + "\n"
+        }
+        try Data(lines.utf8).write(to: state.appendingPathComponent("journal.jsonl"))
+        let config = directory.appendingPathComponent("motiond.json")
+        try Data(#"{"quotas": {"journalBytes": 268435456}}"#.utf8).write(to: config)
+        return ["--state-dir", state.path, "--config", config.path]
+    }
+
+    /// A SIGTERM during the replay stops motiond as at any other time (exit status 0, within the 10 s stop
+    /// deadline): the services waiting for the replay's end give up their wait.
+    @Test func aStopDuringTheReplayIsAPromptCleanStop() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let daemon = try await DaemonProcess(arguments: try Self.longJournal(in: directory))
+        let client = try await daemon.client()
+        let during = try await client.call("status")
+        try #require(during["restoring"] != nil, "stopped during the replay: \(during)")
+        // Held past the stop deadline (10 s), motiond would exit with status 1 ("stopping took longer").
+        let status = await daemon.stop(signal: SIGTERM, timeout: 30)
+        #expect(status == 0, "a clean stop: \(String(describing: status)); \(daemon.log.suffix(600))")
+        #expect(!daemon.log.contains("motiond: ready "), "readiness not announced once the stop began: \(daemon.log.suffix(600))")
+        await client.close()
     }
 }

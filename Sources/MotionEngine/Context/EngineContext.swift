@@ -162,7 +162,7 @@ package final class EngineContext: TraceObserver {
             return
         }
         // While the journal is replayed only `hello` and `status` are answered; the rest waits for it.
-        if !draining, journal.isRestoring, case .success(let request) = parsed, request.method != "hello", request.method != "status" {
+        if !draining, !isStopping, journal.isRestoring, case .success(let request) = parsed, request.method != "hello", request.method != "status" {
             session.deferred.append(parsed)
             return
         }

@@ -18,6 +18,8 @@ package final class JournalReplay {
     /// The wall-clock present the runtimes are brought to, and the monotonic instant matching it: the
     /// replay takes time of its own, which the clock's first tick then makes up.
     let now: Double
+    /// `now` is the clock's (not one a test gave): the replay's own time is added at its end.
+    let followsClock: Bool
     let monotonicNow: UInt64
     var next = 0
     var clocks = TargetClocks()
@@ -29,7 +31,7 @@ package final class JournalReplay {
     let finished: ((Outcome) -> Void)?
 
     init(journal: any JournalStorage, records: [JournalRecord], lines: [[UInt8]]?, keyed: [Int: IdempotencyKeys.Pair],
-         refused: Set<Int>, now: Double, monotonicNow: UInt64, problems: [String],
+         refused: Set<Int>, now: Double, followsClock: Bool, monotonicNow: UInt64, problems: [String],
          progress: ((Int, Int) -> Void)?, finished: ((Outcome) -> Void)?) {
         self.journal = journal
         self.records = records
@@ -37,6 +39,7 @@ package final class JournalReplay {
         self.keyed = keyed
         self.refused = refused
         self.now = now
+        self.followsClock = followsClock
         self.monotonicNow = monotonicNow
         self.problems = problems
         self.progress = progress

@@ -20,6 +20,7 @@ extension RuntimeJournal {
     package func beginRestore(from journal: any JournalStorage, now: Double? = nil, progress: ((_ done: Int, _ total: Int) -> Void)? = nil,
                               finished: ((JournalReplay.Outcome) -> Void)? = nil) -> JournalReplay.Outcome? {
         let (startedMonotonic, startedWall) = (clock.now(), clock.wallNow())
+        let explicitNow = now
         let now = now ?? startedWall
         let offset = (now - startedWall) * 1e9
         let monotonicNow = offset < 0 ? startedMonotonic - UInt64(min(-offset, Double(startedMonotonic))) : startedMonotonic + UInt64(offset)
@@ -48,7 +49,7 @@ extension RuntimeJournal {
             return (0, 0, problems)
         }
         restoring = JournalReplay(journal: journal, records: records, lines: matched ? loaded.map(\.line) : nil, keyed: keyed,
-                                  refused: writtenOff(records), now: now, monotonicNow: monotonicNow, problems: problems,
+                                  refused: writtenOff(records), now: now, followsClock: explicitNow == nil, monotonicNow: monotonicNow, problems: problems,
                                   progress: progress, finished: finished)
         return nil
     }
@@ -62,22 +63,15 @@ extension RuntimeJournal {
     /// the requests that waited are answered.
     package func continueRestore(until deadline: UInt64) -> JournalReplay.Outcome? {
         guard let replay = restoring else { return nil }
-        context.dryRuns.isSampling = true
-        let composites = engine.compositeNanosPerUID
-        engine.compositeNanosPerUID = .max  // a composite's next step starts within the step that ended the last
-        defer {
-            engine.compositeNanosPerUID = composites
-            context.dryRuns.isSampling = false
-            engine.clearFrame()
-        }
-        repeat {
-            replayRecord(replay.next, of: replay)
-            replay.next += 1
-            if replay.next & 4095 == 0 { replay.progress?(replay.next, replay.records.count) }
-        } while replay.next < replay.records.count && WorkClock.now() < deadline
+        replaySlice(replay, until: deadline)
         guard replay.next == replay.records.count else { return nil }
-        for (runtime, target) in replay.clocks.all { advance(runtime, target, to: replay.now, in: replay) }
-        resumesAt = min(replay.monotonicNow, clock.now())
+        // Brought to the present of now, not of the replay's start: the replay took time of its own (the
+        // clock has not ticked meanwhile), and the requests that waited for it then run at that present.
+        let elapsed = replay.followsClock ? Double(clock.now() &- replay.monotonicNow) / 1e9 : 0
+        withReplaySettings {
+            for (runtime, target) in replay.clocks.all { advance(runtime, target, to: replay.now + elapsed, in: replay) }
+        }
+        resumesAt = replay.followsClock ? clock.now() : min(replay.monotonicNow, clock.now())
         restoring = nil
         // A journal far larger than what the runtimes need now (written before the bounds, or mostly
         // superseded), or with records that were refused, is rewritten once, at the start.
@@ -85,13 +79,40 @@ extension RuntimeJournal {
         if replay.dropped > 0 || replay.journal.size > max(Self.journalCompactionBytes, 2 * kept.totalBytes) { compactJournal() }
         let outcome = (kept.all.count, replay.records.count, replay.problems)
         replay.finished?(outcome)
+        // The requests that waited, as any others now: traced, within their composites' budgets.
         for session in sessions.values.sorted(by: { $0.id < $1.id }) {
             while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
                 context.handle(next, from: session.id, draining: true)
             }
+            session.closeIfFinished()
         }
         context.publishControlFrame()
         return outcome
+    }
+
+    /// Replays records until `deadline` (at least one).
+    private func replaySlice(_ replay: JournalReplay, until deadline: UInt64) {
+        withReplaySettings {
+            repeat {
+                replayRecord(replay.next, of: replay)
+                replay.next += 1
+                if replay.next & 4095 == 0 { replay.progress?(replay.next, replay.records.count) }
+            } while replay.next < replay.records.count && WorkClock.now() < deadline
+        }
+    }
+
+    /// What the replay runs under: no trace events (nobody is told of a replay), no budget for starting a
+    /// composite's next steps (it starts within the step that ended the last), and no frame.
+    private func withReplaySettings(_ body: () -> Void) {
+        context.dryRuns.isSampling = true
+        let composites = engine.compositeNanosPerUID
+        engine.compositeNanosPerUID = .max
+        defer {
+            engine.compositeNanosPerUID = composites
+            context.dryRuns.isSampling = false
+            engine.clearFrame()
+        }
+        body()
     }
 
     /// Each target on a clock of its own (`TargetClocks`): a change moves only the target it touches,
@@ -149,7 +170,11 @@ extension RuntimeJournal {
                 let current = engine.instantMotion
                 engine.instantMotion = instant
                 defer { engine.instantMotion = current }
-                let performer = try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: context.quotas(of: runtime))
+                // Not the animations quota: other targets' animations are not yet at this record's time
+                // (each target has its own clock), so ones that had ended by then still count.
+                var quotas = context.quotas(of: runtime)
+                quotas?.animations = .max
+                let performer = try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: quotas)
                 result["target"] = .string(target)
                 result["performer"] = .number(Double(performer))
             case .remove(let runtime, let target, let name, _):

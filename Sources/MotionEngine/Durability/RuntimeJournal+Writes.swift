@@ -251,11 +251,13 @@ extension RuntimeJournal {
         // Compacted before anything is dropped: the uid's runtimes at rest are kept as their values
         // (nothing lost), and only then its oldest records go.
         let owner = OwnedName.split(record.runtime).owner ?? 0
-        if (kept.ownerBytes[owner] ?? 0) + line.count > kept.maximumOwnerBytes { compactResting(of: owner) }
+        // (Not during the replay: a values record stamped now would come before older records of the runtime.)
+        if restoring == nil, (kept.ownerBytes[owner] ?? 0) + line.count > kept.maximumOwnerBytes { compactResting(of: owner) }
         kept.remember(record, line: line)
         // Records go one at a time past the quota (one per record added): logged at most once a minute
         // per runtime, with how many went since the last line.
-        let now = clock.wallNow()
+        if case .destroy = record { dropWarnings[record.runtime] = nil }
+        let now = Double(clock.now()) / 1e9
         for (runtime, count) in kept.takeDropped() {
             var warning = dropWarnings[runtime] ?? (said: -.infinity, count: 0)
             warning.count += count

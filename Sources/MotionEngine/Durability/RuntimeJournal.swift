@@ -30,8 +30,8 @@ package final class RuntimeJournal: ContextPart {
     /// Steps the last replay took (one per stretch of a target between its changes, and one to now):
     /// proportional to the records, whatever the downtime.
     package internal(set) var replaySteps = 0
-    /// Per runtime, when the last "journal past the uid's journalBytes quota" line was logged and how many
-    /// records went since (`remember`).
+    /// Per runtime, when (monotonic seconds) the last "journal past the uid's journalBytes quota" line was
+    /// logged and how many records went since (`remember`).
     var dropWarnings: [String: (said: Double, count: Int)] = [:]
     /// The replay under way at start (`beginRestore`), if any.
     var restoring: JournalReplay?

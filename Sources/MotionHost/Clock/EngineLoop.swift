@@ -153,6 +153,13 @@ package final class EngineLoop: Sendable {
         var afterTick: [Command] = []
         /// When commands began to run without a control frame since (nil: none ran).
         var unpublishedSince: UInt64?
+        /// When the journal's replay last had a slice (`restoreSlice`).
+        var lastRestoreSlice: UInt64 = 0
+        func restoreSlice(_ context: EngineContext) {
+            _ = context.journal.continueRestore(until: WorkClock.now() + Self.restoreSliceNanos)
+            lastRestoreSlice = WorkClock.now()
+            activity.add(1, ordering: .relaxed)
+        }
         while true {
             if context.wantsTicks {
                 let now = context.clock.now()
@@ -199,7 +206,13 @@ package final class EngineLoop: Sendable {
             // for a uid's next share of engine time while its commands wait).
             // While the journal is replayed, its slices run whenever no command waits: `hello` and
             // `status` are answered between two slices (docs/operations.md#animations-survive-a-restart).
+            // A slice at least every 4 ms of commands too: a client sending requests back to back (each
+            // deferred at once) cannot hold the replay, and READY, back.
             let restoring = context.journal.isRestoring
+            if restoring, WorkClock.now() &- lastRestoreSlice >= Self.restoreSliceNanos {
+                restoreSlice(context)
+                continue
+            }
             let taken = queue.take(until: deadline, unlessWaiting: unpublishedSince != nil || restoring)
             if held != nil { context.releaseHeldFrames(now: context.clock.now()) }
             guard let (message, lane, more, waited) = taken else {
@@ -207,10 +220,7 @@ package final class EngineLoop: Sendable {
                     context.publishControlFrame()
                     unpublishedSince = nil
                 }
-                if restoring {
-                    _ = context.journal.continueRestore(until: WorkClock.now() + Self.restoreSliceNanos)
-                    activity.add(1, ordering: .relaxed)
-                }
+                if restoring { restoreSlice(context) }
                 continue
             }
             // Woken (it may have slept), or the first command since a control frame: a plugin call in this

@@ -30,6 +30,7 @@ struct SystemdService: Service {
             var readiness = listening.makeAsyncIterator()
             guard await readiness.next() != nil else { return }
             await restoration.wait()
+            guard !Task.isCancelled else { return }  // stopped during the journal's replay
             let status = await loop.perform { $0.statusLine }
             notifier.notify("READY=1\nSTATUS=\(status)")
             logger.info("ready", metadata: ["status": "\(status)"])

@@ -71,7 +71,8 @@ struct RealtimeWatch: Service {
     let restoration: Restoration
 
     func run() async throws {
-        await restoration.wait()
+        await cancelWhenGracefulShutdown { await restoration.wait() }
+        guard !Task.isShuttingDownGracefully, !Task.isCancelled else { return }
         // A service that returns stops the daemon's service group: refused, it waits for the stop.
         guard await RealtimePriority.requestForEngine(loop, logger: logger) else {
             try? await gracefulShutdown()
