@@ -180,8 +180,8 @@ struct JournalRestartTests {
         _ = await second.stop()
     }
 
-    /// Issue #46: while a long journal is replayed the daemon answers `hello` and `status` (which says how far
-    /// it is); a change asked meanwhile waits for the replay and then sees every runtime back. The journal
+    /// Issue #46: while a long journal is replayed the daemon answers `hello`, `status` (which says how far
+    /// it is) and `metrics`; a change asked meanwhile waits for the replay and then sees every runtime back. The journal
     /// is written here: 50,000 repeating tweens on 5,000 targets (seconds of replay in a debug build).
     @Test func helloAndStatusAreAnsweredWhileTheJournalIsReplayed() async throws {
         let directory = try DaemonProcess.temporaryDirectory()
@@ -191,6 +191,10 @@ struct JournalRestartTests {
         let during = try await client.call("status")
         let records = during["restoring"]?["records"]?.intValue, done = during["restoring"]?["done"]?.intValue ?? .max
         #expect(records == 50_001 && done < 50_001, "status during the replay: \(during)")
+        let metrics = try await client.call("metrics")["text"]?.stringValue ?? ""
+        #expect(metrics.contains("motiond_ticks_total"), "metrics during the replay (motionctl top): \(metrics.prefix(300))")
+        let still = try await client.call("status")
+        #expect(still["restoring"] != nil, "metrics was answered during the replay, not after it: \(still)")
         // Asked during the replay, answered once it is done: everything is back.
         let work = try await client.call("runtime.state", ["runtime": "work", "limit": 1])
         #expect(work["targetCount"] == 5000, "\(work)")

@@ -86,6 +86,9 @@ package final class EngineContext: TraceObserver {
     var time: Double { Double(clock.now() &- startTime) / 1e9 }
 
     /// The clock should keep ticking: something animates or a written value awaits its frame.
+    /// The methods answered while the journal is replayed (docs/operations.md#animations-survive-a-restart).
+    static let answeredWhileRestoring: Set<String> = ["hello", "status", "metrics"]
+
     /// No tick while the journal is replayed (`RuntimeJournal.isRestoring`): each target is replayed on a
     /// clock of its own, which a tick in between would move twice.
     package var wantsTicks: Bool {
@@ -161,8 +164,9 @@ package final class EngineContext: TraceObserver {
             session.deferred.append(parsed)
             return
         }
-        // While the journal is replayed only `hello` and `status` are answered; the rest waits for it.
-        if !draining, !isStopping, journal.isRestoring, case .success(let request) = parsed, request.method != "hello", request.method != "status" {
+        // While the journal is replayed only `hello`, `status` and `metrics` (what `motionctl top` reads)
+        // are answered; the rest waits for it.
+        if !draining, !isStopping, journal.isRestoring, case .success(let request) = parsed, !Self.answeredWhileRestoring.contains(request.method) {
             session.deferred.append(parsed)
             return
         }
