@@ -236,8 +236,7 @@ struct CrashQuarantineTests {
 
         let second = try await DaemonProcess(arguments: arguments)
         let again = try await second.client()
-        let rejected = (try await again.call("plugins.list"))["rejected"]?.arrayValue ?? []
-        let reason = rejected.first { $0["file"]?.stringValue == file }?["reason"]?.stringValue ?? ""
+        let (reason, rejected) = try await Self.rejection(of: file, from: again)
         #expect(reason.hasPrefix("hung motiond (advance did not return) at "), "\(rejected)")
         let kept = try await again.call("runtime.state", ["runtime": "kept"])
         #expect(kept["targets"]?["before"] != nil, "the runtime's other motion came back: \(kept)")
@@ -265,8 +264,7 @@ struct CrashQuarantineTests {
 
         let second = try await DaemonProcess(arguments: arguments)
         let client = try await second.client()
-        let rejected = (try await client.call("plugins.list"))["rejected"]?.arrayValue ?? []
-        let reason = rejected.first { $0["file"]?.stringValue == file }?["reason"]?.stringValue ?? ""
+        let (reason, rejected) = try await Self.rejection(of: file, from: client)
         #expect(reason.hasPrefix("hung motiond (init did not return) at "), "\(rejected)")
         #expect(try await client.call("plan.add", ["target": "t", "plan": ["type": "Tween", "property": "x", "to": [1]]])["performer"] != nil)
         await client.close()
@@ -303,5 +301,11 @@ struct CrashQuarantineTests {
         #expect(daemon.process.terminationReason == .uncaughtSignal && daemon.process.terminationStatus == SIGABRT,
                 "\(daemon.process.terminationReason.rawValue) \(daemon.process.terminationStatus)")
         #expect(took < 10, "ended at once, not after the backtracer: \(took) s")
+    }
+
+    /// Why motiond refuses `file` ("" if it does not), and every rejection `plugins.list` names.
+    static func rejection(of file: String, from client: MotionClient) async throws -> (reason: String, rejected: [JSONValue]) {
+        let rejected = (try await client.call("plugins.list"))["rejected"]?.arrayValue ?? []
+        return (rejected.first { $0["file"]?.stringValue == file }?["reason"]?.stringValue ?? "", rejected)
     }
 }
