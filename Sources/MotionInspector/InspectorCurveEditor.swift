@@ -1,6 +1,6 @@
 /// The page's curve editor (docs/inspector.md): a timing token as a cubic Bézier whose two handles are
 /// dragged on a canvas; applied to this uid's overlay with theme.set, so running tweens that use the token
-/// change course (docs/themes.md#live-retune). Appended to `InspectorScript` (one script: it uses its
+/// change course (docs/themes.md#live-retune), or to a named `Tween` the page saw added. Appended to `InspectorScript` (one script: it uses its
 /// `rpc`, `theme` and `applyToken`).
 enum InspectorCurveEditor {
     static let text = #"""
@@ -73,6 +73,39 @@ enum InspectorCurveEditor {
         };
         $("bezier").onpointerup = () => { curveEditor.dragging = -1; };
         $("timing-token").onchange = showTiming;
+
+        // Named tweens seen in the trace, "runtime · target · name" -> {runtime, target, name, plan, t}: "Apply
+        // to the tween" adds one again under its name with the edited curve, carried on as a theme's retune
+        // carries a tween (docs/themes.md#live-retune): from the property's value and velocity, for the part
+        // of its duration it had left by the daemon's clock (the trace's and the frames' `t`).
+        const namedTweens = new Map();
+        window.inspector.namedTweens = namedTweens;
+        function namedTweenSeen(event) {
+          const key = `${event.runtime} · ${event.target} · ${event.name}`;
+          const fresh = !namedTweens.has(key);
+          namedTweens.set(key, {runtime: event.runtime, target: event.target, name: event.name, plan: event.plan, t: event.t});
+          if (!fresh) return;
+          const option = document.createElement("option"); option.textContent = key; $("named-tween").appendChild(option);
+          $("apply-tween").disabled = false;
+        }
+        $("apply-tween").onclick = async () => {
+          const chosen = namedTweens.get($("named-tween").value);
+          if (!chosen) return;
+          const plan = Object.assign({}, chosen.plan), property = props.get(`${chosen.runtime}/${chosen.target}/${plan.property}`);
+          const duration = plan.duration ?? 0.25, delay = plan.delay || 0, elapsed = Math.max(0, latestT - chosen.t);
+          if (elapsed >= delay) {
+            delete plan.from; delete plan.delay;
+            plan.duration = Math.max(0, duration - (elapsed - delay));
+            if (property && property.velocity) plan.velocity = property.velocity;
+          } else {
+            plan.delay = delay - elapsed;
+          }
+          plan.timing = `cubic-bezier(${curveEditor.points.join(", ")})`;
+          try {
+            await rpc("plan.add", {runtime: chosen.runtime, target: chosen.target, name: chosen.name, plan});
+            $("tween-applied").textContent = `applied to ${chosen.name}`;
+          } catch (error) { $("tween-applied").textContent = `${error.code}: ${error.message}`; }
+        };
         $("apply-timing").onclick = () => applyToken("timings", $("timing-token").value,
           `cubic-bezier(${curveEditor.points.join(", ")})`, $("timing-applied"));
         """#

@@ -2,7 +2,8 @@
 /// uid's subscription saw added (the trace's `plan.named.added` carries the plan as resolved); "Apply to
 /// the plan" adds it again under its name with the edited spring, without `from`, `velocity` and `delay`,
 /// so the running spring changes course from where it is (docs/vocabulary.md, a spring retargeted).
-/// Appended to `InspectorScript` (one script: it uses its `rpc`, `editedSpring` and `traced`'s hook).
+/// The curve editor's named `Tween`s are learnt the same way (`InspectorCurveEditor`). Appended to
+/// `InspectorScript` (one script: it uses its `rpc`, `editedSpring` and `traced`'s hook).
 enum InspectorNamedPlans {
     static let text = #"""
 
@@ -12,7 +13,9 @@ enum InspectorNamedPlans {
         const springForms = ["tension", "friction", "damping", "mass", "stiffness", "dampingRatio", "response",
                              "duration", "bounce", "from", "velocity", "delay"];
         function namedPlanSeen(event) {
-          if (event.kind !== "plan.named.added" || !event.plan || event.plan.type !== "Spring") return;
+          if (event.kind !== "plan.named.added" || !event.plan) return;
+          if (event.plan.type === "Tween") return namedTweenSeen(event);
+          if (event.plan.type !== "Spring") return;
           const key = `${event.runtime} · ${event.target} · ${event.name}`;
           const fresh = !namedPlans.has(key);
           namedPlans.set(key, {runtime: event.runtime, target: event.target, name: event.name, plan: event.plan});

@@ -44,6 +44,8 @@ enum InspectorPage {
             <canvas id="bezier" width="300" height="300"></canvas>
             <div><code id="bezier-text"></code></div>
             <div><button id="apply-timing">Apply to my theme</button> <span id="timing-applied"></span></div>
+            <label>Named tween <select id="named-tween"></select></label>
+            <div><button id="apply-tween" disabled>Apply to the tween</button> <span id="tween-applied"></span></div>
             <label>Export <select id="dialect"><option>css</option><option>niri</option><option>hyprland</option></select></label>
             <pre id="export"></pre>
           </section>

@@ -85,6 +85,44 @@ struct ThemeTests {
         #expect(ticks < 120, "the route arrived in \(ticks) ticks")
     }
 
+    /// A router's transition under way is carried on by a retune of its `route.push` as a client's
+    /// spring is: no jump in value or velocity, then the stiffer spring takes the screen home sooner; the
+    /// route still ends with one `route.transition.end`.
+    @Test func aRetuneCarriesARunningRouteTransitionOn() {
+        _ = call("subscribe", ["streams": ["trace", "routes"]])
+        let push: JSONValue = ["type": "Spring", "property": "offset", "from": [400], "to": [0]]
+        _ = call("router.configure", ["scheme": "demo", "routes": ["home": ["kind": "stack"], "show": ["kind": "stack", "transition": ["push": push]]]])
+        _ = call("route.go", ["scheme": "demo", "to": "demo://home/show"])
+        let runtime = "0/motiond.route.demo", screen = "screen:home/show"
+        func state() -> (value: Double, velocity: Double) {
+            (context.engine.value(of: "offset", target: screen, runtime: runtime)?[0] ?? .nan,
+             context.engine.velocity(of: "offset", target: screen, runtime: runtime)?[0] ?? .nan)
+        }
+        for _ in 0..<6 { context.tick(dt: 1.0 / 120) }
+        let before = state()
+        #expect(before.value > 10 && before.value < 390 && before.velocity < -100, "under way: \(before)")
+        var theme = ShippedThemes.motiond.json
+        theme["springs"]?["route.push"] = ["dampingRatio": 1, "stiffness": 3200]
+        theme["name"] = "snappier"
+        #expect(call("theme.set", ["theme": theme])["changed"] == ["springs.route.push"])
+        #expect(state().value == before.value && state().velocity == before.velocity, "no jump: \(before) → \(state())")
+        #expect(output.lines.last { $0["kind"] == "plan.added" && $0["target"] == .string(screen) }?["plan"]?["stiffness"] == 3200,
+                "the screen's spring was added again with the new stiffness")
+        // From there it follows the new spring (critically damped, ω = √3200) exactly.
+        context.tick(dt: 1.0 / 120)
+        let w = 3200.0.squareRoot(), t = 1.0 / 120
+        let expected = (before.value + (before.velocity + w * before.value) * t) * exp(-w * t)
+        #expect(abs(state().value - expected) < 1e-9, "\(state()) vs \(expected)")
+        var ticks = 7
+        while ticks < 600, !output.lines.contains(where: { $0["event"] == "route.transition.end" || $0["kind"] == "route.transition.end" }) {
+            context.tick(dt: 1.0 / 120)
+            ticks += 1
+        }
+        #expect(ticks < 45, "home in \(ticks) ticks (35 seen; at route.push's 800 it takes 55)")
+        #expect(output.lines.filter { $0["event"] == "route.transition.end" || $0["kind"] == "route.transition.end" }.count == 1)
+        #expect(state().value == 0)
+    }
+
     @Test func anUnknownTokenIsRefusedNamingTheClosestKnownOne() {
         let typo = call("plan.add", ["target": "a", "plan": ["type": "Spring", "property": "x", "to": [1], "spring": "@spatial.fsat"]])
         #expect(typo["code"] == "plan.invalid" && typo["message"]?.stringValue?.contains("@spatial.fsat") == true

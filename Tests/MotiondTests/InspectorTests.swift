@@ -154,6 +154,21 @@ struct InspectorTests {
                 """)
             try await browser.waitFor("return document.getElementById('plan-applied').textContent === 'applied to settle'")
             try await browser.waitFor("const p = window.inspector.namedPlans.get('default · spring · settle').plan; return p.stiffness === 321 && p.from === undefined")
+
+            // The curve editor applied to a named tween: added again under its name with the edited curve,
+            // from where it is (no `from`) for what was left of its minute.
+            _ = try await client.call("plan.add", ["runtime": "65534/default", "target": "glide", "name": "glide", "plan": [
+                "type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": 60, "timing": "linear"]])
+            try await browser.waitFor("return window.inspector.namedTweens.has('default · glide · glide')")
+            _ = try await browser.run("""
+                const select = document.getElementById('named-tween'); select.value = 'default · glide · glide';
+                document.getElementById('apply-tween').click(); return true
+                """)
+            try await browser.waitFor("return document.getElementById('tween-applied').textContent === 'applied to glide'")
+            try await browser.waitFor("""
+                const p = window.inspector.namedTweens.get('default · glide · glide').plan;
+                return /^cubic-bezier\\(0.42, 0, 0.1/.test(p.timing) && p.from === undefined && p.duration < 60 && p.duration > 30
+                """)
         } catch {
             try? await browser.screenshot(to: Self.screenshots.appendingPathComponent("failure.png").path)
             await browser.quit()

@@ -36,8 +36,11 @@ extension Routers {
                 for (target, plan) in phase {
                     do throws(EngineError) {
                         // Its tokens (docs/themes.md) as the router's owner sees them when the plan runs.
-                        let resolved = try context.themes.resolve(plan, for: router.owner).plan
+                        let (resolved, used) = try context.themes.resolve(plan, for: router.owner)
                         try engine.addPlan(resolved, to: target, in: router.runtime, quotas: settings.quotas)
+                        // …and carried on by a retune of those tokens while it runs (docs/themes.md#live-retune).
+                        context.themes.planAdded(original: plan, resolved: resolved, used: used, runtime: router.runtime,
+                                                 target: target, name: nil, uid: router.owner)
                     } catch {
                         errors.append("\(target): \(error.message)")
                     }
