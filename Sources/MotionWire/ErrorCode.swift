@@ -59,6 +59,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case connectionLimit = "server.connection_limit"
     /// The server is shutting down.
     case shuttingDown = "server.shutting_down"
+    /// The system refused what a request needs (a shared-memory region: memory, a mapping or a
+    /// descriptor); nothing changed: the same request may succeed later.
+    case resourcesExhausted = "server.resources_exhausted"
     /// An unexpected failure inside the daemon.
     case internalError = "server.internal"
 }

@@ -1,3 +1,4 @@
+import Glibc
 import MotionFrames
 import MotionWire
 
@@ -47,7 +48,9 @@ final class SharedFrameChannel {
     init(capacity: Int) throws(EngineError) {
         self.capacity = capacity
         guard motion_frames_writer_create(&writer, UInt32(capacity)) == 0 else {
-            throw EngineError(.internalError, "transport: cannot create the shared-memory region (\(capacity) slots)")
+            // The system's refusal (no memory, mappings or descriptors left), not a bug: said with its reason.
+            let reason = String(cString: strerror(errno))
+            throw EngineError(.resourcesExhausted, "transport: the system refused a shared-memory region of \(capacity) slots (\(reason))")
         }
     }
 
