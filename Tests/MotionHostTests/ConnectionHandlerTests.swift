@@ -6,6 +6,7 @@ import MotionWire
 import NIOCore
 import NIOEmbedded
 import NIOExtras
+import Synchronization
 import Testing
 
 /// The connection handler in NIO's thread-safe testing channel, with a real engine thread behind it: the
@@ -209,6 +210,48 @@ struct ConnectionHandlerTests {
         #expect(autoRead() == true, "reading resumes once the engine has caught up")
         await loop.stop()
     }
+
+    /// Requests that wait behind a connection's sliced work (or the journal's replay at start) are not
+    /// answered yet: they count as in flight, so a client that pipelines behind a long dry run is not
+    /// read past the bound either (before, each was handed over at once and waited in memory unbounded).
+    @Test func requestsWaitingBehindSlicedWorkPauseReadingToo() async throws {
+        let (channel, loop) = try await Self.connection()
+        try await Self.send(channel, #"{"id":0,"method":"hello","params":{"protocol":1}}"# + "\n")
+        _ = try await Self.lines(channel, atLeast: 1)
+        let held = HeldWork()
+        await loop.perform { context in
+            // Its slices come back through the loop, as in the daemon (without the hook they run at once).
+            context.hooks.onEngineThreadFor = { uid, first, body in loop.submit(uid: uid, first: first, body) }
+            guard let session = context.sessions.values.first else { return }
+            context.dryRuns.perform(held, for: session, replyingTo: 999)
+        }
+        func autoRead() -> Bool? {
+            channel.options.last { $0.option is ChannelOptions.Types.AutoReadOption }?.value as? Bool
+        }
+        let count = ConnectionHandler.maximumPendingRequests + 10
+        for id in 1...count {
+            try await Self.send(channel, #"{"id":\#(id),"method":"sync"}"# + "\n")
+        }
+        await channel.testingEventLoop.run()
+        #expect(autoRead() == false, "reading paused while requests wait behind the work")
+        #expect(try await Self.lines(channel, atLeast: 1, timeout: .milliseconds(50)).isEmpty, "nothing answered before the work")
+        held.release()
+        let replies = try await Self.lines(channel, atLeast: count + 1)
+        #expect(replies.first?["id"] == 999 && replies.count == count + 1, "the work's answer, then every waiting request in order")
+        #expect(replies.dropFirst().map { $0["id"]?.doubleValue ?? 0 } == (1...count).map(Double.init))
+        await channel.testingEventLoop.advanceTime(by: .milliseconds(10))
+        #expect(autoRead() == true, "reading resumes once they are answered")
+        await loop.stop()
+    }
+}
+
+/// Sliced work that goes on until released from another thread.
+final class HeldWork: SlicedWork, Sendable {
+    private let released = Atomic<Bool>(false)
+    func release() { released.store(true, ordering: .relaxed) }
+    func work(in context: EngineContext, until deadline: UInt64) throws(EngineError) -> Bool { released.load(ordering: .relaxed) }
+    func finish(in context: EngineContext) throws(EngineError) -> SlicedAnswer { .result(["held": true]) }
+    func end(in context: EngineContext) {}
 }
 
 /// Blocks one thread until opened from another.

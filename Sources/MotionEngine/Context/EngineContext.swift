@@ -127,6 +127,7 @@ package final class EngineContext: TraceObserver {
     package func closeSession(_ id: UInt64) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         session.isClosed = true
+        session.dropWaiting()
         dryRuns.endWork(of: session)
         hub.removeAll(of: session)
         hub.updateWatch(engine.store)
@@ -161,13 +162,13 @@ package final class EngineContext: TraceObserver {
         // Behind sliced work, or behind requests already waiting, or (unless it joins the journal group)
         // behind changes being written: it waits its turn, so replies keep the order of requests.
         if !draining, session.job != nil || !session.deferred.isEmpty || (session.journalPending > 0 && !parsed.joinsJournal) {
-            session.deferred.append(parsed)
+            session.wait(parsed)
             return
         }
         // While the journal is replayed only `hello`, `status` and `metrics` (what `motionctl top` reads)
         // are answered; the rest waits for it.
         if !draining, !isStopping, journal.isRestoring, case .success(let request) = parsed, !Self.answeredWhileRestoring.contains(request.method) {
-            session.deferred.append(parsed)
+            session.wait(parsed)
             return
         }
         switch parsed {

@@ -36,7 +36,7 @@ extension DryRuns {
                 session.sendOwedReply(WireMessage.error(id: id, code: error.code, message: error.message))
             }
             // The requests that waited behind it, in order, until one starts work of its own.
-            while session.job == nil, session.journalPending == 0, !session.isClosed, let next = session.deferred.popFirst() {
+            while session.job == nil, session.journalPending == 0, !session.isClosed, let next = session.nextWaiting() {
                 context.handle(next, from: sessionID, draining: true)
             }
             session.closeIfFinished()

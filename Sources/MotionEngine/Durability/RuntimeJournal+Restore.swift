@@ -81,7 +81,7 @@ extension RuntimeJournal {
         replay.finished?(outcome)
         // The requests that waited, as any others now: traced, within their composites' budgets.
         for session in sessions.values.sorted(by: { $0.id < $1.id }) {
-            while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
+            while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.nextWaiting() {
                 context.handle(next, from: session.id, draining: true)
             }
             session.closeIfFinished()

@@ -156,7 +156,7 @@ extension RuntimeJournal {
         }
         for entry in group {
             guard let session = sessions[entry.sessionID] else { continue }
-            while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.deferred.popFirst() {
+            while session.journalPending == 0, session.job == nil, !session.isClosed, let next = session.nextWaiting() {
                 context.handle(next, from: session.id, draining: true)
             }
             session.closeIfFinished()

@@ -20,6 +20,9 @@ package protocol ClientOutput: AnyObject, Sendable {
     /// Sends `line` with `descriptor` attached to its first byte, after every line sent before it; the
     /// output owns the descriptor from then on and closes it once sent (or when the connection closes).
     func send(_ line: [UInt8], passing descriptor: Int32)
+    /// How many of the session's requests wait their turn on the engine thread (`Session.wait`), and
+    /// their bytes: the connection is not read past its bounds of requests in flight, these included.
+    func requestsWaiting(_ count: Int, bytes: Int)
 }
 
 extension ClientOutput {
@@ -27,6 +30,7 @@ extension ClientOutput {
     package func markGreeted() {}
     package var ownerBacklog: Int { backlog }
     package var canPassDescriptors: Bool { false }
+    package func requestsWaiting(_ count: Int, bytes: Int) {}
     package func send(_ line: [UInt8], passing descriptor: Int32) {
         Glibc.close(descriptor)
         send(line)

@@ -1,6 +1,14 @@
 import DequeModule
 import MotionWire
 
+extension Result<Request, RequestFailure> {
+    /// The line's length (a line that could not be parsed is answered at once: it never waits long).
+    var bytes: Int {
+        if case .success(let request) = self, request.lineLength != .max { return request.lineLength }
+        return 0
+    }
+}
+
 /// One client connection as the engine thread sees it.
 final class Session {
     let id: UInt64
@@ -21,7 +29,7 @@ final class Session {
     /// Work this session's request started that runs in slices (`SlicedWork`); its later requests wait
     /// in `deferred` until it is answered.
     var job: (any SlicedWork)?
-    var deferred: Deque<Result<Request, RequestFailure>> = []
+    private(set) var deferred: Deque<Result<Request, RequestFailure>> = []
     /// Changes of this session waiting for the journal (`EngineContext.journalOrApply`).
     var journalPending = 0
     /// Owed replies waiting for an earlier one's place in line (`reserveOwedReply`).
@@ -38,6 +46,34 @@ final class Session {
         self.peer = peer
         self.role = role
     }
+
+    /// A request waits its turn (behind sliced work, the journal, or the journal's replay at start). The
+    /// output hears how many wait and their bytes, so the connection stops being read past its bounds of
+    /// requests in flight (docs/protocol.md, backpressure): waiting ones are not answered yet, and count.
+    func wait(_ request: Result<Request, RequestFailure>) {
+        deferred.append(request)
+        deferredBytes += request.bytes
+        output.requestsWaiting(deferred.count, bytes: deferredBytes)
+    }
+
+    /// The next waiting request, whose turn has come.
+    func nextWaiting() -> Result<Request, RequestFailure>? {
+        guard let next = deferred.popFirst() else { return nil }
+        deferredBytes -= next.bytes
+        output.requestsWaiting(deferred.count, bytes: deferredBytes)
+        return next
+    }
+
+    /// The connection is gone: what waited is never answered (and no longer counts against its uid).
+    func dropWaiting() {
+        guard !deferred.isEmpty else { return }
+        deferred.removeAll()
+        deferredBytes = 0
+        output.requestsWaiting(0, bytes: 0)
+    }
+
+    /// Bytes of the request lines in `deferred`.
+    private var deferredBytes = 0
 
     /// Closes a half-closed connection once every reply is sent and no subscription wants events: none
     /// owed, and no request still waiting behind a journal write or sliced work (their replies were lost

@@ -16,6 +16,16 @@ final class ChannelOutput: ClientOutput {
     /// Set by the engine thread once the session's hello was accepted.
     var isGreeted: Bool { greeted.load(ordering: .relaxed) }
     func markGreeted() { greeted.store(true, ordering: .relaxed) }
+    private let waitingRequests = Atomic<Int>(0)
+    /// Requests of this connection waiting their turn on the engine thread (`ConnectionHandler.isBehind`);
+    /// their bytes are its uid's (`UIDLedger.waitingBytes`).
+    var requestsWaiting: Int { waitingRequests.load(ordering: .relaxed) }
+    nonisolated(unsafe) private var waitingBytes = 0  // the engine thread's
+    func requestsWaiting(_ count: Int, bytes: Int) {
+        waitingRequests.store(count, ordering: .relaxed)
+        ledger.waitingBytes.add(bytes - waitingBytes, ordering: .relaxed)
+        waitingBytes = bytes
+    }
     private let batcher: WriteBatcher
     /// The socket's SO_COOKIE: how its descriptor is found to pass another one over it (NIO does not
     /// lend a channel's descriptor). 0 when unknown: no descriptors are passed.

@@ -142,10 +142,12 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// Whether this connection has more waiting than its bounds allow (`divisor` 2: than half of them).
     private func isBehind(by divisor: Int) -> Bool {
-        pending.value > Self.maximumPendingRequests / divisor
+        // Requests waiting their turn on the engine thread (behind sliced work, or the journal's replay at
+        // start) are not answered yet: they count as in flight.
+        pending.value + (output?.requestsWaiting ?? 0) > Self.maximumPendingRequests / divisor
             || (output?.backlog ?? 0) > Self.maximumPendingOutput / divisor
             || (output?.backlog ?? 0) > 0 && (ledger?.backlogBytes.load(ordering: .relaxed) ?? 0) > loop.outputBytesQuota.load(ordering: .relaxed) / divisor
-            || loop.waitingBytes(of: uid) > Self.maximumWaitingBytesPerUID / divisor
+            || loop.waitingBytes(of: uid) + (ledger?.waitingBytes.load(ordering: .relaxed) ?? 0) > Self.maximumWaitingBytesPerUID / divisor
     }
 
     /// Looks again after 5 ms, then less and less often (to 80 ms): a uid's many paused connections do

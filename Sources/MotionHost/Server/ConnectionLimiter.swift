@@ -94,6 +94,9 @@ final class UIDLedger: Sendable {
     let uid: UInt32?
     let unfinishedBytes = Atomic<Int>(0)
     let backlogBytes = Atomic<Int>(0)
+    /// Bytes of request lines its connections sent that wait their turn on the engine thread (behind
+    /// sliced work, or the journal's replay at start), together.
+    let waitingBytes = Atomic<Int>(0)
 
     init(uid: UInt32?) {
         self.uid = uid
