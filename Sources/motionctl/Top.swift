@@ -53,6 +53,8 @@ struct TopState {
     var status: JSONValue = [:]
     var engineSeconds: [String: Double] = [:]
     var previousSeconds: [String: Double] = [:]
+    /// The frame clock's time shared out to each uid (`motiond_uid_tick_seconds_total`).
+    var tickSeconds: [String: Double] = [:], previousTickSeconds: [String: Double] = [:]
     /// Frames sent and property updates dropped (conflated for a slow reader), by transport: totals now
     /// and at the previous refresh.
     var frames: [String: Double] = [:], previousFrames: [String: Double] = [:]
@@ -64,26 +66,24 @@ struct TopState {
 
     mutating func update(status: JSONValue, metrics: String, at time: Date) {
         self.status = status
-        previousSeconds = engineSeconds
-        engineSeconds = [:]
-        for line in metrics.split(separator: "\n") where line.hasPrefix("motiond_uid_engine_seconds_total{uid=\"") {
-            let uid = line.dropFirst("motiond_uid_engine_seconds_total{uid=\"".count).prefix { $0 != "\"" }
-            engineSeconds[String(uid)] = line.split(separator: " ").last.flatMap { Double(String($0)) } ?? 0
-        }
+        (previousSeconds, previousTickSeconds) = (engineSeconds, tickSeconds)
+        engineSeconds = Self.byLabel("motiond_uid_engine_seconds_total", "uid", in: metrics)
+        tickSeconds = Self.byLabel("motiond_uid_tick_seconds_total", "uid", in: metrics)
         (previousFrames, previousDropped) = (frames, dropped)
-        frames = Self.byTransport("motiond_frames_sent_total", in: metrics)
-        dropped = Self.byTransport("motiond_updates_dropped_total", in: metrics)
+        frames = Self.byLabel("motiond_frames_sent_total", "transport", in: metrics)
+        dropped = Self.byLabel("motiond_updates_dropped_total", "transport", in: metrics)
         elapsed = previousTime.map { max(time.timeIntervalSince($0), 0.001) } ?? 1
         previousTime = time
     }
 
     /// A counter's values by its `transport` label.
-    static func byTransport(_ name: String, in metrics: String) -> [String: Double] {
+    /// A counter's values by its one label (`motiond_frames_sent_total{transport="json"} 12.0`).
+    static func byLabel(_ name: String, _ label: String, in metrics: String) -> [String: Double] {
         var values: [String: Double] = [:]
-        let prefix = name + "{transport=\""
+        let prefix = name + "{" + label + "=\""
         for line in metrics.split(separator: "\n") where line.hasPrefix(prefix) {
-            let transport = line.dropFirst(prefix.count).prefix { $0 != "\"" }
-            values[String(transport)] = line.split(separator: " ").last.flatMap { Double(String($0)) } ?? 0
+            let value = line.dropFirst(prefix.count).prefix { $0 != "\"" }
+            values[String(value)] = line.split(separator: " ").last.flatMap { Double(String($0)) } ?? 0
         }
         return values
     }
@@ -108,7 +108,7 @@ struct TopState {
             "engine \(status["engineScheduling"]?.stringValue ?? "?")   rate \(number(status["rate"])) Hz   tick p50 \(number(tick["p50_ms"])) ms  p99 \(number(tick["p99_ms"])) ms  late p99 \(number(tick["late_p99_ms"])) ms  overruns \(number(tick["overruns"]))",
             "frames \(rates(frames, previousFrames))   drops (updates conflated) \(rates(dropped, previousDropped)), \(Int(dropped.values.reduce(0, +))) in all",
             "",
-            pad("UID", 8) + pad("ENGINE ms/s", 13) + pad("RUNTIMES", 10) + pad("PERFORMERS", 12) + pad("ANIMATIONS", 12) + "SUBSCRIPTIONS",
+            pad("UID", 8) + pad("ENGINE ms/s", 13) + pad("TICK ms/s", 11) + pad("RUNTIMES", 10) + pad("PERFORMERS", 12) + pad("ANIMATIONS", 12) + "SUBSCRIPTIONS",
         ]
         var uids = (status["usage"]?["uids"]?.arrayValue ?? []).map { uid -> (String, Double, JSONValue) in
             let name = number(uid["uid"])
@@ -117,7 +117,8 @@ struct TopState {
         }
         uids.sort { uidsByTime ? ($0.1, $1.0) > ($1.1, $0.0) : (Int($0.0) ?? 0) < (Int($1.0) ?? 0) }
         for (name, rate, uid) in uids {
-            lines.append(pad(name, 8) + pad(String(format: "%.3f", rate), 13) + pad(number(uid["runtimes"]), 10)
+            let tick = ((tickSeconds[name] ?? 0) - (previousTickSeconds[name] ?? tickSeconds[name] ?? 0)) / elapsed * 1000
+            lines.append(pad(name, 8) + pad(String(format: "%.3f", rate), 13) + pad(String(format: "%.3f", tick), 11) + pad(number(uid["runtimes"]), 10)
                 + pad(number(uid["performers"]), 12) + pad(number(uid["animations"]), 12) + number(uid["subscriptions"]))
         }
         lines += ["", pad("ID", 6) + pad("PID", 9) + pad("UID", 8) + pad("ROLE", 8) + pad("SUBS", 6) + "CLIENT"]

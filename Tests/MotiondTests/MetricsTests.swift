@@ -45,7 +45,8 @@ struct MetricsTests {
         #expect(status == 0, "promtool: \(said)\n\(run.output)")
         for series in ["motiond_tick_duration_seconds_bucket{le=\"0.008333\"}", "motiond_ticks_total", "motiond_uid_animations{uid=\"0\"}",
                        "# HELP motiond_tick_lateness_seconds", "motiond_subscriptions{transport=\"json\"} 1.0",
-                       "motiond_frames_sent_total{transport=\"json\"}", "motiond_plugin_call_seconds_total{plugin=\"org.motiond.tween\"}"] {
+                       "motiond_frames_sent_total{transport=\"json\"}", "motiond_plugin_call_seconds_total{plugin=\"org.motiond.tween\"}",
+                       "motiond_uid_tick_seconds_total{uid=\"0\"}"] {
             #expect(run.output.contains(series), "\(series) in\n\(run.output)")
         }
         // The file follows: the animations running, then none (the tweens end after 4 s; a shorter run ended

@@ -30,6 +30,9 @@ extension EngineContext {
         for (plugin, nanos) in byPlugin.sorted(by: { $0.key < $1.key }) {
             counters.append((MetricName(name: "motiond_plugin_call_seconds_total", labels: [("plugin", plugin)]), Double(nanos) / 1e9))
         }
+        for (uid, nanos) in ticks.shares.sorted(by: { $0.key < $1.key }) {
+            counters.append((MetricName(name: "motiond_uid_tick_seconds_total", labels: [("uid", String(uid))]), Double(nanos) / 1e9))
+        }
         return counters
     }
 

@@ -6,6 +6,8 @@ import MotionWire
 package final class FrameTicks: ContextPart {
     unowned let context: EngineContext
     package var statistics = TickStatistics(window: 600)
+    /// Tick nanoseconds attributed to each uid (`shareOut`).
+    package var shares: [UInt32: UInt64] = [:]
     /// The scheduling class the thread running the ticks got (`SCHED_OTHER nice 0`; the host reads it
     /// on that thread at start), for `status` and `motionctl top`.
     package var schedulingClass = "unknown"

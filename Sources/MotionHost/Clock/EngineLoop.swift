@@ -180,6 +180,7 @@ package final class EngineLoop: Sendable {
                     let work = WorkClock.now() &- workStarted
                     let overrun = schedule!.finish(at: context.clock.now())
                     context.ticks.statistics.record(workNanos: work, latenessNanos: lateness, overrun: overrun)
+                    context.ticks.shareOut(work)
                     tickObserver?(work, lateness, overrun)
                     activity.add(1, ordering: .relaxed)
                     if !afterTick.isEmpty {

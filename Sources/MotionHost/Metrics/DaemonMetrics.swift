@@ -26,6 +26,7 @@ package final class DaemonMetrics: Sendable {
         "motiond_frames_sent_total": "Frames sent to subscribers, by transport.",
         "motiond_updates_dropped_total": "Property updates conflated for subscribers that read too slowly, by transport.",
         "motiond_plugin_call_seconds_total": "Time spent in each plugin's calls.",
+        "motiond_uid_tick_seconds_total": "Frame tick time shared out among uids by the animations they hold.",
     ]
     /// The gauges set at the last render: one no longer there (a uid gone) is set to 0.
     private let lastGauges = Mutex<[EngineContext.MetricName]>([])
