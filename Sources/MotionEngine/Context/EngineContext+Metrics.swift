@@ -62,6 +62,7 @@ extension EngineContext {
             gauges.append(gauge("motiond_uid_animations", engine.animations(of: uid), labels))
             gauges.append(gauge("motiond_uid_properties", engine.store.liveByOwner[uid] ?? 0, labels))
             gauges.append(gauge("motiond_uid_journal_bytes", journal.kept.ownerBytes[uid] ?? 0, labels))
+            gauges.append(gauge("motiond_uid_plan_bytes", engine.usage[uid]?.planBytes ?? 0, labels))
         }
         return gauges
     }

@@ -174,6 +174,7 @@ extension RuntimeJournal {
                 // (each target has its own clock), so ones that had ended by then still count.
                 var quotas = context.quotas(of: runtime)
                 quotas?.animations = .max
+                quotas?.planBytes = .max
                 let performer = try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: quotas)
                 result["target"] = .string(target)
                 result["performer"] = .number(Double(performer))

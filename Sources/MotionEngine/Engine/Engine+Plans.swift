@@ -38,7 +38,9 @@ extension Engine {
             return performer
         }
         let isNewTarget = scope.targets[target] == nil
-        let targetScope = try admit(factoryIndex, planType: planType, property: plan["property"]?.stringValue, on: target, in: scope, quotas: quotas)
+        let property = plan["property"]?.stringValue, cost = PlanCharge.bytes(of: plan)
+        try checkCharge(cost, property: property, replacing: scope.targets[target]?.performers[factoryIndex], in: scope, quotas: quotas)
+        let targetScope = try admit(factoryIndex, planType: planType, property: property, on: target, in: scope, quotas: quotas)
         let prepared = prepared(plan, on: target, in: scope)
         if let name, targetScope.named[name] != nil {
             // Refused here, the old plan stays (`Engine+Replacements`).
@@ -48,6 +50,7 @@ extension Engine {
         let performer = try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: isNewTarget, in: scope) { performer throws(EngineError) in
             try deliver(prepared, named: name, to: performer)
         }
+        charge(cost, property: property, to: performer)
         recordOnTimeline(.add(plan: plan, name: name), target: target, in: scope)
         var fields: [String: JSONValue] = [
             "plan": plan, "performer": .number(Double(performer.id)), "planType": .string(planType),
@@ -98,11 +101,15 @@ extension Engine {
         guard let type = plan["type"]?.stringValue, let factoryIndex = registry.factory(forPlanType: type) else {
             throw EngineError(.unknownPlanType, "plan.type: not registered")
         }
-        let targetScope = try admit(factoryIndex, planType: type, property: plan["property"]?.stringValue, on: target, in: scope, quotas: quotas)
+        let property = plan["property"]?.stringValue, cost = PlanCharge.bytes(of: plan)
+        try checkCharge(cost, property: property, replacing: scope.targets[target]?.performers[factoryIndex], in: scope, quotas: quotas)
+        let targetScope = try admit(factoryIndex, planType: type, property: property, on: target, in: scope, quotas: quotas)
         // The target stays: its composite is on it (forgetting it would end the composite).
-        return try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: false, in: scope) { performer throws(EngineError) in
+        let performer = try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: false, in: scope) { performer throws(EngineError) in
             try deliver(plan, named: naming(performer), to: performer)
         }
+        charge(cost, property: property, to: performer)
+        return performer
     }
 
     /// The plan as its plugin gets it: without the engine's own key `essential`, and completing at once

@@ -45,6 +45,7 @@ extension Engine {
         let held = performer.tokens.count
         stopAdvancing(performer)
         destroyInstance(performer)
+        releaseCharges(of: performer)
         scope.activeTokens -= held
         performer.tokens.removeAll()
         performers[performer.id] = nil

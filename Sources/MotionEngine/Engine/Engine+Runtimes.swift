@@ -48,6 +48,7 @@ extension Engine {
         for performer in target.performers.values.sorted(by: { $0.id < $1.id }) {
             stopAdvancing(performer)
             destroyInstance(performer)
+            releaseCharges(of: performer)
             scope.activeTokens -= performer.tokens.count
             performer.tokens.removeAll()
             performers[performer.id] = nil

@@ -88,6 +88,7 @@ extension Engine {
                 }
                 scope.performerCount -= 1
                 if let uid = scope.owner { usage[uid, default: Usage()].performers -= 1 }
+                releaseCharges(of: performer)
             }
             target.performers.removeAll()
             target.named.removeAll()

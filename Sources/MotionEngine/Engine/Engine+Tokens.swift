@@ -37,6 +37,7 @@ extension Engine {
                          fields: ["performer": .number(Double(performer.id)), "token": .number(Double(token))]))
         if performer.tokens.isEmpty {
             stopAdvancing(performer)
+            releaseCharges(of: performer)
             if !composition.waits.isEmpty { leafPerformerIdle(performer) }
         }
         if performer.runtime.activeTokens == 0 {

@@ -92,6 +92,8 @@ package final class Engine {
     package struct Usage: Equatable, Sendable {
         package var runtimes = 0
         package var performers = 0
+        /// What its running plans are charged (`PlanCharge`).
+        package var planBytes = 0
     }
 
     struct AdvanceGroup {

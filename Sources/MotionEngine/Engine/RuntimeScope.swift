@@ -13,6 +13,8 @@ final class PerformerRecord {
     let label: UnsafePointer<CChar>?
     let planType: String
     let pluginID: String
+    /// Bytes charged to its runtime's owner for the plan now running on each property (`PlanCharge`).
+    var charges: [String: Int] = [:]
     let isContinuous: Bool
     unowned let runtime: RuntimeScope
     unowned let target: TargetScope

@@ -302,6 +302,7 @@ extension Engine {
         record.tokens.removeAll()
         performers[record.id] = nil
         destroyInstance(record)
+        releaseCharges(of: record)
         if held > 0 && record.runtime.activeTokens == 0 && !record.isShadow {
             trace(TraceEvent(kind: "runtime.idle", runtime: record.runtime.name))
         }

@@ -102,6 +102,7 @@ extension EngineContext {
                 "shmSlots": .number(Double(MethodTable(context: self).sharedSlots(of: uid))),
                 "subscriptions": .number(Double(MethodTable(context: self).subscriptions(of: uid))),
                 "shmRegions": .number(Double(MethodTable(context: self).sharedRegions(of: uid))),
+                "planBytes": .number(Double(usage.planBytes)),
             ]
         }
         var quotas: [String: JSONValue] = [:]

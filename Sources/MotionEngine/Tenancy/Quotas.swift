@@ -51,12 +51,16 @@ package struct Quotas: Sendable, Equatable {
     /// thread from ever blocking (RLIMIT_RTTIME took its priority away) nor a core from the threads
     /// that write frames. All uids together: `EngineBudget.allUIDsPercent`.
     package var enginePercent = 50
+    /// Bytes its running plans hold in the daemon beyond a small plan's (`PlanCharge`): a `Keyframes` of
+    /// 1,000 values costs ~170 KB in its plugin and the engine, measured, for 9 KB of JSON, and 10,000 of
+    /// them took 3 GB that the `animations` quota (250,000) would have let grow to 40 GB.
+    package var planBytes = 256 << 20
 
     package init() {}
 
     /// The config file's names, in the order `status` lists them.
     package static let names = ["performers", "animations", "runtimes", "routers", "gestures", "stateBytes", "journalBytes", "filterTargets", "properties", "shmSlots",
-                                "subscriptions", "shmRegions", "inputBytes", "outputBytes", "themeTokens", "enginePercent"]
+                                "subscriptions", "shmRegions", "inputBytes", "outputBytes", "themeTokens", "enginePercent", "planBytes"]
 
     package subscript(name: String) -> Int? {
         get {
@@ -77,6 +81,7 @@ package struct Quotas: Sendable, Equatable {
             case "outputBytes": outputBytes
             case "themeTokens": themeTokens
             case "enginePercent": enginePercent
+            case "planBytes": planBytes
             default: nil
             }
         }
@@ -99,6 +104,7 @@ package struct Quotas: Sendable, Equatable {
             case "outputBytes": outputBytes = newValue
             case "themeTokens": themeTokens = newValue
             case "enginePercent": enginePercent = newValue
+            case "planBytes": planBytes = newValue
             default: break
             }
         }

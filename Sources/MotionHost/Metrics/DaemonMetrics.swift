@@ -45,6 +45,7 @@ package final class DaemonMetrics: Sendable {
         "motiond_uid_animations": "Animations of a uid (its quota's measure).",
         "motiond_uid_properties": "Properties of a uid's runtimes.",
         "motiond_uid_journal_bytes": "Bytes of journal kept for a uid's lasting runtimes.",
+        "motiond_uid_plan_bytes": "Bytes a uid's running plans are charged (its planBytes quota's measure).",
         "motiond_plugins_quarantined": "Plugins kept out at this start for a crash or a hang in an earlier run.",
     ]
 
