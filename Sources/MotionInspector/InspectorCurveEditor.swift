@@ -92,6 +92,11 @@ enum InspectorCurveEditor {
           const chosen = namedTweens.get($("named-tween").value);
           if (!chosen) return;
           const plan = Object.assign({}, chosen.plan), property = props.get(`${chosen.runtime}/${chosen.target}/${plan.property}`);
+          // A loop is not a way somewhere: as a theme's retune, the page does not carry one on.
+          if (plan.repeat !== undefined || plan.autoreverse) {
+            $("tween-applied").textContent = "a repeating tween is not carried on: apply the curve to its timing token";
+            return;
+          }
           const duration = plan.duration ?? 0.25, delay = plan.delay || 0, elapsed = Math.max(0, latestT - chosen.t);
           if (elapsed >= delay) {
             delete plan.from; delete plan.delay;

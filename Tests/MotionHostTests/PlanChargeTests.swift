@@ -27,7 +27,7 @@ struct PlanChargeTests {
         let fit = (1 << 20) / cost
         for index in 0..<fit { _ = try engine.addPlan(Self.keyframes(1000), to: "t\(index)", in: "1000/work", quotas: quotas) }
         #expect(engine.usage[1000]?.planBytes == fit * cost)
-        #expect(throws: EngineError(.quotaExceeded, "quota planBytes: uid 1000's running plans hold \(fit * cost) bytes; this one needs \(cost) more (its quota is \(1 << 20))")) {
+        #expect(throws: EngineError(.quotaExceeded, "quota planBytes: uid 1000's running plans hold \(fit * cost) bytes; this one needs \(cost) (its quota is \(1 << 20))")) {
             try engine.addPlan(Self.keyframes(1000), to: "over", in: "1000/work", quotas: quotas)
         }
         // Another plan on a property gives the old one's charge back first.
@@ -42,5 +42,31 @@ struct PlanChargeTests {
         try engine.destroyRuntime("1000/work")
         engine.continueTeardowns(until: .max)
         #expect((engine.usage[1000]?.planBytes ?? 0) == 0)
+    }
+
+    /// Plans waiting for their `delay` on one property are each charged (they wait beside the running one,
+    /// replacing nothing) until the performer goes idle; a plan that ends at once holds nothing.
+    @Test func waitingPlansAreEachChargedAndOneThatEndsAtOnceIsNot() throws {
+        let engine = try ShippedPlanSchemaTests.engine(["TweenPlugin"])
+        try engine.createRuntime("1000/work")
+        var quotas = Quotas()
+        quotas.planBytes = 1 << 20
+        var delayed = Self.keyframes(1000)
+        delayed["delay"] = 5
+        let cost = PlanCharge.bytes(of: delayed), fit = (1 << 20) / cost
+        for _ in 0..<fit { _ = try engine.addPlan(delayed, to: "card", in: "1000/work", quotas: quotas) }
+        #expect(engine.usage[1000]?.planBytes == fit * cost)
+        #expect(throws: EngineError.self) { try engine.addPlan(delayed, to: "card", in: "1000/work", quotas: quotas) }
+        for _ in 0..<20 { engine.advance(by: 1) }
+        #expect(engine.animations(of: 1000) == 0 && engine.usage[1000]?.planBytes == 0, "given back once the performer is idle")
+
+        // One long animation keeps the performer busy; a second plan of no duration ends at once.
+        _ = try engine.addPlan(Self.keyframes(1000, duration: 100), to: "card", in: "1000/work", quotas: quotas)
+        var instant = Self.keyframes(1000, duration: 0)
+        instant["property"] = "y"
+        _ = try engine.addPlan(instant, to: "card", in: "1000/work", quotas: quotas)
+        engine.advance(by: 1.0 / 120)
+        #expect(engine.animations(of: 1000) == 1 && engine.usage[1000]?.planBytes == PlanCharge.bytes(of: Self.keyframes(1000, duration: 100)),
+                "\(String(describing: engine.usage[1000]))")
     }
 }

@@ -78,7 +78,9 @@ extension Engine {
         fields["performer"] = .number(Double(performerID))
         fields["planType"] = .string(performer.planType)
         trace(TraceEvent(kind: kind, runtime: performer.runtime.name, target: performer.target.name, fields: fields))
-        if kind == "animation.ended", case .string(let property)? = fields["property"] { releaseCharge(of: property, on: performer) }
+        if kind == "animation.ended", case .string(let property)? = fields["property"] {
+            releaseCharge(of: property, on: performer, reason: fields["reason"]?.stringValue)
+        }
         if kind == "animation.ended", composition.delivering != nil || !composition.waits.isEmpty {
             leafTraced(ended: fields, by: performer)
         }

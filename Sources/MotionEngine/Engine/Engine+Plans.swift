@@ -38,8 +38,8 @@ extension Engine {
             return performer
         }
         let isNewTarget = scope.targets[target] == nil
-        let property = plan["property"]?.stringValue, cost = PlanCharge.bytes(of: plan)
-        try checkCharge(cost, property: property, replacing: scope.targets[target]?.performers[factoryIndex], in: scope, quotas: quotas)
+        let property = plan["property"]?.stringValue, cost = PlanCharge.bytes(of: plan), waits = (plan["delay"]?.doubleValue ?? 0) > 0
+        try checkCharge(cost, property: property, waits: waits, replacing: scope.targets[target]?.performers[factoryIndex], in: scope, quotas: quotas)
         let targetScope = try admit(factoryIndex, planType: planType, property: property, on: target, in: scope, quotas: quotas)
         let prepared = prepared(plan, on: target, in: scope)
         if let name, targetScope.named[name] != nil {
@@ -48,9 +48,10 @@ extension Engine {
             removeNamedPlan(name, from: targetScope, in: scope)
         }
         let performer = try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: isNewTarget, in: scope) { performer throws(EngineError) in
+            charging = (performer.id, property ?? "", false)
             try deliver(prepared, named: name, to: performer)
         }
-        charge(cost, property: property, to: performer)
+        charge(cost, property: property, waits: waits, to: performer)
         recordOnTimeline(.add(plan: plan, name: name), target: target, in: scope)
         var fields: [String: JSONValue] = [
             "plan": plan, "performer": .number(Double(performer.id)), "planType": .string(planType),
@@ -101,14 +102,15 @@ extension Engine {
         guard let type = plan["type"]?.stringValue, let factoryIndex = registry.factory(forPlanType: type) else {
             throw EngineError(.unknownPlanType, "plan.type: not registered")
         }
-        let property = plan["property"]?.stringValue, cost = PlanCharge.bytes(of: plan)
-        try checkCharge(cost, property: property, replacing: scope.targets[target]?.performers[factoryIndex], in: scope, quotas: quotas)
+        let property = plan["property"]?.stringValue, cost = PlanCharge.bytes(of: plan), waits = (plan["delay"]?.doubleValue ?? 0) > 0
+        try checkCharge(cost, property: property, waits: waits, replacing: scope.targets[target]?.performers[factoryIndex], in: scope, quotas: quotas)
         let targetScope = try admit(factoryIndex, planType: type, property: property, on: target, in: scope, quotas: quotas)
         // The target stays: its composite is on it (forgetting it would end the composite).
         let performer = try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: false, in: scope) { performer throws(EngineError) in
+            charging = (performer.id, property ?? "", false)
             try deliver(plan, named: naming(performer), to: performer)
         }
-        charge(cost, property: property, to: performer)
+        charge(cost, property: property, waits: waits, to: performer)
         return performer
     }
 

@@ -60,6 +60,8 @@ package final class Engine {
     var tokenCounts: [UInt32: TokenCount] = [:]
     /// Running `Sequence` and `Group` plans and the leaves they wait on.
     var composition = CompositionState()
+    /// The plan being delivered, for its charge (`PlanCharge`): `finished` once it ended at once.
+    var charging: (performer: UInt64, property: String, finished: Bool)?
     /// Reduce motion and speed 0 (docs/vocabulary.md): which plans complete at once when added.
     package var instantMotion = InstantMotion.off
     /// The plans the engine writes itself, in the loaded plugins' words (set by the host that loads them).

@@ -13,8 +13,10 @@ final class PerformerRecord {
     let label: UnsafePointer<CChar>?
     let planType: String
     let pluginID: String
-    /// Bytes charged to its runtime's owner for the plan now running on each property (`PlanCharge`).
+    /// Bytes charged to its runtime's owner for the plan now running on each property, and for the plans
+    /// it was given with a `delay`, together (`PlanCharge`).
     var charges: [String: Int] = [:]
+    var waitingCharge = 0
     let isContinuous: Bool
     unowned let runtime: RuntimeScope
     unowned let target: TargetScope

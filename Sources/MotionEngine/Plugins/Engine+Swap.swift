@@ -273,6 +273,7 @@ extension Engine {
             animators[Int(handle)] = new
         }
         let oldHeld = old.tokens.count
+        moveCharges(from: old, to: new)
         releaseSilently(old)
         new.isShadow = false
         for token in new.tokens.sorted() {

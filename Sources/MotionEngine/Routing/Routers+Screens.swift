@@ -34,7 +34,12 @@ extension Routers {
             if !covered, engine.value(of: "opacity", target: target, runtime: router.runtime) == [0] {
                 engine.vocabulary.set("opacity", to: [1]).map { plans.append($0) }
             }
-            for plan in plans { try? engine.addPlan(plan, to: target, in: router.runtime) }
+            for plan in plans {
+                try? engine.addPlan(plan, to: target, in: router.runtime)
+                // A later plan on the property: a retune no longer carries the transition's on (docs/themes.md).
+                context.themes.planAdded(original: plan, resolved: plan, used: [], runtime: router.runtime, target: target,
+                                         name: nil, uid: router.owner)
+            }
         }
     }
 }

@@ -2,7 +2,7 @@ import DequeModule
 import MotionWire
 
 extension Result<Request, RequestFailure> {
-    /// The line's length (a line that could not be parsed is answered at once: it never waits long).
+    /// The line's length (a line that could not be parsed counts as none: it holds only its error).
     var bytes: Int {
         if case .success(let request) = self, request.lineLength != .max { return request.lineLength }
         return 0

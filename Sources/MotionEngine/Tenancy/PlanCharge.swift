@@ -7,7 +7,8 @@ import MotionWire
 /// number; a string is held about as long as it is (a `linear(…)` timing's stops, four bytes a character
 /// here to be safe). A plan of a few numbers (a spring, a tween) costs nothing: the first 4 KiB are free,
 /// the `animations` quota bounds those. Charged while the plan runs: until its animation ends (or its
-/// performer goes idle, or goes), or another plan takes its property.
+/// performer goes idle, or goes), or another plan takes its property; a plan waiting for its `delay`
+/// until its performer goes idle or goes.
 enum PlanCharge {
     static let bytesPerNumber = 160
     static let bytesPerStringByte = 4
@@ -30,37 +31,62 @@ enum PlanCharge {
 }
 
 extension Engine {
-    /// Refuses a plan whose charge would take its runtime's owner past `planBytes` (the charge of the
-    /// plan it replaces on `property` given back first).
-    func checkCharge(_ bytes: Int, property: String?, replacing performer: PerformerRecord?, in scope: RuntimeScope,
+    /// Refuses a plan whose charge would take its runtime's owner past `planBytes`. A plan that starts
+    /// at once replaces the one running on `property` (its charge is given back first); one that waits
+    /// for its `delay` replaces nothing.
+    func checkCharge(_ bytes: Int, property: String?, waits: Bool, replacing performer: PerformerRecord?, in scope: RuntimeScope,
                      quotas: Quotas?) throws(EngineError) {
         guard bytes > 0, let quotas, let uid = scope.owner else { return }
-        let held = usage[uid]?.planBytes ?? 0, returned = property.flatMap { performer?.charges[$0] } ?? 0
+        let held = usage[uid]?.planBytes ?? 0
+        let returned = waits ? 0 : property.flatMap { performer?.charges[$0] } ?? 0
         if held - returned + bytes > quotas.planBytes {
-            throw EngineError(.quotaExceeded, "quota planBytes: uid \(uid)'s running plans hold \(held) bytes; this one needs \(bytes) more (its quota is \(quotas.planBytes))")
+            throw EngineError(.quotaExceeded, "quota planBytes: uid \(uid)'s running plans hold \(held) bytes; this one needs \(bytes) (its quota is \(quotas.planBytes))")
         }
     }
 
-    /// The plan now running on `property` of `performer` costs `bytes`.
-    func charge(_ bytes: Int, property: String?, to performer: PerformerRecord) {
-        // A plan that ended while it was delivered (reduce motion, speed 0) holds nothing.
-        guard let property, let uid = performer.runtime.owner, !performer.tokens.isEmpty || performer.charges[property] != nil else { return }
+    /// The plan just delivered to `property` of `performer` costs `bytes`: as the one running there, or
+    /// (`waits`: it has a `delay`) added to what the performer's waiting plans hold until it goes idle or
+    /// away (the plugin does not say when a waiting plan starts). One that finished while it was
+    /// delivered (a zero duration, speed 0) holds nothing.
+    func charge(_ bytes: Int, property: String?, waits: Bool, to performer: PerformerRecord) {
+        defer { charging = nil }
+        guard let property, let uid = performer.runtime.owner, charging?.finished != true else { return }
+        if waits {
+            guard bytes > 0 else { return }
+            performer.waitingCharge += bytes
+            usage[uid, default: Usage()].planBytes += bytes
+            return
+        }
         let previous = performer.charges[property] ?? 0
         guard bytes != previous else { return }
         performer.charges[property] = bytes > 0 ? bytes : nil
         usage[uid, default: Usage()].planBytes += bytes - previous
     }
 
-    /// The animation of `property` ended: its plan's charge is given back.
-    func releaseCharge(of property: String, on performer: PerformerRecord) {
+    /// The animation of `property` ended: the charge of the plan running there is given back (and a plan
+    /// being delivered that finished at once is not charged).
+    func releaseCharge(of property: String, on performer: PerformerRecord, reason: String?) {
+        if let delivering = charging, delivering.performer == performer.id, delivering.property == property, reason == "finished" {
+            charging?.finished = true
+        }
         guard let bytes = performer.charges.removeValue(forKey: property), let uid = performer.runtime.owner else { return }
         usage[uid, default: Usage()].planBytes -= bytes
     }
 
     /// The performer went idle or away: every charge of its plans is given back.
     func releaseCharges(of performer: PerformerRecord) {
-        guard !performer.charges.isEmpty, let uid = performer.runtime.owner else { return }
-        usage[uid, default: Usage()].planBytes -= performer.charges.values.reduce(0, +)
+        let total = performer.charges.values.reduce(0, +) + performer.waitingCharge
         performer.charges.removeAll()
+        performer.waitingCharge = 0
+        guard total > 0, let uid = performer.runtime.owner else { return }
+        usage[uid, default: Usage()].planBytes -= total
+    }
+
+    /// A hot swap's new record holds what the old one was charged (its plans go on in it).
+    func moveCharges(from old: PerformerRecord, to new: PerformerRecord) {
+        new.charges = old.charges
+        new.waitingCharge = old.waitingCharge
+        old.charges.removeAll()
+        old.waitingCharge = 0
     }
 }
