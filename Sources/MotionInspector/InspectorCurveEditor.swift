@@ -80,14 +80,6 @@ enum InspectorCurveEditor {
         // of its duration it had left by the daemon's clock (the trace's and the frames' `t`).
         const namedTweens = new Map();
         window.inspector.namedTweens = namedTweens;
-        function namedTweenSeen(event) {
-          const key = `${event.runtime} · ${event.target} · ${event.name}`;
-          const fresh = !namedTweens.has(key);
-          namedTweens.set(key, {runtime: event.runtime, target: event.target, name: event.name, plan: event.plan, t: event.t});
-          if (!fresh) return;
-          const option = document.createElement("option"); option.textContent = key; $("named-tween").appendChild(option);
-          $("apply-tween").disabled = false;
-        }
         $("apply-tween").onclick = async () => {
           const chosen = namedTweens.get($("named-tween").value);
           if (!chosen) return;

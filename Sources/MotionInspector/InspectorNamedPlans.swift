@@ -12,16 +12,20 @@ enum InspectorNamedPlans {
         window.inspector.namedPlans = namedPlans;
         const springForms = ["tension", "friction", "damping", "mass", "stiffness", "dampingRatio", "response",
                              "duration", "bounce", "from", "velocity", "delay"];
+        // A named plan seen in the trace, kept in `plans` ("runtime · target · name" -> {runtime, target,
+        // name, plan, t}); a new one is listed in the `select` and enables its `button`.
+        function rememberNamed(plans, event, select, button) {
+          const key = `${event.runtime} · ${event.target} · ${event.name}`;
+          const fresh = !plans.has(key);
+          plans.set(key, {runtime: event.runtime, target: event.target, name: event.name, plan: event.plan, t: event.t});
+          if (!fresh) return;
+          const option = document.createElement("option"); option.textContent = key; $(select).appendChild(option);
+          $(button).disabled = false;
+        }
         function namedPlanSeen(event) {
           if (event.kind !== "plan.named.added" || !event.plan) return;
-          if (event.plan.type === "Tween") return namedTweenSeen(event);
-          if (event.plan.type !== "Spring") return;
-          const key = `${event.runtime} · ${event.target} · ${event.name}`;
-          const fresh = !namedPlans.has(key);
-          namedPlans.set(key, {runtime: event.runtime, target: event.target, name: event.name, plan: event.plan});
-          if (!fresh) return;
-          const option = document.createElement("option"); option.textContent = key; $("named-plan").appendChild(option);
-          $("apply-plan").disabled = false;
+          if (event.plan.type === "Tween") return rememberNamed(namedTweens, event, "named-tween", "apply-tween");
+          if (event.plan.type === "Spring") rememberNamed(namedPlans, event, "named-plan", "apply-plan");
         }
         $("apply-plan").onclick = async () => {
           const chosen = namedPlans.get($("named-plan").value);
