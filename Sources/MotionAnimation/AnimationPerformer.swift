@@ -199,7 +199,7 @@ package final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfo
             wait(plan, handle: handle, name: name, delay: delay)
             return
         }
-        // A negative delay (only the engine gives one): the animation starts that far along.
+        // A negative delay: the animation starts that far along.
         let along = max(0, -(plan.delay ?? 0))
         if let index = indexOfHandle[handle] {
             let lane = running[index].lane

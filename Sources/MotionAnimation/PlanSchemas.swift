@@ -5,7 +5,8 @@ import MotionPluginKit
 /// ones the maths checks too (`parameter(_:field:default:in:)`).
 extension SpringPlan: DescribedPlan {
     static let property = PlanSchema.string().described("The property of the target it animates.")
-    static let delay = PlanSchema.number(minimum: 0, maximum: 3600).described("Seconds before it starts; the property is left alone until then.")
+    static let delay = PlanSchema.number(minimum: -3600, maximum: 3600)
+        .described("Seconds before it starts; the property is left alone until then. Negative: it starts at once, that far along (CSS's negative animation-delay).")
     static let repeatCount = PlanSchema.anyOf([.number(minimum: 0.001, maximum: 1e6), .string(oneOf: ["forever"])])
         .described("Cycles to play (fractions allowed) or \"forever\" (default 1).")
     static let autoreverse = PlanSchema.boolean.described("Each cycle runs forward, then back.")

@@ -3,9 +3,9 @@ import MotionPluginKit
 /// A plan that animates one property of its target.
 package protocol AnimationPlan: Decodable {
     var property: String { get }
-    /// Seconds before the animation starts; until then the property is left alone (docs/vocabulary.md). Clients
-    /// give 0 or more; the engine gives a negative delay to a `Sequence`'s next step, which then starts
-    /// that far along (the time its tick ran past the previous step's end).
+    /// Seconds before the animation starts; until then the property is left alone (docs/vocabulary.md). A
+    /// negative delay starts it at once, that far along: a client's (CSS's negative animation-delay), a
+    /// `Sequence`'s next step (the time its tick ran past the previous step's end), a retuned loop's phase.
     var delay: Double? { get }
 }
 

@@ -286,4 +286,72 @@ struct ThemeTests {
         #expect(abs(time - remaining) < 0.0015, "ended after \(time) s, expected \(remaining) s")
         #expect(state().value == end)
     }
+
+    /// A retune carries a running loop (a Tween with `repeat` and `autoreverse`, linear over `@medium2`,
+    /// 0.3 s a way, three times there and back) on in phase with the new duration, 0.6 s: no jump in value,
+    /// half the speed in the same direction, and the rest of its cycles take twice as long, ending where
+    /// its cycles began. In the first way, the way back and a later cycle.
+    @Test(arguments: [30, 50, 100]) func aRetuneCarriesARunningLoopOnInPhase(ticks: Int) throws {
+        let plan: JSONValue = ["type": "Tween", "property": "x", "from": [0], "to": [100], "timing": "linear",
+                               "duration": "@medium2", "repeat": 3, "autoreverse": true]
+        try retuneLoopAndFollow(plan, ticks: ticks, start: 0)
+    }
+
+    /// A loop without `from` began where the property was: a retune keeps that start, and a `repeat`
+    /// counted in fractions keeps what is left of it (2.5 cycles from 20 to 100 end half way, at 60).
+    @Test(arguments: [20, 70]) func aRetuneCarriesALoopWithoutFromOnFromWhereItBegan(ticks: Int) throws {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Set", "property": "x", "value": [20]]])
+        let plan: JSONValue = ["type": "Tween", "property": "x", "to": [100], "timing": "linear",
+                               "duration": "@medium2", "repeat": 2.5]
+        try retuneLoopAndFollow(plan, ticks: ticks, start: 20, end: 60)
+    }
+
+    /// Repeating keyframes carry on in phase the same way.
+    @Test func aRetuneCarriesRepeatingKeyframesOnInPhase() throws {
+        let plan: JSONValue = ["type": "Keyframes", "property": "x", "values": [[0], [100], [40]], "timing": "linear",
+                               "duration": "@medium2", "repeat": 2]
+        try retuneLoopAndFollow(plan, ticks: 50, start: 0, end: 40)
+    }
+
+    /// Adds the loop `plan` (0.3 s a cycle or a way), ticks `ticks` frames, sets `@medium2` to 0.6 s: the
+    /// value is where it was, the velocity half of what it was, and the loop ends at `end` (by default
+    /// `start`, where an autoreversing loop ends) after twice the time it had left.
+    func retuneLoopAndFollow(_ plan: JSONValue, ticks: Int, start: Double, end: Double? = nil) throws {
+        let add = call("plan.add", ["target": "card", "plan": plan])
+        #expect(add["performer"] != nil, "\(add)")
+        let total = 0.3 * (plan["repeat"]?.doubleValue ?? 1) * (plan["autoreverse"] == true ? 2 : 1)
+        for _ in 0..<ticks { context.tick(dt: 1.0 / 120) }
+        let runtime = "0/default"
+        func state() -> (value: Double, velocity: Double) {
+            (context.engine.value(of: "x", target: "card", runtime: runtime)?[0] ?? .nan,
+             context.engine.velocity(of: "x", target: "card", runtime: runtime)?[0] ?? .nan)
+        }
+        let before = state()
+        #expect(abs(before.velocity) > 1, "under way: \(before)")
+        var theme = ShippedThemes.motiond.json
+        theme["durations"]?["medium2"] = 0.6
+        theme["name"] = "slower"
+        #expect(call("theme.set", ["theme": theme])["changed"] == ["durations.medium2"])
+        #expect(abs(state().value - before.value) < 1e-9, "no jump in value: \(before.value) → \(state().value)")
+        context.tick(dt: 1e-5)
+        let next = state()
+        #expect(abs(next.velocity - before.velocity / 2) < 1e-6 * abs(before.velocity), "half the speed: \(before) → \(next)")
+        let remaining = 2 * (total - Double(ticks) / 120) - 1e-5
+        var time = 0.0
+        while context.engine.isActive(runtime: runtime), time < 10 {
+            context.tick(dt: 1.0 / 1000)
+            time += 1.0 / 1000
+        }
+        #expect(abs(time - remaining) < 0.0015, "ended after \(time) s, expected \(remaining) s")
+        #expect(abs(state().value - (end ?? start)) < 1e-9, "ends at \(end ?? start): \(state())")
+    }
+
+    /// A client's negative delay starts an animation that far along, as CSS's does.
+    @Test func aNegativeDelayStartsThatFarAlong() {
+        _ = call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [100],
+                                                         "timing": "linear", "duration": 1, "delay": -0.25]])
+        #expect(context.engine.value(of: "x", target: "card", runtime: "0/default") == [25])
+        #expect(call("plan.add", ["target": "card", "plan": ["type": "Tween", "property": "x", "to": [1], "delay": -3601]])["code"]
+                == "plan.invalid")
+    }
 }

@@ -44,7 +44,7 @@ extension MethodTable {
         let plans = targets.indices.map { index -> JSONValue in
             var staggered = plan
             let delay = base + stagger * Double(index)
-            if delay > 0 { staggered["delay"] = .number(delay) }
+            if delay != base { staggered["delay"] = delay == 0 ? nil : .number(delay) }
             return staggered
         }
         var checked: [(factoryIndex: Int, planType: String)] = []

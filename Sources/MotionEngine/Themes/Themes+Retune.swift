@@ -24,6 +24,10 @@ extension Themes {
         var startClock = 0.0
         var runningDuration: Double?
         var runningDelay: Double?
+        /// A repeating plan's: where its cycles began (its `from` when it has none: the property's value
+        /// when it was added) and how many whole cycles earlier retunes have left behind.
+        var start: [Double]?
+        var cyclesDone = 0.0
     }
 
     /// Properties remembered per uid at most (beyond, its plans are not retuned; docs/themes.md).
@@ -43,12 +47,18 @@ extension Themes {
         guard !used.isEmpty, let type = resolved["type"]?.stringValue, let retune = engine.vocabulary.retunable[type],
               let scope = engine.runtimes[runtime], (tunedPerUID[uid] ?? 0) < Self.maximumTunedPerUID
         else { return }
-        // A timed plan that repeats is a loop, not a way somewhere: it keeps its values.
-        if retune != .fromCurrentState, resolved["repeat"] != nil || resolved["autoreverse"] != nil { return }
+        // A timed loop carries on in phase (`carriedOnInPhase`) from where its cycles began: a `Tween` without
+        // `from` began at the property's value now, unless it waits for a delay (then it is not retuned).
+        var start: [Double]?
+        if retune != .fromCurrentState, Self.repeats(resolved), case .timed = retune, resolved["from"] == nil {
+            guard (resolved["delay"]?.doubleValue ?? 0) == 0,
+                  let value = engine.value(of: property, target: target, runtime: runtime) else { return }
+            start = value
+        }
         tunedGeneration += 1
         tuned[key] = Tuned(runtime: runtime, target: target, name: name, uid: uid, scope: ObjectIdentifier(scope),
                            original: original, resolved: resolved, generation: tunedGeneration,
-                           startClock: engine.clock(ofRuntime: runtime) ?? 0)
+                           startClock: engine.clock(ofRuntime: runtime) ?? 0, start: start)
         tunedPerUID[uid, default: 0] += 1
     }
 
@@ -67,6 +77,50 @@ extension Themes {
     /// that the old plan had left (half-way through 0.4 s, retuned to 0.2 s: 0.1 s more).
     func carriedOn(_ entry: Tuned, _ plan: JSONValue, velocity: [Double], defaultDuration: Double, key: String) -> JSONValue {
         carriedOnWithProgress(entry, plan, velocity: velocity, defaultDuration: defaultDuration, key: key).plan
+    }
+
+    static func repeats(_ plan: JSONValue) -> Bool { plan["repeat"] != nil || plan["autoreverse"] != nil }
+
+    /// A timed loop (`repeat`, `autoreverse`) carried on with its new values at the same phase: the cycles
+    /// it has done are left behind (`repeat` counts the rest), and it starts that share of its new
+    /// duration into the cycle under way (a negative `delay`), from where its cycles began. Its value goes
+    /// on unbroken when the duration changes (a new curve or end moves it to the new cycle's value at that
+    /// phase); nil when its cycles are over.
+    func carriedOnInPhase(_ entry: Tuned, _ plan: JSONValue, defaultDuration: Double, key: String) -> JSONValue? {
+        let clock = engine.clock(ofRuntime: entry.runtime) ?? entry.startClock
+        let elapsed = max(0, clock - entry.startClock)
+        let delay = entry.runningDelay ?? entry.resolved["delay"]?.doubleValue ?? 0
+        let duration = entry.runningDuration ?? entry.resolved["duration"]?.doubleValue ?? defaultDuration
+        let newDuration = plan["duration"]?.doubleValue ?? defaultDuration
+        guard elapsed >= delay else {
+            // Still waiting: the rest of the delay, then the whole new loop.
+            tuned[key]?.startClock = clock
+            tuned[key]?.runningDelay = delay - elapsed
+            tuned[key]?.runningDuration = newDuration
+            var continuing = plan
+            continuing["delay"] = .number(delay - elapsed)
+            return continuing
+        }
+        guard duration > 0, newDuration > 0 else { return nil }
+        // In durations: with `autoreverse` a cycle is there and back, two of them.
+        let perCycle = plan["autoreverse"]?.boolValue == true ? 2.0 : 1.0
+        let phase = (elapsed - delay) / duration
+        let cycles = (phase / perCycle).rounded(.down)
+        let done = entry.cyclesDone + cycles
+        var continuing = plan
+        if let count = plan["repeat"]?.doubleValue ?? (plan["repeat"] == nil ? 1 : nil) {
+            guard count - done > 0 else { return nil }
+            continuing["repeat"] = .number(count - done)
+        }
+        let along = (phase - cycles * perCycle) * newDuration
+        continuing["delay"] = along > 0 ? .number(-along) : nil
+        continuing["velocity"] = nil
+        if continuing["from"] == nil, let start = entry.start { continuing["from"] = JSONValue(start) }
+        tuned[key]?.startClock = clock
+        tuned[key]?.runningDelay = -along
+        tuned[key]?.runningDuration = newDuration
+        tuned[key]?.cyclesDone = done
+        return continuing
     }
 
     /// A path (`Keyframes`) carried on as a timed plan is, from the property's `value`: its first value is
@@ -130,7 +184,8 @@ extension Themes {
                   engine.isActive(runtime: entry.runtime), let property = entry.resolved["property"]?.stringValue,
                   let velocity = engine.velocity(of: property, target: entry.target, runtime: entry.runtime),
                   let value = engine.value(of: property, target: entry.target, runtime: entry.runtime),
-                  velocity.contains(where: { $0 != 0 }) || JSONValue(value) != (entry.resolved["to"] ?? entry.resolved["values"]?.arrayValue?.last)
+                  Self.repeats(entry.resolved) || velocity.contains(where: { $0 != 0 })
+                    || JSONValue(value) != (entry.resolved["to"] ?? entry.resolved["values"]?.arrayValue?.last)
             else {
                 forget(key)  // gone, or at rest: nothing to carry on
                 continue
@@ -141,6 +196,12 @@ extension Themes {
             switch retune {
             case .fromCurrentState:
                 for key in ["from", "velocity", "delay"] { continuing[key] = nil }
+            case .timed(let defaultDuration) where Self.repeats(plan), .path(let defaultDuration) where Self.repeats(plan):
+                guard let inPhase = carriedOnInPhase(entry, plan, defaultDuration: defaultDuration, key: key) else {
+                    forget(key)
+                    continue
+                }
+                continuing = inPhase
             case .timed(let defaultDuration):
                 continuing = carriedOn(entry, plan, velocity: velocity, defaultDuration: defaultDuration, key: key)
             case .path(let defaultDuration):
