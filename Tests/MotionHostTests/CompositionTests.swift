@@ -191,6 +191,25 @@ struct CompositionTests {
         #expect(x("a") == 2 && x("b") == 2 && x("c") == 2 && !context.engine.hasCarriedCompositeEnds)
     }
 
+    /// The budget holds inside one Sequence: steps that end at once (`Set`s) past it start the next frame,
+    /// from where it stopped, and every one of them still starts, in order.
+    @Test func setsThatEndAtOncePastTheBudgetGoOnTheNextFrame() {
+        context.engine.compositeNanosPerUID = 1  // one step a drain past the first
+        let sets: [JSONValue] = (0..<10).map { ["type": "Set", "property": .string("p\($0)"), "value": [.number(Double($0 + 1))]] }
+        _ = call("plan.add", ["target": "a", "plan": ["type": "Sequence", "steps": .array([Self.tween(1, 0.05)] + sets)]])
+        var frames = 0
+        while x("a", "p9").isNaN, frames < 40 {
+            context.tick(dt: 1.0 / 120)
+            frames += 1
+            if !x("a", "p1").isNaN, x("a", "p9").isNaN {
+                #expect(context.engine.hasCarriedCompositeEnds && context.wantsTicks, "the rest waits for the next frame")
+            }
+        }
+        #expect(frames >= 6 + 9, "the tween's 6 frames, then a Set a frame: \(frames)")
+        #expect((0..<10).map { x("a", "p\($0)") } == (1...10).map(Double.init))
+        #expect(!context.engine.hasCarriedCompositeEnds)
+    }
+
     @Test func compositesAreCheckedWholeBeforeAnythingStarts() {
         func code(_ plan: JSONValue) -> (String?, String?) {
             let reply = call("plan.add", ["target": "a", "plan": plan])

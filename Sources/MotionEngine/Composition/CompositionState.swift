@@ -30,6 +30,9 @@ struct CompositionState {
     var waits = Waits()
     var ends: [End] = []
     var isDraining = false
+    /// While a drain hands an end over: when its uid's budget runs out (`WorkClock`); a `Sequence` whose
+    /// steps end at once stops there and carries the rest to the next frame (`Engine.runSequence`).
+    var stepDeadline: UInt64?
     /// The leaf being handed to its performer: an end `finished` traced meanwhile means it ended at once.
     var delivering: Leaf?
     var deliveringName: String?

@@ -11,7 +11,7 @@ extension DryRuns {
 
     func continueWork(of sessionID: UInt64, replyingTo id: JSONValue) {
         while let session = sessions[sessionID], let work = session.job {
-            isSampling = true
+            isSampling = !work.isLive
             let outcome = Result { () throws(EngineError) in
                 try work.work(in: context, until: WorkClock.now() + EngineContext.sliceNanos)
             }
@@ -48,7 +48,7 @@ extension DryRuns {
     func endWork(of session: Session) {
         guard let work = session.job else { return }
         session.job = nil
-        isSampling = true
+        isSampling = !work.isLive
         work.end(in: context)
         isSampling = false
         engine.dropDryRunWrites()

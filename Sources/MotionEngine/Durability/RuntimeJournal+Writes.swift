@@ -27,6 +27,9 @@ extension RuntimeJournal {
         var slot: Session.ReplySlot? = nil
         /// The idempotency key of the request (its first record carries it in the journal).
         var key: IdempotencyKeys.Pair? = nil
+        /// A change applied in slices (`StaggerWork`): `apply` is its answer once its work is done; the
+        /// entries after it wait meanwhile.
+        var sliced: StaggerWork? = nil
     }
 
     /// Counts the records of a journaled change that took effect (`JournalEntry.applied`).
@@ -56,7 +59,30 @@ extension RuntimeJournal {
     func orApply(_ session: Session, id: JSONValue, journaled: Bool, creates: String? = nil, record: () -> [JournalRecord],
                         applied: AppliedCount? = nil,
                         apply: @escaping (EngineContext) throws(EngineError) -> JSONValue) throws(EngineError) -> JSONValue? {
-        guard storage != nil, journaled || session.journalPending > 0 else { return try apply(context) }
+        guard takesPart(session, journaled: journaled) else { return try apply(context) }
+        enqueue(session, id: id, journaled: journaled, creates: creates, records: record, applied: applied, apply: apply)
+        return nil
+    }
+
+    /// `orApply` for a change applied in slices (`StaggerWork`), which takes part (`takesPart`).
+    func orApply(_ session: Session, id: JSONValue, journaled: Bool, record: () -> [JournalRecord],
+                 sliced work: StaggerWork) throws(EngineError) -> JSONValue? {
+        enqueue(session, id: id, journaled: journaled, records: record, applied: work.applied, sliced: work) { context throws(EngineError) in
+            guard case .result(let result) = try work.finish(in: context) else { return .null }
+            return result
+        }
+        return nil
+    }
+
+    /// Whether a change goes through the journal's line (journaled, or behind its connection's changes
+    /// that are), rather than being applied at once.
+    func takesPart(_ session: Session, journaled: Bool) -> Bool {
+        storage != nil && (journaled || session.journalPending > 0)
+    }
+
+    private func enqueue(_ session: Session, id: JSONValue, journaled: Bool, creates: String? = nil, records record: () -> [JournalRecord],
+                         applied: AppliedCount?, sliced: StaggerWork? = nil,
+                         apply: @escaping (EngineContext) throws(EngineError) -> JSONValue) {
         session.owedReplies += 1
         session.journalPending += 1
         if let creates { pendingCreates[creates] = journaled }
@@ -73,9 +99,8 @@ extension RuntimeJournal {
             lines[0] = WireMessage.line(json)
         }
         group.append(JournalEntry(records: records, lines: lines, creates: creates, sessionID: session.id,
-                                         id: id, apply: apply, applied: applied, key: key))
+                                  id: id, apply: apply, applied: applied, key: key, sliced: sliced))
         flushJournal()
-        return nil
     }
 
     /// A change the daemon makes itself (a theme's retune, docs/themes.md#live-retune) to a journaled
@@ -141,8 +166,7 @@ extension RuntimeJournal {
         let deadline = WorkClock.now() + Self.sliceNanos
         while application.next < group.count {
             let entry = group[application.next]
-            application.next += 1
-            apply(entry, written: application.written)
+            if apply(entry, written: application.written, until: deadline) { application.next += 1 }
             if application.next < group.count, WorkClock.now() > deadline, let onEngineThreadFor = hooks.onEngineThreadFor {
                 applying = application
                 onEngineThreadFor(sessions[group[application.next].sessionID]?.peer?.uid, true) { $0.journal.continueJournalGroup() }
@@ -165,8 +189,10 @@ extension RuntimeJournal {
         flushJournal()
     }
 
-    /// One entry of the group: applied and answered (refused if the write failed).
-    private func apply(_ entry: JournalEntry, written: Result<Void, EngineError>) {
+    /// One entry of the group: applied and answered (refused if the write failed). False when it is a
+    /// change applied in slices that `deadline` interrupted: nothing is answered yet.
+    private func apply(_ entry: JournalEntry, written: Result<Void, EngineError>, until deadline: UInt64) -> Bool {
+        if let work = entry.sliced, case .success = written, !work.work(in: context, until: deadline) { return false }
         if let creates = entry.creates { pendingCreates[creates] = nil }
         if entry.isWriteOff, case .failure = written {
             // Until it is written, a start would replay what it writes off: it goes with the next write.
@@ -181,7 +207,7 @@ extension RuntimeJournal {
             }
         }
         if session == nil, entry.records.isEmpty {
-            return  // its connection closed: nothing durable depends on it (an ephemeral runtime would be orphaned)
+            return true  // its connection closed: nothing durable depends on it (an ephemeral runtime would be orphaned)
         } else if case .failure(let error) = written, !entry.records.isEmpty {
             reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
         } else {
@@ -196,12 +222,14 @@ extension RuntimeJournal {
                 for (record, line) in zip(entry.records, entry.lines).prefix(kept) { remember(record, line: line) }
                 let refused = Array(entry.records.dropFirst(kept))
                 if !refused.isEmpty {
-                    return writeOff(refused, answering: error, id: entry.id, in: session)
+                    writeOff(refused, answering: error, id: entry.id, in: session)
+                    return true
                 }
                 reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
             }
         }
         if let slot = entry.slot { session?.fill(slot, with: reply) } else { session?.sendOwedReply(reply) }
+        return true
     }
 
     /// Journals that `records`, written earlier, were refused, with the next group; the refusal is
