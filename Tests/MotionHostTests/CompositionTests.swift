@@ -210,6 +210,22 @@ struct CompositionTests {
         #expect(!context.engine.hasCarriedCompositeEnds)
     }
 
+    /// A Group a client adds starts within the uid's budget too: past it the rest of its plans start on
+    /// the next frames, as far along as they would have been (every tween of it at the same value).
+    @Test func aGroupPastTheBudgetStartsTheRestOnTheNextFramesAsFarAlong() {
+        context.engine.compositeNanosPerUID = 1  // one plan a request or a drain
+        let tweens: [JSONValue] = (0..<10).map {
+            ["type": "Tween", "property": .string("p\($0)"), "from": [0], "to": [1], "duration": 1, "timing": "linear"]
+        }
+        #expect(call("plan.add", ["target": "a", "plan": ["type": "Group", "plans": .array(tweens)]])["performer"] != nil)
+        #expect(!x("a", "p0").isNaN && x("a", "p9").isNaN, "the first plans started, the rest wait")
+        #expect(context.engine.hasCarriedCompositeEnds && context.wantsTicks)
+        for _ in 0..<12 { context.tick(dt: 1.0 / 120) }
+        let values = (0..<10).map { x("a", "p\($0)") }
+        #expect(values.allSatisfy { abs($0 - 12.0 / 120) < 1e-9 }, "all as far along: \(values)")
+        #expect(!context.engine.hasCarriedCompositeEnds)
+    }
+
     @Test func compositesAreCheckedWholeBeforeAnythingStarts() {
         func code(_ plan: JSONValue) -> (String?, String?) {
             let reply = call("plan.add", ["target": "a", "plan": plan])
