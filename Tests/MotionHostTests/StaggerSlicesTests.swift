@@ -58,6 +58,24 @@ struct StaggerSlicesTests {
         #expect(context.engine.runtimes["0/default"]?.targetOrder.count == 256)
     }
 
+    /// Its idempotency key is remembered with the answer the last slice gives: the same request again
+    /// is answered with it and adds nothing.
+    @Test func itsKeyIsRememberedWithTheAnswer() throws {
+        let line: (Int) -> [UInt8] = { id in
+            JSONWriter.bytes(["id": .number(Double(id)), "method": "plan.add", "key": "entrance-1",
+                              "params": ["targets": Self.targets, "stagger": 0.001, "plan": Self.spring]])
+        }
+        context.receive(line: line(1), from: 1)
+        _ = runSlices()
+        let first = replies(requester).first { $0["id"] == 1 }?["result"]
+        #expect(first?["performers"]?.arrayValue?.count == 256, "\(first ?? .null)")
+        let tokens = context.engine.runtimes["0/default"]?.activeTokens
+        context.receive(line: line(2), from: 1)
+        #expect(runSlices() == 0, "nothing applied again")
+        #expect(replies(requester).first { $0["id"] == 2 }?["result"] == first)
+        #expect(context.engine.runtimes["0/default"]?.activeTokens == tokens)
+    }
+
     /// A refusal midway (the performers quota) ends it: the targets before keep the plan, the error says how many.
     @Test func aRefusalMidwayKeepsTheTargetsBefore() throws {
         context.settings.quotas.performers = 100

@@ -60,6 +60,9 @@ extension MethodTable {
         let work = StaggerWork(runtime: runtime, shown: shown, targets: targets, plans: plans, checked: checked,
                                quotas: context.quotas(of: runtime), original: original, used: used, uid: uid)
         guard context.journal.takesPart(session, journaled: journaled) else {
+            // Its key is remembered with the answer, once the last slice gives it.
+            work.key = context.keys.current.map { IdempotencyKeys.Pair(uid: $0.uid, key: $0.key) }
+            context.keys.current = nil
             context.dryRuns.perform(work, for: session, replyingTo: request.id)
             return nil
         }

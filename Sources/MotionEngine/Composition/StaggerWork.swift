@@ -18,6 +18,9 @@ final class StaggerWork: SlicedWork {
     /// The plan as written, the tokens it used and whose they were (`Themes.planAdded`).
     let original: JSONValue, used: Set<String>, uid: UInt32
     let applied = RuntimeJournal.AppliedCount()
+    /// The request's idempotency key when it is not journaled (a journaled one goes with its journal
+    /// entry): remembered with the answer, or forgotten if there is none.
+    var key: IdempotencyKeys.Pair?
     private var performers: [JSONValue] = []
     private var failure: EngineError?
 
@@ -52,9 +55,20 @@ final class StaggerWork: SlicedWork {
     }
 
     func finish(in context: EngineContext) throws(EngineError) -> SlicedAnswer {
-        if let failure { throw failure }
-        return .result(["runtime": .string(shown), "targets": .array(targets.map(JSONValue.string)), "performers": .array(performers)])
+        if let failure {
+            endKey(in: context, result: nil)
+            throw failure
+        }
+        let result: JSONValue = ["runtime": .string(shown), "targets": .array(targets.map(JSONValue.string)), "performers": .array(performers)]
+        endKey(in: context, result: result)
+        return .result(result)
     }
 
-    func end(in context: EngineContext) {}
+    func end(in context: EngineContext) { endKey(in: context, result: nil) }
+
+    private func endKey(in context: EngineContext, result: JSONValue?) {
+        guard let key else { return }
+        self.key = nil
+        context.keys.end(uid: key.uid, key: key.key, result: result, now: context.clock.wallNow())
+    }
 }
