@@ -181,21 +181,30 @@ static unsigned hang_seconds;
 
 static void *watch_hangs(void *unused) {
     (void)unused;
-    const volatile unsigned long *slots = (const volatile unsigned long *)marker_slots;
-    unsigned long seen_label = 0, seen_count = 0;
-    struct timespec since = {0, 0}, now, tenth = {0, 100000000};
+    /* Two markers of three words: the engine thread's calls, then the loader's (`dlopen` of an image, its
+     * constructors included, off the engine thread). */
+    const volatile unsigned long *markers = (const volatile unsigned long *)marker_slots;
+    unsigned long seen_label[2] = {0, 0}, seen_count[2] = {0, 0};
+    struct timespec since[2] = {{0, 0}, {0, 0}}, now, tenth = {0, 100000000};
     for (;;) {
         nanosleep(&tenth, NULL);
-        const unsigned long label = slots[0], count = slots[2];
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (label == 0 || label != seen_label || count != seen_count) {
-            seen_label = label;
-            seen_count = count;
-            since = now;
-            continue;
+        int hung = -1;
+        for (int which = 0; which < 2; which++) {
+            const volatile unsigned long *slots = markers + 3 * which;
+            const unsigned long label = slots[0], count = slots[2];
+            if (label == 0 || label != seen_label[which] || count != seen_count[which]) {
+                seen_label[which] = label;
+                seen_count[which] = count;
+                since[which] = now;
+            } else if (now.tv_sec - since[which].tv_sec >= (time_t)hang_seconds) {
+                hung = which;
+            }
         }
-        if (now.tv_sec - since.tv_sec < (time_t)hang_seconds) continue;
+        if (hung < 0) continue;
+        const volatile unsigned long *slots = markers + 3 * hung;
         const char *function = (const char *)slots[1];
+        const unsigned long label = slots[0];
         record((const char *)label, function, "0", 1);
         if (journal_prefix) write_to(2, "<2>", 3);
         static const char opening[] = "motiond: a plugin's ";

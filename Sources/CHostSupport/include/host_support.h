@@ -39,7 +39,8 @@ int motion_crash_handler_install(int fd, const void *const *marker);
 
 /** After `motion_crash_handler_install`: a thread that ends the process when one plugin call (the
  *  marker's call count unchanged) has lasted `seconds`, recording it like a crash with signal 0 ("hung").
- *  0, or -1 when it could not start. */
+ *  The marker holds two triples (label, function, count): the engine thread's calls, then the loader's
+ *  (`dlopen` of an image and its constructors, off the engine thread). 0, or -1 when it could not start. */
 int motion_hang_watch_start(unsigned seconds);
 
 /**

@@ -6,9 +6,10 @@
 package enum PluginCallMarker {
     /// The two pointers, for the daemon's crash handler (`label`, then `function`). `nonisolated(unsafe)`:
     /// only the engine thread writes them, and the only other reader is a signal handler on that thread.
+    /// Three more words follow for the loader (`loading`): the hang watch looks at both.
     nonisolated(unsafe) package static let address: UnsafeMutableRawPointer = {
-        let slot = UnsafeMutableRawPointer.allocate(byteCount: 3 * MemoryLayout<UInt>.size, alignment: MemoryLayout<UInt>.alignment)
-        slot.initializeMemory(as: UInt.self, repeating: 0, count: 3)
+        let slot = UnsafeMutableRawPointer.allocate(byteCount: 6 * MemoryLayout<UInt>.size, alignment: MemoryLayout<UInt>.alignment)
+        slot.initializeMemory(as: UInt.self, repeating: 0, count: 6)
         return slot
     }()
 
@@ -30,6 +31,19 @@ package enum PluginCallMarker {
         slots[1] = UInt(bitPattern: function.utf8Start)
         slots[2] &+= 1
         defer { (slots[0], slots[1]) = saved }
+        return try body()
+    }
+
+    /// Runs `body` (mapping the image of the plugin labelled `label`: `dlopen` runs its constructors)
+    /// marked in the loader's words, which the hang watch looks at too: a constructor that never returns
+    /// is recorded and its file quarantined at the next start, as for `init` (docs/operations.md#a-plugin-that-hangs).
+    /// One image is mapped at a time (`PluginManager` loads files one after another).
+    package static func loading<Result>(_ label: UnsafePointer<CChar>, _ body: () throws -> Result) rethrows -> Result {
+        let slots = address.assumingMemoryBound(to: UInt.self) + 3
+        slots[0] = UInt(bitPattern: label)
+        slots[1] = UInt(bitPattern: ("dlopen" as StaticString).utf8Start)
+        slots[2] &+= 1
+        defer { slots[0] = 0 }
         return try body()
     }
 }
