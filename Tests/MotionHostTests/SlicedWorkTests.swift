@@ -15,6 +15,24 @@ struct SlicedWorkTests {
         func next() -> (@Sendable (EngineContext) -> Void)? {
             queue.withLock { $0.isEmpty ? nil : $0.removeFirst() }
         }
+
+        /// Takes `context`'s continuations (what the engine loop would run next).
+        func install(on context: EngineContext) {
+            context.hooks.onEngineThread = { body in self.queue.withLock { $0.append(body) } }
+            context.hooks.onEngineThreadFor = { _, _, body in self.queue.withLock { $0.append(body) } }
+        }
+
+        /// Runs continuations one per frame, ticking before each, until none is left; returns how many ran.
+        func run(on context: EngineContext) -> Int {
+            var slices = 0
+            while let body = next() {
+                context.tick(dt: 1.0 / 120)
+                body(context)
+                context.publishControlFrame()
+                slices += 1
+            }
+            return slices
+        }
     }
 
     let requester = RecordingOutput(), other = RecordingOutput()
@@ -23,11 +41,7 @@ struct SlicedWorkTests {
 
     init(sliced: Bool = true) throws {
         context = try .greeted(on: requester)
-        if sliced {
-            let pump = self.pump
-            context.hooks.onEngineThread = { body in pump.queue.withLock { $0.append(body) } }
-            context.hooks.onEngineThreadFor = { _, _, body in pump.queue.withLock { $0.append(body) } }
-        }
+        if sliced { pump.install(on: context) }
         context.openSession(2, output: other)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 2)
     }
@@ -36,17 +50,7 @@ struct SlicedWorkTests {
         context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: session)
     }
 
-    /// Runs continuations one per frame, ticking between them, until none is left; returns how many ran.
-    func runSlices() -> Int {
-        var slices = 0
-        while let body = pump.next() {
-            context.tick(dt: 1.0 / 120)
-            body(context)
-            context.publishControlFrame()
-            slices += 1
-        }
-        return slices
-    }
+    func runSlices() -> Int { pump.run(on: context) }
 
     static let times: JSONValue = .array((0..<10_000).map { .number(Double($0) * 0.06) })
     static let samplePlan: JSONValue = ["type": "Frames", "frames": 100_000, "property": "frames"]

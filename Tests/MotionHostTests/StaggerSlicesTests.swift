@@ -15,9 +15,7 @@ struct StaggerSlicesTests {
 
     init() throws {
         context = try .greeted(on: requester, plugins: ["SpringPlugin", "SetPlugin"])
-        let pump = self.pump
-        context.hooks.onEngineThread = { body in pump.queue.withLock { $0.append(body) } }
-        context.hooks.onEngineThreadFor = { _, _, body in pump.queue.withLock { $0.append(body) } }
+        pump.install(on: context)
         context.openSession(2, output: other)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 2)
     }
@@ -26,16 +24,7 @@ struct StaggerSlicesTests {
         context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: session)
     }
 
-    /// Runs the queued continuations one per frame, ticking before each; returns how many ran.
-    func runSlices() -> Int {
-        var slices = 0
-        while let body = pump.next() {
-            context.tick(dt: 1.0 / 120)
-            body(context)
-            slices += 1
-        }
-        return slices
-    }
+    func runSlices() -> Int { pump.run(on: context) }
 
     static let targets: JSONValue = .array((0..<256).map { .string("r\($0)") })
     static let spring: JSONValue = ["type": "Spring", "property": "x", "to": [1000], "tension": 1, "damping": 0.001]

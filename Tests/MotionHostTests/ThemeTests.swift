@@ -22,6 +22,12 @@ struct ThemeTests {
         return output.lines.last?["result"] ?? output.lines.last?["error"] ?? .null
     }
 
+    /// The first component of `x` of `card` in the caller's default runtime, and its velocity.
+    func cardState() -> (value: Double, velocity: Double) {
+        (context.engine.value(of: "x", target: "card", runtime: "0/default")?[0] ?? .nan,
+         context.engine.velocity(of: "x", target: "card", runtime: "0/default")?[0] ?? .nan)
+    }
+
     func sample(_ plan: JSONValue, _ time: Double) -> JSONValue {
         call("plan.sample", ["plan": plan, "times": [.number(time)]])["samples"]?.arrayValue?.first ?? .null
     }
@@ -261,10 +267,7 @@ struct ThemeTests {
         _ = call("plan.add", ["target": "card", "plan": plan])
         for _ in 0..<ticks { context.tick(dt: 1.0 / 120) }
         let runtime = "0/default"
-        func state() -> (value: Double, velocity: Double) {
-            (context.engine.value(of: "x", target: "card", runtime: runtime)?[0] ?? .nan,
-             context.engine.velocity(of: "x", target: "card", runtime: runtime)?[0] ?? .nan)
-        }
+        func state() -> (value: Double, velocity: Double) { cardState() }
         let before = state()
         #expect(abs(before.velocity) > 1 && before.value != end, "under way: \(before)")
         var theme = ShippedThemes.motiond.json
@@ -322,10 +325,7 @@ struct ThemeTests {
         let total = 0.3 * (plan["repeat"]?.doubleValue ?? 1) * (plan["autoreverse"] == true ? 2 : 1)
         for _ in 0..<ticks { context.tick(dt: 1.0 / 120) }
         let runtime = "0/default"
-        func state() -> (value: Double, velocity: Double) {
-            (context.engine.value(of: "x", target: "card", runtime: runtime)?[0] ?? .nan,
-             context.engine.velocity(of: "x", target: "card", runtime: runtime)?[0] ?? .nan)
-        }
+        func state() -> (value: Double, velocity: Double) { cardState() }
         let before = state()
         #expect(abs(before.velocity) > 1, "under way: \(before)")
         var theme = ShippedThemes.motiond.json

@@ -248,49 +248,27 @@ struct CrashQuarantineTests {
 
     /// A plugin whose `init` hangs only outside the probe (it reads its command line) passes the probe and
     /// held every start for ever; `init` is watched like `advance`: the start ends (status 70), the next
-    /// one quarantines the file and serves (docs/operations.md#a-plugin-that-hangs).
-    @Test func aPluginThatHangsInInitIsQuarantinedAtTheNextStart() async throws {
+    /// one quarantines the file and serves (docs/operations.md#a-plugin-that-hangs). The same for one whose
+    /// constructor hangs (`dlopen` runs it, before any function of the ABI): the loader is watched too.
+    @Test(arguments: [("init", [String]()), ("dlopen", ["HANG_IN_CONSTRUCTOR"])])
+    func aPluginThatHangsInInitOrItsConstructorIsQuarantinedAtTheNextStart(function: String, defines: [String]) async throws {
         let directory = try DaemonProcess.temporaryDirectory()
         let plugins = directory.appendingPathComponent("plugins"), state = directory.appendingPathComponent("state")
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
-        let file = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/hang_init.c"], name: "libhanginit.so", in: plugins)
+        let file = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/hang_init.c"], name: "libhang\(function).so", in: plugins,
+                                                     defines: defines)
         let config = directory.appendingPathComponent("motiond.json")
         try Data(#"{"hangSeconds": 2}"#.utf8).write(to: config)
         let arguments = ["--plugins", plugins.path, "--state-dir", state.path, "--config", config.path]
         let first = try await DaemonProcess(arguments: arguments, waitForSocket: false)
         let status = await first.stop(signal: 0, timeout: 60)  // signal 0: only waits for it to end by itself
         #expect(status == 70 && first.process.terminationReason == .exit, "the hang watch ended the start: \(String(describing: status))")
-        #expect(first.log.contains("motiond: a plugin's init has not returned for a while; ending motiond: \(file) (recorded"), "\(first.log.suffix(800))")
+        #expect(first.log.contains("motiond: a plugin's \(function) has not returned for a while; ending motiond: \(file) (recorded"), "\(first.log.suffix(800))")
 
         let second = try await DaemonProcess(arguments: arguments)
         let client = try await second.client()
         let (reason, rejected) = try await Self.rejection(of: file, from: client)
-        #expect(reason.hasPrefix("hung motiond (init did not return) at "), "\(rejected)")
-        #expect(try await client.call("plan.add", ["target": "t", "plan": ["type": "Tween", "property": "x", "to": [1]]])["performer"] != nil)
-        await client.close()
-        _ = await second.stop()
-    }
-
-    /// A plugin whose constructor hangs (dlopen runs it before any function of the ABI) only outside the
-    /// probe held every start for ever: the loader's `dlopen` is watched too, and the file is quarantined
-    /// at the next start like one that hangs in `init` (docs/operations.md#a-plugin-that-hangs).
-    @Test func aPluginThatHangsInItsConstructorIsQuarantinedAtTheNextStart() async throws {
-        let directory = try DaemonProcess.temporaryDirectory()
-        let plugins = directory.appendingPathComponent("plugins"), state = directory.appendingPathComponent("state")
-        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
-        let file = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/hang_dlopen.c"], name: "libhangdlopen.so", in: plugins)
-        let config = directory.appendingPathComponent("motiond.json")
-        try Data(#"{"hangSeconds": 2}"#.utf8).write(to: config)
-        let arguments = ["--plugins", plugins.path, "--state-dir", state.path, "--config", config.path]
-        let first = try await DaemonProcess(arguments: arguments, waitForSocket: false)
-        let status = await first.stop(signal: 0, timeout: 60)  // signal 0: only waits for it to end by itself
-        #expect(status == 70 && first.process.terminationReason == .exit, "the hang watch ended the start: \(String(describing: status))")
-        #expect(first.log.contains("motiond: a plugin's dlopen has not returned for a while; ending motiond: \(file) (recorded"), "\(first.log.suffix(800))")
-
-        let second = try await DaemonProcess(arguments: arguments)
-        let client = try await second.client()
-        let (reason, rejected) = try await Self.rejection(of: file, from: client)
-        #expect(reason.hasPrefix("hung motiond (dlopen did not return) at "), "\(rejected)")
+        #expect(reason.hasPrefix("hung motiond (\(function) did not return) at "), "\(rejected)")
         #expect(try await client.call("plan.add", ["target": "t", "plan": ["type": "Tween", "property": "x", "to": [1]]])["performer"] != nil)
         await client.close()
         _ = await second.stop()

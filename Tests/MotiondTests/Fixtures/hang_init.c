@@ -1,5 +1,6 @@
 /* A plugin whose init hangs, except in motiond's probe (it reads its own command line for `--probe`):
- * it passes the probe, then holds the daemon's start for ever unless the hang watch sees the call. */
+ * it passes the probe, then holds the daemon's start for ever unless the hang watch sees the call. Built
+ * with HANG_IN_CONSTRUCTOR, its constructor hangs instead (dlopen runs it, before any function of the ABI). */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +20,20 @@ static int in_probe(void) {
     return 0;
 }
 
+#ifdef HANG_IN_CONSTRUCTOR
+__attribute__((constructor)) static void hang_when_loaded(void) {
+    if (in_probe()) return;
+    for (;;) pause();
+}
+#define HANG_INIT NULL
+#else
 static int32_t hang_init(const motion_host *host) {
     (void)host;
     if (in_probe()) return MOTION_OK;
     for (;;) pause();
 }
+#define HANG_INIT hang_init
+#endif
 
 static void *none_create(const motion_factory *f, const motion_host *host, motion_performer_ref ref, const char *target) {
     (void)f; (void)host; (void)ref; (void)target;
@@ -42,6 +52,6 @@ static const motion_factory factories[] = {{
 static const motion_plugin plugin = {
     .magic = MOTION_PLUGIN_MAGIC, .struct_size = sizeof(motion_plugin), .abi_major = MOTION_ABI_MAJOR,
     .abi_minor = MOTION_ABI_MINOR, .id = "test.hang-init", .version = "1", .build_tag = "c",
-    .init = hang_init, .factory_count = 1, .factories = factories,
+    .init = HANG_INIT, .factory_count = 1, .factories = factories,
 };
 const motion_plugin *motion_plugin_entry(void) { return &plugin; }
