@@ -92,7 +92,9 @@ final class DaemonProcess: @unchecked Sendable {
         throw Failure("motiond did not listen on \(socket) within \(Int(Self.listenTimeout)) s: \(log)")
     }
 
-    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+    /// What motiond wrote to stderr so far. Decoded leniently: read while a line is being written, the
+    /// file may end inside a character, and a strict decoding gave "" (a test polling for a line missed it).
+    var log: String { (try? Data(contentsOf: logFile)).map { String(decoding: $0, as: UTF8.self) } ?? "" }
 
     /// The daemon's resident memory (VmRSS), in MiB.
     var residentMegabytes: Double {
