@@ -143,6 +143,37 @@ struct ShippedPlanSchemaTests {
         #expect(list["builtInSchemas"]?["Group"]?["properties"]?["plans"]?["description"] != nil)
     }
 
+    /// `accepts` (the quick yes or no on the plan.add path) agrees with the full check, for every shipped
+    /// plan type: its examples, each of its invalid examples, and each key of the full example replaced by
+    /// values of every kind, in and out of range.
+    @Test func theQuickAcceptanceAgreesWithTheFullCheck() throws {
+        let engine = try Self.engine(["SpringPlugin", "TweenPlugin", "DecayPlugin", "SetPlugin", "InteractionsPlugin"])
+        let values: [JSONValue?] = [nil, .null, true, "ease-out", "x", -1e9, -1, 0, 0.5, 1, 2.5, 1e9, [], [1], [0, 1],
+                                    [0.25, 0.1, 0.25, 1], [1, 2, 3, 4, 5], ["a"], [:], ["stiffness": 800, "dampingRatio": 1]]
+        var plans = 0, refused = 0
+        for factory in engine.registry.factories {
+            let schema = try #require(factory.descriptor.schema), type = factory.descriptor.planType
+            var corpus = [schema.example(planType: type, full: false), schema.example(planType: type, full: true),
+                          schema.unknownKeyExample(planType: type)] + schema.invalidExamples(planType: type).map(\.plan)
+            if case .object(let full) = schema.example(planType: type, full: true) {
+                for key in full.keys where key != "type" {
+                    for value in values {
+                        var members = full
+                        members[key] = value
+                        corpus.append(.object(members))
+                    }
+                }
+            }
+            for plan in corpus {
+                let violation = schema.violation(of: plan, isPlan: true)
+                #expect(schema.accepts(plan, isPlan: true) == (violation == nil), "\(type): \(JSONWriter.string(plan)): \(violation?.message ?? "accepted")")
+                plans += 1
+                refused += violation == nil ? 0 : 1
+            }
+        }
+        #expect(plans > 500 && refused > plans / 4, "\(plans) plans, \(refused) refused")
+    }
+
     @Test func theCSetPluginReadsItsPlanThroughTheHost() throws {
         let engine = try Self.engine(["SetPlugin"])
         try engine.addPlan(plan(#"{"type":"Set","property":"opacity","value":[0.25,0.5,0.75]}"#), to: "card")
