@@ -31,6 +31,12 @@ package final class Router {
     /// shown by `route.state` until it is configured again.
     var problems: [String] = []
     var queue: Deque<Request> = []
+    /// The plans of its transition's phase still to be added, and the errors of those added so far: a
+    /// phase is added in slices (`Routers.drive`).
+    var phaseLeft: ArraySlice<(target: String, plan: JSONValue)> = []
+    var phaseErrors: [String] = []
+    /// The next slice of its transition waits in its owner's lane for the engine thread.
+    var continues = false
 
     init(scheme: String, owner: UInt32, configuration: RouterConfiguration, state: RouteState = RouteState()) {
         self.scheme = scheme

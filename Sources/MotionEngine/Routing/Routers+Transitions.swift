@@ -20,9 +20,16 @@ extension Routers {
     }
 
     /// Moves a router's transitions on as far as they can go without waiting: carries out what each
-    /// transition asks (`RouteTransition.next`), ends it, starts the next queued one.
+    /// transition asks (`RouteTransition.next`), ends it, starts the next queued one. In slices of
+    /// `EngineContext.sliceNanos` when the host lends its owner's lane to wait in (the daemon): 256 screens
+    /// pushed unanimated, or popped in one update, held the engine thread for tens of milliseconds at
+    /// once; the rest waits its turn with the owner's requests, the clock ticking in between (tests and
+    /// tools without the lane drive a transition to its end at once).
     func drive(_ router: Router) {
+        let deadline = hooks.onEngineThreadFor == nil ? UInt64.max : WorkClock.now() &+ EngineContext.sliceNanos
+        var added = false
         while true {
+            guard addPhase(of: router, until: deadline, added: &added) else { return continueLater(router) }
             guard let transition = router.running else {
                 guard let next = router.queue.popFirst() else { return }
                 do throws(EngineError) { try begin(next, on: router) } catch { next.reply(.failure(error)) }
@@ -32,20 +39,9 @@ extension Routers {
             case .save(let destination): save(destination, of: router, for: transition)
             case .publish(let name, let fields): publishRoute(name, router, fields)
             case .addPlans(let phase):
-                var errors: [String] = []
-                for (target, plan) in phase {
-                    do throws(EngineError) {
-                        // Its tokens (docs/themes.md) as the router's owner sees them when the plan runs.
-                        let (resolved, used) = try context.themes.resolve(plan, for: router.owner)
-                        try engine.addPlan(resolved, to: target, in: router.runtime, quotas: settings.quotas)
-                        // …and carried on by a retune of those tokens while it runs (docs/themes.md#live-retune).
-                        context.themes.planAdded(original: plan, resolved: resolved, used: used, runtime: router.runtime,
-                                                 target: target, name: nil, uid: router.owner)
-                    } catch {
-                        errors.append("\(target): \(error.message)")
-                    }
-                }
-                transition.planErrors(errors)
+                // Added at the top of the loop, as far as the slice goes.
+                router.phaseLeft = phase[...]
+                router.phaseErrors = []
             case .apply(let state): router.state = state
             case .reply(let result): transition.reply(result)
             case .wait: return
@@ -53,6 +49,41 @@ extension Routers {
                 router.running = nil
                 endLeftScreens(of: router)
             }
+        }
+    }
+
+    /// Adds what is left of the phase under way until `deadline` (at least one plan in a drive: `added`);
+    /// false while some is left. The transition hears of the phase's errors when it is done.
+    private func addPhase(of router: Router, until deadline: UInt64, added: inout Bool) -> Bool {
+        while !router.phaseLeft.isEmpty {
+            guard !added || WorkClock.now() < deadline else { return false }
+            added = true
+            let (target, plan) = router.phaseLeft.removeFirst()
+            do throws(EngineError) {
+                // Its tokens (docs/themes.md) as the router's owner sees them when the plan runs.
+                let (resolved, used) = try context.themes.resolve(plan, for: router.owner)
+                try engine.addPlan(resolved, to: target, in: router.runtime, quotas: settings.quotas)
+                // …and carried on by a retune of those tokens while it runs (docs/themes.md#live-retune).
+                context.themes.planAdded(original: plan, resolved: resolved, used: used, runtime: router.runtime,
+                                         target: target, name: nil, uid: router.owner)
+            } catch {
+                router.phaseErrors.append("\(target): \(error.message)")
+            }
+        }
+        router.running?.planErrors(router.phaseErrors)
+        router.phaseErrors = []
+        return true
+    }
+
+    /// The transition's next slice, in its owner's lane (once, however many drives stopped short).
+    private func continueLater(_ router: Router) {
+        guard !router.continues, let later = hooks.onEngineThreadFor else { return }
+        router.continues = true
+        let key = router.key
+        later(router.owner, false) { context in
+            guard let router = context.routers.all[key] else { return }
+            router.continues = false
+            context.routers.drive(router)
         }
     }
 
