@@ -16,7 +16,7 @@ import json, os, socket, subprocess, sys, threading, time
 import exhaustion
 from client import Client
 
-ATTACKS = ["swarm", "bulk", "chains", "waits", "props", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "neighbour", "idle",
+ATTACKS = ["swarm", "bulk", "chains", "waits", "props", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "routes", "neighbour", "idle",
            "churn", "replace", "connections", "subscriptions", "shm", "slowloris", "names", "stopped", "killed"]
 # Issue #45's attacks hold many connections: they run at least this long (the daemon cuts a stopped
 # reader off after 10 s; what the victim sees then is the point).
@@ -201,6 +201,42 @@ def attack(path, name, seconds):
                 after = page.get("result", {}).get("next")
                 if not after:
                     break
+    elif name == "routes":
+        # Issue #45: a router whose screens each start a Group of three plans, taken unanimated from its
+        # root to 256 screens deep and back (255 popped in one update), on 4 connections at once.
+        push = {"type": "Group", "plans": [
+            {"type": "Spring", "property": "offset", "from": [400], "to": [0]},
+            {"type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.2},
+            {"type": "Spring", "property": "scale", "from": [0.9], "to": [1]}]}
+        pop = {"type": "Tween", "property": "offset", "to": [400], "duration": 0.2}
+        deepest = "/".join(["s"] * 256)
+        clients = [client] + [Client(path) for _ in range(3)]
+        for index, other in enumerate(clients):
+            if index:
+                other.call("hello", {"protocol": 1, "client": "attacker"})
+            other.call("router.configure", {"scheme": "deep%d" % index, "routes": {"s": {"kind": "stack", "transition": {"push": push, "pop": pop}}}})
+            other.send("route.go", {"scheme": "deep%d" % index, "to": "deep%d://%s" % (index, deepest), "animated": False})
+            other.file.flush()
+            other.sock.settimeout(0.2)
+        depth = [True] * len(clients)
+        buffers = [b""] * len(clients)
+        while time.monotonic() < end:
+            for index, other in enumerate(clients):
+                try:
+                    data = other.sock.recv(1 << 16)
+                except (socket.timeout, BlockingIOError):
+                    continue
+                buffers[index] += data
+                while b"\n" in buffers[index]:
+                    line, buffers[index] = buffers[index].split(b"\n", 1)
+                    reply = json.loads(line)
+                    if reply.get("id") is None:
+                        continue
+                    count(reply.get("error", {}).get("code", "ok"))
+                    depth[index] = not depth[index]
+                    to = "deep%d://%s" % (index, deepest) if depth[index] else "deep%d://s" % index
+                    other.send("route.go", {"scheme": "deep%d" % index, "to": to, "animated": False})
+                    other.file.flush()
     elif name == "bigplan":
         pad = "x" * 900000
         while time.monotonic() < end:

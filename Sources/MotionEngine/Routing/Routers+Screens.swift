@@ -7,7 +7,7 @@ extension Routers {
     /// animations are over: `runtime.state` of a router's runtime shows its live screens only.
     func endLeftScreens(of router: Router) {
         let state = router.state
-        var live = Set(state.components.indices.map { TransitionPlans.screen(in: state, at: $0) })
+        var live = Set(TransitionPlans.screens(in: state))
         live.formUnion(state.overlays.keys.map(TransitionPlans.overlay))
         guard let scope = engine.runtimes[router.runtime] else { return }
         for target in scope.targetOrder.map(\.name) where !live.contains(target)
@@ -21,12 +21,12 @@ extension Routers {
     /// the URL: every other live screen gets `zIndex` 0, and one it hid (opacity 0) is shown again, as
     /// going straight to the URL leaves them (docs/routes.md path independence).
     func undoContainers(of router: Router) {
-        let state = router.state, components = state.components
+        let state = router.state, components = state.components, screens = TransitionPlans.screens(in: state)
         for index in components.indices {
             let covered = index + 1 < components.count
                 && router.configuration.pair(from: components[index].key, to: components[index + 1].key) != nil
             let over = index > 0 && router.configuration.pair(from: components[index - 1].key, to: components[index].key) != nil
-            let target = TransitionPlans.screen(in: state, at: index)
+            let target = screens[index]
             var plans: [JSONValue] = []
             if !over, let z = engine.value(of: "zIndex", target: target, runtime: router.runtime), z != [0] {
                 engine.vocabulary.set("zIndex", to: [0]).map { plans.append($0) }

@@ -15,6 +15,17 @@ enum TransitionPlans {
     static func screen(in state: RouteState, at index: Int) -> String {
         "screen:" + RouteState(components: Array(state.components.prefix(index + 1))).canonicalPath
     }
+    /// The targets of every component of `state`, each path built on the one before (one at a time, a
+    /// pop of 255 screens built 32,000 components' text).
+    static func screens(in state: RouteState) -> [String] {
+        var text = "screen:", targets: [String] = []
+        targets.reserveCapacity(state.components.count)
+        for (index, component) in state.components.enumerated() {
+            text += component.serialized(isRoot: index == 0)
+            targets.append(text)
+        }
+        return targets
+    }
     static func overlay(_ key: String) -> String { "overlay:" + key }
 
     static func phases(for update: RouteUpdate, before: RouteState, after: RouteState,
@@ -34,11 +45,12 @@ enum TransitionPlans {
         var phase: RouteTransition.Phase = []
         let firstRemoved = update.op == .replace ? 0 : after.components.count
         if update.op == .pop || update.op == .replace {
+            let screens = firstRemoved < before.components.count ? Self.screens(in: before) : []
             for index in (firstRemoved..<before.components.count).reversed() {
                 let component = before.components[index]
                 let update = component.segue == .modal ? "dismiss" : "pop"
                 if let plan = routes[component.key]?.plan(for: update) {
-                    phase.append((screen(in: before, at: index), themed(plan, update, configuration.vocabulary)))
+                    phase.append((screens[index], themed(plan, update, configuration.vocabulary)))
                 }
             }
         }

@@ -137,4 +137,12 @@ struct TransitionPlansTests {
             == "transitions[0].to: expected a key declared in routes")
         #expect(failure(["routes": ["a": ["kind": "stack"]], "transitions": [["from": "a", "to": "a", "animation": "fade"]]])?.message.hasPrefix("transitions[0].animation") == true)
     }
+
+    /// Every screen's target built on the one before is the one built alone (segues, data, params).
+    @Test func screenTargetsBuiltTogetherAreThoseBuiltOneByOne() throws {
+        for url in ["television://home/show::2!player(autoplay=1)#chapters?menu=v", "demo://red/green/", "x://a!q::(k=v)/b#c::d", "x://"] {
+            let state = try RouteURL(parsing: url).state
+            #expect(TransitionPlans.screens(in: state) == state.components.indices.map { TransitionPlans.screen(in: state, at: $0) }, "\(url)")
+        }
+    }
 }
