@@ -17,6 +17,8 @@ static const void *const *marker_slots;
 static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 /* The thread that calls plugins (0: not named yet, any thread counts). */
 static volatile long engine_thread;
+/* The thread mapping a plugin's image (`dlopen`, its constructors run in it) while the loader's mark is set. */
+static volatile long loader_thread;
 static struct sigaction previous[sizeof signals / sizeof signals[0]];
 
 static void write_to(int fd, const char *text, size_t length) {
@@ -104,11 +106,23 @@ static void no_descriptor_outlives_the_crash(void) {
     }
 }
 
+/* A fault on the thread mapping a plugin's image while the loader's mark is set: its constructors (a
+ * signal another process sends never is). */
+static int caused_by_loader(siginfo_t *info) {
+    if (marker_slots == NULL || marker_slots[3] == NULL || loader_thread == 0 || syscall(SYS_gettid) != loader_thread) return 0;
+    if (info == NULL || info->si_code > 0) return 1;
+    return (info->si_code == SI_TKILL || info->si_code == SI_USER) && info->si_pid == getpid();
+}
+
 static void on_crash(int signal, siginfo_t *info, void *context) {
     no_descriptor_outlives_the_crash();
     const int inside = marker_slots != NULL && caused_by_plugin(info);
     const char *label = inside ? (const char *)marker_slots[0] : NULL;
     const char *function = inside ? (const char *)marker_slots[1] : NULL;
+    if (label == NULL && caused_by_loader(info)) {
+        label = (const char *)marker_slots[3];
+        function = (const char *)marker_slots[4];
+    }
     if (label != NULL) {
         char number[20];
         const size_t digits = decimal((unsigned long long)signal, number);
@@ -158,6 +172,8 @@ int motion_crash_handler_install(int fd, const void *const *marker) {
     }
     return 0;
 }
+
+void motion_crash_handler_loader_thread(void) { loader_thread = syscall(SYS_gettid); }
 
 int motion_crash_handler_engine_thread(void) {
     engine_thread = syscall(SYS_gettid);

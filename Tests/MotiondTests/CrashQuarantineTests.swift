@@ -274,6 +274,31 @@ struct CrashQuarantineTests {
         _ = await second.stop()
     }
 
+    /// A plugin whose constructor crashes only outside the probe: `dlopen` runs it on the loader's thread,
+    /// whose mark names the file, so the crash is recorded against it like a call's and the next start
+    /// refuses the file and serves (docs/operations.md#a-plugin-that-crashes-the-daemon).
+    @Test func aPluginThatCrashesInItsConstructorIsQuarantinedAtTheNextStart() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let plugins = directory.appendingPathComponent("plugins"), state = directory.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let file = try await CCompiler.sharedLibrary(["Tests/MotiondTests/Fixtures/hang_init.c"], name: "libcrashconstructor.so", in: plugins,
+                                                     defines: ["CRASH_IN_CONSTRUCTOR"])
+        let arguments = ["--plugins", plugins.path, "--state-dir", state.path]
+        let first = try await DaemonProcess(arguments: arguments, waitForSocket: false)
+        _ = await first.stop(signal: 0, timeout: 60)  // signal 0: only waits for it to end by itself
+        #expect(first.process.terminationReason == .uncaughtSignal && first.process.terminationStatus == SIGSEGV,
+                "\(first.process.terminationReason.rawValue) \(first.process.terminationStatus)")
+        #expect(first.log.contains("motiond: killed by signal 11 inside a plugin's dlopen: \(file) (recorded"), "\(first.log.suffix(800))")
+
+        let second = try await DaemonProcess(arguments: arguments)
+        let client = try await second.client()
+        let (reason, rejected) = try await Self.rejection(of: file, from: client)
+        #expect(reason.hasPrefix("crashed motiond (SIGSEGV in dlopen) at "), "\(rejected)")
+        #expect(try await client.call("plan.add", ["target": "t", "plan": ["type": "Tween", "property": "x", "to": [1]]])["performer"] != nil)
+        await client.close()
+        _ = await second.stop()
+    }
+
     /// Issue #46: systemd's watchdog ends a hung daemon with SIGABRT; Swift's backtracer then held the
     /// process more than 15 s (and the restart with it). A SIGABRT from another process takes the default
     /// action at once: no backtracer child, the process ends by that signal.

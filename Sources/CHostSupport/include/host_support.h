@@ -50,6 +50,10 @@ int motion_hang_watch_start(unsigned seconds);
  */
 int motion_crash_handler_engine_thread(void);
 
+/** Names the calling thread as the one about to map a plugin's image while the marker's loader triple is
+ *  set: a fault there (a constructor's) is recorded against that plugin like a call's. */
+void motion_crash_handler_loader_thread(void);
+
 /**
  * An anonymous in-memory file (memfd_create, close-on-exec) named `name`, or -1 with errno set: a plugin
  * image motiond can dlopen as /proc/self/fd/N when no filesystem has room for a private copy.

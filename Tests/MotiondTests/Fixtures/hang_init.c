@@ -1,6 +1,7 @@
 /* A plugin whose init hangs, except in motiond's probe (it reads its own command line for `--probe`):
  * it passes the probe, then holds the daemon's start for ever unless the hang watch sees the call. Built
- * with HANG_IN_CONSTRUCTOR, its constructor hangs instead (dlopen runs it, before any function of the ABI). */
+ * with HANG_IN_CONSTRUCTOR, its constructor hangs instead (dlopen runs it, before any function of the ABI);
+ * with CRASH_IN_CONSTRUCTOR, its constructor writes through a null pointer (outside the probe). */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,13 @@ static int in_probe(void) {
     return 0;
 }
 
-#ifdef HANG_IN_CONSTRUCTOR
+#if defined(CRASH_IN_CONSTRUCTOR)
+__attribute__((constructor)) static void crash_when_loaded(void) {
+    if (in_probe()) return;
+    *(volatile int *)0 = 1;
+}
+#define HANG_INIT NULL
+#elif defined(HANG_IN_CONSTRUCTOR)
 __attribute__((constructor)) static void hang_when_loaded(void) {
     if (in_probe()) return;
     for (;;) pause();
