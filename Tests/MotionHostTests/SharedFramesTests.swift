@@ -103,6 +103,30 @@ struct SharedFramesTests {
         #expect(slot(base, 0).tag == 3 && slot(base, 0).value.0 == 7)
     }
 
+    /// A runtime of more properties than `gonePerFrame` destroyed: its slots are marked gone over the next
+    /// frames, `gonePerFrame` a frame (the subscription deferred meanwhile, so the clock runs for it), and
+    /// every one of them is marked in the end.
+    @Test func slotsOfALargeRuntimeThatWentAwayAreMarkedOverSeveralFrames() throws {
+        let count = SharedFrameChannel.gonePerFrame * 2 + 10
+        let base = try subscribe(slots: count + 1)
+        for index in 0..<count { _ = write("t\(index)", [1], runtime: "big") }
+        tick(1)
+        tick(1.5)  // past `namesPerFrame` in the first
+        #expect(header(base).slots_used == UInt32(count))
+        var retired = try #require(store.retire(runtime: "big"))
+        var frames = 0
+        while !store.gone.isEmpty && frames < 10 {
+            frames += 1
+            tick(Double(frames + 1))
+            let marked = (0..<count).filter { slot(base, $0).components == 0 }.count
+            #expect(marked == min(count, frames * SharedFrameChannel.gonePerFrame), "after \(frames) frames: \(marked) marked")
+            if frames < 3 { #expect(hub.hasDeferredFrames, "more to mark: the clock runs for it") }
+        }
+        #expect(frames == 3, "\(frames) frames")
+        #expect((0..<count).allSatisfy { slot(base, $0).components == 0 && slot(base, $0).tag == 2 })
+        _ = store.forget(&retired, until: .max)
+    }
+
     /// A runtime destroyed and created again under its name: its old slots used to stay named and hold
     /// their old values beside the new slots of the same names (a reader of every slot showed both).
     /// Now a slot whose property went away is written with no components and a tag no `slots` event

@@ -320,8 +320,9 @@ package final class SubscriptionHub {
             for handle in channel.waiting { isPending[Int(handle)] = true }
         }
         subscription.pending.removeAll(keepingCapacity: true)
-        if !channel.waiting.isEmpty {
-            // Properties still to be named go first in the next frame, which the clock runs for.
+        if !channel.waiting.isEmpty || channel.hasGone(store.gone) {
+            // Properties still to be named, or slots still to be marked gone, go first in the next frame,
+            // which the clock runs for.
             subscription.pending.append(contentsOf: channel.waiting)
             subscription.wasDeferred = true
             deferredCount += 1

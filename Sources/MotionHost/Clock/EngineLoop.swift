@@ -155,6 +155,7 @@ package final class EngineLoop: Sendable {
         var unpublishedSince: UInt64?
         /// When the journal's replay last had a slice (`restoreSlice`).
         var lastRestoreSlice: UInt64 = 0
+        var pause = BlockingPause()
         func restoreSlice(_ context: EngineContext) {
             _ = context.journal.continueRestore(until: WorkClock.now() + Self.restoreSliceNanos)
             lastRestoreSlice = WorkClock.now()
@@ -183,6 +184,7 @@ package final class EngineLoop: Sendable {
                     context.ticks.shareOut(work)
                     tickObserver?(work, lateness, overrun)
                     activity.add(1, ordering: .relaxed)
+                    pause.afterTick(now: WorkClock.now())
                     if !afterTick.isEmpty {
                         afterTick.removeFirst()(context)
                         context.publishControlFrame()
