@@ -11,7 +11,7 @@ The victim (this process's uid) animates one spring that never settles and subsc
 attacker (a subprocess, run as UID through setpriv when given) performs one attack, the victim records
 its frame rate and longest gap between frames. One JSON line per attack. Standard library only.
 """
-import json, os, socket, subprocess, sys, threading, time
+import json, os, selectors, socket, subprocess, sys, threading, time
 
 import exhaustion
 from client import Client
@@ -217,14 +217,18 @@ def attack(path, name, seconds):
             other.call("router.configure", {"scheme": "deep%d" % index, "routes": {"s": {"kind": "stack", "transition": {"push": push, "pop": pop}}}})
             other.send("route.go", {"scheme": "deep%d" % index, "to": "deep%d://%s" % (index, deepest), "animated": False})
             other.file.flush()
-            other.sock.settimeout(0.2)
         depth = [True] * len(clients)
         buffers = [b""] * len(clients)
+        watched = selectors.DefaultSelector()
+        for index, other in enumerate(clients):
+            other.sock.setblocking(False)
+            watched.register(other.sock, selectors.EVENT_READ, index)
         while time.monotonic() < end:
-            for index, other in enumerate(clients):
+            for key, _ in watched.select(timeout=0.2):
+                index, other = key.data, clients[key.data]
                 try:
                     data = other.sock.recv(1 << 16)
-                except (socket.timeout, BlockingIOError):
+                except BlockingIOError:
                     continue
                 buffers[index] += data
                 while b"\n" in buffers[index]:
@@ -232,11 +236,16 @@ def attack(path, name, seconds):
                     reply = json.loads(line)
                     if reply.get("id") is None:
                         continue
-                    count(reply.get("error", {}).get("code", "ok"))
-                    depth[index] = not depth[index]
+                    code = reply.get("error", {}).get("code", "ok")
+                    count(code)
+                    # Back and forth; an error (the router still busy, say) tries the same way again.
+                    if code == "ok":
+                        depth[index] = not depth[index]
                     to = "deep%d://%s" % (index, deepest) if depth[index] else "deep%d://s" % index
-                    other.send("route.go", {"scheme": "deep%d" % index, "to": to, "animated": False})
-                    other.file.flush()
+                    line = json.dumps({"id": 1, "method": "route.go", "params": {"scheme": "deep%d" % index, "to": to, "animated": False}}) + "\n"
+                    other.sock.setblocking(True)
+                    other.sock.sendall(line.encode())
+                    other.sock.setblocking(False)
     elif name == "bigplan":
         pad = "x" * 900000
         while time.monotonic() < end:

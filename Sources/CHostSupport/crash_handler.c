@@ -116,13 +116,13 @@ static int caused_by_loader(siginfo_t *info) {
 
 static void on_crash(int signal, siginfo_t *info, void *context) {
     no_descriptor_outlives_the_crash();
-    const int inside = marker_slots != NULL && caused_by_plugin(info);
-    const char *label = inside ? (const char *)marker_slots[0] : NULL;
-    const char *function = inside ? (const char *)marker_slots[1] : NULL;
-    if (label == NULL && caused_by_loader(info)) {
-        label = (const char *)marker_slots[3];
-        function = (const char *)marker_slots[4];
-    }
+    /* The loader's mark first: it is tied to the thread that maps the image. A constructor that crashes
+     * while the engine thread is inside another plugin's call (a hot swap maps images while ticks run) is
+     * the constructor's plugin's, not the one the engine thread was calling. */
+    const int loading = caused_by_loader(info);
+    const int inside = !loading && marker_slots != NULL && caused_by_plugin(info);
+    const char *label = loading ? (const char *)marker_slots[3] : inside ? (const char *)marker_slots[0] : NULL;
+    const char *function = loading ? (const char *)marker_slots[4] : inside ? (const char *)marker_slots[1] : NULL;
     if (label != NULL) {
         char number[20];
         const size_t digits = decimal((unsigned long long)signal, number);
@@ -173,20 +173,33 @@ int motion_crash_handler_install(int fd, const void *const *marker) {
     return 0;
 }
 
-void motion_crash_handler_loader_thread(void) { loader_thread = syscall(SYS_gettid); }
-
-int motion_crash_handler_engine_thread(void) {
-    engine_thread = syscall(SYS_gettid);
-    /* A stack of its own for the handler: a plugin that overflows the engine thread's stack is still
-     * recorded (without one the handler cannot run, and the plugin crashes every start). */
+/* A stack of its own for the handler on the calling thread, unless it has one: a plugin that overflows
+ * the thread's stack is still recorded (without one the handler cannot run, and it crashes every start). */
+static int alternate_stack(void) {
+    stack_t current;
+    if (sigaltstack(NULL, &current) == 0 && !(current.ss_flags & SS_DISABLE)) return 0;
     const size_t size = 256 * 1024;
-    char *alternate = malloc(size);  /* one per thread that calls this; kept for the thread's life */
+    char *alternate = malloc(size);  /* one per thread that asks; kept for the thread's life */
     if (alternate == NULL) return -1;
     stack_t stack;
     memset(&stack, 0, sizeof stack);
     stack.ss_sp = alternate;
     stack.ss_size = size;
     return sigaltstack(&stack, NULL);
+}
+
+void motion_crash_handler_loading(int begins) {
+    if (begins) {
+        alternate_stack();
+        loader_thread = syscall(SYS_gettid);
+    } else {
+        loader_thread = 0;
+    }
+}
+
+int motion_crash_handler_engine_thread(void) {
+    engine_thread = syscall(SYS_gettid);
+    return alternate_stack();
 }
 
 /* The hang watch (docs/operations.md#a-plugin-that-hangs): a thread of its own looks at the marker ten

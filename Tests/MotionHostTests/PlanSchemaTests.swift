@@ -26,6 +26,38 @@ struct PlanSchemaTests {
         }
     }
 
+    /// `accepts` and the full check agree, and `validate` says what they say, on the keywords the shipped
+    /// schemas do not use (exclusive bounds, nested closed objects, integers) and on plans without `type`.
+    @Test func theQuickAcceptanceAgreesOnEveryKeyword() throws {
+        let schema = try JSONSchema.plan(parsing: """
+            {"type":"object","required":["to"],"properties":{
+             "to":{"type":"array","items":{"type":"number","exclusiveMinimum":-1,"exclusiveMaximum":1},"minItems":1,"maxItems":2},
+             "count":{"type":"integer","minimum":0},
+             "spring":{"type":"object","required":["k"],"properties":{"k":{"type":"number","exclusiveMinimum":0},
+                       "inner":{"type":"object","properties":{"mode":{"enum":["a","b"]}}}}},
+             "timing":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"number"},"minItems":4,"maxItems":4}]}}}
+            """)
+        let values: [JSONValue?] = [nil, .null, true, "a", "c", -1, -0.5, 0, 0.5, 1, 2.5, [], [0], [0.5, -0.5], [1], [-1],
+                                    [0, 0, 0], [0.1, 0.2, 0.3, 0.4], ["k": 1], ["k": 0], ["k": 1, "inner": ["mode": "a"]],
+                                    ["k": 1, "inner": ["mode": "c"]], ["k": 1, "inner": ["other": 1]], ["k": 1, "extra": 1], [:]]
+        let base: [String: JSONValue] = ["type": "T", "to": [0.5], "count": 2, "spring": ["k": 1], "timing": "ease"]
+        var checked = 0, refused = 0
+        for key in ["type", "to", "count", "spring", "timing", "unknown"] {
+            for value in values {
+                var members = base
+                members[key] = value
+                let plan = JSONValue.object(members)
+                let violation = schema.violation(of: plan, isPlan: true)
+                let validated = (try? schema.validate(plan: plan)) != nil
+                #expect(schema.accepts(plan, isPlan: true) == (violation == nil) && validated == (violation == nil),
+                        "\(JSONWriter.string(plan)): \(violation?.message ?? "accepted")")
+                checked += 1
+                refused += violation == nil ? 0 : 1
+            }
+        }
+        #expect(refused > checked / 3 && refused < checked, "\(refused) of \(checked) refused")
+    }
+
     @Test func aValidPlanPasses() {
         #expect(violation(#"{"type":"Spring","property":"x","to":[1,2],"damping":2,"timing":[0,0,1,1]}"#) == nil)
     }

@@ -50,9 +50,10 @@ int motion_hang_watch_start(unsigned seconds);
  */
 int motion_crash_handler_engine_thread(void);
 
-/** Names the calling thread as the one about to map a plugin's image while the marker's loader triple is
- *  set: a fault there (a constructor's) is recorded against that plugin like a call's. */
-void motion_crash_handler_loader_thread(void);
+/** `begins` 1: names the calling thread as the one about to map a plugin's image (before the marker's
+ *  loader triple is set), with an alternate signal stack, so a fault there (a constructor's) is recorded
+ *  against that plugin like a call's; 0: after the image is mapped and the triple cleared. */
+void motion_crash_handler_loading(int begins);
 
 /**
  * An anonymous in-memory file (memfd_create, close-on-exec) named `name`, or -1 with errno set: a plugin

@@ -64,6 +64,13 @@ package struct PlanVocabulary: Sendable, Equatable {
     func instant(_ plan: JSONValue, current: [Double]? = nil) -> JSONValue {
         var instant = plan
         instant["delay"] = nil
+        // A composite's plans each at once (an unanimated route's `Group` of a screen's plans animated).
+        if let kind = Composite.kind(of: plan) {
+            let list = kind == .sequence ? "steps" : "plans"
+            guard let children = plan[list]?.arrayValue else { return plan }
+            instant[list] = .array(children.map { self.instant($0) })
+            return instant
+        }
         guard let type = plan["type"]?.stringValue, let rule = self.instant[type] else { return plan }
         switch rule {
         case .noDuration:

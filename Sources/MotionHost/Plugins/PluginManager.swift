@@ -211,11 +211,12 @@ package actor PluginManager {
         defer { if !loaded.hasPrefix("/proc/self/fd/") { unlink(loaded) } }
         // Mapped here, not on the engine thread: dlopen of a Swift plugin holds a core for 2–3 ms.
         let entry: PluginLoader.PluginEntry
-        let mapped = PluginCallMarker.loading(PluginCallMarker.label(file: file, hash: hash)) {
-            // A constructor that crashes here is the plugin's (docs/operations.md#a-plugin-that-crashes-the-daemon).
-            motion_crash_handler_loader_thread()
-            return PluginLoader.open(file: loaded, label: file)
-        }
+        // A constructor that crashes here is the plugin's (docs/operations.md#a-plugin-that-crashes-the-daemon):
+        // this thread is named before the mark is set, and forgotten after it is cleared (no await between).
+        let label = PluginCallMarker.label(file: file, hash: hash)
+        motion_crash_handler_loading(1)
+        let mapped = PluginCallMarker.loading(label) { PluginLoader.open(file: loaded, label: file) }
+        motion_crash_handler_loading(0)
         switch mapped {
         case .failure(let error): return await loop.perform { $0.plugins.reject(file: file, reason: error.reason) }
         case .success(let opened): entry = opened
