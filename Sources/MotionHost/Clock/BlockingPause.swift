@@ -16,16 +16,18 @@ struct BlockingPause {
     private var switches = -1
     private var since: UInt64 = 0
 
-    /// After a tick: sleeps if the thread has not blocked for `busyNanos`. Returns whether it slept.
+    /// After a tick: sleeps if the thread has not blocked for `busyNanos`. Returns whether it slept. The
+    /// thread's count of blocks is read once per `busyNanos` at most, not at every tick: a block seen at
+    /// one look starts the stretch again, so no stretch without one passes 2 × `busyNanos` unnoticed.
     @discardableResult
     mutating func afterTick(now: UInt64) -> Bool {
+        guard switches < 0 || now &- since >= Self.busyNanos else { return false }
         let count = motion_thread_voluntary_switches()
         if count != switches || count < 0 {
             switches = count
             since = now
             return false
         }
-        guard now &- since >= Self.busyNanos else { return false }
         var pause = timespec(tv_sec: 0, tv_nsec: Self.pauseNanos)
         nanosleep(&pause, nil)
         switches = motion_thread_voluntary_switches()
