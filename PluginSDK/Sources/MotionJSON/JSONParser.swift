@@ -136,16 +136,27 @@ struct JSONParser {
     private mutating func string() throws(JSONParseError) -> String {
         position += 1
         let start = position
-        // Most strings have no escapes: find the closing quote, validate once.
+        // Most strings have no escapes: find the closing quote, validate once. Most are ASCII too, which
+        // needs no validation: `String(validating:)` looks up generic metadata at each call (a fifth of a
+        // journal record's parse, BENCHMARKS.md "The journal's replay").
+        var ascii = true
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self) else {
-                    throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string", kind: .encoding)
+                let run = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
+                let text: String
+                if ascii {
+                    text = String(decoding: run, as: UTF8.self)
+                } else {
+                    guard let valid = String(validating: run, as: UTF8.self) else {
+                        throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string", kind: .encoding)
+                    }
+                    text = valid
                 }
                 position += 1
                 return text
             }
+            ascii = ascii && byte < 0x80
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw error("control character in a string") }
             position += 1

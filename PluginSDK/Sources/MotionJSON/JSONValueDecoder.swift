@@ -45,23 +45,24 @@ private func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingK
 
 /// Primitive reads shared by the three containers. The common types are recognised by comparing
 /// metatypes (a pointer comparison) before anything that needs a dynamic cast: plans are mostly doubles,
-/// arrays of doubles and strings.
+/// arrays of doubles and strings. The coding path is built only for an error or a nested value (an array
+/// per field was most of a plan's decoding).
 @inline(__always)
-private func primitive<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T {
+private func primitive<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
     if T.self == Double.self {
-        guard case .number(let number) = value else { throw mismatch(Double.self, value, path) }
+        guard case .number(let number) = value else { throw mismatch(Double.self, value, path()) }
         return unsafeBitCast(number, to: T.self)
     }
     if T.self == String.self {
-        guard case .string(let text) = value else { throw mismatch(String.self, value, path) }
+        guard case .string(let text) = value else { throw mismatch(String.self, value, path()) }
         return unsafeBitCast(text, to: T.self)
     }
     if T.self == [Double].self {
-        guard case .array(let elements) = value else { throw mismatch([Double].self, value, path) }
+        guard case .array(let elements) = value else { throw mismatch([Double].self, value, path()) }
         var numbers: [Double] = []
         numbers.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            guard case .number(let number) = element else { throw mismatch(Double.self, element, path + [AnyKey(intValue: index)]) }
+            guard case .number(let number) = element else { throw mismatch(Double.self, element, path() + [AnyKey(intValue: index)]) }
             numbers.append(number)
         }
         return unsafeBitCast(numbers, to: T.self)
@@ -69,25 +70,25 @@ private func primitive<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path:
     return try slowPrimitive(type, value, path)
 }
 
-private func slowPrimitive<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T {
+private func slowPrimitive<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: () -> [any CodingKey]) throws -> T {
     func integer<I: FixedWidthInteger>(_: I.Type) throws -> I {
         guard case .number(let number) = value, number.rounded() == number, let exact = I(exactly: number) else {
-            throw mismatch(I.self, value, path)
+            throw mismatch(I.self, value, path())
         }
         return exact
     }
     switch type {
     case is Double.Type:
-        guard case .number(let number) = value else { throw mismatch(Double.self, value, path) }
+        guard case .number(let number) = value else { throw mismatch(Double.self, value, path()) }
         return number as! T
     case is Float.Type:
-        guard case .number(let number) = value else { throw mismatch(Float.self, value, path) }
+        guard case .number(let number) = value else { throw mismatch(Float.self, value, path()) }
         return Float(number) as! T
     case is String.Type:
-        guard case .string(let text) = value else { throw mismatch(String.self, value, path) }
+        guard case .string(let text) = value else { throw mismatch(String.self, value, path()) }
         return text as! T
     case is Bool.Type:
-        guard case .bool(let flag) = value else { throw mismatch(Bool.self, value, path) }
+        guard case .bool(let flag) = value else { throw mismatch(Bool.self, value, path()) }
         return flag as! T
     case is Int.Type: return try integer(Int.self) as! T
     case is Int64.Type: return try integer(Int64.self) as! T
@@ -100,7 +101,7 @@ private func slowPrimitive<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ p
     case is UInt16.Type: return try integer(UInt16.self) as! T
     case is UInt8.Type: return try integer(UInt8.self) as! T
     case is JSONValue.Type: return value as! T
-    default: return try T(from: ValueDecoder(value: value, codingPath: path))
+    default: return try T(from: ValueDecoder(value: value, codingPath: path()))
     }
 }
 
@@ -154,12 +155,13 @@ private struct Unkeyed: UnkeyedDecodingContainer {
     var isAtEnd: Bool { currentIndex >= elements.count }
 
     private mutating func next(_ type: Any.Type) throws -> (JSONValue, [any CodingKey]) {
-        let path = codingPath + [AnyKey(intValue: currentIndex)]
-        guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "the array ends here"))
-        }
+        guard !isAtEnd else { throw ended(type) }
         defer { currentIndex += 1 }
-        return (elements[currentIndex], path)
+        return (elements[currentIndex], codingPath + [AnyKey(intValue: currentIndex)])
+    }
+
+    private func ended(_ type: Any.Type) -> DecodingError {
+        .valueNotFound(type, .init(codingPath: codingPath + [AnyKey(intValue: currentIndex)], debugDescription: "the array ends here"))
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -169,8 +171,10 @@ private struct Unkeyed: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let (value, path) = try next(type)
-        return try primitive(type, value, path)
+        guard !isAtEnd else { throw ended(type) }
+        let index = currentIndex
+        currentIndex += 1
+        return try primitive(type, elements[index], codingPath + [AnyKey(intValue: index)])
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
