@@ -39,6 +39,16 @@ struct JSONParserTests {
         #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
     }
 
+    /// ASCII strings skip validation; the rest are validated, with or without escapes.
+    @Test func stringsAreReadWhateverTheirBytes() throws {
+        #expect(try JSONValue.parse(#"["plain", "caf\u00e9", "café", "a🎬b", "\u007f~", "tab\there", ""]"#)
+            == ["plain", "café", "café", "a🎬b", "\u{7F}~", "tab\there", ""])
+        for bad: [UInt8] in [[0xFF], [0x61, 0xC3], [0xED, 0xA0, 0x80], [0x5C, 0x6E, 0xFE]] {
+            let line = Array(#"[""#.utf8) + bad + Array(#""]"#.utf8)
+            #expect(throws: JSONParseError.self) { try JSONValue.parse(line) }
+        }
+    }
+
     @Test func invalidUTF8DeepNestingAndHugeNumbersAreRefusedAsSuch() {
         func kind(_ bytes: [UInt8]) -> JSONParseError.Kind? {
             do {

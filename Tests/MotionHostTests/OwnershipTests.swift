@@ -270,6 +270,29 @@ struct OwnershipTests {
         #expect(dropped > 0, "conflated values are counted as dropped")
     }
 
+    /// The budget is a frame interval's: the control frames sent after commands until the next tick draw
+    /// on it too (each had a budget of its own, and one uid's commands kept the engine thread serving its
+    /// subscribers past the kernel's realtime cap: BENCHMARKS.md, `churn`).
+    @Test mutating func controlFramesDrawOnTheIntervalsFrameBudget() {
+        context.hub.uidFrameBudgetNanos = 1  // each uid's first subscriber of an interval fits
+        for _ in 0..<4 { _ = call(1, "subscribe", ["streams": ["frames"]]) }
+        _ = call(3, "subscribe", ["streams": ["frames"]])
+        _ = call(1, "plan.add", ["target": "card", "plan": ["type": "ForeverActive"]])
+        func frames(_ output: RecordingOutput) -> Int {
+            output.lines.filter { $0["event"] == "frame" && $0["updates"]?.arrayValue?.isEmpty == false }.count
+        }
+        context.tick(dt: 1.0 / 120)
+        let (aliceBefore, adminBefore) = (frames(alice), frames(admin))
+        for index in 0..<6 {
+            _ = call(1, "plan.add", ["target": .string("flag\(index)"), "plan": Self.flag])
+            context.publishControlFrame()
+        }
+        #expect(frames(alice) == aliceBefore, "alice's interval is spent: her subscribers wait for the tick")
+        #expect(frames(admin) == adminBefore + 6, "an admin's subscriber (not budgeted) gets each control frame")
+        context.tick(dt: 1.0 / 120)
+        #expect(frames(alice) == aliceBefore + 1, "a new interval: one of alice's again")
+    }
+
     /// A subscriber without a filter marks what changed when it is served: one that waited longer than
     /// the steps kept (`ChangeHistory.depth`) still gets each property written since, at its current value.
     @Test mutating func aSubscriberThatWaitedLongGetsWhatChangedMeanwhile() {

@@ -68,6 +68,7 @@ package final class FrameTicks: ContextPart {
     /// Advances the engine one step, telling it which values its subscribers read this tick: plugins
     /// with "motion.kept/1" keep the others (`Engine+KeptWrites`).
     func advanceEngine(by dt: Double) {
+        hub.beginInterval()
         isTicking = true
         hub.withTickReaders(engine.store) { unread, read, readList in
             engine.writesUnread = unread

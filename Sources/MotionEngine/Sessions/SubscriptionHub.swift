@@ -125,13 +125,19 @@ package final class SubscriptionHub {
     /// Display-timed frame subscribers.
     private(set) var displaySubscriptions: [Subscription] = []
 
-    /// Nanoseconds of frame work (encoding, writing, sending) the subscribers of one uid may take in a step
-    /// beyond its first one's; admins' are not counted; 0: no budget. The daemon sets a quarter of a frame
-    /// interval. A uid that subscribes many times to much motion (64 shared-memory subscribers of 10,000
-    /// springs took another uid's client from 120 to 20 frames/s) has the rest of its subscribers' frames
-    /// wait for the next step, their changes conflated; other uids' frames go out on time.
+    /// Nanoseconds of frame work (encoding, writing, sending) the subscribers of one uid may take in a
+    /// frame interval beyond its first one's; admins' are not counted; 0: no budget. The daemon sets a
+    /// quarter of a frame interval. A uid that subscribes many times to much motion (64 shared-memory
+    /// subscribers of 10,000 springs took another uid's client from 120 to 20 frames/s) has the rest of its
+    /// subscribers' frames wait for the next step, their changes conflated; other uids' frames go out on
+    /// time. The interval's frames are the tick's and the control frames sent after commands until the next
+    /// tick (`beginInterval`): each control frame had a budget of its own, and one uid's commands made the
+    /// engine thread serve its subscribers past the kernel's realtime cap (BENCHMARKS.md, `churn`).
     package var uidFrameBudgetNanos: UInt64 = 0
     private var spentByUID: [UInt32: UInt64] = [:]
+
+    /// A frame interval starts (each tick's advance): every uid's frame budget is whole again.
+    func beginInterval() { spentByUID.removeAll(keepingCapacity: true) }
     /// Numbers `publishFrame` calls (each subscriber is looked at once per call).
     private var step: UInt64 = 0
     /// Subscribers whose frame waited for the next step (the clock keeps ticking until they are served).
@@ -178,7 +184,6 @@ package final class SubscriptionHub {
             }
         }
         filtered.markWritten(dirty, store)
-        spentByUID.removeAll(keepingCapacity: true)
         let hadDeferred = deferredCount > 0
         deferredCount = 0
         step &+= 1
