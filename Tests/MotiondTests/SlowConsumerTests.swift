@@ -91,14 +91,18 @@ struct SlowConsumerTests {
     /// disconnected: the connection closes once that line is written, or 5 s after the decision.
     @Test func aReaderThatComesBackIsToldWhy() async throws {
         // ~40 KB a frame: the socket is full within a second, then 10 s behind decide. It reads again as
-        // soon as motiond has logged its decision (well inside the 5 s, however slow the machine).
+        // soon as motiond has logged its decision (well inside the 5 s, however slow the machine): watched
+        // and read on a thread of its own, not by a task whose sleep may wake late on a loaded machine
+        // (the suite beside a CPU-bound process once saw the connection close before its last line).
         let (daemon, descriptor) = try await daemonWithAStuckReader()
         defer { close(descriptor) }
-        let start = ContinuousClock.now
-        while !daemon.log.contains("disconnecting a client that stopped reading"), ContinuousClock.now - start < .seconds(30) {
-            try await Task.sleep(for: .milliseconds(100))  // polls the daemon's log for its disconnect decision
+        let (ended, tail) = try await onOwnThread {
+            let start = ContinuousClock.now
+            while !daemon.log.contains("disconnecting a client that stopped reading"), ContinuousClock.now - start < .seconds(30) {
+                usleep(20_000)  // polls the daemon's log for its disconnect decision
+            }
+            return Self.readToTheEndBlocking(descriptor)
         }
-        let (ended, tail) = try await Self.readToTheEnd(descriptor)
         #expect(ended, "disconnected")
         let last = String(decoding: tail.split(separator: UInt8(ascii: "\n")).last ?? [], as: UTF8.self)
         #expect(last.contains("protocol.slow_consumer"), "the last line: \(last.prefix(200))")
