@@ -43,7 +43,8 @@ struct JSONParserTests {
     @Test func stringsAreReadWhateverTheirBytes() throws {
         #expect(try JSONValue.parse(#"["plain", "caf\u00e9", "café", "a🎬b", "\u007f~", "tab\there", ""]"#)
             == ["plain", "café", "café", "a🎬b", "\u{7F}~", "tab\there", ""])
-        for bad: [UInt8] in [[0xFF], [0x61, 0xC3], [0xED, 0xA0, 0x80], [0x5C, 0x6E, 0xFE]] {
+        #expect(try JSONValue.parse([0x5B, 0x22, 0x7F, 0x61, 0x22, 0x5D]) == ["\u{7F}a"], "a raw DEL byte")
+        for bad: [UInt8] in [[0xFF], [0x61, 0xC3], [0xED, 0xA0, 0x80], [0x5C, 0x6E, 0xFE], [0xFE, 0x5C, 0x6E]] {
             let line = Array(#"[""#.utf8) + bad + Array(#""]"#.utf8)
             #expect(throws: JSONParseError.self) { try JSONValue.parse(line) }
         }

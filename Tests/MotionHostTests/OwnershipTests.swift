@@ -270,6 +270,11 @@ struct OwnershipTests {
         #expect(dropped > 0, "conflated values are counted as dropped")
     }
 
+    /// Frames with updates in `output`, by subscription.
+    static func framesServed(_ output: RecordingOutput) -> [Int] {
+        output.lines.filter { $0["event"] == "frame" && $0["updates"]?.arrayValue?.isEmpty == false }.compactMap { $0["sub"]?.intValue }
+    }
+
     /// The budget is a frame interval's: the control frames sent after commands until the next tick draw
     /// on it too (each had a budget of its own, and one uid's commands kept the engine thread serving its
     /// subscribers past the kernel's realtime cap: BENCHMARKS.md, `churn`).
@@ -278,19 +283,51 @@ struct OwnershipTests {
         for _ in 0..<4 { _ = call(1, "subscribe", ["streams": ["frames"]]) }
         _ = call(3, "subscribe", ["streams": ["frames"]])
         _ = call(1, "plan.add", ["target": "card", "plan": ["type": "ForeverActive"]])
-        func frames(_ output: RecordingOutput) -> Int {
-            output.lines.filter { $0["event"] == "frame" && $0["updates"]?.arrayValue?.isEmpty == false }.count
-        }
+        let frames = { (output: RecordingOutput) in Self.framesServed(output).count }
         context.tick(dt: 1.0 / 120)
         let (aliceBefore, adminBefore) = (frames(alice), frames(admin))
         for index in 0..<6 {
             _ = call(1, "plan.add", ["target": .string("flag\(index)"), "plan": Self.flag])
             context.publishControlFrame()
         }
-        #expect(frames(alice) == aliceBefore, "alice's interval is spent: her subscribers wait for the tick")
-        #expect(frames(admin) == adminBefore + 6, "an admin's subscriber (not budgeted) gets each control frame")
+        #expect(frames(alice) == aliceBefore, "alice's interval was spent by the tick: her subscribers wait for the next")
+        #expect(frames(admin) == adminBefore + 6, "an admin's subscriber (not budgeted) gets every control frame")
         context.tick(dt: 1.0 / 120)
         #expect(frames(alice) == aliceBefore + 1, "a new interval: one of alice's again")
+    }
+
+    /// Subscribers that wait take turns one interval at a time, whatever number of frames go out between
+    /// ticks (turns that moved at every frame left two of four subscribers unserved for ever with one
+    /// command per tick).
+    @Test mutating func aUidsSubscribersTakeTurnsWhateverTheCommandsBetweenTicks() {
+        context.hub.uidFrameBudgetNanos = 1
+        for _ in 0..<4 { _ = call(1, "subscribe", ["streams": ["frames"]]) }
+        _ = call(1, "plan.add", ["target": "card", "plan": ["type": "ForeverActive"]])
+        let before = Self.framesServed(alice).count
+        for index in 0..<8 {
+            context.tick(dt: 1.0 / 120)
+            _ = call(1, "plan.add", ["target": .string("flag\(index)"), "plan": Self.flag])
+            context.publishControlFrame()
+        }
+        let served = Self.framesServed(alice).dropFirst(before)
+        #expect(Set(served) == [1, 2, 3, 4], "each in turn: \(Array(served))")
+    }
+
+    /// An interval with no tick ends by time (the clock stood still: nothing moved): a command's frame then
+    /// is not charged to the last interval's spending.
+    @Test mutating func anIntervalWithoutATickEndsByTime() {
+        context.hub.uidFrameBudgetNanos = 1
+        for _ in 0..<2 { _ = call(1, "subscribe", ["streams": ["frames"]]) }
+        _ = call(1, "plan.add", ["target": "card", "plan": ["type": "ForeverActive"]])
+        context.tick(dt: 1.0 / 120)
+        let before = Self.framesServed(alice).count
+        _ = call(1, "plan.add", ["target": "flag", "plan": Self.flag])
+        context.publishControlFrame()
+        #expect(Self.framesServed(alice).count == before, "within the interval: it waits")
+        context.hub.frameIntervalNanos = 1  // any time at all is past two intervals
+        _ = call(1, "plan.add", ["target": "flag2", "plan": Self.flag])
+        context.publishControlFrame()
+        #expect(Self.framesServed(alice).count > before, "a new interval by time: one of alice's frames goes out")
     }
 
     /// A subscriber without a filter marks what changed when it is served: one that waited longer than

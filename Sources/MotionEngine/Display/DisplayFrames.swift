@@ -140,8 +140,9 @@ package final class DisplayFrames: ContextPart {
         let dirty = engine.dirtyProperties
         let now = time
         // A present also sends what changed at steps that were not for its display (a plan's control
-        // frame, the `--rate` step after the presents, where an animation may have ended).
-        if !dirty.isEmpty || frame.hasPendingDisplayUpdates {
+        // frame, the `--rate` step after the presents, where an animation may have ended); a subscriber
+        // that waited (its uid's budget, its `maxRate`) is served though nothing changed since.
+        if !dirty.isEmpty || frame.hasPendingDisplayUpdates || hub.hasDeferredFrames {
             hub.publishFrame(dirty: dirty, store: engine.store, time: now, step: frame)
         }
         engine.clearFrame()

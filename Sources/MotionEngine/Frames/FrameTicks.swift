@@ -57,6 +57,7 @@ package final class FrameTicks: ContextPart {
     /// clock alone as `tick(dt:)`; with display-timed subscribers, every present time they need up to
     /// the horizon (`displayTick`).
     package func tick(dt: Double, now: UInt64) {
+        hub.beginInterval()
         guard !hub.displaySubscriptions.isEmpty else {
             context.display.stateTime = nil
             return tick(dt: dt)
@@ -68,7 +69,6 @@ package final class FrameTicks: ContextPart {
     /// Advances the engine one step, telling it which values its subscribers read this tick: plugins
     /// with "motion.kept/1" keep the others (`Engine+KeptWrites`).
     func advanceEngine(by dt: Double) {
-        hub.beginInterval()
         isTicking = true
         hub.withTickReaders(engine.store) { unread, read, readList in
             engine.writesUnread = unread
@@ -83,6 +83,7 @@ package final class FrameTicks: ContextPart {
 
     /// One frame: advance animations, send the changed properties, drop clients that stay too slow.
     package func tick(dt: Double) {
+        hub.beginInterval()
         advanceEngine(by: dt * settings.tickScale)
         let now = time
         let dirty = engine.dirtyProperties

@@ -134,10 +134,23 @@ package final class SubscriptionHub {
     /// tick (`beginInterval`): each control frame had a budget of its own, and one uid's commands made the
     /// engine thread serve its subscribers past the kernel's realtime cap (BENCHMARKS.md, `churn`).
     package var uidFrameBudgetNanos: UInt64 = 0
+    /// The frame interval (set by the daemon with the budget): an interval with no tick (the clock stopped
+    /// while nothing moved) ends after two of these all the same (two: a tick that comes late does not
+    /// hand out a second budget before it), so a command's frame after a pause is not charged to the last
+    /// interval's spending. 0: intervals end at ticks only.
+    package var frameIntervalNanos: UInt64 = 0
     private var spentByUID: [UInt32: UInt64] = [:]
+    /// Counts intervals: where the turns of deferred subscribers start (one further each interval, however
+    /// many frames go out in it, so each gets its turn).
+    private var interval: UInt64 = 0
+    private var intervalBegan: UInt64 = 0
 
-    /// A frame interval starts (each tick's advance): every uid's frame budget is whole again.
-    func beginInterval() { spentByUID.removeAll(keepingCapacity: true) }
+    /// A frame interval starts (each tick): every uid's frame budget is whole again.
+    func beginInterval() {
+        spentByUID.removeAll(keepingCapacity: true)
+        interval &+= 1
+        intervalBegan = WorkClock.now()
+    }
     /// Numbers `publishFrame` calls (each subscriber is looked at once per call).
     private var step: UInt64 = 0
     /// Subscribers whose frame waited for the next step (the clock keeps ticking until they are served).
@@ -184,6 +197,7 @@ package final class SubscriptionHub {
             }
         }
         filtered.markWritten(dirty, store)
+        if frameIntervalNanos > 0, WorkClock.now() &- intervalBegan >= 2 &* frameIntervalNanos { beginInterval() }
         let hadDeferred = deferredCount > 0
         deferredCount = 0
         step &+= 1
@@ -241,10 +255,10 @@ package final class SubscriptionHub {
             }
             sendFrame(to: subscription, store: store, time: time, sharedBody: body, step: frameStep)
         }
-        // Subscribers that waited at the last step go first, from a point that moves each step so each
+        // Subscribers that waited at the last step go first, from a point that moves each interval so each
         // gets its turn; none waited: the subscription order, as ever.
         if hadDeferred, !subscriptions.isEmpty {
-            let first = Int(step % UInt64(subscriptions.count))
+            let first = Int(interval % UInt64(subscriptions.count))
             for offset in subscriptions.indices where subscriptions[(first + offset) % subscriptions.count].wasDeferred {
                 serve(subscriptions[(first + offset) % subscriptions.count])
             }

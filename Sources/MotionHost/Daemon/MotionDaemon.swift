@@ -62,6 +62,7 @@ package struct MotionDaemon: Sendable {
             context.ticks.schedulingClass = ThreadScheduling.current()
             // One uid's many subscribers cannot take the frame from the others (SubscriptionHub).
             context.hub.uidFrameBudgetNanos = UInt64(1e9 / configuration.rate / 4)
+            context.hub.frameIntervalNanos = UInt64(1e9 / configuration.rate)
             return (context, ())
         }
         // A plugin that crashed the last run stays out until its content changes (needs a state directory).
