@@ -157,12 +157,6 @@ package final class SubscriptionHub {
     private(set) var deferredCount = 0
     var hasDeferredFrames: Bool { deferredCount > 0 }
 
-    /// Whether a display-timed subscriber has updates waiting for its next present: the clock must run
-    /// until they are sent, even when nothing moves (a `Set`, an animation's last value).
-    var hasPendingDisplayUpdates: Bool {
-        displaySubscriptions.contains { !$0.pending.isEmpty && !$0.session.isClosed }
-    }
-
     /// Sends every frame subscriber the properties written this tick that match its filter.
     ///
     /// Subscribers that were up to date get exactly this tick's matching properties, so those with the
@@ -358,23 +352,6 @@ package final class SubscriptionHub {
         encoder.begin(subscription: subscription.id, seq: subscription.nextSeq(), time: time, dropped: dropped)
         encoder.endShared(frame: frame)
         encoder.withBytes { subscription.session.output.send(bytes: $0) }
-    }
-
-    /// Sends the held lines whose time has come; returns when the next one is due (nil: none held).
-    @discardableResult
-    func releaseHeld(now: UInt64) -> UInt64? {
-        var next: UInt64?
-        for subscription in displaySubscriptions where !subscription.held.isEmpty {
-            var sent = 0
-            for (sendAt, line) in subscription.held {
-                guard sendAt <= now else { break }
-                if !subscription.session.isClosed { subscription.session.output.send(line) }
-                sent += 1
-            }
-            subscription.held.removeFirst(sent)
-            if let first = subscription.held.first { next = min(next ?? .max, first.sendAt) }
-        }
-        return next
     }
 
     /// Appends the updates of `handles` (skipping properties no longer there, and those the subscriber
