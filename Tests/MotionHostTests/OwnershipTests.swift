@@ -305,7 +305,7 @@ struct OwnershipTests {
         _ = call(1, "plan.add", ["target": "card", "plan": ["type": "ForeverActive"]])
         let before = Self.framesServed(alice).count
         for index in 0..<8 {
-            context.tick(dt: 1.0 / 120)
+            context.tick(dt: 1.0 / 120, now: UInt64(index + 1) * 8_333_333)  // the daemon's entry
             _ = call(1, "plan.add", ["target": .string("flag\(index)"), "plan": Self.flag])
             context.publishControlFrame()
         }

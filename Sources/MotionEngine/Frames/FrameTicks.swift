@@ -47,6 +47,7 @@ package final class FrameTicks: ContextPart {
     package func publishControlFrame() {
         // Slots of properties gone are marked in a frame too (`GoneProperties`).
         guard engine.hasPendingFrame || !engine.store.gone.isEmpty else { return publishEvents(time: time) }
+        hub.endIntervalIfStale()
         hub.publishFrame(dirty: engine.dirtyProperties, store: engine.store, time: time)
         engine.clearFrame()
         // Then the ends that requests reported meanwhile (`holds`).
@@ -57,11 +58,11 @@ package final class FrameTicks: ContextPart {
     /// clock alone as `tick(dt:)`; with display-timed subscribers, every present time they need up to
     /// the horizon (`displayTick`).
     package func tick(dt: Double, now: UInt64) {
-        hub.beginInterval()
         guard !hub.displaySubscriptions.isEmpty else {
             context.display.stateTime = nil
             return tick(dt: dt)
         }
+        hub.beginInterval()
         context.display.displayTick(dt: dt, now: now)
         finishTick()
     }

@@ -151,6 +151,11 @@ package final class SubscriptionHub {
         interval &+= 1
         intervalBegan = WorkClock.now()
     }
+
+    /// Before a frame between ticks: the interval ends if two frame intervals passed without a tick.
+    func endIntervalIfStale() {
+        if frameIntervalNanos > 0, WorkClock.now() &- intervalBegan >= 2 &* frameIntervalNanos { beginInterval() }
+    }
     /// Numbers `publishFrame` calls (each subscriber is looked at once per call).
     private var step: UInt64 = 0
     /// Subscribers whose frame waited for the next step (the clock keeps ticking until they are served).
@@ -191,7 +196,6 @@ package final class SubscriptionHub {
             }
         }
         filtered.markWritten(dirty, store)
-        if frameIntervalNanos > 0, WorkClock.now() &- intervalBegan >= 2 &* frameIntervalNanos { beginInterval() }
         let hadDeferred = deferredCount > 0
         deferredCount = 0
         step &+= 1
