@@ -28,6 +28,9 @@ extension Themes {
         /// when it was added) and how many whole cycles earlier retunes have left behind.
         var start: [Double]?
         var cyclesDone = 0.0
+        /// A loop whose curve or ends changed is bridged to the end of the way it was on
+        /// (`loopBridge`): its runtime's clock when that bridge is over.
+        var bridgeUntil: Double?
     }
 
     /// Properties remembered per uid at most (beyond, its plans are not retuned; docs/themes.md).
@@ -86,7 +89,8 @@ extension Themes {
     /// duration into the cycle under way (a negative `delay`), from where its cycles began. Its value goes
     /// on unbroken when the duration changes (a new curve or end moves it to the new cycle's value at that
     /// phase); nil when its cycles are over.
-    func carriedOnInPhase(_ entry: Tuned, _ plan: JSONValue, defaultDuration: Double, key: String) -> JSONValue? {
+    func carriedOnInPhase(_ entry: Tuned, _ plan: JSONValue, defaultDuration: Double, key: String)
+        -> (plan: JSONValue, phase: LoopPhase?)? {
         let clock = engine.clock(ofRuntime: entry.runtime) ?? entry.startClock
         let elapsed = max(0, clock - entry.startClock)
         let delay = entry.runningDelay ?? entry.resolved["delay"]?.doubleValue ?? 0
@@ -99,7 +103,7 @@ extension Themes {
             tuned[key]?.runningDuration = newDuration
             var continuing = plan
             continuing["delay"] = .number(delay - elapsed)
-            return continuing
+            return (continuing, nil)
         }
         guard duration > 0, newDuration > 0 else { return nil }
         // In durations: with `autoreverse` a cycle is there and back, two of them.
@@ -108,11 +112,14 @@ extension Themes {
         let cycles = (phase / perCycle).rounded(.down)
         let done = entry.cyclesDone + cycles
         var continuing = plan
-        if let count = plan["repeat"]?.doubleValue ?? (plan["repeat"] == nil ? 1 : nil) {
+        let count = plan["repeat"]?.doubleValue ?? (plan["repeat"] == nil ? 1 : nil)
+        if let count {
             guard count - done > 0 else { return nil }
             continuing["repeat"] = .number(count - done)
         }
-        let along = (phase - cycles * perCycle) * newDuration
+        let inCycle = phase - cycles * perCycle
+        let way = min(Int(inCycle), Int(perCycle) - 1)
+        let along = inCycle * newDuration
         continuing["delay"] = along > 0 ? .number(-along) : nil
         continuing["velocity"] = nil
         if continuing["from"] == nil, let start = entry.start { continuing["from"] = JSONValue(start) }
@@ -120,7 +127,8 @@ extension Themes {
         tuned[key]?.runningDelay = -along
         tuned[key]?.runningDuration = newDuration
         tuned[key]?.cyclesDone = done
-        return continuing
+        return (continuing, LoopPhase(way: way, wayDone: inCycle - Double(way), cyclesLeft: count.map { $0 - done },
+                                      perCycle: perCycle, duration: newDuration))
     }
 
     /// A path (`Keyframes`) carried on as a timed plan is, from the property's `value`: its first value is
@@ -130,12 +138,20 @@ extension Themes {
                             key: String) -> JSONValue {
         let (timed, done) = carriedOnWithProgress(entry, plan, velocity: velocity, defaultDuration: defaultDuration, key: key)
         guard let done, done < 1, let values = plan["values"]?.arrayValue, values.count >= 2 else { return timed }
+        return Self.pathAhead(of: plan, from: value, done: done, into: timed) ?? timed
+    }
+
+    /// `into` going from `value` through the values of `plan`'s path still ahead at `done` (0–1), their
+    /// `keyTimes` (and the timing of the segment under way and those after) over what is left; nil if the
+    /// path is not one.
+    static func pathAhead(of plan: JSONValue, from value: [Double], done: Double, into: JSONValue) -> JSONValue? {
+        guard let values = plan["values"]?.arrayValue, values.count >= 2 else { return nil }
         let keyTimes = plan["keyTimes"]?.arrayValue?.compactMap(\.doubleValue)
             ?? values.indices.map { Double($0) / Double(values.count - 1) }
-        guard keyTimes.count == values.count else { return timed }
+        guard keyTimes.count == values.count else { return nil }
         // The segment under way: the last that began at or before `done`.
         let segment = max(0, min(values.count - 2, (keyTimes.lastIndex { $0 <= done }) ?? 0))
-        var continuing = timed
+        var continuing = into
         continuing["values"] = .array([JSONValue(value)] + values[(segment + 1)...])
         continuing["keyTimes"] = .array([.number(0)] + keyTimes[(segment + 1)...].map { .number(max(0, min(1, ($0 - done) / (1 - done)))) })
         if let each = plan["timing"]?.arrayValue, each.count == values.count - 1, each.first?.doubleValue == nil {
@@ -197,11 +213,20 @@ extension Themes {
             case .fromCurrentState:
                 for key in ["from", "velocity", "delay"] { continuing[key] = nil }
             case .timed(let defaultDuration) where Self.repeats(plan), .path(let defaultDuration) where Self.repeats(plan):
-                guard let inPhase = carriedOnInPhase(entry, plan, defaultDuration: defaultDuration, key: key) else {
+                guard let (inPhase, phase) = carriedOnInPhase(entry, plan, defaultDuration: defaultDuration, key: key) else {
                     forget(key)
                     continue
                 }
                 continuing = inPhase
+                // A new curve or end (or a bridge still under way): bridged to the end of the way it is on.
+                let clock = engine.clock(ofRuntime: entry.runtime) ?? 0
+                tuned[key]?.bridgeUntil = nil
+                let isPath = if case .path = retune { true } else { false }
+                if let phase, (entry.bridgeUntil ?? -.infinity) > clock || Self.withoutDuration(plan) != Self.withoutDuration(entry.resolved),
+                   let bridged = loopBridge(entry, plan, phase, path: isPath, value: value, velocity: velocity) {
+                    continuing = bridged
+                    tuned[key]?.bridgeUntil = clock + (1 - phase.wayDone) * phase.duration
+                }
             case .timed(let defaultDuration):
                 continuing = carriedOn(entry, plan, velocity: velocity, defaultDuration: defaultDuration, key: key)
             case .path(let defaultDuration):
