@@ -27,6 +27,10 @@ final class Composite {
     var isLaunching = false
     /// How far past its end the last child's tick ran (the next step starts that far along).
     var endedLate = 0.0
+    /// Its runtime's clock when its step under way began (a Group's plans all began then), and its
+    /// children that are composites, by index: what a theme's retune carries on (`Themes+Composites`).
+    var stepStartedAt = 0.0
+    var childIDs: [Int: UInt64] = [:]
 
     /// The owner's quotas (performers, animations), for every step (`quota.exceeded` ends the composite `interrupted`).
     let quotas: Quotas?

@@ -38,8 +38,10 @@ struct CompositionState {
     var deliveringName: String?
     var deliveredEnd: (reason: String, late: Double)?
     var nextLeaf: UInt64 = 1
-    /// The performer that took the last leaf (what `plan.add` of a composite answers).
+    /// The performer that took the last leaf (what `plan.add` of a composite answers), and the last
+    /// composite a plan started (not a child).
     var lastPerformer: UInt64 = 0
+    var lastComposite: UInt64 = 0
 
     /// Running composites by id, and found by their runtime and target: a target that ends, or a
     /// performer that goes idle, costs what it holds, not what every uid runs (a second uid's 100,000

@@ -52,6 +52,10 @@ extension Engine {
         composition.ends = carried
     }
 
+    /// The last composite a plan started, and whether a composite still runs (`Themes+Composites`).
+    var lastCompositeID: UInt64 { composition.lastComposite }
+    func isRunningComposite(_ id: UInt64) -> Bool { composition.composites[id] != nil }
+
     /// Ends that waited for this frame (their uid's budget was spent) are `dt` later.
     func ageCarriedEnds(by dt: Double) {
         for index in composition.ends.indices { composition.ends[index].late += dt }
@@ -116,6 +120,11 @@ extension Engine {
                                   runtime: scope.name, target: target, parent: parent, quotas: quotas)
         composition.nextID += 1
         composition.composites.insert(composite)
+        if let parent, let outer = composition.composites[parent] {
+            outer.childIDs[outer.next - 1] = composite.id
+        } else if parent == nil {
+            composition.lastComposite = composite.id
+        }
         scope.activeTokens += 1
         if scope.activeTokens == 1 { trace(TraceEvent(kind: "runtime.active", runtime: scope.name)) }
         composite.isLaunching = true
@@ -134,6 +143,7 @@ extension Engine {
     /// (it counts as running) and comes back `late` by that frame, so they start as far along as ever.
     private func launchGroup(_ composite: Composite, late: Double, quotas: Quotas?, throwing: Bool = false) throws(EngineError) {
         var lastLate = late
+        composite.stepStartedAt = (clock(ofRuntime: composite.runtime) ?? 0) - late
         while composite.next < composite.children.count {
             let child = composite.children[composite.next]
             composite.next += 1
@@ -169,6 +179,7 @@ extension Engine {
         while composite.next < composite.children.count {
             let child = composite.children[composite.next]
             composite.next += 1
+            composite.stepStartedAt = (clock(ofRuntime: composite.runtime) ?? 0) - late
             do throws(EngineError) {
                 guard let ended = try launch(child, in: composite, late: late, quotas: quotas) else {
                     composite.running = 1

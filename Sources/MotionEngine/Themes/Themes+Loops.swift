@@ -29,7 +29,7 @@ extension Themes {
     /// The loop `plan` (as now resolved) bridged at `phase` from `value` and `velocity`; nil when it
     /// cannot be: its cycles end inside the way under way (a fraction of a cycle left, whose end only the
     /// curve knows), or its start is unknown.
-    func loopBridge(_ entry: Tuned, _ plan: JSONValue, _ phase: LoopPhase, path: Bool, value: [Double],
+    func loopBridge(_ plan: JSONValue, _ phase: LoopPhase, start: [Double]?, path: Bool, value: [Double],
                     velocity: [Double]) -> JSONValue? {
         let waysLeft = phase.cyclesLeft.map { $0 * phase.perCycle - Double(phase.way) }
         if let waysLeft, waysLeft < 1 - 1e-9 { return nil }
@@ -57,7 +57,7 @@ extension Themes {
             guard let ahead = Self.pathAhead(of: way, from: value, done: phase.wayDone, into: bridge) else { return nil }
             bridge = ahead
         } else {
-            guard let start = plan["from"] ?? entry.start.map(JSONValue.init), let end = plan["to"] else { return nil }
+            guard let start = plan["from"] ?? start.map(JSONValue.init), let end = plan["to"] else { return nil }
             bridge["to"] = forward ? end : start
             rest["from"] = start
         }
