@@ -46,6 +46,8 @@ struct RequestLimitsTests {
         for index in 0..<2_500 {
             context.receive(line: Array(#"{"id":1,"method":"plan.add","params":{"target":"t\#(index)","plan":{"type":"ChangeBoolean","value":true}}}"#.utf8), from: 1)
         }
+        // By count alone first (however slow this build is).
+        context.engine.statePageNanos = .max
         var names: [String] = [], after: String?, pages = 0
         repeat {
             let params: JSONValue = after.map { ["after": .string($0)] } ?? [:]
@@ -60,6 +62,21 @@ struct RequestLimitsTests {
         } while after != nil && pages < 10
         #expect(pages == 3)
         #expect(names == (0..<2_500).map { "t\($0)" }, "every target once, in creation order")
+        // A page also ends on the engine's time (with no time at all, after every 16 targets).
+        context.engine.statePageNanos = 0
+        names = []
+        after = nil
+        pages = 0
+        repeat {
+            let params: JSONValue = after.map { ["after": .string($0)] } ?? [:]
+            context.receive(line: JSONWriter.bytes(["id": 2, "method": "runtime.state", "params": params]), from: 1)
+            let page = try #require(output.lines.last?["result"])
+            #expect(page["targets"]?.objectValue?.count == 16 || page["next"] == nil, "\(page["targets"]?.objectValue?.count ?? -1)")
+            names += try #require(page["targets"]?.objectValue).keys.sorted { Int($0.dropFirst())! < Int($1.dropFirst())! }
+            after = page["next"]?.stringValue
+            pages += 1
+        } while after != nil && pages < 1000
+        #expect(pages == 157 && names == (0..<2_500).map { "t\($0)" }, "\(pages) pages")
         #expect(error(#"{"id":3,"method":"runtime.state","params":{"limit":1001}}"#)?["code"] == "request.limit")
         #expect(error(#"{"id":4,"method":"runtime.state","params":{"after":"nobody"}}"#)?["code"] == "request.invalid")
     }

@@ -77,6 +77,10 @@ extension Engine {
     /// Properties after which a `runtime.state` page ends (with the whole target that reached it): each
     /// is a few µs of the engine thread, and a page of 122,000 held it 0.4 s.
     package static let maximumStatePageProperties = 1024
+    /// Engine time after which a `runtime.state` page ends (with the target it was writing): a page of
+    /// 1,000 targets took ~5 ms of the engine thread on an Intel Xeon, and pages asked back to back by one
+    /// uid held the frame clock up to 26 ms (BENCHMARKS.md, `state`). A client follows `next` as ever.
+    package static let defaultStatePageNanos: UInt64 = 1_000_000
     /// Properties one target may have (a thing on screen has a handful): 122,000 `Set`s of distinct
     /// properties on one target made each `runtime.state` of it 0.4 s, and each claim of a property a
     /// look at all of them. A plan for one more is refused (`request.limit`); a plugin's own write of one
@@ -106,7 +110,13 @@ extension Engine {
             }
         }
         var targets: [String: JSONValue] = [:]
-        for target in page {
+        let (sum, overflow) = WorkClock.now().addingReportingOverflow(statePageNanos)
+        let deadline = overflow ? UInt64.max : sum
+        for (index, target) in zip(page.indices, page) {
+            if index > page.startIndex, (index - page.startIndex) & 15 == 0, WorkClock.now() >= deadline {
+                page = page[..<index]
+                break
+            }
             let targetName = target.name
             let performers = target.performers.values.sorted { $0.id < $1.id }.map { performer -> JSONValue in
                 ["id": .number(Double(performer.id)), "planType": .string(performer.planType),

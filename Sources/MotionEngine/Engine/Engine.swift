@@ -134,9 +134,11 @@ package final class Engine {
 
     // MARK: Queries
 
-    /// True while some continuous performer holds a token and needs ticks.
     /// What a uid's composites may spend starting their next steps in one drain (`drainCompositeEnds`).
     var compositeNanosPerUID = Engine.defaultCompositeNanosPerUID
+    /// Engine time after which a `runtime.state` page ends (`state(ofRuntime:)`).
+    var statePageNanos = Engine.defaultStatePageNanos
+    /// True while some continuous performer holds a token and needs ticks.
     package var isAnimating: Bool { advancingCount > 0 || (!slowedRuntimes.isEmpty && hasOwnPacedMotion) }
     package var hasPendingFrame: Bool { !store.dirty.isEmpty }
     package var runtimeNames: [String] { runtimes.keys.sorted() }
