@@ -99,6 +99,34 @@ extension ThemeTests {
         #expect(state("z").value == 1, "the ended plan is not started again")
     }
 
+    /// A Group's loop whose curve changed is bridged in it; a second retune (the Group's spring, and the
+    /// loop's duration doubled) while the bridge runs carries the loop on too, without a jump: the rest of
+    /// it takes twice the time it had left.
+    @Test func aGroupsBridgedLoopIsCarriedOnByTheNextRetune() throws {
+        let group: JSONValue = ["type": "Group", "plans": [Self.loop,
+            ["type": "Spring", "property": "y", "from": [0], "to": [100], "spring": "@spatial.slow"]]]
+        #expect(call("plan.add", ["target": "card", "plan": group])["performer"] != nil)
+        tickMilliseconds(250)
+        #expect(setTheme { $0["timings"]?["standard"] = "ease-out" } == ["timings.standard"])
+        tickMilliseconds(10)
+        let before = cardState()
+        #expect(setTheme {
+            $0["timings"]?["standard"] = "ease-out"
+            $0["springs"]?["spatial.slow"] = ["dampingRatio": 1, "stiffness": 2000]
+            $0["durations"]?["medium2"] = 0.6
+        } == ["durations.medium2", "springs.spatial.slow"])
+        #expect(abs(cardState().value - before.value) < 1e-9, "no jump: \(before) → \(cardState())")
+        context.tick(dt: 1e-5)
+        #expect(abs(cardState().velocity - before.velocity) < 0.01 * abs(before.velocity), "a bridge again: \(before) → \(cardState())")
+        // The loop (1.8 s in all) had 1.54 s left: now 3.08 s; the stiff spring has long come to rest by then.
+        var time = 0.26 + 1e-5
+        while abs(cardState().velocity) > 0 || abs(cardState().value) > 1e-9, time < 5 {
+            context.tick(dt: 1.0 / 1000)
+            time += 1.0 / 1000
+        }
+        #expect(abs(time - (0.26 + 2 * 1.54)) < 0.0025, "the loop ended after \(time) s")
+    }
+
     /// A client's plan on the property afterwards takes it: the composite is not retuned any more.
     @Test func aCompositeTakenOverIsNotRetuned() throws {
         _ = call("plan.add", ["target": "card", "plan": Self.twoSteps])

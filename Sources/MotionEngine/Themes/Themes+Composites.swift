@@ -79,7 +79,9 @@ extension Themes {
                 }
                 let leaf = CompositionState.Leaf(runtime: composite.runtime, target: composite.target,
                                                  property: olds[index]["property"]?.stringValue ?? "")
-                return composition.waits[leaf]?.composite == id
+                // Its own leaf, or a loop an earlier retune bridged (a `Sequence` in its place).
+                guard let waiting = composition.waits[leaf]?.composite else { return false }
+                return waiting == id || composite.childIDs[index] == waiting
             }
         }
         var plans: [JSONValue] = [], writtenSteps: [JSONValue] = [], resolvedSteps: [JSONValue] = []

@@ -114,17 +114,21 @@ extension Themes {
                 updated.resolved = plan
                 continuing = carried
             }
-            tuned[key] = updated
+            // A composite's entry changes once the composite carrying it on runs (`compositeRestarted`).
+            if entry.composite == nil { tuned[key] = updated }
             let (runtime, target, name, generation, composite) = (entry.runtime, entry.target, entry.name, entry.generation, entry.composite)
             let what = entry.resolved["property"]?.stringValue.map { "\(target).\($0)" } ?? "\(target)'s composite"
-            let quotas = context.quotas(of: runtime)
+            let quotas = context.quotas(of: runtime), carried = updated
             let add: (EngineContext) throws(EngineError) -> JSONValue = { context throws(EngineError) in
                 // A plan added or removed meanwhile (a client's change ahead of it in the journal) wins.
                 guard context.themes.tuned[key]?.generation == generation, composite.map(context.engine.isRunningComposite) ?? true else {
                     throw EngineError(.invalidPlan, "a theme's retune of \(what) was superseded")
                 }
                 try context.engine.addPlan(continuing, to: target, in: runtime, named: name, quotas: quotas)
-                if composite != nil { context.themes.compositeRestarted(key) }
+                if composite != nil {
+                    context.themes.tuned[key] = carried
+                    context.themes.compositeRestarted(key)
+                }
                 return .null
             }
             if context.journal.isJournaled(runtime) {
