@@ -51,7 +51,7 @@ extension ThemeTests {
         #expect(abs(cardState().value - before.value) < 1e-9, "no jump: \(before) → \(cardState())")
         context.tick(dt: 1e-5)
         #expect(abs(cardState().velocity - before.velocity) < 0.01 * abs(before.velocity), "\(before) → \(cardState())")
-        // 0.5 s left; 0.1 s later, 0.4 s (two thirds of the way, in all): at 0.15 s, a third of that.
+        // 0.5 s left; 0.1 s later, 0.4 s (a third of the way done, in all): at 0.15 s, two thirds of that.
         tickMilliseconds(100)
         let again = cardState()
         #expect(setMedium2(0.15) == ["durations.medium2"])
@@ -97,6 +97,8 @@ extension ThemeTests {
         }
         #expect(abs(time - 0.4) < 0.0015, "y over its share of 0.6 s: \(time) s")
         #expect(state("z").value == 1, "the ended plan is not started again")
+        let carried = context.themes.tuned.values.first { $0.composite != nil }?.resolved["plans"]?.arrayValue
+        #expect(carried?.compactMap { $0["property"]?.stringValue } == ["x", "y"], "the ended plan is left out: \(String(describing: carried))")
     }
 
     /// A Group's loop whose curve changed is bridged in it; a second retune (the Group's spring, and the

@@ -80,6 +80,40 @@ extension ThemeTests {
         #expect(abs(cardState().value) < 1e-9, "\(cardState())")
     }
 
+    /// A named loop cannot be a `Sequence`: a new curve moves it in phase (the named plan replaced, not
+    /// refused), and a later retune still carries it on.
+    @Test func aNamedLoopMovesToItsNewCurveInPhase() throws {
+        #expect(call("plan.add", ["target": "card", "name": "pulse", "plan": Self.loop])["performer"] != nil)
+        for _ in 0..<30 { context.tick(dt: 1.0 / 120) }
+        #expect(setTheme { $0["timings"]?["standard"] = "ease-out" } == ["timings.standard"])
+        var newLoop = Self.loop
+        newLoop["timing"] = "ease-out"
+        newLoop["duration"] = 0.3
+        let expected = sample(newLoop, 0.25)["value"]?.arrayValue?.first?.doubleValue ?? .nan
+        #expect(abs(cardState().value - expected) < 1e-6, "in phase on the new curve: \(cardState().value) vs \(expected)")
+        #expect(!output.lines.contains { $0["kind"] == "animation.ended" && $0["reason"] == "interrupted" && $0["planType"] == "Sequence" })
+        #expect(setTheme {
+            $0["timings"]?["standard"] = "ease-out"
+            $0["durations"]?["medium2"] = 0.6
+        } == ["durations.medium2"])
+        let took = runToRest()
+        #expect(abs(took - 2 * (1.8 - 0.25)) < 0.0015, "ended after \(took) s")
+    }
+
+    /// A staggered loop is remembered with its own target's delay: a new duration alone carries it on in
+    /// phase (half the speed at once), not bridged as if its shape had changed.
+    @Test func aStaggeredLoopsNewDurationIsCarriedOnInPhase() throws {
+        let add = call("plan.add", ["targets": ["a", "b", "c"], "stagger": 0.05, "plan": Self.loop])
+        #expect(add["performers"]?.arrayValue?.count == 3, "\(add)")
+        for _ in 0..<30 { context.tick(dt: 1.0 / 120) }
+        func velocity() -> Double { context.engine.velocity(of: "x", target: "b", runtime: "0/default")?[0] ?? .nan }
+        let before = velocity()
+        #expect(abs(before) > 1)
+        #expect(setMedium2(0.6) == ["durations.medium2"])
+        context.tick(dt: 1e-5)
+        #expect(abs(velocity() - before / 2) < 0.01 * abs(before), "half the speed: \(before) → \(velocity())")
+    }
+
     /// Repeating keyframes (there and back along a path) are bridged along the path they are on.
     @Test(arguments: [20, 50]) func repeatingKeyframesTakeANewCurveWithoutAJump(ticks: Int) throws {
         let plan: JSONValue = ["type": "Keyframes", "property": "x", "values": [[0], [100], [40]], "timing": "@standard",

@@ -54,7 +54,9 @@ extension Engine {
 
     /// The last composite a plan started, and whether a composite still runs (`Themes+Composites`).
     var lastCompositeID: UInt64 { composition.lastComposite }
-    func isRunningComposite(_ id: UInt64) -> Bool { composition.composites[id] != nil }
+    /// (One of whose plans was interrupted, by a client's plan on its property, is not: it is no longer
+    /// the composite's to carry on.)
+    func isRunningComposite(_ id: UInt64) -> Bool { composition.composites[id].map { !$0.interrupted } ?? false }
 
     /// Ends that waited for this frame (their uid's budget was spent) are `dt` later.
     func ageCarriedEnds(by dt: Double) {

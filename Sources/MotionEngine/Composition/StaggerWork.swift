@@ -42,7 +42,10 @@ final class StaggerWork: SlicedWork {
                 let performer = try context.engine.addPlan(plans[index], to: targets[index], in: runtime, quotas: quotas,
                                                            checked: checked[index])
                 performers.append(.number(Double(performer)))
-                context.themes.planAdded(original: original, resolved: plans[index], used: used, runtime: runtime,
+                // As written, with its own target's delay: a retune compares it with the copy as resolved.
+                var written = original
+                if plans[index]["delay"] != original["delay"] { written["delay"] = plans[index]["delay"] }
+                context.themes.planAdded(original: written, resolved: plans[index], used: used, runtime: runtime,
                                          target: targets[index], name: nil, uid: uid)
                 applied.value = index + 1
             } catch {

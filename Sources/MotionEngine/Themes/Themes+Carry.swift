@@ -24,9 +24,10 @@ extension Themes {
     static func repeats(_ plan: JSONValue) -> Bool { plan["repeat"] != nil || plan["autoreverse"] != nil }
 
     /// The running plan `old` (as resolved before), at `progress`, carried on as `plan` (as resolved now);
-    /// nil when a loop's cycles are over.
+    /// nil when a loop's cycles are over. A loop is bridged only if it `canBridge` (a named plan cannot
+    /// be a `Sequence`: it moves to its new curve in phase).
     func carriedOn(_ progress: inout Progress, from old: JSONValue, to plan: JSONValue, retune: PlanVocabulary.Retune,
-                   value: [Double], velocity: [Double], clock: Double) -> JSONValue? {
+                   value: [Double], velocity: [Double], clock: Double, canBridge: Bool) -> JSONValue? {
         switch retune {
         case .fromCurrentState:
             let elapsed = max(0, clock - progress.startClock)
@@ -49,7 +50,7 @@ extension Themes {
             // A new curve or end (or a bridge still under way): bridged to the end of the way it is on.
             progress.bridgeUntil = nil
             let isPath = if case .path = retune { true } else { false }
-            if let phase, (before.bridgeUntil ?? -.infinity) > clock || Self.withoutDuration(plan) != Self.withoutDuration(old),
+            if canBridge, let phase, (before.bridgeUntil ?? -.infinity) > clock || Self.shape(of: plan) != Self.shape(of: old),
                let bridged = loopBridge(plan, phase, start: progress.start, path: isPath, value: value, velocity: velocity) {
                 progress.bridgeUntil = clock + (1 - phase.wayDone) * phase.duration
                 return bridged

@@ -15,19 +15,23 @@ extension Themes {
                         _ uid: UInt32) {
         let id = engine.lastCompositeID
         guard engine.isRunningComposite(id), let scope = engine.runtimes[runtime] else { return }
-        if (tunedPerUID[uid] ?? 0) >= Self.maximumTunedPerUID {
-            // Composites of the uid that have ended since are forgotten first.
-            for (key, entry) in tuned where entry.uid == uid {
-                if let composite = entry.composite, !engine.isRunningComposite(composite) { forget(key) }
-            }
-            guard (tunedPerUID[uid] ?? 0) < Self.maximumTunedPerUID else { return }
-        }
+        guard hasRoom(for: uid) else { return }
         tunedGeneration += 1
         tuned[Self.compositeKey(runtime, target, id)] = Tuned(
             runtime: runtime, target: target, name: name, uid: uid, scope: ObjectIdentifier(scope), original: original,
             resolved: resolved, generation: tunedGeneration, progress: Progress(startClock: engine.clock(ofRuntime: runtime) ?? 0),
             composite: id)
         tunedPerUID[uid, default: 0] += 1
+    }
+
+    /// Whether `uid` may have one more plan remembered; at the limit, its composites that have ended
+    /// since are forgotten first (a composite's end is not announced to the themes: found when looked for).
+    func hasRoom(for uid: UInt32) -> Bool {
+        guard (tunedPerUID[uid] ?? 0) >= Self.maximumTunedPerUID else { return true }
+        for (key, entry) in tuned where entry.uid == uid {
+            if let composite = entry.composite, !engine.isRunningComposite(composite) { forget(key) }
+        }
+        return (tunedPerUID[uid] ?? 0) < Self.maximumTunedPerUID
     }
 
     /// The composite a retune added in place of the one under `key`: remembered under it.
@@ -104,9 +108,9 @@ extension Themes {
             else { return nil }
             var step = entry.children[from + [index]] ?? Progress(startClock: composite.stepStartedAt)
             // A loop without `from` began where its property was when the step started: not known here.
-            if retune != .fromCurrentState, Self.repeats(news[index]), news[index]["from"] == nil, step.start == nil { return nil }
+            if case .timed = retune, Self.repeats(news[index]), news[index]["from"] == nil, step.start == nil { return nil }
             guard let carried = carriedOn(&step, from: olds[index], to: news[index], retune: retune, value: value,
-                                          velocity: velocity, clock: clock) else { return nil }
+                                          velocity: velocity, clock: clock, canBridge: true) else { return nil }
             progress[place] = step
             plans.append(carried)
             writtenSteps.append(writtens[index])

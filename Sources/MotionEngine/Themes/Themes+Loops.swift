@@ -19,11 +19,10 @@ extension Themes {
         var duration: Double
     }
 
-    /// A plan as it is but for its duration (a loop whose duration alone changed is carried on in phase).
-    static func withoutDuration(_ plan: JSONValue) -> JSONValue {
-        var plan = plan
-        plan["duration"] = nil
-        return plan
+    /// A loop's curve and ends: when they change it is bridged (a change of its duration, delay or count
+    /// alone is carried on in phase).
+    static func shape(of plan: JSONValue) -> [JSONValue?] {
+        ["type", "timing", "from", "to", "values", "keyTimes", "autoreverse"].map { plan[$0] }
     }
 
     /// The loop `plan` (as now resolved) bridged at `phase` from `value` and `velocity`; nil when it

@@ -41,7 +41,7 @@ extension Themes {
         let key = Self.key(runtime, target, property)
         forget(key)
         guard !used.isEmpty, let type = resolved["type"]?.stringValue, let retune = engine.vocabulary.retunable[type],
-              let scope = engine.runtimes[runtime], (tunedPerUID[uid] ?? 0) < Self.maximumTunedPerUID
+              let scope = engine.runtimes[runtime], hasRoom(for: uid)
         else { return }
         // A timed loop carries on in phase (`carriedOnInPhase`) from where its cycles began: a `Tween` without
         // `from` began at the property's value now, unless it waits for a delay (then it is not retuned).
@@ -107,7 +107,7 @@ extension Themes {
                       let type = plan["type"]?.stringValue, let retune = engine.vocabulary.retunable[type] else { continue }
                 let clock = engine.clock(ofRuntime: entry.runtime) ?? entry.progress.startClock
                 guard let carried = carriedOn(&updated.progress, from: entry.resolved, to: plan, retune: retune, value: value,
-                                              velocity: velocity, clock: clock) else {
+                                              velocity: velocity, clock: clock, canBridge: entry.name == nil) else {
                     forget(key)
                     continue
                 }
