@@ -230,6 +230,8 @@ struct KeptWritesTests {
     /// engine has them.
     @Test func runtimeStateAfterTicksWithNoSubscriber() throws {
         let eager = try Self.engine(), lazy = try Self.engine()
+        // One page of all 20 targets, however slow the machine (a page may end on the engine's time).
+        lazy.statePageNanos = .max
         let (context, output) = Self.daemon(lazy)
         for index in 0..<20 {
             let spring = #"{"type":"Spring","property":"x","from":[0],"to":[\#(10 * index)],"tension":120,"damping":3}"#

@@ -37,11 +37,13 @@ struct FramePacingTests {
             try await Task.sleep(for: .milliseconds(30))
         }
         #expect(repeats.isEmpty, "\(repeats)")
-        // 120 Hz: 8.3 ms apart. Before, every start sent its first values twice, microseconds apart; a
-        // late tick on a loaded machine may still come close to its successor now and then.
-        let close = intervals.filter { $0 < 0.001 }
+        // 120 Hz: 8.3 ms apart. Before, every start sent its first values twice, microseconds apart (one
+        // such pair a round, 12 in all); a late tick on a loaded machine may still come within a
+        // millisecond of its successor now and then (3 such in 144 intervals beside a CPU-bound process).
+        let doubled = intervals.filter { $0 < 0.0002 }, close = intervals.filter { $0 < 0.001 }
         let median = intervals.sorted()[intervals.count / 2]
-        #expect(close.count <= 2 && abs(median - 1.0 / 120) < 0.001, "median \(median) s, close: \(close)")
+        #expect(doubled.count <= 2 && close.count <= intervals.count / 10 && abs(median - 1.0 / 120) < 0.001,
+                "median \(median) s, close: \(close)")
         await client.close()
         _ = await daemon.stop()
     }
