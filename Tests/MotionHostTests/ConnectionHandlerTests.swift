@@ -41,7 +41,9 @@ struct ConnectionHandlerTests {
     }
 
     /// The lines written to the client so far, waiting up to `timeout` for at least `count` of them.
-    static func lines(_ channel: NIOAsyncTestingChannel, atLeast count: Int, timeout: Duration = .seconds(5)) async throws -> [JSONValue] {
+    /// Waits for `count` lines at most `timeout`: long by default (a failure's bound, not a speed: the in-process
+    /// suite beside a CPU-bound process once kept a hello's reply past 5 s).
+    static func lines(_ channel: NIOAsyncTestingChannel, atLeast count: Int, timeout: Duration = .seconds(30)) async throws -> [JSONValue] {
         var lines: [JSONValue] = []
         let deadline = ContinuousClock.now + timeout
         while lines.count < count, ContinuousClock.now < deadline {
@@ -54,7 +56,7 @@ struct ConnectionHandlerTests {
         return lines
     }
 
-    static func waitUntilClosed(_ channel: NIOAsyncTestingChannel, timeout: Duration = .seconds(5)) async throws -> Bool {
+    static func waitUntilClosed(_ channel: NIOAsyncTestingChannel, timeout: Duration = .seconds(30)) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while channel.isActive, ContinuousClock.now < deadline {
             await channel.testingEventLoop.run()
