@@ -142,13 +142,17 @@ extension Themes {
         return (continuing, done)
     }
 
+    /// A path's `keyTimes`, or its `count` values spread evenly.
+    static func keyTimes(of plan: JSONValue, count: Int) -> [Double] {
+        plan["keyTimes"]?.arrayValue?.compactMap(\.doubleValue) ?? (0..<count).map { Double($0) / Double(count - 1) }
+    }
+
     /// `into` going from `value` through the values of `plan`'s path still ahead at `done` (0–1), their
     /// `keyTimes` (and the timing of the segment under way and those after) over what is left; nil if the
     /// path is not one.
     static func pathAhead(of plan: JSONValue, from value: [Double], done: Double, into: JSONValue) -> JSONValue? {
         guard let values = plan["values"]?.arrayValue, values.count >= 2 else { return nil }
-        let keyTimes = plan["keyTimes"]?.arrayValue?.compactMap(\.doubleValue)
-            ?? values.indices.map { Double($0) / Double(values.count - 1) }
+        let keyTimes = keyTimes(of: plan, count: values.count)
         guard keyTimes.count == values.count else { return nil }
         // The segment under way: the last that began at or before `done`.
         let segment = max(0, min(values.count - 2, (keyTimes.lastIndex { $0 <= done }) ?? 0))

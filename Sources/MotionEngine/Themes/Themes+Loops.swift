@@ -46,8 +46,7 @@ extension Themes {
             var way = plan
             if !forward {
                 // The way back: the path reversed (a segment's timing stays its own).
-                let keyTimes = plan["keyTimes"]?.arrayValue?.compactMap(\.doubleValue)
-                    ?? values.indices.map { Double($0) / Double(values.count - 1) }
+                let keyTimes = Self.keyTimes(of: plan, count: values.count)
                 values.reverse()
                 way["values"] = .array(values)
                 way["keyTimes"] = .array(keyTimes.reversed().map { .number(1 - $0) })
