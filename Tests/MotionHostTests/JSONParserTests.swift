@@ -75,5 +75,25 @@ struct JSONParserTests {
         } catch {
             #expect(error.offset == 10 && error.description == "expected ',' or ']' at byte 10")
         }
+        do {
+            _ = try JSONValue.parse(#"{"k":1,"a":{"b":2},"k":3}"#)
+            Issue.record("parsed")
+        } catch {
+            #expect(error.description == #"duplicate key "k" at byte 23"#, "where the repeated key's value starts")
+        }
+    }
+
+    /// An object's members wait on one stack while inner objects are read: each object gets its own.
+    @Test func nestedObjectsKeepTheirOwnMembers() throws {
+        let keys = (0..<100).map { "k\($0)" }
+        let wide = "{" + keys.map { #""\#($0)":{"in":[{"\#($0)":1},{}]}"# }.joined(separator: ",") + "}"
+        guard case .object(let members) = try JSONValue.parse(wide) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.count == 100)
+        for key in keys { #expect(members[key] == ["in": [[key: 1], .object([:])]]) }
+        #expect(try JSONValue.parse(#"[{"a":1},{"a":2,"b":{"c":[{"d":1}],"e":null}},{}]"#)
+            == [["a": 1], ["a": 2, "b": ["c": [["d": 1]], "e": nil]], .object([:])])
     }
 }

@@ -27,6 +27,9 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 struct JSONParser {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
+    /// The members of the objects open at `position`, outermost first (`object`), each with the offset
+    /// of its value (where a repeated key is reported).
+    private var pending: [(key: String, value: JSONValue, offset: Int)] = []
 
     static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
@@ -82,12 +85,15 @@ struct JSONParser {
     private mutating func object(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth <= JSONValue.maximumDepth else { throw error("nesting deeper than \(JSONValue.maximumDepth)", .depth) }
         position += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
-            return .object(members)
+            return .object([:])
         }
+        // Members wait on the parser's stack and go into a dictionary made at its final size: inserted
+        // one by one, a member was hashed twice (the repeat check, the insert) and again at each of the
+        // table's growths (half a journal record's parse was hashing, BENCHMARKS.md).
+        let first = pending.count
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a key") }
@@ -96,13 +102,21 @@ struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             position += 1
             skipWhitespace()
-            guard members[key] == nil else { throw error("duplicate key \"\(key.prefix(64))\"") }
-            members[key] = try value(depth: depth)
+            let offset = position
+            pending.append((key, try value(depth: depth), offset))
             skipWhitespace()
             switch current {
             case UInt8(ascii: ",")?: position += 1
             case UInt8(ascii: "}")?:
                 position += 1
+                var members = [String: JSONValue](minimumCapacity: pending.count - first)
+                for index in first..<pending.count {
+                    let (key, value, offset) = pending[index]
+                    guard members.updateValue(value, forKey: key) == nil else {
+                        throw JSONParseError(offset: offset, reason: "duplicate key \"\(key.prefix(64))\"")
+                    }
+                }
+                pending.removeSubrange(first...)
                 return .object(members)
             default: throw error("expected ',' or '}'")
             }

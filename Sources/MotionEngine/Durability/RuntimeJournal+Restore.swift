@@ -154,15 +154,14 @@ extension RuntimeJournal {
             try? engine.createRuntime(record.runtime)
         }
         let line = replay.lines?[index] ?? record.line
+        // A record with a key gets back what its request was answered with (docs/protocol.md#idempotency-keys).
+        let key = replay.keyed[index].flatMap { replay.now - record.time <= IdempotencyKeys.lifetime ? $0 : nil }
         do throws(EngineError) {
-            // What the request was answered with, rebuilt for its key (docs/protocol.md#idempotency-keys).
-            var result: JSONValue = ["runtime": .string(String(OwnedName.split(record.runtime).name)), "replayed": true]
+            var answer: (performer: UInt64?, removed: Bool?) = (nil, nil)
             switch record {
             case .create(let runtime, let shared, _):
                 try engine.createRuntime(runtime, shared: shared)
                 if shared { hub.sharedRuntimes.insert(runtime) }
-                result["ephemeral"] = false
-                result["shared"] = .bool(shared)
             case .add(let runtime, let target, let plan, let name, _, let instant):
                 // Within its uid's quotas, as when it was asked: changes written but never applied (a
                 // stop or a crash between the write and the apply) do not take a uid past them. Under
@@ -175,11 +174,9 @@ extension RuntimeJournal {
                 var quotas = context.quotas(of: runtime)
                 quotas?.animations = .max
                 quotas?.planBytes = .max
-                let performer = try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: quotas)
-                result["target"] = .string(target)
-                result["performer"] = .number(Double(performer))
+                answer.performer = try engine.addPlan(plan, to: target, in: runtime, named: name, quotas: quotas)
             case .remove(let runtime, let target, let name, _):
-                result = ["removed": .bool(try engine.removePlan(named: name, from: target, in: runtime)), "replayed": true]
+                answer.removed = try engine.removePlan(named: name, from: target, in: runtime)
             case .destroy(let runtime, _):
                 try context.destroyRuntime(runtime)
                 // Freed at once: what it held counts against its uid's quotas until it is.
@@ -192,8 +189,9 @@ extension RuntimeJournal {
             }
             // Kept with its line (and its key, if any, so that a compaction keeps it too).
             remember(record, line: line)
-            if let key = replay.keyed[index], replay.now - record.time <= IdempotencyKeys.lifetime {
-                context.keys.remember(uid: key.uid, key: key.key, result: result, time: record.time)
+            if let key {
+                context.keys.remember(uid: key.uid, key: key.key, result: Self.answer(to: record, performer: answer.performer, removed: answer.removed),
+                                      time: record.time)
             }
         } catch {
             replay.problems.append("journal: \(record.runtime): \(error.message)")
@@ -206,6 +204,23 @@ extension RuntimeJournal {
                 replay.dropped += 1
             }
         }
+    }
+
+    /// What the request of `record` was answered with, rebuilt for its idempotency key (built only for a
+    /// record that has one: a replay of 150,000 records built each one's, BENCHMARKS.md).
+    private static func answer(to record: JournalRecord, performer: UInt64?, removed: Bool?) -> JSONValue {
+        if let removed { return ["removed": .bool(removed), "replayed": true] }
+        var result: JSONValue = ["runtime": .string(String(OwnedName.split(record.runtime).name)), "replayed": true]
+        switch record {
+        case .create(_, let shared, _):
+            result["ephemeral"] = false
+            result["shared"] = .bool(shared)
+        case .add(_, let target, _, _, _, _):
+            result["target"] = .string(target)
+            if let performer { result["performer"] = .number(Double(performer)) }
+        default: break
+        }
+        return result
     }
 
     /// The records a later `refused` record writes off: for each, the newest earlier record written as
