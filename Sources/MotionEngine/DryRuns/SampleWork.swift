@@ -32,6 +32,9 @@ final class SampleWork: SlicedWork {
     /// (`"applySettings": true`, docs/vocabulary.md#speed-and-reduce-motion): which plans complete at once, and animation seconds per second.
     private let instantMotion: InstantMotion
     private let speed: Double
+    /// `property` is not one the plan names: whether the plan's plugin animated it is seen once it has run
+    /// (a plugin may make its property at its first step).
+    private let checksAnimated: Bool
 
     /// `property` chooses which of a composite's properties is read (default: its first leaf's).
     init(plan: JSONValue, property: String? = nil, times: [Double], runtime: String, frame: Double,
@@ -39,12 +42,18 @@ final class SampleWork: SlicedWork {
         instantMotion = settings?.instantMotion ?? .off
         speed = settings?.tickScale ?? 1
         let driven = Composite.properties(of: plan)
+        // A leaf with no `property` key animates what its plugin chooses (docs/plugins.md's Wobble): which
+        // of them to read is asked for, and checked once the plan runs (`checkAnimated`).
+        let choosesItsOwn = driven.count < Composite.leafCount(of: plan)
         guard let property = property ?? driven.first else {
-            throw EngineError(.invalidRequest, "plan.property: expected a string (the property to sample)")
+            throw EngineError(.invalidRequest, choosesItsOwn
+                ? "property: expected a string (the plan names no property: its plugin chooses what it animates; say which to sample)"
+                : "plan.property: expected a string (the property to sample)")
         }
-        guard driven.contains(property) else {
+        guard driven.contains(property) || choosesItsOwn else {
             throw EngineError(.invalidRequest, "property: the plan does not animate \"\(property)\" (it animates \(driven.joined(separator: ", ")))")
         }
+        checksAnimated = !driven.contains(property)
         self.plan = plan
         self.property = property
         self.times = times
@@ -149,6 +158,7 @@ final class SampleWork: SlicedWork {
         }
         // The answer is assembled in slices too: 10,000 samples are about half a megabyte of text.
         if encoded.isEmpty {
+            if checksAnimated { try checkAnimated(in: engine) }
             encoded = Array(#"{"property":"#.utf8)
             JSONWriter.writeString(property, into: &encoded)
             encoded += #","settlingDuration":"#.utf8
@@ -167,6 +177,14 @@ final class SampleWork: SlicedWork {
             if written & 255 == 0, WorkClock.now() >= deadline { return false }
         }
         return true
+    }
+
+    /// A property the plan does not name must be one its plugin made for the target while it ran.
+    private func checkAnimated(in engine: Engine) throws(EngineError) {
+        let animated = engine.properties(ofRuntime: runtime).filter { $0.target == "sample" }.map(\.property).sorted()
+        guard animated.contains(property) else {
+            throw EngineError(.invalidRequest, "property: the plan does not animate \"\(property)\" (it animates \(animated.joined(separator: ", ")))")
+        }
     }
 
     func finish(in context: EngineContext) throws(EngineError) -> SlicedAnswer {
