@@ -216,6 +216,32 @@ struct ThemeTests {
         #expect(back["theme"] == "motiond" && call("theme.get", [:])["system"] == "motiond", "\(back)")
     }
 
+    /// A token no plan could use is refused when the theme is set, naming it, and nothing changes: its
+    /// plugin is asked, in a dry run no client sees.
+    @Test func tokensNoPlanCouldUseAreRefusedWhenTheThemeIsSet() {
+        _ = call("subscribe", ["streams": ["trace"]])
+        let before = output.lines.count
+        for (theme, named, says) in [
+            (["springs": ["spatial.fast": ["stiffness": -5, "dampingRatio": 1]]], "theme.springs.spatial.fast", "stiffness"),
+            (["springs": ["two": ["stiffness": 300, "damping": 20, "dampingRatio": 1]]], "theme.springs.two", "one spring form per plan"),
+            (["timings": ["enter": "bouncy"]], "theme.timings.enter", #"unknown timing function "bouncy""#),
+        ] as [(JSONValue, String, String)] {
+            var json = theme
+            json["name"] = "broken"
+            let refused = call("theme.set", ["scope": "user", "theme": json])
+            #expect(refused["code"] == "theme.invalid", "\(refused)")
+            let message = refused["message"]?.stringValue ?? ""
+            #expect(message.hasPrefix(named + ": ") && message.contains(says), "\(message)")
+        }
+        #expect(call("theme.get", [:])["user"] == nil, "no overlay was set")
+        #expect(output.lines.count == before + 4, "one answer each, no trace: \(output.lines.suffix(from: before))")
+        #expect(context.engine.runtimes.keys.allSatisfy { !$0.contains("theme-check") }, "the dry run is gone")
+        // Tokens a plan can use are kept, as before.
+        let good = call("theme.set", ["scope": "user", "theme": ["name": "good", "springs": ["spatial.fast": ["stiffness": 900, "dampingRatio": 0.9]],
+                                                                  "timings": ["enter": "cubic-bezier(0.2, 0, 0, 1)"]]])
+        #expect(good["changed"] == ["springs.spatial.fast", "timings.enter"], "\(good)")
+    }
+
     /// A retune carries a running spring on from its value and velocity (no jump) with the new token,
     /// at several phases of its motion; later plans use the new values; `theme.changed` names the token.
     @Test(arguments: [3, 12, 30]) func aRetuneCarriesARunningSpringOnWithoutAJump(ticks: Int) throws {

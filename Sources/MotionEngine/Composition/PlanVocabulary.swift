@@ -41,11 +41,16 @@ package struct PlanVocabulary: Sendable, Equatable {
 
     /// Plan types a theme's retune carries on, and how.
     package var retunable: [String: Retune]
+    /// By token kind (`springs`, `timings`): a plan that uses a token of that kind as `@token`. A theme
+    /// being set has each of its tokens of that kind performed in such a plan in a dry run, so a token
+    /// no plan could use is refused then, naming it (`Themes+Checks`), not at each plan that names it.
+    package var tokenUses: [String: JSONValue]
 
     package init(instant: [String: Instant] = [:], setType: String? = nil, appear: JSONValue? = nil, remove: JSONValue? = nil,
-                 retunable: [String: Retune] = [:]) {
+                 retunable: [String: Retune] = [:], tokenUses: [String: JSONValue] = [:]) {
         self.instant = instant
         self.retunable = retunable
+        self.tokenUses = tokenUses
         self.setType = setType
         self.appear = appear
         self.remove = remove

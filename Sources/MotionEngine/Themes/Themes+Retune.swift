@@ -135,7 +135,12 @@ extension Themes {
                 context.journal.applyJournaled([.add(runtime: runtime, target: target, plan: continuing, name: name,
                                                      t: clock.wallNow(), instant: engine.instantMotion)], apply: add)
             } else {
-                _ = try? add(context)
+                do throws(EngineError) { _ = try add(context) } catch {
+                    // Its plugin refused the new token's motion (a theme read from a file at start is not
+                    // tried as `theme.set` tries one): the plan goes on as it was.
+                    logger.warning("a theme's retune was refused; the plan goes on as it was",
+                                   metadata: ["runtime": "\(runtime)", "property": "\(what)", "error": "\(error.message)"])
+                }
             }
             retuned += 1
         }

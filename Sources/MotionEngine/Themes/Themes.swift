@@ -118,7 +118,10 @@ package final class Themes: ContextPart {
                 throw EngineError(.themeInvalid, "theme: \"\(name)\" is not a shipped theme\(hint) (shipped: \(ShippedThemes.all.keys.sorted().joined(separator: ", ")))")
             }
             next = shipped
-        case .object?: next = try Theme(json: params["theme"]!)
+        case .object?:
+            let theme = try Theme(json: params["theme"]!)
+            try checkUses(of: theme)
+            next = theme
         case .null?: next = scope == "user" ? nil : configured
         default: throw EngineError(.invalidRequest, "theme: expected a shipped theme's name, a theme object, or null (\(scope == "user" ? "to remove your overlay" : "back to the config's theme"))")
         }
