@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import MotionEngine
 @testable import MotionHost
 import MotionWire
@@ -240,6 +241,35 @@ struct ThemeTests {
         let good = call("theme.set", ["scope": "user", "theme": ["name": "good", "springs": ["spatial.fast": ["stiffness": 900, "dampingRatio": 0.9]],
                                                                   "timings": ["enter": "cubic-bezier(0.2, 0, 0, 1)"]]])
         #expect(good["changed"] == ["springs.spatial.fast", "timings.enter"], "\(good)")
+    }
+
+    /// A retune over many running plans is worked in slices between ticks, in the lane of the uid whose
+    /// change it is: one change cannot hold every uid's frames for the time all of them take.
+    @Test func aLargeRetuneIsWorkedInSlices() {
+        let pending = Mutex<[@Sendable (EngineContext) -> Void]>([])
+        context.hooks.onEngineThreadFor = { _, _, body in pending.withLock { $0.append(body) } }
+        let count = 600
+        // Slow enough that none comes to rest before its turn (one at rest is not carried on).
+        _ = call("theme.set", ["scope": "user", "theme": ["name": "slow", "springs": ["slow": ["dampingRatio": 1, "stiffness": 1]]]])
+        for index in 0..<count {
+            _ = call("plan.add", ["target": .string("t\(index)"), "plan": ["type": "Spring", "property": "x", "from": [0], "to": [100],
+                                                                          "spring": "@slow"]])
+        }
+        context.tick(dt: 1.0 / 120)
+        _ = call("subscribe", ["streams": ["trace"]])
+        func added() -> Int { output.lines.filter { $0["kind"] == "plan.added" }.count }
+        let set = call("theme.set", ["scope": "user", "theme": ["name": "stiffer", "springs": ["slow": ["dampingRatio": 1, "stiffness": 50]]]])
+        #expect(set["changed"] == ["springs.slow"], "\(set)")
+        #expect(added() < count, "not all at once: \(added())")
+        var slices = 1
+        while let body = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            context.tick(dt: 1.0 / 120)
+            body(context)
+            slices += 1
+        }
+        #expect(slices > 1 && added() == count, "\(slices) slices, \(added()) carried on")
+        // Every spring now moves with the new token (the same state as a spring added with it at once).
+        #expect(context.themes.tuned.values.allSatisfy { $0.resolved["stiffness"] == 50 })
     }
 
     /// A retune carries a running spring on from its value and velocity (no jump) with the new token,

@@ -72,78 +72,107 @@ extension Themes {
         runtime + "\u{0}" + target + "\u{0}" + property
     }
 
-    /// Carries on every remembered plan of `uid` (nil: every uid's) whose tokens now resolve otherwise.
-    /// Returns how many were added again.
-    @discardableResult
-    func retune(uid: UInt32?) -> Int {
-        var retuned = 0
-        for (key, entry) in tuned.sorted(by: { $0.key < $1.key }) where uid == nil || entry.uid == uid {
-            guard let scope = engine.runtimes[entry.runtime], ObjectIdentifier(scope) == entry.scope,
-                  engine.isActive(runtime: entry.runtime) else {
-                forget(key)  // gone, or at rest: nothing to carry on
-                continue
+    /// Carries on every remembered plan of `uid` (nil: every uid's) whose tokens now resolve otherwise, in
+    /// slices of `EngineContext.sliceNanos` between ticks, taking turns in `lane`'s line (the uid whose
+    /// change it is): a uid's overlay change over 1,024 composites of 51 steps took ~600 ms at once,
+    /// holding every uid's frames. Each plan is looked at when its turn comes (one a later plan replaced
+    /// meanwhile is not carried on); without an engine loop (tests, tools) it is done at once.
+    func retune(uid: UInt32?, lane: UInt32?) {
+        let keys = tuned.filter { uid == nil || $0.value.uid == uid }.map(\.key).sorted()
+        guard !keys.isEmpty else { return }
+        retuneID += 1
+        retunes[retuneID] = Retune(keys: keys, lane: lane)
+        continueRetune(retuneID)
+    }
+
+    /// A retune under way: the remembered plans it has still to look at.
+    struct Retune {
+        let keys: [String]
+        let lane: UInt32?
+        var next = 0
+    }
+
+    func continueRetune(_ id: UInt64) {
+        guard var work = retunes[id] else { return }
+        let deadline = WorkClock.now() + EngineContext.sliceNanos
+        while work.next < work.keys.count {
+            let key = work.keys[work.next]
+            work.next += 1
+            if let entry = tuned[key] { carryOn(key, entry) }
+            if work.next < work.keys.count, WorkClock.now() >= deadline, let later = hooks.onEngineThreadFor {
+                retunes[id] = work
+                later(work.lane, false) { $0.themes.continueRetune(id) }
+                return
             }
-            var updated = entry
-            let continuing: JSONValue
-            if let id = entry.composite {
-                guard engine.isRunningComposite(id) else {
-                    forget(key)
-                    continue
-                }
-                guard let (plan, _) = try? resolve(entry.original, for: entry.uid), plan != entry.resolved,
-                      let carried = carriedOnComposite(&updated, as: plan) else { continue }
-                continuing = carried
-            } else {
-                guard let property = entry.resolved["property"]?.stringValue,
-                      let velocity = engine.velocity(of: property, target: entry.target, runtime: entry.runtime),
-                      let value = engine.value(of: property, target: entry.target, runtime: entry.runtime),
-                      Self.repeats(entry.resolved) || velocity.contains(where: { $0 != 0 })
-                        || JSONValue(value) != (entry.resolved["to"] ?? entry.resolved["values"]?.arrayValue?.last)
-                else {
-                    forget(key)
-                    continue
-                }
-                guard let (plan, _) = try? resolve(entry.original, for: entry.uid), plan != entry.resolved,
-                      let type = plan["type"]?.stringValue, let retune = engine.vocabulary.retunable[type] else { continue }
-                let clock = engine.clock(ofRuntime: entry.runtime) ?? entry.progress.startClock
-                guard let carried = carriedOn(&updated.progress, from: entry.resolved, to: plan, retune: retune, value: value,
-                                              velocity: velocity, clock: clock, canBridge: entry.name == nil) else {
-                    forget(key)
-                    continue
-                }
-                updated.resolved = plan
-                continuing = carried
-            }
-            // A composite's entry changes once the composite carrying it on runs (`compositeRestarted`).
-            if entry.composite == nil { tuned[key] = updated }
-            let (runtime, target, name, generation, composite) = (entry.runtime, entry.target, entry.name, entry.generation, entry.composite)
-            let what = entry.resolved["property"]?.stringValue.map { "\(target).\($0)" } ?? "\(target)'s composite"
-            let quotas = context.quotas(of: runtime), carried = updated
-            let add: (EngineContext) throws(EngineError) -> JSONValue = { context throws(EngineError) in
-                // A plan added or removed meanwhile (a client's change ahead of it in the journal) wins.
-                guard context.themes.tuned[key]?.generation == generation, composite.map(context.engine.isRunningComposite) ?? true else {
-                    throw EngineError(.invalidPlan, "a theme's retune of \(what) was superseded")
-                }
-                try context.engine.addPlan(continuing, to: target, in: runtime, named: name, quotas: quotas)
-                if composite != nil {
-                    context.themes.tuned[key] = carried
-                    context.themes.compositeRestarted(key)
-                }
-                return .null
-            }
-            if context.journal.isJournaled(runtime) {
-                context.journal.applyJournaled([.add(runtime: runtime, target: target, plan: continuing, name: name,
-                                                     t: clock.wallNow(), instant: engine.instantMotion)], apply: add)
-            } else {
-                do throws(EngineError) { _ = try add(context) } catch {
-                    // Its plugin refused the new token's motion (a theme read from a file at start is not
-                    // tried as `theme.set` tries one): the plan goes on as it was.
-                    logger.warning("a theme's retune was refused; the plan goes on as it was",
-                                   metadata: ["runtime": "\(runtime)", "property": "\(what)", "error": "\(error.message)"])
-                }
-            }
-            retuned += 1
         }
-        return retuned
+        retunes[id] = nil
+    }
+
+    /// Carries one remembered plan on, if its tokens now resolve otherwise.
+    private func carryOn(_ key: String, _ entry: Tuned) {
+        guard let scope = engine.runtimes[entry.runtime], ObjectIdentifier(scope) == entry.scope,
+              engine.isActive(runtime: entry.runtime) else {
+            forget(key)  // gone, or at rest: nothing to carry on
+            return
+        }
+        var updated = entry
+        let continuing: JSONValue
+        if let id = entry.composite {
+            guard engine.isRunningComposite(id) else {
+                forget(key)
+                return
+            }
+            guard let (plan, _) = try? resolve(entry.original, for: entry.uid), plan != entry.resolved,
+                  let carried = carriedOnComposite(&updated, as: plan) else { return }
+            continuing = carried
+        } else {
+            guard let property = entry.resolved["property"]?.stringValue,
+                  let velocity = engine.velocity(of: property, target: entry.target, runtime: entry.runtime),
+                  let value = engine.value(of: property, target: entry.target, runtime: entry.runtime),
+                  Self.repeats(entry.resolved) || velocity.contains(where: { $0 != 0 })
+                    || JSONValue(value) != (entry.resolved["to"] ?? entry.resolved["values"]?.arrayValue?.last)
+            else {
+                forget(key)
+                return
+            }
+            guard let (plan, _) = try? resolve(entry.original, for: entry.uid), plan != entry.resolved,
+                  let type = plan["type"]?.stringValue, let retune = engine.vocabulary.retunable[type] else { return }
+            let clock = engine.clock(ofRuntime: entry.runtime) ?? entry.progress.startClock
+            guard let carried = carriedOn(&updated.progress, from: entry.resolved, to: plan, retune: retune, value: value,
+                                          velocity: velocity, clock: clock, canBridge: entry.name == nil) else {
+                forget(key)
+                return
+            }
+            updated.resolved = plan
+            continuing = carried
+        }
+        // A composite's entry changes once the composite carrying it on runs (`compositeRestarted`).
+        if entry.composite == nil { tuned[key] = updated }
+        let (runtime, target, name, generation, composite) = (entry.runtime, entry.target, entry.name, entry.generation, entry.composite)
+        let what = entry.resolved["property"]?.stringValue.map { "\(target).\($0)" } ?? "\(target)'s composite"
+        let quotas = context.quotas(of: runtime), carried = updated
+        let add: (EngineContext) throws(EngineError) -> JSONValue = { context throws(EngineError) in
+            // A plan added or removed meanwhile (a client's change ahead of it in the journal) wins.
+            guard context.themes.tuned[key]?.generation == generation, composite.map(context.engine.isRunningComposite) ?? true else {
+                throw EngineError(.invalidPlan, "a theme's retune of \(what) was superseded")
+            }
+            try context.engine.addPlan(continuing, to: target, in: runtime, named: name, quotas: quotas)
+            if composite != nil {
+                context.themes.tuned[key] = carried
+                context.themes.compositeRestarted(key)
+            }
+            return .null
+        }
+        if context.journal.isJournaled(runtime) {
+            context.journal.applyJournaled([.add(runtime: runtime, target: target, plan: continuing, name: name,
+                                                 t: clock.wallNow(), instant: engine.instantMotion)], apply: add)
+        } else {
+            do throws(EngineError) { _ = try add(context) } catch {
+                // Its plugin refused the new token's motion (a theme read from a file at start is not
+                // tried as `theme.set` tries one): the plan goes on as it was.
+                logger.warning("a theme's retune was refused; the plan goes on as it was",
+                               metadata: ["runtime": "\(runtime)", "property": "\(what)", "error": "\(error.message)"])
+            }
+        }
     }
 }

@@ -18,6 +18,9 @@ package final class Themes: ContextPart {
     var tuned: [String: Tuned] = [:]
     var tunedPerUID: [UInt32: Int] = [:]
     var tunedGeneration: UInt64 = 0
+    /// Retunes under way, worked in slices (`Themes+Retune`), and the last one's number.
+    var retunes: [UInt64: Retune] = [:]
+    var retuneID: UInt64 = 0
 
     init(context: EngineContext) {
         self.context = context
@@ -142,7 +145,7 @@ package final class Themes: ContextPart {
         if scope == "user" { fields["uid"] = .number(Double(uid)) }
         // An overlay's change is that uid's business (and its admins'): traced as its default runtime's.
         engine.trace(TraceEvent(kind: "theme.changed", runtime: scope == "user" ? OwnedName.key(uid, Engine.defaultRuntime) : nil, fields: fields))
-        if !changed.isEmpty { retune(uid: scope == "user" ? uid : nil) }
+        if !changed.isEmpty { retune(uid: scope == "user" ? uid : nil, lane: uid) }
         let result: JSONValue = ["scope": .string(scope), "theme": .string(after.name), "changed": .array(changed.map { .string($0) })]
         guard let keep = hooks.themeSet else { return result }
         let requestID = request.id, sessionID = session.id
