@@ -39,4 +39,25 @@ struct IdempotencyKeyTests {
         #expect(keys.count(of: 7) == IdempotencyKeys.maximumPerUID)
         #expect(keys.result(uid: 7, key: "k0", now: 5) == nil && keys.result(uid: 7, key: "k1", now: 5) == 1)
     }
+
+    /// A uid's results are bounded in bytes too (keyed `runtime.state` pages of ~200 KB each held 1.7 GB):
+    /// a result past the largest is not remembered, and the oldest go until the new one has room.
+    @Test func aUidsResultsAreBoundedInBytes() {
+        let keys = IdempotencyKeys()
+        let huge = JSONValue.string(String(repeating: "x", count: IdempotencyKeys.maximumResultBytes))
+        keys.remember(uid: 7, key: "huge", result: ["page": huge], time: 0)
+        #expect(keys.result(uid: 7, key: "huge", now: 0) == nil && keys.resultBytes(of: 7) == 0, "a read's large answer is read again")
+        let page = JSONValue.string(String(repeating: "p", count: 100_000))
+        let fit = IdempotencyKeys.maximumBytesPerUID / Timeline.size(of: ["page": page])
+        for index in 0..<(fit + 5) {
+            keys.remember(uid: 7, key: "k\(index)", result: ["page": page], time: Double(index))
+        }
+        #expect(keys.resultBytes(of: 7) <= IdempotencyKeys.maximumBytesPerUID)
+        #expect(keys.count(of: 7) == fit, "\(keys.count(of: 7)) of \(fit)")
+        #expect(keys.result(uid: 7, key: "k4", now: 100) == nil && keys.result(uid: 7, key: "k5", now: 100) != nil, "the oldest went first")
+        keys.remember(uid: 8, key: "small", result: ["ok": true], time: 0)
+        #expect(keys.result(uid: 8, key: "small", now: 0) == ["ok": true], "another uid's room is its own")
+        // Forgotten after their lifetime, their bytes with them.
+        #expect(keys.result(uid: 8, key: "small", now: IdempotencyKeys.lifetime + 1) == nil && keys.resultBytes(of: 8) == 0)
+    }
 }

@@ -2,7 +2,9 @@ import MotionWire
 
 /// Idempotency keys (docs/protocol.md#idempotency-keys): a request may carry `"key": "…"`; a retry with
 /// the same key from the same uid within `lifetime` is answered with the first result and not applied
-/// again. Per uid, at most `maximumPerUID` keys (the oldest forgotten first).
+/// again. Per uid, at most `maximumPerUID` keys and `maximumBytesPerUID` of results (the oldest forgotten
+/// first); a result past `maximumResultBytes` is not remembered (only a read answers that much, and a retry
+/// of a read reads again): 4,200 keyed pages of `runtime.state` held 1.7 GB of one uid for ten minutes.
 ///
 /// A journaled change carries its key in its first journal record, written with it, so a restart
 /// remembers it too (`RuntimeJournal+Restore`): answered then with the result rebuilt from the replay,
@@ -15,14 +17,21 @@ final class IdempotencyKeys {
         var result: JSONValue
         /// Wall-clock seconds when it was answered (or replayed).
         var time: Double
+        /// The result's size as JSON text (`Timeline.size`).
+        var bytes: Int
     }
 
     /// Seconds a key is remembered at least.
     static let lifetime = 600.0
     static let maximumPerUID = 4096
     static let maximumKeyLength = 128
+    /// The largest result remembered (a staggered `plan.add` of 256 targets with 256-byte names answers
+    /// ~70 KB), and all of one uid's results together, as JSON text.
+    static let maximumResultBytes = 128 << 10
+    static let maximumBytesPerUID = 2 << 20
 
     private var remembered: [UInt32: [String: Remembered]] = [:]
+    private var bytes: [UInt32: Int] = [:]
     /// Keys whose request is being applied (waiting for the journal): a retry meanwhile is refused.
     private var pending: Set<Pair> = []
     /// The key of the request being answered now: `orApply` writes it into the journal record.
@@ -37,10 +46,16 @@ final class IdempotencyKeys {
     func result(uid: UInt32, key: String, now: Double) -> JSONValue? {
         guard let entry = remembered[uid]?[key] else { return nil }
         guard now - entry.time <= Self.lifetime else {
-            remembered[uid]?[key] = nil
+            forget(uid: uid, key: key)
             return nil
         }
         return entry.result
+    }
+
+    private func forget(uid: UInt32, key: String) {
+        guard let entry = remembered[uid]?.removeValue(forKey: key) else { return }
+        bytes[uid, default: 0] -= entry.bytes
+        if remembered[uid]?.isEmpty == true { (remembered[uid], bytes[uid]) = (nil, nil) }
     }
 
     func isPending(uid: UInt32, key: String) -> Bool { pending.contains(Pair(uid: uid, key: key)) }
@@ -55,20 +70,29 @@ final class IdempotencyKeys {
     }
 
     func remember(uid: UInt32, key: String, result: JSONValue, time: Double) {
+        forget(uid: uid, key: key)
+        let size = Timeline.size(of: result)
+        guard size <= Self.maximumResultBytes else { return }
         var keys = remembered[uid] ?? [:]
-        if keys.count >= Self.maximumPerUID {
-            // The expired first; then, if none had, the oldest (a sort only when the cap is met).
+        var total = bytes[uid] ?? 0
+        if keys.count >= Self.maximumPerUID || total + size > Self.maximumBytesPerUID {
+            // The expired first; then the oldest until there is room (a sort only when a cap is met).
             keys = keys.filter { time - $0.value.time <= Self.lifetime }
-            if keys.count >= Self.maximumPerUID, let oldest = keys.min(by: { $0.value.time < $1.value.time }) {
+            total = keys.values.reduce(0) { $0 + $1.bytes }
+            var oldestFirst = keys.sorted { $0.value.time < $1.value.time }[...]
+            while keys.count >= Self.maximumPerUID || total + size > Self.maximumBytesPerUID, let oldest = oldestFirst.popFirst() {
                 keys[oldest.key] = nil
+                total -= oldest.value.bytes
             }
         }
-        keys[key] = Remembered(result: result, time: time)
+        keys[key] = Remembered(result: result, time: time, bytes: size)
         remembered[uid] = keys
+        bytes[uid] = total + size
     }
 
-    /// Keys remembered for `uid` (metrics, tests).
+    /// Keys remembered for `uid` (metrics, tests), and the size of their results.
     func count(of uid: UInt32) -> Int { remembered[uid]?.count ?? 0 }
+    func resultBytes(of uid: UInt32) -> Int { bytes[uid] ?? 0 }
 
     /// A key as a request may carry it: 1 to `maximumKeyLength` bytes of text.
     static func check(_ value: JSONValue?) -> Result<String?, RequestFailure> {
