@@ -30,8 +30,9 @@ static const char set_schema[] =
     "\"description\":\"Writes a value at once.\","
     "\"properties\":{"
     "\"property\":{\"type\":\"string\",\"description\":\"The property of the target it sets.\"},"
-    "\"value\":{\"type\":\"array\",\"items\":{\"type\":\"number\"},\"minItems\":1,\"maxItems\":4,"
-    "\"description\":\"The value, 1 to 4 numbers; velocity 0.\"}},"
+    "\"value\":{\"type\":\"array\",\"items\":{\"type\":\"number\",\"minimum\":-1e15,\"maximum\":1e15},"
+    "\"minItems\":1,\"maxItems\":4,"
+    "\"description\":\"The value, 1 to 4 numbers within ±1e15 (as every plan's values); velocity 0.\"}},"
     "\"required\":[\"property\",\"value\"]}";
 
 static void set_error(char *error, size_t capacity, const char *message) {

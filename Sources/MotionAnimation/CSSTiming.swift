@@ -18,8 +18,9 @@ package enum CSSTiming {
         case "cubic-bezier":
             let numbers = arguments.compactMap(Double.init)
             guard numbers.count == 4, arguments.count == 4, numbers.allSatisfy(\.isFinite),
-                  (0...1).contains(numbers[0]), (0...1).contains(numbers[2]) else {
-                return .failure(PlanError("timing: cubic-bezier(x1, y1, x2, y2) takes four numbers, x1 and x2 in [0, 1]: \"\(text)\""))
+                  (0...1).contains(numbers[0]), (0...1).contains(numbers[2]),
+                  UnitBezier.allowedY.contains(numbers[1]), UnitBezier.allowedY.contains(numbers[3]) else {
+                return .failure(PlanError("timing: cubic-bezier(x1, y1, x2, y2) takes four numbers, x1 and x2 in [0, 1], y1 and y2 within ±1000: \"\(text)\""))
             }
             return .success(.bezier(UnitBezier(numbers[0], numbers[1], numbers[2], numbers[3])))
         case "steps":

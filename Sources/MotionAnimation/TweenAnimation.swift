@@ -99,8 +99,9 @@ package enum TimingSpec: Codable, Sendable {
         case .preset(let name):
             return try CSSTiming.parse(name).get()
         case .bezier(let points):
-            guard points.count == 4, points.allSatisfy(\.isFinite), (0...1).contains(points[0]), (0...1).contains(points[2]) else {
-                throw PlanError("timing: expected [x1,y1,x2,y2] with x1 and x2 in [0, 1]")
+            guard points.count == 4, points.allSatisfy(\.isFinite), (0...1).contains(points[0]), (0...1).contains(points[2]),
+                  UnitBezier.allowedY.contains(points[1]), UnitBezier.allowedY.contains(points[3]) else {
+                throw PlanError("timing: expected [x1,y1,x2,y2] with x1 and x2 in [0, 1], y1 and y2 within ±1000")
             }
             return .bezier(UnitBezier(points[0], points[1], points[2], points[3]))
         case .function(let name, let arguments):

@@ -4,6 +4,9 @@
 package struct UnitBezier: Sendable, Equatable {
     private let ax, bx, cx, ay, by, cy: Double
     private let startGradient, endGradient: Double
+    /// What a control point's y may be: CSS allows any, but far past the ends it only overflows (a y of
+    /// 1e308 made every value NaN).
+    package static let allowedY = -1000.0...1000.0
 
     package init(_ p1x: Double, _ p1y: Double, _ p2x: Double, _ p2y: Double) {
         cx = 3 * p1x

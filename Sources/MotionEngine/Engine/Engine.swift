@@ -90,6 +90,8 @@ package final class Engine {
     var slowCalls = SlowCalls()
     /// Performers already reported for writing a value that is not finite (once each).
     var reportedNonFinite: Set<UInt64> = []
+    /// When the log last heard of a plugin's non-finite value, and how many it has not heard of since (`Engine+NonFinite`).
+    var nonFiniteLogged: [String: (at: UInt64, unsaid: Int)] = [:]
 
     package struct Usage: Equatable, Sendable {
         package var runtimes = 0

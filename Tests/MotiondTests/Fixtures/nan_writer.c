@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "motion_plugin.h"
+#include "motion/ext/claim.h"
 
 typedef struct writer {
     const motion_host *host;
@@ -33,6 +34,9 @@ static int32_t add_plan(void *instance, const char *json, size_t length, char *e
     (void)capacity;
     writer *performer = instance;
     performer->property = performer->host->intern_property(performer->host, performer->ref, "x");
+    /* Claimed, so that each performer's NaN is its own to report (`Engine+NonFinite`). */
+    const motion_claim *claim = performer->host->get_extension(performer->host, MOTION_CLAIM_EXTENSION);
+    if (claim != NULL) claim->claim_property(performer->host, performer->ref, performer->property);
     if (performer->token == 0) performer->token = performer->host->token_generate(performer->host, performer->ref);
     return MOTION_OK;
 }
