@@ -27,6 +27,12 @@ struct WireTests {
         invalidUTF8 += [0xFF, 0xFE]
         invalidUTF8 += Array(#""}"#.utf8)
         if case .failure(let error) = Request.parse(line: invalidUTF8) { #expect(error.code == .parse) } else { Issue.record("accepted invalid UTF-8") }
+        // A member a request does not have is named (a misspelt key would be ignored: its retry applied twice).
+        #expect(failure(#"{"id":2,"method":"plan.add","params":{},"Key":"once"}"#)
+            == RequestFailure(id: 2, code: .invalidRequest, message: "Key: not a member of a request (id, method, params, key); did you mean key?"))
+        // An id the answer could not echo exactly.
+        #expect(failure(#"{"id":9007199254740993,"method":"status"}"#)?.code == .invalidRequest)
+        #expect(failure(#"{"id":-9007199254740991,"method":"status"}"#) == nil, "±(2^53 − 1) is exact")
     }
 
     @Test func paramsNameTheOffendingField() throws {

@@ -1,3 +1,4 @@
+import MotionSchema
 import MotionWire
 
 /// One request line, parsed: `{"id": <scalar>, "method": "...", "params": {...}}`.
@@ -10,6 +11,9 @@ package struct Request: Sendable, Equatable {
     package var lineLength = Int.max
     /// Its idempotency key, if it carries one (docs/protocol.md#idempotency-keys).
     package var key: String? = nil
+
+    /// What a request line may hold.
+    static let members: Set<String> = ["id", "method", "params", "key"]
 
     /// Parses one line (without its newline). Failures carry the request id when it could be read, so
     /// the error reply still reaches the right caller.
@@ -27,6 +31,17 @@ package struct Request: Sendable, Equatable {
         let id = members["id"] ?? .null
         guard id.isScalar else {
             return .failure(RequestFailure(id: .null, code: .invalidRequest, message: "id: must be a string, number, boolean or null"))
+        }
+        // A number is read as a double: from 2^53 on, the id echoed may not be the one sent (JavaScript's safe integers).
+        if case .number(let number) = id, abs(number) >= 9_007_199_254_740_992 {
+            return .failure(RequestFailure(id: .null, code: .invalidRequest,
+                                           message: "id: a number beyond ±(2^53 − 1) may not be echoed exactly (a string can)"))
+        }
+        // A misspelt member (`"Key"`) would otherwise be ignored: a retry meant to be recognised applied twice.
+        if let unknown = members.keys.sorted().first(where: { !Self.members.contains($0) }) {
+            let hint = KeySuggestion.closest(to: unknown, in: Self.members).map { "; did you mean \($0)?" } ?? ""
+            return .failure(RequestFailure(id: id, code: .invalidRequest,
+                                           message: "\(unknown.prefix(64)): not a member of a request (id, method, params, key)\(hint)"))
         }
         let key: String?
         switch IdempotencyKeys.check(members["key"]) {
