@@ -12,6 +12,12 @@ public enum WireMessage {
         ["id": id, "error": ["code": .string(code), "message": .string(message)]]
     }
 
+    /// The last line a connection receives before the server closes it (docs/protocol.md, Messages):
+    /// an `error` event, not a reply.
+    public static func closing(code: ErrorCode, message: String) -> [UInt8] {
+        line(["event": "error", "error": ["code": .string(code.rawValue), "message": .string(message)]])
+    }
+
     /// One line on the wire: compact JSON and a newline.
     public static func line(_ message: JSONValue) -> [UInt8] {
         var bytes = JSONWriter.bytes(message)

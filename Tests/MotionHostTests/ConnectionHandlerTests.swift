@@ -131,7 +131,7 @@ struct ConnectionHandlerTests {
         #expect(channel.isActive, "9 s into the line: still open")
         await channel.testingEventLoop.advanceTime(by: .seconds(2))
         let lines = try await Self.lines(channel, atLeast: 1)
-        #expect(lines.first?["error"]?["code"] == "protocol.line_timeout", "\(lines)")
+        #expect(lines.first?["error"]?["code"] == "protocol.line_timeout" && lines.first?["event"] == "error", "a closing event: \(lines)")
         #expect(try await Self.waitUntilClosed(channel))
         await loop.stop()
     }

@@ -34,6 +34,6 @@ enum EventLines {
 
     /// The last line a connection receives before the server closes it.
     static func closing(code: ErrorCode, message: String) -> [UInt8] {
-        WireMessage.line(["event": "error", "error": ["code": .string(code.rawValue), "message": .string(message)]])
+        WireMessage.closing(code: code, message: message)
     }
 }

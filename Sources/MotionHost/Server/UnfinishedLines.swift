@@ -86,11 +86,11 @@ final class UnfinishedLines: ChannelInboundHandler {
         }
     }
 
-    /// One error line, then the connection closes (a reader that never takes it is closed anyway).
+    /// One closing `error` event, then the connection closes (a reader that never takes it is closed anyway).
     private func refuse(context: ChannelHandlerContext, code: ErrorCode, message: String) {
         isRefused = true
         release()
-        let bytes = WireMessage.line(WireMessage.error(id: .null, code: code, message: message))
+        let bytes = WireMessage.closing(code: code, message: message)
         var buffer = context.channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
         context.writeAndFlush(NIOAny(buffer)).whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
