@@ -75,6 +75,8 @@ struct HotSwapTests {
         let events = EventCollector(client)
         _ = try await client.call("subscribe", ["streams": ["trace"]])
         _ = try await client.call("plan.add", ["target": "card", "plan": ["type": "Ramp"]])
+        let loadedBuild = plugins.appendingPathComponent(".libramp.so.kept")
+        try FileManager.default.copyItem(at: plugins.appendingPathComponent("libramp.so"), to: loadedBuild)
         try await Self.installRamp(rate: 100, version: "2.0.0", in: plugins, defines: ["RAMP_CRASH_ON_IMPORT"])
         let rejected = try #require(try await events.waitFor(isTrace("plugin.rejected")).last)
         let reason = rejected["reason"]?.stringValue ?? ""
@@ -90,6 +92,12 @@ struct HotSwapTests {
         #expect(rate > 5 && rate < 30, "still on 1.0.0 at 10/s (2.0.0 would be 100/s): \(before) → \(after) in \(elapsed) s")
         let list = try await client.call("plugins.list")
         #expect(list["plugins"]?.arrayValue?.first { $0["id"] == "test.ramp" }?["version"] == "1.0.0", "\(list)")
+        #expect(list["rejected"]?.arrayValue?.count == 1, "\(list)")
+        // The loaded build back in the file: it is no longer listed as refused.
+        guard rename(loadedBuild.path, plugins.appendingPathComponent("libramp.so").path) == 0 else { throw Failure("rename failed") }
+        _ = try await client.call("plugins.reload")
+        let relisted = try await client.call("plugins.list")
+        #expect(relisted["rejected"]?.arrayValue?.isEmpty != false, "\(relisted)")
         #expect(daemon.process.isRunning)
         await client.close()
     }

@@ -97,10 +97,15 @@ extension PluginInstalls {
     /// Forgets the rejections of files that a full rescan no longer found in any plugin directory: a file
     /// removed is not "rejected" any more.
     package func forgetRejections(ofFilesNotIn present: Set<String>) {
-        let gone = engine.registry.rejected.map(\.file).filter { !present.contains($0) }
-        guard !gone.isEmpty else { return }
+        forgetRejections(of: engine.registry.rejected.map(\.file).filter { !present.contains($0) })
+    }
+
+    /// `files` are no longer listed as rejected (those that are not, nothing).
+    package func forgetRejections(of files: [String]) {
+        let listed = files.filter(isRejected)
+        guard !listed.isEmpty else { return }
         var builder = PluginRegistryBuilder(extending: engine.registry)
-        for file in gone { builder.forgetRejection(of: file) }
+        for file in listed { builder.forgetRejection(of: file) }
         engine.extendRegistry(builder.freeze())
     }
 

@@ -90,10 +90,9 @@ package actor PluginManager {
         let loaded = await loop.perform { $0.plugins.loadedPlugins }
         let byFile = Dictionary(loaded.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
         var candidates = searchPath.flatMap { PluginLoader.pluginFiles(in: $0.path, shippedOnly: $0.shippedOnly) }
-        if id == nil, files == nil {
-            let present = Set(candidates)
-            await loop.perform { $0.plugins.forgetRejections(ofFilesNotIn: present) }
-        }
+        // A file refused before and gone since is no longer listed, whatever this reload looks at.
+        let present = Set(candidates)
+        await loop.perform { $0.plugins.forgetRejections(ofFilesNotIn: present) }
         if let id { candidates = candidates.filter { byFile[$0]?.id == id } }
         if let files { candidates = candidates.filter { files.contains($0) } }
 
@@ -119,7 +118,11 @@ package actor PluginManager {
         }
         for (file, result) in zip(candidates, prepared) {
             switch result {
-            case nil: report.unchanged += 1
+            case nil:
+                report.unchanged += 1
+                // The build that is loaded is back in the file (a refused one replaced it for a while): the
+                // refusal no longer says what the file holds.
+                await loop.perform { $0.plugins.forgetRejections(of: [file]) }
             case .failure(let refusal)?:
                 if refusal.isRemembered, await loop.perform({ context in context.plugins.isRejected(file) }) {
                     // Refused before (by an earlier reload or the directory watcher): listed again so the
