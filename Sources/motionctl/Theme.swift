@@ -45,6 +45,9 @@ struct ThemeCommand: AsyncParsableCommand {
                     throw ValidationError("\(theme): not a JSON file")
                 }
                 value = parsed
+            } else if theme.contains("/") || theme.hasSuffix(".json") {
+                // A file meant, not a shipped theme's name (the daemon would say it is not one).
+                throw ValidationError("\(theme): no such file")
             } else {
                 value = .string(theme)
             }

@@ -23,7 +23,7 @@ struct Motiond: AsyncParsableCommand {
     @Option(help: "A plugin directory, searched before the shipped plugins; repeat for several. Earlier directories win duplicate plan types (the later claim is listed as a conflict).")
     var plugins: [String] = []
 
-    @Flag(help: "Leave out the plugins shipped next to the executable: only --plugins directories are loaded.")
+    @Flag(help: "Leave out the shipped plugins (next to the executable in a build tree, <prefix>/lib/motiond/plugins when installed): only --plugins directories are loaded.")
     var noShippedPlugins = false
 
     @Option(help: "Frame rate in Hz.")
@@ -64,7 +64,9 @@ struct Motiond: AsyncParsableCommand {
     var validateChild: String?
 
     func run() async throws {
-        if let probe { throw ExitCode(PluginProbe.runChild(file: probe, states: probeStates)) }
+        // A bare file name is one in the current directory, as `--validate` takes it (dlopen would search the
+        // library path for it instead).
+        if let probe { throw ExitCode(PluginProbe.runChild(file: probe.contains("/") ? probe : "./" + probe, states: probeStates)) }
         if let validateChild { throw ExitCode(ConformanceSuite.runChild(file: validateChild)) }
         if !validate.isEmpty {
             let passed = await PluginValidator.validate(files: validate, executable: "/proc/self/exe") { Swift.print($0) }

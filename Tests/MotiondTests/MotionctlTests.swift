@@ -146,6 +146,9 @@ struct MotionctlTests {
                 && notJSON.errors.contains("See 'motionctl plan add --help'"), "\(notJSON)")
         let usage = try await Self.motionctl(socket + ["plan", "add"])
         #expect(usage.status == 64)
+        // A theme file that is not there is said to be missing, not "not a shipped theme".
+        let noTheme = try await Self.motionctl(socket + ["theme", "set", "--user", "nosuch.json"])
+        #expect(noTheme.status == 64 && noTheme.errors.contains("nosuch.json: no such file"), "\(noTheme)")
         let version = try await Self.motionctl(["--version"])
         #expect(version.status == 0 && version.output.hasPrefix("motionctl 0."), "\(version)")
 
