@@ -17,7 +17,7 @@ import exhaustion
 from client import Client
 
 ATTACKS = ["swarm", "bulk", "chains", "waits", "props", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "routes", "neighbour", "idle",
-           "churn", "replace", "connections", "subscriptions", "shm", "slowloris", "names", "stopped", "killed"]
+           "churn", "replace", "connections", "subscriptions", "shm", "slowloris", "names", "stopped", "killed", "retune", "replay", "keys"]
 # Issue #45's attacks hold many connections: they run at least this long (the daemon cuts a stopped
 # reader off after 10 s; what the victim sees then is the point).
 MINIMUM_SECONDS = {"stopped": 16, "killed": 12, "slowloris": 14}
@@ -325,6 +325,53 @@ def attack(path, name, seconds):
             if index % 500 == 0:
                 count(client.reply(client.next).get("error", {}).get("code", "ok"))
         count("replacements %d" % index)
+    elif name == "retune":
+        # Its own overlay's tokens in 1,024 running Sequences of a tween and 50 springs (a uid's limit of
+        # remembered plans), then the spring token changed again and again: each change carries every
+        # one of them on (~600 ms of the engine at once, before retunes were sliced).
+        overlay = lambda stiffness: {"scope": "user", "theme": {"name": "attacker", "springs": {"s": {"stiffness": stiffness, "dampingRatio": 0.05}},
+                                                              "durations": {"d": 5}, "timings": {"t": "ease-in"}}}
+        count(client.code("theme.set", overlay(1)))
+        client.call("runtime.create", {"name": "tuned", "ephemeral": True})
+        steps = [{"type": "Tween", "property": "p", "to": [1e6], "duration": "@d", "timing": "@t"}] + \
+                [{"type": "Spring", "property": "p", "to": [i], "spring": "@s"} for i in range(50)]
+        for index in range(1024):
+            client.send("plan.add", {"runtime": "tuned", "target": "t%d" % index, "plan": {"type": "Sequence", "steps": steps}})
+            if index % 64 == 63:
+                count(client.reply(client.next).get("error", {}).get("code", "ok"))
+        stiffness = 1
+        while time.monotonic() < end:
+            stiffness = 3 - stiffness
+            count(client.code("theme.set", overlay(stiffness)))
+    elif name == "replay":
+        # A timeline replay of 1,000 four-component springs to 120 s, again and again (sixteen of its
+        # steps between two looks at the clock held every frame ~30 ms).
+        client.call("runtime.create", {"name": "replayed", "ephemeral": True})
+        for index in range(1000):
+            client.send("plan.add", {"runtime": "replayed", "target": "s%d" % index, "plan": {
+                "type": "Spring", "property": "x", "from": [0, 0, 0, 0], "to": [1000, 1000, 1000, 1000], "tension": 1, "damping": 0.001}})
+        client.reply(client.next)
+        offset = 0
+        count(client.code("timeline.attach", {"runtime": "replayed", "offset": 120}))
+        while time.monotonic() < end:
+            offset = 120 - offset
+            count(client.code("timeline.scrub", {"runtime": "replayed", "offset": offset}))
+    elif name == "keys":
+        # Pages of ~200 KB of `runtime.state`, each with a key of its own: every answer remembered for ten
+        # minutes held 1.7 GB of one uid before a uid's remembered answers were bounded in bytes.
+        client.call("runtime.create", {"name": "keyed", "ephemeral": True})
+        long = "n" * 250
+        for index in range(1000):
+            client.send("plan.add", {"runtime": "keyed", "target": "%s%d" % (long, index), "plan": {"type": "Set", "property": long, "value": [index]}})
+        client.reply(client.next)
+        index = 0
+        while time.monotonic() < end:
+            ids = []
+            for _ in range(16):
+                index += 1
+                ids.append(client.send("runtime.state", {"runtime": "keyed"}, key="k%d" % index))
+            for id in ids:
+                count("ok" if "result" in client.reply(id) else "error")
     elif name == "idle":
         held = []
         for _ in range(1100):

@@ -9,9 +9,12 @@ class Client:
         self.file = self.sock.makefile("rwb")
         self.next = 0
 
-    def send(self, method, params=None):
+    def send(self, method, params=None, key=None):
         self.next += 1
-        line = json.dumps({"id": self.next, "method": method, "params": params or {}}) + "\n"
+        request = {"id": self.next, "method": method, "params": params or {}}
+        if key is not None:
+            request["key"] = key  # an idempotency key (docs/protocol.md)
+        line = json.dumps(request) + "\n"
         self.file.write(line.encode())
         return self.next
 
