@@ -37,7 +37,7 @@ package enum CSSTiming {
             default: return .failure(PlanError("timing: steps position \"\(keyword)\" is not jump-start, jump-end, jump-none, jump-both, start or end"))
             }
             guard count >= (position == .jumpNone ? 2 : 1), count <= 100_000 else {
-                return .failure(PlanError("timing: steps(\(count)…) needs at least \(position == .jumpNone ? 2 : 1) steps"))
+                return .failure(PlanError("timing: steps(\(count)…) takes \(position == .jumpNone ? 2 : 1) to 100,000 steps"))
             }
             return .success(.steps(count: count, position: position))
         case "linear":
