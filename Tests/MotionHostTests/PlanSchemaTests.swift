@@ -148,6 +148,13 @@ struct ShippedPlanSchemaTests {
         #expect(throws: EngineError(.invalidPlan, "valeu: unknown key; did you mean value?")) {
             try engine.addPlan(plan(#"{"type":"Set","property":"x","valeu":[1]}"#), to: "card")
         }
+        // Values within ±1e15, as every plan's (docs/threat_model.md): 1.7e308 only overflowed into NaN.
+        do {
+            try engine.addPlan(plan(#"{"type":"Set","property":"x","value":[1.7e308]}"#), to: "card")
+            Issue.record("a value past ±1e15 was accepted")
+        } catch {
+            #expect(error.code == .invalidPlan && error.message.hasPrefix("value[0]:"), "\(error)")
+        }
     }
 
     /// `plugins.list` describes every key a shipped plan takes (docs/vocabulary.md), the host's own keys (`essential`,

@@ -134,7 +134,9 @@ struct AnimationTests {
         #expect(await refusal(["function": "missing"]).hasPrefix(#"plan.invalid: timing.function: no timing function "missing""#))
         #expect(await refusal("bouncy").hasPrefix(#"plan.invalid: timing: unknown timing function "bouncy"; known: default, ease"#))
         #expect(await refusal([1, 2, 3]) == "plan.invalid: timing: expected an array of 4 numbers, found 3 elements")
-        #expect(await refusal([2, 0, 1, 1]) == "plan.invalid: timing: expected [x1,y1,x2,y2] with x1 and x2 in [0, 1]")
+        #expect(await refusal([2, 0, 1, 1]) == "plan.invalid: timing: expected [x1,y1,x2,y2] with x1 and x2 in [0, 1], y1 and y2 within ±1000")
+        #expect(await refusal([0.5, 1e308, 0.5, -1e308]) == "plan.invalid: timing: expected [x1,y1,x2,y2] with x1 and x2 in [0, 1], y1 and y2 within ±1000",
+                "a y that only overflows (every value NaN)")
         // Refused plans leave nothing: not even the target they named.
         #expect(try await client.call("runtime.state")["targets"]?["t"] == nil)
         await client.close()
