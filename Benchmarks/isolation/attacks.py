@@ -17,7 +17,7 @@ import exhaustion
 from client import Client
 
 ATTACKS = ["swarm", "bulk", "chains", "waits", "props", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "routes", "neighbour", "idle",
-           "churn", "replace", "connections", "subscriptions", "shm", "slowloris", "names", "stopped", "killed", "retune", "replay", "keys"]
+           "churn", "replace", "connections", "subscriptions", "shm", "slowloris", "names", "stopped", "killed", "retune", "replay", "keys", "tokens"]
 # Issue #45's attacks hold many connections: they run at least this long (the daemon cuts a stopped
 # reader off after 10 s; what the victim sees then is the point).
 MINIMUM_SECONDS = {"stopped": 16, "killed": 12, "slowloris": 14}
@@ -372,6 +372,15 @@ def attack(path, name, seconds):
                 ids.append(client.send("runtime.state", {"runtime": "keyed"}, key="k%d" % index))
             for id in ids:
                 count("ok" if "result" in client.reply(id) else "error")
+    elif name == "tokens":
+        # Its overlay at its quota of 256 tokens, set again and again: each spring and timing token is tried
+        # in a plan of its plugin (a dry run) before the overlay is taken.
+        version = 0
+        while time.monotonic() < end:
+            version = 1 - version
+            springs = {"s%d" % i: {"stiffness": 100 + i + version, "dampingRatio": 0.5} for i in range(128)}
+            timings = {"t%d" % i: [0.2, 0.1 * version, 0.1 * (i % 10), 1] for i in range(128)}
+            count(client.code("theme.set", {"scope": "user", "theme": {"name": "many", "springs": springs, "timings": timings}}))
     elif name == "idle":
         held = []
         for _ in range(1100):
