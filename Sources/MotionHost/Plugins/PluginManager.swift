@@ -116,13 +116,13 @@ package actor PluginManager {
             }
             return results
         }
+        // A file whose loaded build is back (a refused one replaced it for a while) is no longer listed as
+        // refused: the refusal does not say what the file holds.
+        let restored = zip(candidates, prepared).filter { $0.1 == nil }.map(\.0)
+        if !restored.isEmpty { await loop.perform { $0.plugins.forgetRejections(of: restored) } }
         for (file, result) in zip(candidates, prepared) {
             switch result {
-            case nil:
-                report.unchanged += 1
-                // The build that is loaded is back in the file (a refused one replaced it for a while): the
-                // refusal no longer says what the file holds.
-                await loop.perform { $0.plugins.forgetRejections(of: [file]) }
+            case nil: report.unchanged += 1
             case .failure(let refusal)?:
                 if refusal.isRemembered, await loop.perform({ context in context.plugins.isRejected(file) }) {
                     // Refused before (by an earlier reload or the directory watcher): listed again so the
