@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -55,6 +56,14 @@ int motion_frames_writer_create(motion_frames_writer *writer, uint32_t slot_capa
     }
     /* The mapping keeps the memory: the daemon holds no descriptor per subscription once it is sent. */
     close(fd);
+    /* calloc of a large table maps zero pages: only the slots in use cost memory. */
+    uint32_t *sequences = calloc(slot_capacity, sizeof(uint32_t));
+    if (!sequences) {
+        munmap(base, size);
+        close(reader_fd);
+        errno = ENOMEM;
+        return -1;
+    }
     motion_frames_header *header = base;
     memcpy(header->magic, MOTION_FRAMES_MAGIC, 4);
     header->version_major = MOTION_FRAMES_VERSION_MAJOR;
@@ -75,6 +84,7 @@ int motion_frames_writer_create(motion_frames_writer *writer, uint32_t slot_capa
     writer->records = (motion_frames_record *)((char *)base + records_offset);
     writer->changes = (uint32_t *)((char *)base + changes_offset);
     writer->reader_fd = reader_fd;
+    writer->sequences = sequences;
     writer->slot_capacity = slot_capacity;
     writer->record_capacity = record_capacity;
     writer->change_capacity = change_capacity;
@@ -90,6 +100,7 @@ void motion_frames_writer_destroy(motion_frames_writer *writer) {
         munmap(writer->header, writer->size);
     }
     if (writer->reader_fd >= 0) close(writer->reader_fd);
+    free(writer->sequences);
     memset(writer, 0, sizeof *writer);
     writer->reader_fd = -1;
 }
@@ -99,8 +110,7 @@ void motion_frames_writer_put(motion_frames_writer *writer, uint32_t index, uint
     if (index >= writer->slot_capacity) return;
     if (components > MOTION_FRAMES_COMPONENTS) components = MOTION_FRAMES_COMPONENTS;
     motion_frames_slot *slot = &writer->slots[index];
-    uint32_t sequence = __atomic_load_n(&slot->sequence, __ATOMIC_RELAXED);
-    sequence |= 1u; /* odd: a client cannot make the writer publish an "even while writing" state */
+    uint32_t sequence = writer->sequences[index] | 1u; /* odd while written */
     __atomic_store_n(&slot->sequence, sequence, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
     slot->tag = tag;
@@ -110,6 +120,7 @@ void motion_frames_writer_put(motion_frames_writer *writer, uint32_t index, uint
         slot->velocity[component] = component < components && velocity ? velocity[component] : 0;
     }
     __atomic_store_n(&slot->sequence, sequence + 1, __ATOMIC_RELEASE);
+    writer->sequences[index] = sequence + 1;
 
     if (writer->building_count < writer->change_capacity) {
         uint64_t position = writer->building_first + writer->building_count;

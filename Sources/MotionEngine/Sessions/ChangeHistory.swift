@@ -99,17 +99,17 @@ final class ChangeHistory {
         subscription.markedThrough = latest
         subscription.growPending(to: store.keys.count)
         guard entries > store.keys.count / 4 else {
-            subscription.isPending.withUnsafeMutableBufferPointer { isPending in
-                for recorded in (from + 1)...latest {
-                    for handle in lists[list(recorded)] {
-                        if subscription.isFiltered, !subscription.matches(handle, in: store) { continue }
-                        subscription.mark(handle, &isPending)
-                    }
-                }
+            for recorded in (from + 1)...latest {
+                lists[list(recorded)].withUnsafeBufferPointer { subscription.mark($0, in: store) }
             }
             subscription.writesMarked = visible
             return
         }
+        // The list is taken out of the subscription while it grows (`Subscription.mark`).
+        var pending = subscription.pending
+        subscription.pending = []
+        defer { subscription.pending = pending }
+        let isFiltered = subscription.isFiltered
         // Each property once: the written ones it may see, marked; the rest of its writes were dropped.
         var marked: UInt64 = 0, wasPending: UInt64 = 0
         let writtenAt = writtenAt.pointer
@@ -117,13 +117,13 @@ final class ChangeHistory {
         subscription.isPending.withUnsafeMutableBufferPointer { isPending in
             for index in 0..<handles where writtenAt[index] > from {
                 let handle = UInt32(index)
-                if subscription.isFiltered, !subscription.matches(handle, in: store) { continue }
+                if isFiltered, !subscription.matches(handle, in: store) { continue }
                 marked += 1
                 if isPending[index] {
                     wasPending += 1
                 } else {
                     isPending[index] = true
-                    subscription.pending.append(handle)
+                    pending.append(handle)
                 }
             }
         }

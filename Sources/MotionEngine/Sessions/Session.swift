@@ -235,16 +235,31 @@ final class Subscription {
         if isPending.count < count { isPending.append(contentsOf: repeatElement(false, count: count - isPending.count)) }
     }
 
-    /// `handle` was written this frame: pending once (latest value wins), a second write counts as dropped
-    /// (not for a display-timed subscriber: the values between its presents are never its to see).
-    @inline(__always)
-    func mark(_ handle: UInt32, _ isPending: inout UnsafeMutableBufferPointer<Bool>) {
-        if isPending[Int(handle)] {
-            if display == nil { dropped += 1 }
-        } else {
-            isPending[Int(handle)] = true
-            pending.append(handle)
+    /// `handles` were written (those it may see, its filter applied): each pending once (latest value
+    /// wins), a second write counts as dropped (not for a display-timed subscriber: the values between its
+    /// presents are never its to see). `isPending` must cover the store (`growPending`).
+    ///
+    /// The list is taken out of the subscription while it grows: appending to a class's stored array
+    /// checks its uniqueness and exclusive access at every element (a quarter of the marking of 250,000
+    /// properties a frame).
+    func mark(_ handles: UnsafeBufferPointer<UInt32>, in store: PropertyStore) {
+        var pending = self.pending
+        self.pending = []
+        var twice = 0
+        let isFiltered = self.isFiltered
+        isPending.withUnsafeMutableBufferPointer { isPending in
+            for handle in handles {
+                if isFiltered, !matches(handle, in: store) { continue }
+                if isPending[Int(handle)] {
+                    twice += 1
+                } else {
+                    isPending[Int(handle)] = true
+                    pending.append(handle)
+                }
+            }
         }
+        self.pending = pending
+        if display == nil { dropped += twice }
     }
 
     func mark(_ handle: UInt32, count: Int) {

@@ -23,6 +23,8 @@ final class SharedFrameChannel {
     /// its runtime of 20,000 springs, destroyed, marked 320,000 slots in one tick, unbudgeted; now each is a
     /// bounded piece of work its uid's frame budget can defer.
     static let gonePerFrame = 4096
+    /// How many properties ahead `write` asks for a slot's lines (BENCHMARKS.md, shared memory on Intel).
+    static let prefetchDistance = 32
     /// A property that went away is written with no components (and these zeros, read by no one).
     nonisolated(unsafe) private static let zeros: UnsafePointer<Double> = {
         let zeros = UnsafeMutablePointer<Double>.allocate(capacity: PropertyStore.width)
@@ -111,7 +113,14 @@ final class SharedFrameChannel {
         let filtered = subscription.isFiltered
         var written = 0
         handles.withUnsafeBufferPointer { handles in
-            for handle in handles {
+            for (position, handle) in handles.enumerated() {
+                // The lines of a slot some properties ahead are asked for now: a put then mostly finds its
+                // slot's lines (which the reader's core last held) and its stored value at hand.
+                if position &+ Self.prefetchDistance < handles.count {
+                    let ahead = handles[position &+ Self.prefetchDistance]
+                    let aheadSlot = slotOfHandle[Int(ahead)]
+                    if aheadSlot != 0 { motion_frames_writer_prefetch(&writer, aheadSlot - 1, store.slot(ahead)) }
+                }
                 let index = Int(handle)
                 let components = counts[index]
                 guard components != 0 else { continue }

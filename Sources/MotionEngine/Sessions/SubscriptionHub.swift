@@ -188,12 +188,7 @@ package final class SubscriptionHub {
         if unfiltered.contains(where: \.marksWhenServed) { history.record(dirty, store: store) }
         for subscription in unfiltered where !subscription.session.isClosed && !subscription.marksWhenServed {
             subscription.growPending(to: store.keys.count)
-            subscription.isPending.withUnsafeMutableBufferPointer { isPending in
-                for handle in dirty {
-                    if subscription.isFiltered, !subscription.matches(handle, in: store) { continue }
-                    subscription.mark(handle, &isPending)
-                }
-            }
+            subscription.mark(dirty, in: store)
         }
         filtered.markWritten(dirty, store)
         let hadDeferred = deferredCount > 0
