@@ -142,14 +142,18 @@ extension Engine {
             throw EngineError(.invalidPlan, "\(list): expected a non-empty array of plans")
         }
         for (index, child) in children.enumerated() {
+            let inner = Composite.kind(of: child)
+            if inner == nil {
+                leaves += 1
+                // Said of the whole composite, not of the child's fields (`steps[256].at most …` before).
+                guard leaves <= Self.maximumCompositeLeaves else {
+                    throw EngineError(.invalidPlan, "\(list)[\(index)]: one plan too many; a composite holds at most \(Self.maximumCompositeLeaves) plans, its nested composites' plans counted together")
+                }
+            }
             do throws(EngineError) {
-                if let inner = Composite.kind(of: child) {
+                if let inner {
                     try checkComposite(child, kind: inner, depth: depth + 1, leaves: &leaves)
                 } else {
-                    leaves += 1
-                    guard leaves <= Self.maximumCompositeLeaves else {
-                        throw EngineError(.invalidPlan, "at most \(Self.maximumCompositeLeaves) plans in one composite")
-                    }
                     try checkLeaf(child)
                 }
             } catch {
