@@ -108,14 +108,19 @@ extension MethodTable {
 
     func status(_ session: Session, _ params: Params = Params([:])) -> JSONValue {
         let tick = context.statistics.summary
+        // A client counts its own uid's (docs/protocol.md, Ownership: other uids' motion is not disclosed,
+        // not even as totals that move when theirs does); an admin counts everyone's.
+        let uid: UInt32? = session.role == .admin ? nil : session.uid
+        let usage = uid.map { engine.usage[$0] ?? Engine.Usage() }
         var status: JSONValue = [
             "version": .string(WireProtocol.softwareVersion), "rate": .number(settings.rate),
-            "uptime": .number((time * 1000).rounded() / 1000), "clients": .number(Double(sessions.count)),
+            "uptime": .number((time * 1000).rounded() / 1000),
+            "clients": .number(Double(uid.map { uid in sessions.values.reduce(0) { $0 + ($1.uid == uid ? 1 : 0) } } ?? sessions.count)),
             "plugins": .number(Double(engine.registry.current.count)),
-            "runtimes": .number(Double(engine.usage.values.reduce(0) { $0 + $1.runtimes })),
-            "animations": .number(Double(engine.activeTokenCount)),
-            "performers": .number(Double(engine.performerCount)),
-            "subscriptions": .number(Double(hub.subscriptions.count)),
+            "runtimes": .number(Double(usage?.runtimes ?? engine.usage.values.reduce(0) { $0 + $1.runtimes })),
+            "animations": .number(Double(uid.map { engine.animations(of: $0) } ?? engine.activeTokenCount)),
+            "performers": .number(Double(usage?.performers ?? engine.performerCount)),
+            "subscriptions": .number(Double(uid.map { subscriptions(of: $0) } ?? hub.subscriptions.count)),
             "speed": .number(settings.speed), "reduceMotion": .bool(settings.reduceMotion),
             "tick": [
                 "p50_ms": .number(rounded(tick.p50Milliseconds)), "p99_ms": .number(rounded(tick.p99Milliseconds)),

@@ -24,6 +24,14 @@ with Client(path) as client:
         if last == [100]:
             break
     print("blocking", sub, last)
+    # Values JSON cannot carry are refused by the client (the daemon's answer to an unreadable line has no
+    # id to match a call by: the call would wait for ever), and the connection goes on.
+    for bad in ({"type": "Spring", "property": "x", "to": [float("nan")]}, {"type": "Set", "property": "x\udcff", "value": [1]}):
+        try:
+            client.call("plan.add", target="card", plan=bad)
+        except MotiondError as error:
+            print("refused", error.code)
+    assert client.call("status")["clients"] >= 1
 
     # The pinned call shape (docs/clients.md): Client(socket=…).call(method, params) -> dict, and a
     # subscription as an iterator of its own events.
@@ -60,6 +68,10 @@ with Client(socket=path) as client:
 async def main():
     async with await AsyncClient.connect(path) as client:
         sub = await client.subscribe(streams=["frames", "trace"], targets=["ball"])
+        try:
+            await asyncio.wait_for(client.call("plan.add", target="ball", plan={"type": "Set", "property": "y", "value": [float("inf")]}), 5)
+        except MotiondError as error:
+            print("asyncio refused", error.code)
         await client.call("plan.add", target="ball", plan={"type": "Spring", "property": "y", "to": [50]})
         async for event in client.events():
             if event.get("kind") == "animation.ended":

@@ -5,7 +5,7 @@ import json
 import time
 from typing import Any, AsyncIterator, Dict, Optional, cast
 
-from .client import PROTOCOL, MotiondError, Subscriptions, backoff, default_socket
+from .client import PROTOCOL, MotiondError, Subscriptions, backoff, default_socket, request_line
 from .shm import JSONObject
 
 
@@ -122,12 +122,13 @@ class AsyncClient:
             # the queue then says "reconnected" instead of connecting again).
             await self._reopen()
         self.next_id += 1
-        future = asyncio.get_running_loop().create_future()
-        self.replies[self.next_id] = future
         request = {"id": self.next_id, "method": method, "params": params}
         if _key is not None:
             request["key"] = _key
-        cast(asyncio.StreamWriter, self.writer).write((json.dumps(request, separators=(",", ":")) + "\n").encode())
+        line = request_line(request)  # refused before a reply is waited for
+        future = asyncio.get_running_loop().create_future()
+        self.replies[self.next_id] = future
+        cast(asyncio.StreamWriter, self.writer).write(line.encode("utf-8"))
         await cast(asyncio.StreamWriter, self.writer).drain()
         message = await future
         if "error" in message:

@@ -20,6 +20,18 @@ class MotiondError(Exception):
         self.message = message
 
 
+def request_line(request: JSONObject) -> str:
+    """One request as the line motiond reads: strict JSON (no NaN or Infinity) that UTF-8 can carry (no
+    lone surrogate). Anything else is refused here with `protocol.parse`, as the daemon would refuse the
+    line: its answer to a line it cannot read carries no id, so no call could be matched with it."""
+    try:
+        line = json.dumps(request, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+        line.encode("utf-8")
+    except (ValueError, TypeError) as error:  # UnicodeEncodeError is a ValueError
+        raise MotiondError("protocol.parse", f"{request.get('method')}: the request is not JSON motiond can read ({error})") from None
+    return line + "\n"
+
+
 def default_socket(environment: Optional[Mapping[str, str]] = None) -> str:
     """docs/protocol.md: $MOTIOND_SOCKET, $RUNTIME_DIRECTORY (its first entry), $XDG_RUNTIME_DIR, then /run/motiond."""
     env = os.environ if environment is None else environment
@@ -261,8 +273,9 @@ class Client:
         request = {"id": self.next_id, "method": method, "params": params}
         if _key is not None:
             request["key"] = _key
+        line = request_line(request)
         try:
-            self._write(json.dumps(request, separators=(",", ":")) + "\n")
+            self._write(line)
             while True:
                 line = self._readline()
                 if not line:
