@@ -183,8 +183,14 @@ package final class EngineContext: TraceObserver {
                 break
             }
             if let key = request.key {
-                if let result = keys.result(uid: session.uid, key: key, now: clock.wallNow()) {
-                    session.output.send(WireMessage.line(WireMessage.result(id: request.id, result)))
+                let fingerprint = IdempotencyKeys.fingerprint(of: request)
+                do throws(EngineError) {
+                    if let result = try keys.result(uid: session.uid, key: key, request: fingerprint, now: clock.wallNow()) {
+                        session.output.send(WireMessage.line(WireMessage.result(id: request.id, result)))
+                        break
+                    }
+                } catch {
+                    session.output.send(WireMessage.line(WireMessage.error(id: request.id, code: error.code, message: error.message)))
                     break
                 }
                 if keys.isPending(uid: session.uid, key: key) {
@@ -192,7 +198,7 @@ package final class EngineContext: TraceObserver {
                         message: "key: a request with this key is still being applied; its answer goes to the connection that sent it")))
                     break
                 }
-                keys.begin(uid: session.uid, key: key)
+                keys.begin(uid: session.uid, key: key, request: fingerprint)
             }
             // This request's key (nil: none) is the one `orApply` may take while it is answered; a request
             // answered inside this one (a dry run's slice drains the connection's waiting requests) sets its

@@ -1,3 +1,4 @@
+import MotionJSON
 import MotionWire
 
 /// Idempotency keys (docs/protocol.md#idempotency-keys): a request may carry `"key": "…"`; a retry with
@@ -19,6 +20,9 @@ final class IdempotencyKeys {
         var time: Double
         /// The result's size as JSON text (`Timeline.size`).
         var bytes: Int
+        /// Which request it answered (`fingerprint`): a key sent again with another request is refused,
+        /// not answered with this one's result. Nil for a key remembered from the journal at a start.
+        var request: Int?
     }
 
     /// Seconds a key is remembered at least.
@@ -33,7 +37,7 @@ final class IdempotencyKeys {
     private var remembered: [UInt32: [String: Remembered]] = [:]
     private var bytes: [UInt32: Int] = [:]
     /// Keys whose request is being applied (waiting for the journal): a retry meanwhile is refused.
-    private var pending: Set<Pair> = []
+    private var pending: [Pair: Int] = [:]
     /// The key of the request being answered now: `orApply` writes it into the journal record.
     var current: (uid: UInt32, key: String)?
 
@@ -42,12 +46,24 @@ final class IdempotencyKeys {
         var key: String
     }
 
-    /// The first result, if `key` was answered within `lifetime`.
-    func result(uid: UInt32, key: String, now: Double) -> JSONValue? {
+    /// Method and params as one number (`JSONWriter` sorts keys: equal params, equal bytes).
+    static func fingerprint(of request: Request) -> Int {
+        var hasher = Hasher()
+        hasher.combine(request.method)
+        hasher.combine(JSONWriter.bytes(.object(request.params.members)))
+        return hasher.finalize()
+    }
+
+    /// The first result, if `key` was answered within `lifetime`; `request.invalid` if it answered
+    /// another request (another method, or other params).
+    func result(uid: UInt32, key: String, request: Int, now: Double) throws(EngineError) -> JSONValue? {
         guard let entry = remembered[uid]?[key] else { return nil }
         guard now - entry.time <= Self.lifetime else {
             forget(uid: uid, key: key)
             return nil
+        }
+        if let first = entry.request, first != request {
+            throw EngineError(.invalidRequest, "key: already used by another request (another method or other params) in the last \(Int(Self.lifetime / 60)) minutes; a key names one request and its retries")
         }
         return entry.result
     }
@@ -58,18 +74,18 @@ final class IdempotencyKeys {
         if remembered[uid]?.isEmpty == true { (remembered[uid], bytes[uid]) = (nil, nil) }
     }
 
-    func isPending(uid: UInt32, key: String) -> Bool { pending.contains(Pair(uid: uid, key: key)) }
+    func isPending(uid: UInt32, key: String) -> Bool { pending[Pair(uid: uid, key: key)] != nil }
 
-    func begin(uid: UInt32, key: String) { pending.insert(Pair(uid: uid, key: key)) }
+    func begin(uid: UInt32, key: String, request: Int) { pending[Pair(uid: uid, key: key)] = request }
 
     /// The request ended: `result` is remembered (nil: it failed, nothing is).
     func end(uid: UInt32, key: String, result: JSONValue?, now: Double) {
-        pending.remove(Pair(uid: uid, key: key))
+        let request = pending.removeValue(forKey: Pair(uid: uid, key: key))
         guard let result else { return }
-        remember(uid: uid, key: key, result: result, time: now)
+        remember(uid: uid, key: key, result: result, time: now, request: request)
     }
 
-    func remember(uid: UInt32, key: String, result: JSONValue, time: Double) {
+    func remember(uid: UInt32, key: String, result: JSONValue, time: Double, request: Int? = nil) {
         forget(uid: uid, key: key)
         let size = Timeline.size(of: result)
         guard size <= Self.maximumResultBytes else { return }
@@ -85,7 +101,7 @@ final class IdempotencyKeys {
                 total -= oldest.value.bytes
             }
         }
-        keys[key] = Remembered(result: result, time: time, bytes: size)
+        keys[key] = Remembered(result: result, time: time, bytes: size, request: request)
         remembered[uid] = keys
         bytes[uid] = total + size
     }
