@@ -23,7 +23,8 @@ struct GestureCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("\(file): cannot read it") }
-        let recorded = try JSONValue.parse(Array(data))
+        let recorded: JSONValue
+        do { recorded = try JSONValue.parse(Array(data)) } catch { throw ValidationError("\(file): not JSON (\(error))") }
         guard let samples = (recorded["samples"] ?? recorded).arrayValue, !samples.isEmpty else {
             throw ValidationError("\(file): expected an array of samples {t, position, phase?}")
         }

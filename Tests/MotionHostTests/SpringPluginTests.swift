@@ -98,7 +98,7 @@ struct SpringPluginTests {
         #expect(throws: EngineError(.invalidPlan, "to: expected an array of 1 to 4 numbers, found 5 elements")) {
             try engine.addPlan(plan(#"{"type":"Spring","property":"x","to":[1,2,3,4,5]}"#), to: "card")
         }
-        #expect(throws: EngineError(.invalidPlan, "from: expected 2 numbers like to")) {
+        #expect(throws: EngineError(.invalidPlan, "from: expected 2 numbers, one per component of to; found 1")) {
             try engine.addPlan(plan(#"{"type":"Spring","property":"x","to":[1,2],"from":[0]}"#), to: "card")
         }
         #expect(!engine.isAnimating)

@@ -126,8 +126,8 @@ extension Engine {
         guard case .object(let members) = plan else { throw EngineError(.invalidRequest, "plan: expected an object") }
         let known = ["type", list, "delay", "essential"]
         for key in members.keys.sorted() where !known.contains(key) {
-            let hint = key == (kind == .sequence ? "plans" : "steps") ? "; did you mean `\(list)`?" : ""
-            throw EngineError(.invalidPlan, "`\(key)`: unknown key of a \(kind.rawValue)\(hint) (known: \(known.joined(separator: ", ")))")
+            let hint = key == (kind == .sequence ? "plans" : "steps") ? "; did you mean \(list)?" : ""
+            throw EngineError(.invalidPlan, "\(key): unknown key of a \(kind.rawValue)\(hint) (known: \(known.joined(separator: ", ")))")
         }
         if let delay = members["delay"] {
             guard let seconds = delay.doubleValue, seconds >= 0, seconds <= 3600 else {
