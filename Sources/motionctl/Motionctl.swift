@@ -60,8 +60,8 @@ struct Motionctl: AsyncParsableCommand {
         discussion: """
             Usage: motionctl [--socket PATH] SUBCOMMAND ...
 
-              --socket PATH  motiond's socket, before or after the subcommand (default: $MOTIOND_SOCKET,
-                             else $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR or /run/motiond, + /motiond.sock).
+            --socket PATH: motiond's socket, before or after the subcommand (default: $MOTIOND_SOCKET, \
+            else $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR or /run/motiond, + /motiond.sock).
 
             Exit status: 0 success, 1 error reply from motiond, 3 cannot reach motiond, 64 usage error.
             """,
