@@ -35,4 +35,19 @@ struct PlanSampleTests {
         let named = sample(["plan": ["type": "Frames", "frames": 3, "property": "p"], "times": [0], "property": "frames"])
         #expect(named["message"] == #"property: the plan does not animate "frames" (it animates p)"#, "\(named)")
     }
+
+    /// Recorded gestures under other names than the plan reads: refused naming the one missing (it
+    /// sampled a plan that never moved, `value: []`, as if settled).
+    @Test func aGestureThePlanReadsMustBeRecorded() throws {
+        let context = try EngineContext.greeted(on: output, plugins: ["InteractionsPlugin"])
+        let recorded: JSONValue = ["g": [["t": 0, "position": [0], "phase": "began"], ["t": 0.5, "position": [40]]]]
+        let plan: JSONValue = ["type": "Draggable", "property": "x", "gesture": "f"]
+        let wrong = context.call("plan.sample", ["plan": plan, "times": [0, 1], "gestures": recorded], on: output)
+        #expect(wrong["code"] == "request.invalid", "\(wrong)")
+        #expect(wrong["message"] == #"gestures: the plan reads gesture "f", which gestures does not hold (it holds g)"#, "\(wrong)")
+        let nested: JSONValue = ["type": "Sequence", "steps": [["type": "Draggable", "property": "x", "gesture": "g"], plan]]
+        #expect(context.call("plan.sample", ["plan": nested, "times": [0], "gestures": recorded], on: output)["message"] == wrong["message"])
+        let right = context.call("plan.sample", ["plan": ["type": "Draggable", "property": "x", "gesture": "g"], "times": [1], "gestures": recorded], on: output)
+        #expect(right["samples"]?.arrayValue?.first?["value"] == [40], "\(right)")
+    }
 }

@@ -54,6 +54,11 @@ final class SampleWork: SlicedWork {
             throw EngineError(.invalidRequest, "property: the plan does not animate \"\(property)\" (it animates \(driven.joined(separator: ", ")))")
         }
         checksAnimated = !driven.contains(property)
+        // With recorded gestures, every gesture the plan reads must be among them: a name that is not
+        // sampled a plan that never moved, answered as if it had settled.
+        if !gestures.isEmpty, let missing = Self.gestureNames(in: plan).subtracting(gestures.keys).sorted().first {
+            throw EngineError(.invalidRequest, "gestures: the plan reads gesture \"\(missing)\", which gestures does not hold (it holds \(gestures.keys.sorted().joined(separator: ", ")))")
+        }
         self.plan = plan
         self.property = property
         self.times = times
@@ -73,6 +78,20 @@ final class SampleWork: SlicedWork {
         }
         // Stable: one gesture's samples keep their order; gestures sorted by name at equal times.
         gestureEvents = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    }
+
+    /// The gestures a plan reads: its leaves' `gesture` names, composites' steps included.
+    static func gestureNames(in plan: JSONValue) -> Set<String> {
+        switch plan {
+        case .object(let members):
+            var names = members.values.reduce(into: Set<String>()) { $0.formUnion(gestureNames(in: $1)) }
+            if case .string(let name)? = members["gesture"] { names.insert(name) }
+            return names
+        case .array(let elements):
+            return elements.reduce(into: Set<String>()) { $0.formUnion(gestureNames(in: $1)) }
+        default:
+            return []
+        }
     }
 
     /// Advances the dry run by `dt`, applying the recorded gesture samples due on the way at their
