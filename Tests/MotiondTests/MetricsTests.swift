@@ -36,34 +36,34 @@ struct MetricsTests {
         let client = try await daemon.client()
         let watcher = try await daemon.client()
         _ = try await watcher.call("subscribe", ["streams": ["frames"]])
+        _ = try await client.call("runtime.create", ["name": "twenty"])
         for index in 0..<20 {
-            _ = try await client.call("plan.add", ["target": .string("t\(index)"), "plan": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 4]])
+            _ = try await client.call("plan.add", ["runtime": "twenty", "target": .string("t\(index)"),
+                                                   "plan": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 600]])
         }
+        // The file follows: the 20 animations while their runtime lives (they last ten minutes, so a loaded
+        // machine cannot end them before the file is read), then none once it has been destroyed.
+        func read() -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+        func poll(_ text: String) async throws -> Bool {
+            for _ in 0..<1500 {
+                if read().contains(text) { return true }
+                try await Task.sleep(for: .milliseconds(20))  // polls the file
+            }
+            return false
+        }
+        #expect(try await poll("motiond_animations 20.0"), "the file showed the 20 animations: \(read())")
         let run = try await MotionctlTests.motionctl(["metrics", "--socket", socket])
         #expect(run.status == 0)
         let (status, said) = try await Self.check(run.output)
         #expect(status == 0, "promtool: \(said)\n\(run.output)")
-        for series in ["motiond_tick_duration_seconds_bucket{le=\"0.008333\"}", "motiond_ticks_total", "motiond_uid_animations{uid=\"0\"}",
+        for series in ["motiond_tick_duration_seconds_bucket{le=\"0.008333\"}", "motiond_ticks_total", "motiond_uid_animations{uid=\"0\"} 20.0",
                        "# HELP motiond_tick_lateness_seconds", "motiond_subscriptions{transport=\"json\"} 1.0",
                        "motiond_frames_sent_total{transport=\"json\"}", "motiond_plugin_call_seconds_total{plugin=\"org.motiond.tween\"}",
                        "motiond_uid_tick_seconds_total{uid=\"0\"}"] {
             #expect(run.output.contains(series), "\(series) in\n\(run.output)")
         }
-        // The file follows: the animations running, then none (the tweens end after 4 s; a shorter run ended
-        // before a loaded machine's `motionctl metrics` above had returned).
-        func read() -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
-        var seen = false
-        for _ in 0..<300 where !seen {
-            seen = read().contains("motiond_animations 20.0")
-            if !seen { try await Task.sleep(for: .milliseconds(20)) }  // polls the file
-        }
-        #expect(seen, "the file showed the 20 animations: \(read())")
-        var ended = false
-        for _ in 0..<750 where !ended {
-            ended = read().contains("motiond_animations 0.0")
-            if !ended { try await Task.sleep(for: .milliseconds(20)) }  // polls the file
-        }
-        #expect(ended, "then none: \(read())")
+        _ = try await client.call("runtime.destroy", ["name": "twenty"])
+        #expect(try await poll("motiond_animations 0.0"), "then none: \(read())")
         #expect(try await Self.check(read()).0 == 0)
         // Idle: twenty intervals pass and the file is neither rewritten nor left half-written.
         let before = try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date
