@@ -44,6 +44,7 @@ struct Watch: AsyncParsableCommand {
                     _ = try await Connection.answered(within: Connection.answerSeconds, on: client) {
                         try await client.call("subscribe", .object(params))
                     }
+                    if reconnecting { printError("motiond is back; watching again") }
                     for await event in client.events {
                         print(json ? JSONWriter.string(event) : EventLine.describe(event, colour: colour))
                         fflush(nil)
@@ -54,8 +55,11 @@ struct Watch: AsyncParsableCommand {
                         if let until, event["event"] == "trace", event["kind"]?.stringValue == until { done = true; break }
                     }
                 }
-            } catch let exit as ExitCode where reconnecting && exit == ExitCode(ExitCodes.connection) {
-                continue  // connection.run said why; wait for the daemon again
+            } catch let exit as ExitCode where reconnecting && (exit == ExitCode(ExitCodes.connection) || exit == ExitCode(ExitCodes.serverError)) {
+                // connection.run said why; wait for the daemon again. A refusal too: the same subscribe was
+                // answered before, so a daemon still stopping (`server.shutting_down` to a `hello` that
+                // reached it) or a passing limit is a reason to wait, not to stop watching.
+                continue
             }
             if !done { printError("motiond closed the connection; \(reconnect ? "reconnecting" : "stopping")") }
         }

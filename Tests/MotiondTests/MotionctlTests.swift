@@ -58,7 +58,7 @@ struct MotionctlTests {
         #expect(added.status == 0, "\(added)")
         let run = try await watched
         #expect(run.status == 0, "\(run)")
-        #expect(run.errors.contains("reconnecting"), "\(run.errors)")
+        #expect(run.errors.contains("reconnecting") && run.errors.contains("watching again"), "\(run.errors)")
         #expect(run.output.contains("server.shutting_down"), "the first daemon's closing notice is shown: \(run.output)")
         #expect(run.output.split(separator: "\n").filter { $0.contains("box.x") }.count == 2, "\(run.output)")
         _ = await second.stop()
