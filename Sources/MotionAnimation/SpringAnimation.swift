@@ -51,7 +51,9 @@ package struct SpringParameters: Equatable, Sendable {
         let forms: [(given: Bool, keys: [(String, Double?)])] = [
             (plan.tension != nil, [("tension", plan.tension)]),
             (stiffnessForm, [("stiffness", plan.stiffness), ("mass", plan.mass)]),
-            (plan.stiffness == nil && (plan.response != nil || plan.dampingRatio != nil), [("dampingRatio", plan.dampingRatio), ("response", plan.response)]),
+            // `dampingRatio` also completes the stiffness form; `response` never does (beside `stiffness` it was
+            // dropped without a word).
+            (plan.response != nil || (plan.stiffness == nil && plan.dampingRatio != nil), [("dampingRatio", plan.dampingRatio), ("response", plan.response)]),
             (plan.duration != nil || plan.bounce != nil, [("duration", plan.duration), ("bounce", plan.bounce)]),
         ]
         let used = forms.filter(\.given)

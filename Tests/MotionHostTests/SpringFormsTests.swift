@@ -119,6 +119,13 @@ struct SpringFormsTests {
         #expect(throws: EngineError(.invalidPlan, "dampingRatio, damping: one spring form per plan (tension/damping, stiffness/damping/mass, stiffness/dampingRatio/mass, dampingRatio/response or duration/bounce)")) {
             try engine.addPlan(plan(#"{"type":"Spring","property":"x","to":[1],"dampingRatio":0.5,"damping":3}"#), to: "card")
         }
+        // `response` beside the stiffness form was dropped without a word.
+        #expect(throws: EngineError(.invalidPlan, "stiffness, dampingRatio, response: one spring form per plan (tension/damping, stiffness/damping/mass, stiffness/dampingRatio/mass, dampingRatio/response or duration/bounce)")) {
+            try engine.addPlan(plan(#"{"type":"Spring","property":"x","to":[1],"stiffness":600,"dampingRatio":0.7,"response":0.05}"#), to: "card")
+        }
+        #expect(throws: EngineError(.invalidPlan, "stiffness, response: one spring form per plan (tension/damping, stiffness/damping/mass, stiffness/dampingRatio/mass, dampingRatio/response or duration/bounce)")) {
+            try engine.addPlan(plan(#"{"type":"Spring","property":"x","to":[1],"stiffness":600,"response":0.05}"#), to: "card")
+        }
         #expect(engine.performerCount <= 1 && !engine.isAnimating, "nothing moves")
     }
 
