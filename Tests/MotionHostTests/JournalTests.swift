@@ -257,7 +257,13 @@ struct JournalTests {
         context.journal.compactForTesting()
         #expect(journal.records.map { "\($0["op"]?.stringValue ?? "") \($0["runtime"]?.stringValue ?? "")" }
             == ["create 0/default", "values 0/default", "create 0/work", "values 0/work"], "a uid's default is kept too")
-        let (restarted, _) = try Self.context(journal: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 10)
+        // Replayed without a problem (the kept `create 0/default` met the `default` its uid's hello made, was
+        // refused as "exists", and every later start logged it and rewrote the journal).
+        let rewrites = journal.state.withLock { $0.rewrites }
+        let restarted = try EngineContext.greeted(on: RecordingOutput())
+        let outcome = restarted.journal.restoreRuntimes(from: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 10)
+        #expect(outcome.problems.isEmpty, "\(outcome.problems)")
+        #expect(journal.state.withLock { $0.rewrites } == rewrites, "not rewritten at the start")
         #expect(restarted.engine.value(of: "boolean", target: "a", runtime: "0/work") == [0])
         #expect(restarted.engine.value(of: "boolean", target: "d", runtime: "0/default") == [1])
     }
@@ -294,6 +300,36 @@ struct JournalTests {
         #expect(replies[3]["result"]?["targets"]?["t"] != nil)
         #expect(replies[6]["result"]?["targets"]?["u"] != nil)
         #expect(journal.records.count == 3, "the create and two adds (not the refused plan, nor the sample): \(journal.records.count)")
+    }
+
+    /// A keyed change sent again on its connection before its answer came (docs/protocol.md#idempotency-keys):
+    /// answered after the first, with the first's result (it was `request.pending`, answered ahead of it).
+    @Test func aKeyedRepeatBehindItsFirstIsAnsweredAfterItWithItsResult() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        let pump = SlicedWorkTests.Pump()
+        context.hooks.offload = { work in work() }
+        context.hooks.onEngineThread = { body in pump.queue.withLock { $0.append(body) } }
+        func send(_ id: Int, _ method: String, _ params: JSONValue, key: String? = nil) {
+            var request: JSONValue = ["id": .number(Double(id)), "method": .string(method), "params": params]
+            if let key { request["key"] = .string(key) }
+            context.receive(line: JSONWriter.bytes(request), from: 1)
+        }
+        send(1, "runtime.create", ["name": "a"])
+        let add: JSONValue = ["runtime": "a", "target": "t", "plan": ["type": "ChangeBoolean", "value": true]]
+        send(2, "plan.add", add, key: "once")
+        send(3, "plan.add", add, key: "once")
+        send(4, "plan.add", ["runtime": "a", "target": "u", "plan": ["type": "ChangeBoolean", "value": true]], key: "once")
+        var rounds = 0
+        while let body = pump.next(), rounds < 10_000 {
+            body(context)
+            rounds += 1
+        }
+        let replies = output.lines.filter { ($0["id"]?.doubleValue ?? 0) > 0 }
+        #expect(replies.map { $0["id"]?.doubleValue ?? 0 } == [1, 2, 3, 4], "\(replies)")
+        #expect(replies.count == 4 && replies[2]["result"] == replies[1]["result"] && replies[1]["result"]?["performer"] != nil, "\(replies)")
+        #expect(replies.count == 4 && replies[3]["error"]?["code"] == "request.invalid", "another request under the key: \(replies)")
+        #expect(journal.records.count == 2, "the create and one add: \(journal.records.map { $0["op"] ?? .null })")
     }
 
     /// A journal group (all that arrived during one sync) is applied a slice of about a millisecond at a

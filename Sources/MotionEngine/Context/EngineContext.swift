@@ -186,16 +186,28 @@ package final class EngineContext: TraceObserver {
                 let fingerprint = IdempotencyKeys.fingerprint(of: request)
                 do throws(EngineError) {
                     if let result = try keys.result(uid: session.uid, key: key, request: fingerprint, now: clock.wallNow()) {
-                        session.output.send(WireMessage.line(WireMessage.result(id: request.id, result)))
+                        answerInLine(.success(result), id: request.id, in: session)
                         break
                     }
                 } catch {
-                    session.output.send(WireMessage.line(WireMessage.error(id: request.id, code: error.code, message: error.message)))
+                    answerInLine(.failure(error), id: request.id, in: session)
                     break
                 }
                 if keys.isPending(uid: session.uid, key: key) {
-                    session.output.send(WireMessage.line(WireMessage.error(id: request.id, code: .requestPending,
-                        message: "key: a request with this key is still being applied; its answer goes to the connection that sent it")))
+                    let pending = EngineError(.requestPending, "key: a request with this key is still being applied; its answer goes to the connection that sent it")
+                    guard session.journalPending > 0 else {
+                        answerInLine(.failure(pending), id: request.id, in: session)
+                        break
+                    }
+                    // Sent again on this connection before its answer came: its turn comes after the first's,
+                    // and it is answered with the first's result then (it was `request.pending`, ahead of it).
+                    let uid = session.uid
+                    journal.queueReply(id: request.id, in: session) { context throws(EngineError) in
+                        guard let result = try context.keys.result(uid: uid, key: key, request: fingerprint, now: context.clock.wallNow()) else {
+                            throw EngineError(.requestPending, "key: the request before this one with this key failed and changed nothing; send it again")
+                        }
+                        return result
+                    }
                     break
                 }
                 keys.begin(uid: session.uid, key: key, request: fingerprint)
@@ -223,6 +235,19 @@ package final class EngineContext: TraceObserver {
             if let reply { session.output.send(WireMessage.line(reply)) }
         }
         routers.driveWaiting()
+    }
+
+    /// An answer given without applying anything (a keyed repeat): behind changes of its connection still
+    /// being written it keeps its place in line (a repeat sent at once was answered before the original).
+    private func answerInLine(_ outcome: Result<JSONValue, EngineError>, id: JSONValue, in session: Session) {
+        if session.journalPending > 0 {
+            journal.queueReply(id: id, in: session) { _ throws(EngineError) in try outcome.get() }
+            return
+        }
+        switch outcome {
+        case .success(let result): session.output.send(WireMessage.line(WireMessage.result(id: id, result)))
+        case .failure(let error): session.output.send(WireMessage.line(WireMessage.error(id: id, code: error.code, message: error.message)))
+        }
     }
 
     /// A graceful stop begins: what is being applied is finished and answered; requests not yet applied

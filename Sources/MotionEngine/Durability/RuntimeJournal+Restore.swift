@@ -160,6 +160,10 @@ extension RuntimeJournal {
             var answer: (performer: UInt64?, removed: Bool?) = (nil, nil)
             switch record {
             case .create(let runtime, let shared, _):
+                // A uid's `default` is written as created when a compaction keeps it (`JournalKeeper`), and
+                // may exist already (created above, or at a `hello` during the replay): it is that runtime,
+                // not a second one (refused as "exists", then dropped, it made every start rewrite the journal).
+                if OwnedName.split(runtime).name == Engine.defaultRuntime, engine.runtimes[runtime] != nil { break }
                 try engine.createRuntime(runtime, shared: shared)
                 if shared { hub.sharedRuntimes.insert(runtime) }
             case .add(let runtime, let target, let plan, let name, _, let instant):

@@ -113,9 +113,15 @@ extension RuntimeJournal {
     /// A request refused while this connection's earlier changes wait for the journal: its error is
     /// answered after theirs.
     func queueError(_ error: EngineError, id: JSONValue, in session: Session) {
+        queueReply(id: id, in: session) { _ throws(EngineError) in throw error }
+    }
+
+    /// A reply that keeps its place in line behind changes being written: `answer` gives it when its
+    /// turn comes, nothing written for it.
+    func queueReply(id: JSONValue, in session: Session, _ answer: @escaping (EngineContext) throws(EngineError) -> JSONValue) {
         session.owedReplies += 1
         session.journalPending += 1
-        group.append(JournalEntry(records: [], sessionID: session.id, id: id, apply: { _ throws(EngineError) in throw error }))
+        group.append(JournalEntry(records: [], sessionID: session.id, id: id, apply: answer))
         flushJournal()
     }
 
