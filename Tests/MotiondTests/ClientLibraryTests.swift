@@ -238,6 +238,7 @@ struct ClientLibraryTests {
         let output = try await ran
         #expect(output.status == 0, "\(output.output)")
         #expect(output.output.contains("keyed across the restart: 0 {\"") && output.output.contains("repeat: 0 the first result"), "\(output.output)")
+        #expect(output.output.contains("empty key: -1 request.invalid"), "\(output.output)")
         #expect(try await client.call("runtime.state", ["runtime": "kept-keyed"])["runtime"] == "kept-keyed")
         await client.close()
         _ = await second.stop()

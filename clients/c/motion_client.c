@@ -302,7 +302,14 @@ static int answer_lost(int status, const char *result) {
 int motion_client_call_keyed(motion_client *client, const char *method, const char *params_json, const char *key,
                              int retry_ms, char **result_json) {
     if (result_json) *result_json = NULL;
-    if (!client || !method || !key || !*key) return -2;
+    if (!client || !method) return -2;
+    if (!key || !*key) {
+        /* Refused as motiond refuses it (a key is 1 to 128 bytes), not a failed connection. */
+        const char *refusal = "{\"code\":\"request.invalid\",\"message\":\"key: expected a string of 1 to 128 bytes (an idempotency key)\"}";
+        note_error(client, refusal);
+        if (result_json) *result_json = strdup(refusal);
+        return -1;
+    }
     struct timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
     long pause_ms = 100;

@@ -15,6 +15,12 @@ int main(int argc, char **argv) {
         printf("connect: %s\n", error);
         return 1;
     }
+    /* An empty key is refused as motiond refuses it, and said why (it was -2, a "failed connection", and no error). */
+    char *refused = NULL;
+    int empty = motion_client_call_keyed(client, "runtime.create", "{\"name\":\"never\"}", "", 1000, &refused);
+    const char *why = motion_client_last_error(client);
+    printf("empty key: %d %s\n", empty, why && strstr(why, "\"request.invalid\"") && refused && strcmp(refused, why) == 0 ? "request.invalid" : (why ? why : "(no error)"));
+    free(refused);
     if (motion_client_call(client, "runtime.create", "{\"name\":\"waiting-keyed\",\"ephemeral\":true}", NULL) != 0) return 1;
     printf("waiting\n");
     fflush(stdout);

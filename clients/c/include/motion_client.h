@@ -62,7 +62,8 @@ int motion_client_call(motion_client *client, const char *method, const char *pa
  * (1 to 128 bytes of text), and sent again with it whenever its answer is lost (the connection failed, or
  * motiond answered that it is stopping), connecting again as needed, for up to `retry_ms`. motiond
  * applies it once and answers a repeat with the first result ("replayed":true when that came from its
- * journal after a restart). Returns as motion_client_call. With reconnecting off, tried once. (1.2)
+ * journal after a restart). Returns as motion_client_call (an empty or NULL key: -1, "request.invalid", not
+ * sent). With reconnecting off, tried once. (1.2)
  */
 int motion_client_call_keyed(motion_client *client, const char *method, const char *params_json, const char *key,
                              int retry_ms, char **result_json);
