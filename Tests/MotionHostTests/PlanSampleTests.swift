@@ -36,6 +36,17 @@ struct PlanSampleTests {
         #expect(named["message"] == #"property: the plan does not animate "frames" (it animates p)"#, "\(named)")
     }
 
+    /// A plan `plan.add` refuses is refused by `plan.sample` with the same code and words (an empty
+    /// composite was "plan.property: expected a string").
+    @Test func aPlanIsCheckedAsPlanAddChecksIt() {
+        for plan: JSONValue in [["type": "Sequence", "steps": []], ["type": "Group", "plans": []], ["type": "Sequence", "steps": [:]],
+                                ["type": "Nope"]] {
+            let added = context.call("plan.add", ["target": "t", "plan": plan], on: output)
+            let sampled = sample(["plan": plan, "times": [0.1]])
+            #expect(sampled["code"] == added["code"] && sampled["message"] == added["message"] && sampled["code"] != nil, "\(sampled) vs \(added)")
+        }
+    }
+
     /// Recorded gestures under other names than the plan reads: refused naming the one missing (it
     /// sampled a plan that never moved, `value: []`, as if settled).
     @Test func aGestureThePlanReadsMustBeRecorded() throws {

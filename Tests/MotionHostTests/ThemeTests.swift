@@ -226,6 +226,8 @@ struct ThemeTests {
             (["springs": ["spatial.fast": ["stiffness": -5, "dampingRatio": 1]]], "theme.springs.spatial.fast", "stiffness"),
             (["springs": ["two": ["stiffness": 300, "damping": 20, "dampingRatio": 1]]], "theme.springs.two", "one spring form per plan"),
             (["timings": ["enter": "bouncy"]], "theme.timings.enter", #"unknown timing function "bouncy""#),
+            // A motion naming a token that is nowhere (it failed only at each plan that used the motion).
+            (["motions": ["m": ["type": "Spring", "spring": "@nonexistent"]]], "theme.motions.m", "@nonexistent is not a known spring token"),
         ] as [(JSONValue, String, String)] {
             var json = theme
             json["name"] = "broken"
@@ -235,12 +237,32 @@ struct ThemeTests {
             #expect(message.hasPrefix(named + ": ") && message.contains(says), "\(message)")
         }
         #expect(call("theme.get", [:])["user"] == nil, "no overlay was set")
-        #expect(output.lines.count == before + 4, "one answer each, no trace: \(output.lines.suffix(from: before))")
+        #expect(output.lines.count == before + 5, "one answer each, no trace: \(output.lines.suffix(from: before))")
+        // An overlay's motion may name the system theme's tokens beneath it.
+        let overlaid = call("theme.set", ["scope": "user", "theme": ["name": "mine", "motions": ["m": ["type": "Spring", "spring": "@spatial.fast"]]]])
+        #expect(overlaid["changed"] == ["motions.m"], "\(overlaid)")
+        _ = call("theme.set", ["scope": "user", "theme": .null])
         #expect(context.engine.runtimes.keys.allSatisfy { !$0.contains("theme-check") }, "the dry run is gone")
         // Tokens a plan can use are kept, as before.
         let good = call("theme.set", ["scope": "user", "theme": ["name": "good", "springs": ["spatial.fast": ["stiffness": 900, "dampingRatio": 0.9]],
                                                                   "timings": ["enter": "cubic-bezier(0.2, 0, 0, 1)"]]])
         #expect(good["changed"] == ["springs.spatial.fast", "timings.enter"], "\(good)")
+    }
+
+    /// A plan refused once its tokens are filled in names them: the keys in the message may be ones the
+    /// client never wrote.
+    @Test func aRefusalOfAFilledInPlanNamesItsTokens() {
+        _ = call("theme.set", ["scope": "user", "theme": ["name": "mine", "springs": ["pop": ["stiffness": 800, "dampingRatio": 1]]]])
+        let plan: JSONValue = ["type": "Spring", "property": "x", "to": [1], "spring": "@pop", "duration": 0.5]
+        let refused = call("plan.add", ["target": "t", "plan": plan])
+        #expect(refused["code"] == "plan.invalid", "\(refused)")
+        #expect(refused["message"]?.stringValue?.hasSuffix("(the plan as filled in from @pop)") == true, "\(refused)")
+        let sampled = call("plan.sample", ["plan": plan, "times": [0.1]])
+        #expect(sampled["message"] == refused["message"], "\(sampled)")
+        let plain = call("plan.add", ["target": "t", "plan": ["type": "Spring", "property": "x", "to": [1], "stiffness": 800, "duration": 0.5]])
+        #expect(plain["message"]?.stringValue?.contains("filled in") == false, "no tokens, nothing added: \(plain)")
+        let bare = call("plan.add", ["target": "t", "plan": ["type": "Spring", "property": "x", "to": [1], "spring": "pop"]])
+        #expect(bare["message"] == #"spring: "pop" names no token; a token is named with @ ("@pop")"#, "\(bare)")
     }
 
     /// A retune over many running plans is worked in slices between ticks, in the lane of the uid whose

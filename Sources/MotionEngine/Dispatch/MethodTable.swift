@@ -31,12 +31,14 @@ struct MethodTable: ContextPart {
             let planName = try params.optionalName("name")
             let journaled = context.journal.willBeJournaled(runtime)
             // A journaled plan is checked before it is written: the journal holds plans that were accepted.
-            if journaled { try engine.check(plan) }
+            if journaled { try Themes.namingTokens(used) { () throws(EngineError) in try engine.check(plan) } }
             let limit = context.quotas(of: runtime), shown = name ?? Engine.defaultRuntime
             return try context.journal.orApply(session, id: request.id, journaled: journaled,
                                       record: { [.add(runtime: runtime, target: target, plan: plan, name: planName, t: clock.wallNow(),
                                                       instant: engine.instantMotion)] }) { context throws(EngineError) in
-                let performer = try context.engine.addPlan(plan, to: target, in: runtime, named: planName, quotas: limit)
+                let performer = try Themes.namingTokens(used) { () throws(EngineError) in
+                    try context.engine.addPlan(plan, to: target, in: runtime, named: planName, quotas: limit)
+                }
                 context.themes.planAdded(original: original, resolved: plan, used: used, runtime: runtime, target: target,
                                          name: planName, uid: uid)
                 return ["runtime": .string(shown), "target": .string(target), "performer": .number(Double(performer))]
@@ -105,7 +107,11 @@ struct MethodTable: ContextPart {
         case "plan.sample":
             var plan = try params.object("plan")
             if request.lineLength > EngineContext.maximumPlanBytes { try EngineContext.checkSize(of: plan) }
-            plan = try context.themes.resolve(plan, for: session.uid).plan
+            let (resolved, used) = try context.themes.resolve(plan, for: session.uid)
+            plan = resolved
+            // Checked as `plan.add` checks it, so a sample is refused with the same words (an empty `steps`
+            // was "plan.property: expected a string").
+            try Themes.namingTokens(used) { () throws(EngineError) in _ = try engine.check(plan) }
             guard case .array(let elements)? = params["times"], !elements.isEmpty else {
                 throw EngineError(.invalidRequest, "times: expected an array of 1 to \(EngineContext.maximumSamples) numbers")
             }
@@ -120,7 +126,7 @@ struct MethodTable: ContextPart {
                 }
                 times.append(time)
             }
-            let work = try SampleWork(plan: plan, property: try params.optionalName("property"), times: times, runtime: context.dryRuns.nextRuntime(EngineContext.reservedRuntimePrefix + "sample"),
+            let work = try SampleWork(plan: plan, tokens: used, property: try params.optionalName("property"), times: times, runtime: context.dryRuns.nextRuntime(EngineContext.reservedRuntimePrefix + "sample"),
                                       frame: 1 / settings.rate, gestures: try GestureRequests.recordedGestures(params),
                                       settings: try params.optionalBool("applySettings") == true ? settings : nil)
             context.dryRuns.perform(work, for: session, replyingTo: request.id)

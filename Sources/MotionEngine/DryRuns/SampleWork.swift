@@ -4,6 +4,8 @@ import MotionWire
 /// time asked (seconds from the start), in slices. Nothing a client can see is touched.
 final class SampleWork: SlicedWork {
     private let plan: JSONValue
+    /// The tokens that filled the plan in: a refusal names them, as `plan.add`'s does.
+    private let tokens: Set<String>
     private let property: String
     private let times: [Double]
     /// Indices of `times`, earliest first.
@@ -37,7 +39,7 @@ final class SampleWork: SlicedWork {
     private let checksAnimated: Bool
 
     /// `property` chooses which of a composite's properties is read (default: its first leaf's).
-    init(plan: JSONValue, property: String? = nil, times: [Double], runtime: String, frame: Double,
+    init(plan: JSONValue, tokens: Set<String> = [], property: String? = nil, times: [Double], runtime: String, frame: Double,
          gestures: [String: [GestureSample]] = [:], settings: EngineSettings? = nil) throws(EngineError) {
         instantMotion = settings?.instantMotion ?? .off
         speed = settings?.tickScale ?? 1
@@ -60,6 +62,7 @@ final class SampleWork: SlicedWork {
             throw EngineError(.invalidRequest, "gestures: the plan reads gesture \"\(missing)\", which gestures does not hold (it holds \(gestures.keys.sorted().joined(separator: ", ")))")
         }
         self.plan = plan
+        self.tokens = tokens
         self.property = property
         self.times = times
         self.order = times.indices.sorted { times[$0] < times[$1] }
@@ -131,7 +134,7 @@ final class SampleWork: SlicedWork {
         if !started {
             started = true
             try engine.createRuntime(runtime, dryRun: true)
-            try engine.addPlan(plan, to: "sample", in: runtime)
+            try Themes.namingTokens(tokens) { () throws(EngineError) in try engine.addPlan(plan, to: "sample", in: runtime) }
             // A gesture sample at 0 applies before the first value is read.
             advance(engine, by: 0)
             if !engine.isActive(runtime: runtime), gestureEvents.isEmpty { settlingDuration = 0 }

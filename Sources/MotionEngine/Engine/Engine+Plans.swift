@@ -156,6 +156,7 @@ extension Engine {
     /// `check` for a plan a plugin performs.
     @discardableResult
     func checkLeaf(_ plan: JSONValue) throws(EngineError) -> (factoryIndex: Int, planType: String) {
+        guard case .object = plan else { throw EngineError(.invalidRequest, "plan: expected an object") }
         guard case .string(let planType)? = plan["type"] else {
             throw EngineError(.invalidRequest, "plan.type: expected a string")
         }
@@ -168,6 +169,12 @@ extension Engine {
             throw EngineError(.unknownPlanType, "plan.type: \"\(planType)\" is not registered; \(hint)known types: \(known)")
         }
         if let schema = registry.factories[factoryIndex].descriptor.schema {
+            // A token named without its `@` (docs/themes.md) is not an unknown key to puzzle over.
+            for key in ["spring", "motion"] where schema.properties[key] == nil {
+                if case .string(let name)? = plan[key], !name.hasPrefix("@") {
+                    throw EngineError(.invalidPlan, "\(key): \"\(name)\" names no token; a token is named with @ (\"@\(name)\")")
+                }
+            }
             do throws(JSONSchema.Violation) {
                 try schema.validate(plan: plan)
             } catch {

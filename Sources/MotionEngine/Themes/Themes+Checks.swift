@@ -36,4 +36,37 @@ extension Themes {
             }
         }
     }
+
+    /// The `@name` references inside each motion token of `theme` (a motion is a partial plan that may
+    /// name springs, timings and durations): each must be a token of `theme`, or for a uid's overlay of
+    /// the system theme beneath it. A reference to nothing is `theme.invalid` naming the motion, as docs/themes.md
+    /// says, not an error at every plan that names the motion. A motion's plan type is not checked: its
+    /// plugin may come later.
+    func checkReferences(of theme: Theme, overlaying: Bool) throws(EngineError) {
+        for name in theme.names(.motions) {
+            let engine = self.engine
+            var resolution = TokenResolution(
+                lookup: { [unowned self] kind, token in theme[kind, token] ?? (overlaying ? self.token(kind, token, for: nil)?.value : nil) },
+                known: { [unowned self] kind in Array(Set(theme.names(kind) + (overlaying ? system.names(kind) : []))) },
+                takesKey: { type, key in engine.planType(type, takes: key) })
+            do throws(EngineError) {
+                _ = try resolution.resolve(["motion": .string("@" + name)])
+            } catch {
+                throw EngineError(.themeInvalid, "theme.motions.\(name): \(error.message)")
+            }
+        }
+    }
+
+    /// `body`, whose `plan.invalid` for a plan that used tokens (`used`: `kind.name`) says which filled it in:
+    /// its keys may be ones the client never wrote (a `@spring` token's form beside the plan's `duration`).
+    @discardableResult
+    static func namingTokens<Value>(_ used: Set<String>, _ body: () throws(EngineError) -> Value) throws(EngineError) -> Value {
+        do throws(EngineError) {
+            return try body()
+        } catch {
+            guard !used.isEmpty, error.code == .invalidPlan else { throw error }
+            let names = used.sorted().map { "@" + ($0.split(separator: ".", maxSplits: 1).last.map(String.init) ?? $0) }
+            throw EngineError(error.code, "\(error.message) (the plan as filled in from \(names.joined(separator: ", ")))")
+        }
+    }
 }

@@ -124,6 +124,7 @@ package final class Themes: ContextPart {
         case .object?:
             let theme = try Theme(json: params["theme"]!)
             try checkUses(of: theme)
+            try checkReferences(of: theme, overlaying: scope == "user")
             next = theme
         case .null?: next = scope == "user" ? nil : configured
         default: throw EngineError(.invalidRequest, "theme: expected a shipped theme's name, a theme object, or null (\(scope == "user" ? "to remove your overlay" : "back to the config's theme"))")
