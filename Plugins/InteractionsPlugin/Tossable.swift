@@ -74,6 +74,10 @@ final class Tossable: Performer {
         if let snap = plan.snap, !snap.allSatisfy({ (1...4).contains($0.count) && $0.allSatisfy(\.isFinite) }) {
             throw PlanError("snap: expected points of 1 to 4 finite numbers")
         }
+        // One dimension for every point (a missing coordinate was taken as 0: `[[0], [1, 2]]` snapped y to 0).
+        if let snap = plan.snap, let first = snap.first, let index = snap.firstIndex(where: { $0.count != first.count }) {
+            throw PlanError("snap[\(index)]: expected \(first.count) number\(first.count == 1 ? "" : "s"), as snap[0] (every point has one dimension)")
+        }
         // The spring it hands over to is checked now, as a Spring plan would be: refused at release, the
         // property stopped dead and only the daemon's log said why.
         if let parameters = plan.spring {

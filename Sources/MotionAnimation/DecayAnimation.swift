@@ -23,7 +23,7 @@ package struct DecayAnimation: SimulatedAnimation, MigratableAnimation {
         count = components
         let drag = try parameter(plan.drag, field: "drag", default: 3, in: 1e-9...300)
         let threshold = try parameter(plan.threshold, field: "threshold", default: 0.1, in: 1e-12...1e6)
-        let from = try plan.from.map { try vector($0, field: "from", count: components) }
+        let from = try plan.from.map { try vector($0, field: "from", count: components, of: "velocity") }
         simulation = Simulation(value: from ?? current?.value ?? .zero, velocity: velocity, force: .decay(drag: drag),
                                 threshold: threshold)
     }

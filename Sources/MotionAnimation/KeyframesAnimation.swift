@@ -73,11 +73,11 @@ package struct KeyframesAnimation: MigratableAnimation {
     package init(plan: KeyframesPlan, current: PropertyState?, context: PerformerContext) throws {
         guard plan.values.count >= 2 else { throw PlanError("values: expected at least 2 values") }
         count = plan.values[0].count
-        let values = try plan.values.enumerated().map { index, value in try vector(value, field: "values[\(index)]", count: plan.values[0].count) }
+        let values = try plan.values.enumerated().map { index, value in try vector(value, field: "values[\(index)]", count: plan.values[0].count, of: "values[0]") }
         let keyTimes = plan.keyTimes ?? values.indices.map { Double($0) / Double(values.count - 1) }
         guard keyTimes.count == values.count else { throw PlanError("keyTimes: expected \(values.count) times, one per value") }
         guard keyTimes.first == 0, keyTimes.last == 1, zip(keyTimes, keyTimes.dropFirst()).allSatisfy({ $0 <= $1 }) else {
-            throw PlanError("keyTimes: expected times from 0 to 1 that never decrease")
+            throw PlanError("keyTimes: expected times that start at 0, end at 1 and never decrease")
         }
         let curves = try plan.timing?.curves(segments: values.count - 1, context: context)
             ?? Array(repeating: .linear, count: values.count - 1)
@@ -88,7 +88,7 @@ package struct KeyframesAnimation: MigratableAnimation {
                       repeatCount: plan.repeat?.cycles ?? 1, autoreverses: plan.autoreverse ?? false, keyframes: path)
         if let velocity = plan.velocity {
             // As a Tween's: what the path does not give at the start is launched, read just after 0.
-            let wanted = try vector(velocity, field: "velocity", count: count)
+            let wanted = try vector(velocity, field: "velocity", count: count, of: "values[0]")
             tween = Tween(from: values[0], to: values[values.count - 1], duration: duration, curve: .linear,
                           repeatCount: tween.repeatCount, autoreverses: tween.autoreverses, keyframes: path,
                           launch: wanted - tween.velocity(at: duration * 1e-9))

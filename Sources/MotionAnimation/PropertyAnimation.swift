@@ -70,11 +70,11 @@ package func parameter(_ value: Double?, field: String, default fallback: Double
     return value
 }
 
-/// Reads a plan's vector, checking its length.
-package func vector(_ components: [Double], field: String, count: Int? = nil) throws -> SIMD4<Double> {
+/// Reads a plan's vector, checking its length: `count` components, one per component of `reference`.
+package func vector(_ components: [Double], field: String, count: Int? = nil, of reference: String = "to") throws -> SIMD4<Double> {
     guard (1...4).contains(components.count) else { throw PlanError("\(field): expected 1 to 4 numbers") }
     if let count, components.count != count {
-        throw PlanError("\(field): expected \(count) \(count == 1 ? "number" : "numbers"), one per component of to; found \(components.count)")
+        throw PlanError("\(field): expected \(count) \(count == 1 ? "number" : "numbers"), one per component of \(reference); found \(components.count)")
     }
     guard components.allSatisfy({ $0.isFinite && abs($0) <= maximumMagnitude }) else {
         throw PlanError("\(field): numbers must be finite and within ±1e15")

@@ -54,7 +54,8 @@ struct ThemeCommand: AsyncParsableCommand {
             try await connection.run { client in
                 let result = try await client.call("theme.set", ["theme": value, "scope": .string(user ? "user" : "system")])
                 let changed = result["changed"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                print("\(user ? "your overlay" : "system theme") is \(result["theme"]?.stringValue ?? "?"); \(changed.count) token(s) changed"
+                let now = value == .null ? "your overlay is removed" : "\(user ? "your overlay" : "system theme") is \(result["theme"]?.stringValue ?? "?")"
+                print("\(now); \(changed.count) token(s) changed"
                     + (changed.isEmpty ? "" : ": " + changed.joined(separator: ", ")))
             }
         }

@@ -13,13 +13,18 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Only this runtime.") var runtime: String?
     @Option(help: "Only this target; repeat for several.") var target: [String] = []
     @Option(help: "Stop after this many events.") var count: Int?
-    @Option(help: "Stop after a trace event of this kind, e.g. runtime.idle.") var until: String?
+    @Option(help: "Stop after a trace event of this kind, e.g. runtime.idle (other trace events are shown only with --trace, or when no stream is chosen).") var until: String?
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count: expected 1 or more events") }
+    }
 
     func run() async throws {
         var streams: [JSONValue] = []
         let chosen = frames || trace || routes
         if frames || !chosen { streams.append("frames") }
-        if trace || !chosen || until != nil { streams.append("trace") }
+        let showsTrace = trace || !chosen
+        if showsTrace || until != nil { streams.append("trace") }
         if routes { streams.append("routes") }
         var params: [String: JSONValue] = ["streams": .array(streams)]
         if let runtime { params["runtime"] = .string(runtime) }
@@ -46,6 +51,9 @@ struct Watch: AsyncParsableCommand {
                     }
                     if reconnecting { printError("motiond is back; watching again") }
                     for await event in client.events {
+                        // `--until` subscribes to trace; its events are shown only when asked for, but for the
+                        // one it stops at.
+                        if !showsTrace, event["event"] == "trace", event["kind"]?.stringValue != until { continue }
                         print(json ? JSONWriter.string(event) : EventLine.describe(event, colour: colour))
                         fflush(nil)
                         // A closing notice (server.shutting_down, …) says why; the connection ends after it.

@@ -152,6 +152,9 @@ struct CompositionTests {
         // Nested: the path names where the count ran out.
         let nested = call("plan.add", ["target": "b", "plan": ["type": "Sequence", "steps": [group(200), group(57)]]])
         #expect(nested["message"] == "steps[1].plans[56]: one plan too many; a composite holds at most 256 plans, its nested composites' plans counted together")
+        // A child's fields are named as the child's (`steps[0].plan.type` before).
+        #expect(call("plan.add", ["target": "b", "plan": ["type": "Sequence", "steps": [["property": "x"]]]])["message"] == "steps[0].type: expected a string")
+        #expect(call("plan.add", ["target": "b", "plan": ["type": "Sequence", "steps": [1]]])["message"] == "steps[0]: expected an object")
         let targets = JSONValue.array((0..<13).map { .string("t\($0)") })
         let staggered = call("plan.add", ["targets": targets, "plan": group(20)])
         #expect(staggered["code"] == "request.limit", "\(staggered)")

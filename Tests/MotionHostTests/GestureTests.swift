@@ -86,6 +86,13 @@ struct GestureTests {
         #expect(call("gesture.push", ["gesture": "g", "samples": [["t": 1, "position": [0], "phase": "lifted"]]])["code"] == "request.invalid")
         #expect(call("gesture.push", ["gesture": "g", "samples": .array((0...256).map { ["t": .number(Double($0)), "position": [0]] })])["code"] == "request.invalid")
         #expect(call("gesture.push", ["gesture": "g", "samples": [["t": 1, "position": [0], "pressure": 1]]])["code"] == "request.invalid")
+        // One dimension per gesture (a missing y was taken as 0 and made a velocity up); a began starts afresh.
+        let mixed: JSONValue = [["t": 0, "position": [0, 0]], ["t": 0.01, "position": [1]], ["t": 0.02, "position": [2, 2]]]
+        #expect(call("gesture.velocity", ["samples": mixed])["message"]
+                == "samples[1].position: expected 2 coordinates, as samples[0] (a gesture keeps its dimension)")
+        #expect(call("gesture.push", ["gesture": "drag", "samples": [["t": 6, "position": [1]]]])["message"]
+                == "samples[0].position: expected 2 coordinates, as the gesture's earlier samples (a gesture keeps its dimension; a began starts it afresh)")
+        #expect(call("gesture.push", ["gesture": "drag", "samples": [["t": 6, "position": [1], "phase": "began"]]])["phase"] == "began")
     }
 
     @Test func gesturesHaveAQuotaAndEndWithTheirRuntime() throws {

@@ -138,6 +138,9 @@ struct InteractionTests {
         #expect(toss(["stiffness": 2e9])["code"] == "plan.invalid", "stiffer than the Spring's schema allows")
         #expect(toss(["stiffness": 1e9, "dampingRatio": 1])["code"] == nil, "the stiffest spring the schema allows (exact motion has no stability limit)")
         #expect(toss(["duration": 0.4, "bounce": 0.2])["code"] == nil, "a valid spring is accepted")
+        // Snap points of one dimension (a missing coordinate was taken as 0).
+        let mixedSnap = call("plan.add", ["target": "card", "plan": ["type": "Tossable", "property": "x", "gesture": "finger", "snap": [[0], [1, 2]]]])
+        #expect(mixedSnap["code"] == "plan.invalid" && mixedSnap["message"] == "snap[1]: expected 1 number, as snap[0] (every point has one dimension)", "\(mixedSnap)")
     }
 
     @Test mutating func aTossableSpringsToTheNearestSnapPointWithTheReleaseVelocity() throws {

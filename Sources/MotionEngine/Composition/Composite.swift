@@ -157,7 +157,10 @@ extension Engine {
                     try checkLeaf(child)
                 }
             } catch {
-                throw EngineError(error.code, "\(list)[\(index)].\(error.message)")
+                // A child's own fields: `steps[0].type`, not `steps[0].plan.type` (what a top-level plan is called).
+                let message = error.message.hasPrefix("plan.") ? "." + error.message.dropFirst(5)
+                    : error.message.hasPrefix("plan:") ? String(error.message.dropFirst(4)) : "." + error.message
+                throw EngineError(error.code, "\(list)[\(index)]\(message)")
             }
         }
     }

@@ -24,6 +24,9 @@ struct GestureRequests: ContextPart {
         if let existing, let first = samples.first, first.sample.time < existing.lastTime {
             throw EngineError(.invalidRequest, "samples[0].t: \(first.sample.time) is before the gesture's last sample (\(existing.lastTime))")
         }
+        if let existing, let first = samples.first, first.phase != .began, !existing.position.isEmpty, existing.position.count != first.sample.position.count {
+            throw EngineError(.invalidRequest, "samples[0].position: expected \(existing.position.count) coordinate\(existing.position.count == 1 ? "" : "s"), as the gesture's earlier samples (a gesture keeps its dimension; a began starts it afresh)")
+        }
         if existing == nil, let owner = scope.owner {
             let held = engine.runtimes.values.reduce(0) { $0 + ($1.owner == owner ? $1.gestures.count : 0) }
             if held >= settings.quotas.gestures { throw context.quotaExceeded("gestures", owner) }
@@ -99,7 +102,11 @@ struct GestureRequests: ContextPart {
                   case let position = coordinates.compactMap(\.doubleValue), position.count == coordinates.count,
                   position.allSatisfy({ $0.isFinite && abs($0) <= 1e15 })
             else {
-                throw EngineError(.invalidRequest, "samples[\(index)].position: expected [x] or [x, y], finite numbers")
+                throw EngineError(.invalidRequest, "samples[\(index)].position: expected [x] or [x, y], finite numbers of at most 1e15 in magnitude")
+            }
+            // One dimension per gesture: a y that comes and goes was taken as 0, and made a velocity up.
+            if let first = samples.first, first.0.position.count != position.count {
+                throw EngineError(.invalidRequest, "samples[\(index)].position: expected \(first.0.position.count) coordinate\(first.0.position.count == 1 ? "" : "s"), as samples[0] (a gesture keeps its dimension)")
             }
             var phase: Gesture.Phase?
             if let text = members["phase"] {

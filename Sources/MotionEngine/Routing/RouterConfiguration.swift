@@ -89,9 +89,10 @@ struct RouterConfiguration: Sendable {
     init(_ json: JSONValue, planCheck: PlanCheck?, vocabulary: PlanVocabulary) throws(EngineError) {
         self.json = json
         self.vocabulary = vocabulary
-        guard case .object(let declared)? = json["routes"], !declared.isEmpty else {
+        guard case .object(let declared)? = json["routes"] else {
             throw EngineError(.invalidRequest, "routes: expected an object of route keys")
         }
+        guard !declared.isEmpty else { throw EngineError(.invalidRequest, "routes: expected at least one route") }
         guard declared.count <= Self.maximumRoutes else {
             throw EngineError(.invalidRequest, "routes: at most \(Self.maximumRoutes) routes")
         }
@@ -104,6 +105,12 @@ struct RouterConfiguration: Sendable {
             let field = "routes.\(key)"
             guard RouteComponent.isValidKey(key) else {
                 throw EngineError(.invalidRequest, "\(field): a route key must be non-empty, without spaces or / ! # ? ( ) : , =")
+            }
+            guard case .object(let members) = entry else { throw EngineError(.invalidRequest, "\(field): expected an object {kind, transition?}") }
+            // Unknown keys are refused here as everywhere in the protocol (a misspelt `transition` left the
+            // route without one, silently).
+            for unknown in members.keys.sorted() where unknown != "kind" && unknown != "transition" {
+                throw EngineError(.invalidRequest, "\(field).\(unknown): unknown key of a route (known: kind, transition)")
             }
             guard let kindName = entry["kind"]?.stringValue, let kind = Kind(rawValue: kindName) else {
                 throw EngineError(.invalidRequest, "\(field).kind: expected \"stack\", \"modal\", \"tab\" or \"overlay\"")
@@ -135,6 +142,10 @@ struct RouterConfiguration: Sendable {
         }
         for (index, entry) in entries.enumerated() {
             let field = "transitions[\(index)]"
+            guard case .object(let members) = entry else { throw EngineError(.invalidRequest, "\(field): expected an object {from, to, animation}") }
+            for unknown in members.keys.sorted() where !["from", "to", "animation"].contains(unknown) {
+                throw EngineError(.invalidRequest, "\(field).\(unknown): unknown key of a transition (known: from, to, animation)")
+            }
             var keys: [String] = []
             for end in ["from", "to"] {
                 guard let key = entry[end]?.stringValue, routes[key] != nil else {

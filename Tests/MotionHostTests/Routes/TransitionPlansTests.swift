@@ -126,7 +126,11 @@ struct TransitionPlansTests {
                 return nil
             } catch { return error }
         }
-        #expect(failure(["routes": [:]])?.message.hasPrefix("routes:") == true)
+        #expect(failure(["routes": [:]])?.message == "routes: expected at least one route")
+        // Unknown keys are refused, as everywhere in the protocol (a misspelt `transition` went unnoticed).
+        #expect(failure(["routes": ["a": ["kind": "stack", "colour": 1]]])?.message == "routes.a.colour: unknown key of a route (known: kind, transition)")
+        #expect(failure(["routes": ["a": ["kind": "stack"]], "transitions": [["from": "a", "to": "a", "animation": "none", "speed": 2]]])?.message
+            == "transitions[0].speed: unknown key of a transition (known: from, to, animation)")
         #expect(failure(["routes": ["a b": ["kind": "stack"]]])?.message.hasPrefix("routes.a b:") == true)
         let long = failure(["routes": .object([String(repeating: "k", count: 257): ["kind": "stack"]])])
         #expect(long?.code == .limitExceeded && long?.message == "routes: a route key of 257 bytes; keys are at most 256 bytes", "\(String(describing: long))")
