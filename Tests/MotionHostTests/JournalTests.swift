@@ -268,14 +268,20 @@ struct JournalTests {
         #expect(restarted.engine.value(of: "boolean", target: "d", runtime: "0/default") == [1])
     }
 
-    /// With the journal written on another thread: a runtime created and used at once, an error among
-    /// queued changes, and a request behind a sliced dry run are all answered, in order.
-    @Test func queuedRequestsAreAnsweredInOrderWhileTheJournalIsWritten() throws {
+    /// A context whose journal completions wait in `pump` (as if written on another thread) until run.
+    static func pumped() throws -> (MemoryJournal, EngineContext, RecordingOutput, SlicedWorkTests.Pump) {
         let journal = MemoryJournal()
-        let (context, output) = try Self.context(journal: journal)
+        let (context, output) = try context(journal: journal)
         let pump = SlicedWorkTests.Pump()
         context.hooks.offload = { work in work() }
         context.hooks.onEngineThread = { body in pump.queue.withLock { $0.append(body) } }
+        return (journal, context, output, pump)
+    }
+
+    /// With the journal written on another thread: a runtime created and used at once, an error among
+    /// queued changes, and a request behind a sliced dry run are all answered, in order.
+    @Test func queuedRequestsAreAnsweredInOrderWhileTheJournalIsWritten() throws {
+        let (journal, context, output, pump) = try Self.pumped()
         func send(_ id: Int, _ method: String, _ params: JSONValue) {
             context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "params": params]), from: 1)
         }
@@ -305,11 +311,7 @@ struct JournalTests {
     /// A keyed change sent again on its connection before its answer came (docs/protocol.md#idempotency-keys):
     /// answered after the first, with the first's result (it was `request.pending`, answered ahead of it).
     @Test func aKeyedRepeatBehindItsFirstIsAnsweredAfterItWithItsResult() throws {
-        let journal = MemoryJournal()
-        let (context, output) = try Self.context(journal: journal)
-        let pump = SlicedWorkTests.Pump()
-        context.hooks.offload = { work in work() }
-        context.hooks.onEngineThread = { body in pump.queue.withLock { $0.append(body) } }
+        let (journal, context, output, pump) = try Self.pumped()
         func send(_ id: Int, _ method: String, _ params: JSONValue, key: String? = nil) {
             var request: JSONValue = ["id": .number(Double(id)), "method": .string(method), "params": params]
             if let key { request["key"] = .string(key) }
