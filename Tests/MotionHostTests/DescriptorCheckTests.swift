@@ -146,6 +146,22 @@ struct PluginRegistryTests {
         #expect(registry.factories[registry.factory(forPlanType: "ChangeBoolean")!].pluginID == "test.fake")
     }
 
+    /// `Sequence` and `Group` are the engine's: a plugin claiming one is listed as a conflict, not as
+    /// providing a type whose plans never reach it.
+    @Test func aBuiltInCompositeTypeIsNotAPluginsToTake() throws {
+        let fake = try descriptor("/a/libfake.so")
+        let factory = fake.factories[0]
+        let claiming = FactoryDescriptor(pointer: factory.pointer, table: factory.table, planType: "Sequence", schema: nil,
+                                         isContinuous: factory.isContinuous, batch: nil, yield: nil)
+        var builder = PluginRegistryBuilder()
+        builder.add(PluginDescriptor(pointer: fake.pointer, id: "test.seq", version: "1.0.0", buildTag: "c", file: "/a/libseq.so",
+                                     factories: [claiming], functions: []))
+        let registry = builder.freeze()
+        #expect(registry.factory(forPlanType: "Sequence") == nil && !registry.planTypes.contains("Sequence"))
+        #expect(registry.conflicts == [PluginRegistry.Conflict(planType: "Sequence", keptPlugin: "motiond", keptFile: "built in",
+                                                               ignoredPlugin: "test.seq", ignoredFile: "/a/libseq.so")])
+    }
+
     @Test func aSecondPluginWithTheSameIdIsRejected() throws {
         var builder = PluginRegistryBuilder()
         builder.add(try descriptor("/a/libfake.so"))

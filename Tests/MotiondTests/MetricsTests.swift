@@ -100,6 +100,11 @@ struct MetricsTests {
             return line[start.upperBound...].prefix { $0 != "\"" }
         })
         #expect(uids == ["65534"], "only its own uid's series: \(lines.filter { $0.contains("uid=") })")
+        // Nor totals of every uid's holdings (root's animation and connection counted in them).
+        let totals = lines.filter { $0.hasPrefix("motiond_animations") || $0.hasPrefix("motiond_connections") || $0.hasPrefix("motiond_performers")
+            || $0.hasPrefix("motiond_subscriptions") || $0.hasPrefix("motiond_plugin_call_seconds_total") || $0.contains("TYPE motiond_animations ") }
+        #expect(totals.isEmpty, "\(totals)")
+        #expect(lines.contains { $0.hasPrefix("motiond_ticks_total") }, "the daemon's own health is every client's: \(lines)")
         let all = try await client.call("metrics")["text"]?.stringValue ?? ""
         #expect(all.contains("uid=\"0\"") && all.contains("uid=\"65534\""), "an admin sees every uid's")
         await client.close()

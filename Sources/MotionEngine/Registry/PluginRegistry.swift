@@ -115,6 +115,12 @@ package struct PluginRegistryBuilder {
         plugins.append(entry)
         let label = PluginCallMarker.label(file: plugin.file, hash: entry.hash)
         for factory in plugin.factories {
+            // The engine's own composites are not a plugin's to take (its plans never reached it).
+            if Composite.Kind(rawValue: factory.planType) != nil {
+                conflicts.append(PluginRegistry.Conflict(planType: factory.planType, keptPlugin: "motiond", keptFile: "built in",
+                                                         ignoredPlugin: plugin.id, ignoredFile: plugin.file))
+                continue
+            }
             if let held = factoryIndex[factory.planType], factories[held].pluginID != plugin.id {
                 let owner = plugins.first { $0.plugin.id == factories[held].pluginID }!.plugin
                 conflicts.append(

@@ -107,9 +107,19 @@ package final class DaemonMetrics: Sendable {
         registry.makeGauge(name: "motiond_plugins_quarantined", help: Self.help["motiond_plugins_quarantined"]!).set(Double(quarantined))
         let text = registry.emitToString()
         guard let uid else { return text }
-        // A client sees its own uid's series only (as `status` shows usage to admins only).
+        // A client sees its own uid's series and the daemon's own health (its ticks, its plugins), nothing
+        // that counts what other uids hold or do, not even as totals (docs/protocol.md#ownership-and-quotas).
         let own = "uid=\"\(uid)\""
-        return text.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.contains("uid=\"") || $0.contains(own) }.joined(separator: "\n")
+        return text.split(separator: "\n", omittingEmptySubsequences: false).filter { line in
+            let family = line.hasPrefix("# ") ? line.split(separator: " ").dropFirst(2).first.map(String.init) ?? ""
+                : String(line.prefix { $0 != "{" && $0 != " " })
+            return !Self.everyUids.contains(family) && (!line.contains("uid=\"") || line.contains(own))
+        }.joined(separator: "\n")
     }
+
+    /// Series that sum every uid's holdings or work: an admin's only.
+    static let everyUids: Set<String> = [
+        "motiond_connections", "motiond_runtimes", "motiond_performers", "motiond_animations", "motiond_subscriptions",
+        "motiond_frames_sent_total", "motiond_updates_dropped_total", "motiond_plugin_call_seconds_total",
+    ]
 }

@@ -210,6 +210,11 @@ struct FactoryChecks {
         }
         let grown = Int(motion_heap_in_use()) - Int(before)
         var memory = grown > (64 << 10) ? "; memory in use grew by \(grown) bytes while advancing" : ""
+        // A failure before the warnings below (an allocation warning hid a token kept for ever).
+        if engine.isAnimating, plan["property"] != nil, ticks - changedAt >= 120 * 10 {
+            return .fail("holds its token at rest: still active after \(ticks / 120) s with its value unchanged for the last "
+                + "\((ticks - changedAt) / 120) s, so its runtime never goes idle (release the token when it settles)" + memory)
+        }
         if counter == nil {
             memory += "; allocations not counted (libmotion-malloc-count.so not found)"
         } else if allocatingTicks > 0 {
@@ -224,10 +229,6 @@ struct FactoryChecks {
         if let median = durations.sorted().dropFirst(durations.count / 2).first, median > 100_000 {
             return .warn("an advance of one performer takes \(Self.milliseconds(median)) ms (median of \(ticks) ticks): "
                 + "\(Int(frame * 1e9) / Int(median)) such performers fill a frame" + memory)
-        }
-        if engine.isAnimating, plan["property"] != nil, ticks - changedAt >= 120 * 10 {
-            return .fail("holds its token at rest: still active after \(ticks / 120) s with its value unchanged for the last "
-                + "\((ticks - changedAt) / 120) s, so its runtime never goes idle (release the token when it settles)" + memory)
         }
         if engine.isAnimating { return .warn("still animating after 60 s of ticks (\(ticks) ticks)" + memory) }
         return .pass("settled after \(ticks) ticks (\(String(format: "%.2f", Double(ticks) * frame)) s), values finite" + memory)

@@ -107,7 +107,9 @@ typedef struct motion_host {
 
     /**
      * [control] Interns `name` (borrowed, UTF-8, NUL-terminated) as a property of the performer's target
-     * and returns its handle, or MOTION_INVALID_PROPERTY if `name` is empty or `performer` is unknown.
+     * and returns its handle, or MOTION_INVALID_PROPERTY if `name` is empty or longer than 256 bytes,
+     * if `performer` is unknown, or if a new property would pass the target's 1,024 properties
+     * or its owner's `properties` quota (refuse the plan then: the client is told why).
      * Do this when a plan is added, never per frame.
      */
     motion_property (*intern_property)(const struct motion_host *host, motion_performer_ref performer,
