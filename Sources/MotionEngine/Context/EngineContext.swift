@@ -93,7 +93,7 @@ package final class EngineContext: TraceObserver {
     /// clock of its own, which a tick in between would move twice.
     package var wantsTicks: Bool {
         !journal.isRestoring && (engine.isAnimating || engine.hasPendingFrame || engine.hasCarriedCompositeEnds || engine.hasTeardowns || routers.isWaiting
-            || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames || !engine.store.gone.isEmpty)
+            || hub.hasRemovals || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames || !engine.store.gone.isEmpty)
     }
 
     package func engine(_ engine: Engine, didTrace event: TraceEvent) {

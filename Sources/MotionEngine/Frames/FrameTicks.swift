@@ -104,6 +104,7 @@ package final class FrameTicks: ContextPart {
             // The last destroyed runtime is freed: the host may give the memory back to the system.
             if !engine.hasTeardowns { context.hooks.memoryFreed?() }
         }
+        if hub.hasRemovals { hub.continueRemovals(until: WorkClock.now() &+ EngineContext.sliceNanos) }
         for session in hub.checkBacklogs(time: now) {
             logger.warning("disconnecting a client that stopped reading", metadata: [
                 "session": "\(session.id)", "client": "\(session.client)",

@@ -156,6 +156,9 @@ final class Subscription {
     /// True when it may see another uid's runtimes: their updates name the runtime `<uid>/<name>`.
     let seesOthers: Bool
     var dropped = 0
+    /// Unsubscribed or closed, and still being taken out of the filter index (`FilterIndex.continueRemovals`):
+    /// nothing is marked for it any more.
+    var isLeaving = false
     /// Set at the start of each frame: nothing was pending (its updates may share an encoding).
     var wasUpToDate = true
     /// Its frame waited for the next step (its uid's frame budget was spent); the step it was last looked

@@ -104,6 +104,10 @@ package final class SubscriptionHub {
         filtered.update(store)
     }
 
+    /// Filtered subscriptions that went are still being taken out of the index (`FilterIndex.continueRemovals`).
+    var hasRemovals: Bool { filtered.hasRemovals }
+    func continueRemovals(until deadline: UInt64) { filtered.continueRemovals(until: deadline) }
+
     func removeAll(of session: Session) {
         for subscription in subscriptions where subscription.session === session { remove(subscription) }
         behindSince[session.id] = nil
