@@ -72,6 +72,7 @@ struct DisplayFramesTests {
         let sixty = call("subscribe", ["streams": ["frames"], "display": ["period": .number(1.0 / 60), "vblank": 1.0]])
         let fast = call("subscribe", ["streams": ["frames"], "display": ["period": .number(1.0 / 144), "vblank": 1.001, "latency": 0.004, "lead": 0.001]])
         let rate = call("subscribe", ["streams": ["frames"]])
+        let filtered = call("subscribe", ["streams": ["frames"], "targets": ["a"]])
         _ = call("plan.add", ["target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [10], "duration": 10, "timing": "linear"]])
         record(until: start)
         run(from: start, seconds: 2)
@@ -97,6 +98,12 @@ struct DisplayFramesTests {
         }
         let rateFrames = output.lines.filter { $0["event"] == "frame" && $0["sub"] == rate["sub"] }
         #expect(rateFrames.count >= 238 && rateFrames.allSatisfy { $0["present"] == nil }, "the --rate subscriber is unchanged: \(rateFrames.count)")
+        // Values written at the displays' steps were never the --rate subscribers' to see: not counted as
+        // dropped (a reader that keeps up saw `dropped` rise with another uid's displays).
+        for sub in [rate, filtered] {
+            let lines = output.lines.filter { $0["event"] == "frame" && $0["sub"] == sub["sub"] }
+            #expect(lines.count >= 238 && lines.allSatisfy { $0["dropped"] == 0 }, "\(lines.compactMap { $0["dropped"]?.intValue }.reduce(0, +)) dropped")
+        }
     }
 
     @Test mutating func displaySyncRephasesAndBadDisplaysAreRefused() throws {

@@ -90,7 +90,7 @@ final class ChangeHistory {
 
     /// Marks pending for `subscription` what it may see of what was written after its `markedThrough`,
     /// each property once; a value written again before it was sent counts as `dropped`.
-    func catchUp(_ subscription: Subscription, store: PropertyStore) {
+    func catchUp(_ subscription: Subscription, store: PropertyStore, countsDrops: Bool = true) {
         let from = subscription.markedThrough
         guard from < latest else { return }
         let visible = visibleWrites(subscription)
@@ -127,7 +127,7 @@ final class ChangeHistory {
                 }
             }
         }
-        if subscription.display == nil {
+        if subscription.display == nil, countsDrops {
             let lost = (visible &- subscription.writesMarked) &+ wasPending
             subscription.dropped += lost > marked ? Int(lost - marked) : 0
         }

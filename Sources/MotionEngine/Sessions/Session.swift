@@ -159,6 +159,9 @@ final class Subscription {
     /// Unsubscribed or closed, and still being taken out of the filter index (`FilterIndex.continueRemovals`):
     /// nothing is marked for it any more.
     var isLeaving = false
+    /// A display-timed subscriber's step passed this `--rate` one by since its own last step: a value
+    /// written then and written again before its frame was never its to see, not dropped.
+    var passedByDisplay = false
     /// Set at the start of each frame: nothing was pending (its updates may share an encoding).
     var wasUpToDate = true
     /// Its frame waited for the next step (its uid's frame budget was spent); the step it was last looked
@@ -240,7 +243,7 @@ final class Subscription {
 
     /// `handles` were written (those it may see, its filter applied): each pending once (latest value
     /// wins), a second write counts as dropped (not for a display-timed subscriber: the values between its
-    /// presents are never its to see). `isPending` must cover the store (`growPending`).
+    /// presents are never its to see; nor over a value written at another display's step). `isPending` must cover the store (`growPending`).
     ///
     /// The list is taken out of the subscription while it grows: appending to a class's stored array
     /// checks its uniqueness and exclusive access at every element (a quarter of the marking of 250,000
@@ -262,13 +265,13 @@ final class Subscription {
             }
         }
         self.pending = pending
-        if display == nil { dropped += twice }
+        if display == nil, !passedByDisplay { dropped += twice }
     }
 
     func mark(_ handle: UInt32, count: Int) {
         growPending(to: count)
         if isPending[Int(handle)] {
-            if display == nil { dropped += 1 }
+            if display == nil, !passedByDisplay { dropped += 1 }
         } else {
             isPending[Int(handle)] = true
             pending.append(handle)

@@ -205,9 +205,15 @@ package final class SubscriptionHub {
             let wasUpToDate = subscription.wasUpToDate
             switch frameStep {
             case .rate where subscription.display != nil: return
-            case .present(let at, _) where subscription.presentingAt != at: return
+            case .present(let at, _) where subscription.presentingAt != at:
+                // Another display's step: what is written at it was never this one's to see, and is not
+                // counted as dropped (`Subscription.mark`).
+                if subscription.display == nil { subscription.passedByDisplay = true }
+                return
             default: break
             }
+            let passedBy = subscription.passedByDisplay
+            subscription.passedByDisplay = false
             let marksNow = subscription.marksWhenServed
             let hasGone = subscription.sharedFrames?.hasGone(store.gone) ?? false
             guard !subscription.pending.isEmpty || (marksNow && history.hasChanges(after: subscription.markedThrough)) || hasGone
@@ -229,7 +235,7 @@ package final class SubscriptionHub {
             let began = budgeted ? WorkClock.now() : 0
             defer { if budgeted { spentByUID[subscription.viewer, default: 0] &+= WorkClock.now() &- began } }
             if marksNow {
-                history.catchUp(subscription, store: store)
+                history.catchUp(subscription, store: store, countsDrops: !passedBy)
                 if subscription.pending.isEmpty, !hasGone { return }
             }
             if let channel = subscription.sharedFrames {
