@@ -17,7 +17,8 @@ import exhaustion
 from client import Client
 
 ATTACKS = ["swarm", "bulk", "chains", "waits", "props", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "routes", "neighbour", "idle",
-           "churn", "replace", "connections", "subscriptions", "shm", "slowloris", "names", "stopped", "killed", "retune", "replay", "keys", "tokens"]
+           "churn", "replace", "connections", "subscriptions", "shm", "slowloris", "names", "stopped", "killed", "retune", "replay", "keys", "tokens",
+           "leaving", "displays"]
 # Issue #45's attacks hold many connections: they run at least this long (the daemon cuts a stopped
 # reader off after 10 s; what the victim sees then is the point).
 MINIMUM_SECONDS = {"stopped": 16, "killed": 12, "slowloris": 14}
@@ -35,7 +36,7 @@ def victim(path, seconds, result):
         "type": "Spring", "property": "x", "from": [0], "to": [1000], "tension": 1, "damping": 0.001, "threshold": 1e-9}})
     client.call("subscribe", {"streams": ["frames"], "runtime": "victim"})
     result["ready"].set()
-    frames, stamps = [], []
+    frames, stamps, dropped = [], [], 0
     # Ten times a second it adds a plan of its own and times the reply: its requests must not wait
     # behind the attacker's.
     asked, latencies = None, []
@@ -49,12 +50,15 @@ def victim(path, seconds, result):
         line = client.file.readline()
         if line.startswith(b'{"event":"frame"'):
             frames.append(time.monotonic())
-            stamps.append(json.loads(line).get("t"))
+            frame = json.loads(line)
+            stamps.append(frame.get("t"))
+            dropped += frame.get("dropped", 0)
         elif asked[1] is not None and line.startswith(b'{') and json.loads(line).get("id") == asked[1]:
             latencies.append(time.monotonic() - asked[0])
             asked = (time.monotonic(), None)
     gaps = [b - a for a, b in zip(frames, frames[1:])]
     result["fps"] = round(len(frames) / seconds, 1)
+    result["dropped"] = dropped
     result["max_gap_ms"] = round(max(gaps) * 1000, 1) if gaps else None
     # The frames' own times: a gap here is the daemon's frame clock; the arrival after its time is the
     # delivery (the daemon's writer, the socket, and this reader's own scheduling).
@@ -372,6 +376,23 @@ def attack(path, name, seconds):
                 ids.append(client.send("runtime.state", {"runtime": "keyed"}, key="k%d" % index))
             for id in ids:
                 count("ok" if "result" in client.reply(id) else "error")
+    elif name == "leaving":
+        # Connections that each take 16 filters of 4,096 targets (the uid's filterTargets quota) and close at
+        # once: what they held leaves the filter index a slice at a time between frames.
+        while time.monotonic() < end:
+            other = Client(path)
+            other.call("hello", {"protocol": 1, "client": "leaving"})
+            for j in range(16):
+                other.send("subscribe", {"streams": ["frames"], "targets": ["l%d_%d" % (j, k) for k in range(4096)]})
+            count(other.reply(other.next).get("error", {}).get("code", "subscribed"))
+            other.sock.close()
+    elif name == "displays":
+        # Display-timed subscriptions at four periods that are not the victim's: the engine steps for each
+        # display; the victim, on the --rate clock, must see neither a gap nor a `dropped` for them.
+        for period in (0.016, 0.017, 0.018, 0.019):
+            count(client.code("subscribe", {"streams": ["frames"], "display": {"period": period, "latency": 0.1, "lead": 0.05}}))
+        while time.monotonic() < end:
+            time.sleep(0.1)
     elif name == "tokens":
         # Its overlay at its quota of 256 tokens, set again and again: each spring and timing token is tried
         # in a plan of its plugin (a dry run) before the overlay is taken.
@@ -475,7 +496,7 @@ def main():
         attacker = subprocess.run(command, capture_output=True, text=True, timeout=duration + 120)
         watcher.join()
         summary = attacker.stdout.strip().splitlines()[-1] if attacker.stdout.strip() else attacker.stderr.strip()[-300:]
-        print(json.dumps({"attack": name, "victim_fps": result["fps"], "victim_max_gap_ms": result["max_gap_ms"],
+        print(json.dumps({"attack": name, "victim_fps": result["fps"], "victim_max_gap_ms": result["max_gap_ms"], "victim_dropped": result["dropped"],
                           "frame_clock_max_gap_ms": result.get("max_t_gap_ms"), "delivery_max_late_ms": result.get("max_late_ms"),
                           "victim_requests": result["requests"], "victim_request_max_ms": result["request_max_ms"],
                           "attacker_uid": uid or os.getuid(), "held_springs": held, "attacker_saw": summary,
