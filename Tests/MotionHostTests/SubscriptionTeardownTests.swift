@@ -34,6 +34,12 @@ struct SubscriptionTeardownTests {
         #expect(attacker.lines.contains { $0["event"] == "frame" }, "the attacker's filter saw its own target")
         context.closeSession(1)
         #expect(context.hub.hasRemovals && context.wantsTicks, "taken out later, and the clock ticks for it")
+        // Until they have left, their names count against the uid's quota: closing connections faster than
+        // their filters leave cannot pile them up.
+        let observer = RecordingOutput()
+        context.openSession(3, output: observer, peer: PeerCredentials(uid: 65534, gid: 65534, pid: 1))
+        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 3)
+        #expect(call(3, observer, 1, "subscribe", ["streams": ["frames"], "targets": ["t0-0"]])["code"] == "quota.exceeded")
         var ticks = 0, framesMeanwhile = 0
         while context.hub.hasRemovals, ticks < 100_000 {
             let before = victim.lines.count
@@ -44,10 +50,7 @@ struct SubscriptionTeardownTests {
         #expect(!context.hub.hasRemovals, "all taken out after \(ticks) ticks")
         #expect(framesMeanwhile == ticks, "the victim's frame at every tick meanwhile: \(framesMeanwhile) of \(ticks)")
         // The index is as if the attacker had never been: a new filter on one of its names starts afresh.
-        let observer = RecordingOutput()
-        context.openSession(3, output: observer, peer: PeerCredentials(uid: 65534, gid: 65534, pid: 1))
-        context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 3)
-        #expect(call(3, observer, 1, "subscribe", ["streams": ["frames"], "targets": ["t0-0"]])["sub"] != nil)
+        #expect(call(3, observer, 2, "subscribe", ["streams": ["frames"], "targets": ["t0-0"]])["sub"] != nil)
         context.tick(dt: 1.0 / 120)
         #expect(observer.lines.contains { $0["event"] == "frame" }, "its property still moves, and a new filter sees it")
     }

@@ -34,6 +34,10 @@ final class FilterIndex {
 
     var isEmpty: Bool { byRuntime.isEmpty && byTarget.isEmpty }
     var hasRemovals: Bool { !leaving.isEmpty }
+    /// The target names `uid`'s leaving subscriptions still hold in the index (its `filterTargets` quota).
+    func leavingTargets(of uid: UInt32) -> Int {
+        leaving.reduce(0) { $0 + ($1.subscription.viewer == uid ? $1.targets.count : 0) }
+    }
 
     /// A subscription with a `runtime` or `targets` filter.
     func add(_ subscription: Subscription) {

@@ -100,8 +100,10 @@ extension MethodTable {
     }
 
     /// Target names the subscriptions of `uid`'s connections filter on, together.
+    /// Counting those still leaving the filter index (`FilterIndex.continueRemovals`): connections closed
+    /// faster than their filters leave do not take a uid past its quota.
     func filterTargets(of uid: UInt32) -> Int {
-        sessions.values.reduce(0) { total, session in
+        sessions.values.reduce(hub.leavingTargets(of: uid)) { total, session in
             session.uid != uid ? total : session.subscriptions.values.reduce(total) { $0 + ($1.targets?.count ?? 0) }
         }
     }

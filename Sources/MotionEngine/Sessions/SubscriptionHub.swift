@@ -107,6 +107,7 @@ package final class SubscriptionHub {
     /// Filtered subscriptions that went are still being taken out of the index (`FilterIndex.continueRemovals`).
     var hasRemovals: Bool { filtered.hasRemovals }
     func continueRemovals(until deadline: UInt64) { filtered.continueRemovals(until: deadline) }
+    func leavingTargets(of uid: UInt32) -> Int { filtered.leavingTargets(of: uid) }
 
     func removeAll(of session: Session) {
         for subscription in subscriptions where subscription.session === session { remove(subscription) }
