@@ -2,7 +2,7 @@ import MotionPluginKit
 
 /// `{"type":"Tween","property":"opacity","from"?:[0],"to":[1],"duration"?:0.25,
 /// "timing"?:"swiftOut"|"ease-in-out"|"cubic-bezier(…)"|"steps(4, jump-start)"|"linear(0, 0.8 60%, 1)"|
-/// [a,b,c,d]|{"function":"name","args":[..]}}` (docs/vocabulary.md, §10).
+/// [a,b,c,d]|{"function":"name","args":[..]}}` (docs/vocabulary.md).
 package struct TweenPlan: AnimationPlan {
     package var property: String
     package var to: [Double]

@@ -13,10 +13,10 @@ struct CompositionTests {
     static let runtime = "0/default"
 
     init() throws {
-        context = try .greeted(on: output, plugins: ["TweenPlugin", "SpringPlugin", "SetPlugin", "DecayPlugin"], role: .admin)
+        context = try TestContext.greeted(on: output, plugins: ["TweenPlugin", "SpringPlugin", "SetPlugin", "DecayPlugin"], role: .admin)
     }
 
-    func call(_ method: String, _ params: JSONValue) -> JSONValue { context.call(method, params, on: output) }
+    func call(_ method: String, _ params: JSONValue) -> JSONValue { TestContext.call(context, method, params, on: output) }
 
     func values(_ plan: JSONValue, _ times: [Double], property: String? = nil) -> [Double] {
         var params: JSONValue = ["plan": plan, "times": .array(times.map { .number($0) })]

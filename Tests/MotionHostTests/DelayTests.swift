@@ -13,10 +13,10 @@ struct DelayTests {
     let context: EngineContext
 
     init() throws {
-        context = try .greeted(on: output, plugins: ["TweenPlugin", "SpringPlugin"])
+        context = try TestContext.greeted(on: output, plugins: ["TweenPlugin", "SpringPlugin"])
     }
 
-    func call(_ method: String, _ params: JSONValue) -> JSONValue { context.call(method, params, on: output) }
+    func call(_ method: String, _ params: JSONValue) -> JSONValue { TestContext.call(context, method, params, on: output) }
 
     func samples(_ plan: JSONValue, _ times: [Double]) -> [JSONValue] {
         call("plan.sample", ["plan": plan, "times": .array(times.map { .number($0) })])["samples"]?.arrayValue ?? []

@@ -12,7 +12,7 @@ struct EndOfInputTests {
     let output = RecordingOutput()
 
     init() throws {
-        context = try .greeted(on: output)
+        context = try TestContext.greeted(on: output)
     }
 
     func send(_ id: Int, _ method: String, _ params: JSONValue = [:]) {

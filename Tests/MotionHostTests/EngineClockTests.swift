@@ -11,11 +11,11 @@ struct EngineClockTests {
     @Test func eventsAndHelloReadTheEnginesClock() throws {
         let clock = ManualClock(monotonic: 5_000_000_000)
         let output = RecordingOutput()
-        let context = try EngineContext.greeted(on: output, clock: clock)
+        let context = try TestContext.greeted(on: output, clock: clock)
         #expect(output.lines.first?["result"]?["now"] == 5.0, "hello's now is the clock's: \(output.lines)")
-        _ = context.call("subscribe", ["streams": ["frames", "trace"]], on: output)
+        _ = TestContext.call(context, "subscribe", ["streams": ["frames", "trace"]], on: output)
         clock.advance(by: 2.5)
-        _ = context.call("plan.add", ["target": "a", "plan": ["type": "Frames", "frames": 3]], on: output)
+        _ = TestContext.call(context, "plan.add", ["target": "a", "plan": ["type": "Frames", "frames": 3]], on: output)
         let traces = output.lines.filter { $0["event"] == "trace" }
         #expect(!traces.isEmpty)
         #expect(traces.allSatisfy { $0["t"] == 2.5 }, "\(traces)")
@@ -33,8 +33,8 @@ struct EngineClockTests {
         let output = RecordingOutput()
         let context = try Self.tweening(on: clock, output: output)
         context.journal.use(journal)
-        _ = context.call("runtime.create", ["name": "work"], on: output)
-        _ = context.call("plan.add", ["runtime": "work", "target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [5], "duration": 0.25]], on: output)
+        _ = TestContext.call(context, "runtime.create", ["name": "work"], on: output)
+        _ = TestContext.call(context, "plan.add", ["runtime": "work", "target": "a", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [5], "duration": 0.25]], on: output)
         #expect(journal.records.map { $0["t"]?.doubleValue } == [1_900_000_000, 1_900_000_000], "\(journal.records)")
 
         let later = ManualClock(monotonic: 7_000_000_000, wall: 1_900_000_010)

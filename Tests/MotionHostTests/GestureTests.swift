@@ -56,7 +56,7 @@ struct GestureTests {
 
     @Test func pushDryRunTraceAndRefusals() throws {
         let output = RecordingOutput()
-        let context = try EngineContext.greeted(on: output)
+        let context = try TestContext.greeted(on: output)
         #expect(output.lines.first?["result"]?["clock"] == "monotonic")
         #expect((output.lines.first?["result"]?["now"]?.doubleValue ?? 0) > 0)
         func call(_ method: String, _ params: JSONValue) -> JSONValue {

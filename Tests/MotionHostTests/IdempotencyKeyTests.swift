@@ -67,7 +67,7 @@ struct IdempotencyKeyTests {
     /// with the first request's result while nothing is done.
     @Test func aKeySentWithAnotherRequestIsRefused() throws {
         let output = RecordingOutput()
-        let context = try EngineContext.greeted(on: output, plugins: ["SetPlugin"])
+        let context = try TestContext.greeted(on: output, plugins: ["SetPlugin"])
         func send(_ id: Int, _ method: String, _ params: JSONValue) -> JSONValue? {
             context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "key": "k1", "params": params]), from: 1)
             return output.lines.last { $0["id"] == .number(Double(id)) }

@@ -41,7 +41,7 @@ struct JournalReplayTests {
     }
 
     static func restored(now: Double) throws -> EngineContext {
-        let context = try EngineContext.greeted(on: RecordingOutput(), plugins: ["TweenPlugin", "SpringPlugin"])
+        let context = try TestContext.greeted(on: RecordingOutput(), plugins: ["TweenPlugin", "SpringPlugin"])
         let result = context.journal.restoreRuntimes(from: journal(), now: now)
         #expect(result.problems.isEmpty, "\(result.problems)")
         return context

@@ -6,10 +6,10 @@ import Testing
 
 /// docs/operations.md#animations-survive-a-restart: changes to lasting runtimes are journaled before they are applied, and a restart replays
 /// them to the present. In-process, with an in-memory journal whose writes can be made to fail.
-extension EngineContext {
+extension TestContext {
     /// An in-process context to restore a journal into.
-    static func greetedForJournal() -> EngineContext {
-        try! EngineContext.greeted(on: RecordingOutput())
+    static func forJournal() -> EngineContext {
+        try! TestContext.greeted(on: RecordingOutput())
     }
 }
 
@@ -41,7 +41,7 @@ struct JournalTests {
 
     static func context(journal: MemoryJournal, now: Double? = nil) throws -> (EngineContext, RecordingOutput) {
         let output = RecordingOutput()
-        let context = try EngineContext.greeted(on: output)
+        let context = try TestContext.greeted(on: output)
         if let now { _ = context.journal.restoreRuntimes(from: journal, now: now) } else { context.journal.use(journal) }
         return (context, output)
     }
@@ -81,13 +81,13 @@ struct JournalTests {
             == "plan.invalid")
         #expect(journal.state.withLock { $0.rewrites } == 0, "no rewrite for a refused request")
         let now = (journal.records.last?["t"]?.doubleValue ?? 0) + 1
-        let first = EngineContext.greetedForJournal()
+        let first = TestContext.forJournal()
         #expect(journal.records.last?["op"] == "refused", "\(journal.records)")
         let (_, _, problems) = first.journal.restoreRuntimes(from: journal, now: now)
         #expect(problems.isEmpty, "not replayed, so not refused again: \(problems)")
         #expect(journal.records.map { "\($0["op"]?.stringValue ?? "") \($0["target"]?.stringValue ?? "")" } == ["create ", "add a"],
                 "rewritten at the start without it")
-        let second = EngineContext.greetedForJournal()
+        let second = TestContext.forJournal()
         #expect(second.journal.restoreRuntimes(from: journal, now: now).problems.isEmpty)
         #expect(second.engine.isActive(runtime: "0/work"), "the accepted plan is still replayed")
     }
@@ -176,13 +176,13 @@ struct JournalTests {
         }
         #expect(live(context) == ["a", "b", "d"])
         let now = (journal.records.last?["t"]?.doubleValue ?? 0) + 0.1
-        let first = EngineContext.greetedForJournal()
+        let first = TestContext.forJournal()
         let restored = first.journal.restoreRuntimes(from: journal, now: now)
         #expect(restored.problems.isEmpty, "\(restored.problems)")
         #expect(live(first) == ["a", "b", "d"], "the refused ones are not replayed")
         #expect(journal.records.allSatisfy { $0["op"] != "refused" && !["c", "e", "f"].contains($0["target"]) },
                 "rewritten at the start without them: \(journal.records)")
-        let second = EngineContext.greetedForJournal()
+        let second = TestContext.forJournal()
         _ = second.journal.restoreRuntimes(from: journal, now: now)
         #expect(live(second) == ["a", "b", "d"])
     }
@@ -201,7 +201,7 @@ struct JournalTests {
         let now = (journal.records.last?["t"]?.doubleValue ?? 0) + 0.1
         // Written, then the process ended before it was applied: no answer, no write-off.
         try journal.append(JournalRecord.add(runtime: "0/work", target: "c", plan: frames, name: nil, t: now - 0.05).line)
-        let restarted = EngineContext.greetedForJournal()
+        let restarted = TestContext.forJournal()
         restarted.settings.quotas.performers = 2
         let restored = restarted.journal.restoreRuntimes(from: journal, now: now)
         let live = restarted.engine.runtimes["0/work"]?.targetOrder.filter { !$0.performers.isEmpty }.map(\.name).sorted()
@@ -213,7 +213,7 @@ struct JournalTests {
     @Test func aRestartReplaysToThePresent() throws {
         let journal = MemoryJournal()
         let output = RecordingOutput()
-        let context = try EngineContext.greeted(on: output, plugins: ["TweenPlugin"])
+        let context = try TestContext.greeted(on: output, plugins: ["TweenPlugin"])
         context.journal.use(journal)
         let tween = { (duration: Double) -> JSONValue in
             ["type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": .number(duration), "timing": "linear"]
@@ -222,7 +222,7 @@ struct JournalTests {
         _ = call(context, output, 2, "plan.add", ["runtime": "work", "target": "a", "plan": tween(10)])
         _ = call(context, output, 3, "plan.add", ["runtime": "work", "target": "done", "plan": tween(0.1)])
         let added = try #require(journal.records.last { $0["target"] == "a" }?["t"]?.doubleValue)
-        let restarted = try EngineContext.greeted(on: RecordingOutput(), plugins: ["TweenPlugin"])
+        let restarted = try TestContext.greeted(on: RecordingOutput(), plugins: ["TweenPlugin"])
         #expect(restarted.journal.restoreRuntimes(from: journal, now: added + 1.5).problems.isEmpty)
         let a = try #require(restarted.engine.value(of: "x", target: "a", runtime: "0/work")?[0])
         #expect(abs(a - 150) < 1e-6, "1.5 s of 10: \(a)")
@@ -260,7 +260,7 @@ struct JournalTests {
         // Replayed without a problem (the kept `create 0/default` met the `default` its uid's hello made, was
         // refused as "exists", and every later start logged it and rewrote the journal).
         let rewrites = journal.state.withLock { $0.rewrites }
-        let restarted = try EngineContext.greeted(on: RecordingOutput())
+        let restarted = try TestContext.greeted(on: RecordingOutput())
         let outcome = restarted.journal.restoreRuntimes(from: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 10)
         #expect(outcome.problems.isEmpty, "\(outcome.problems)")
         #expect(journal.state.withLock { $0.rewrites } == rewrites, "not rewritten at the start")

@@ -11,10 +11,10 @@ struct PlanSampleTests {
     let output = RecordingOutput()
 
     init() throws {
-        context = try .greeted(on: output)
+        context = try TestContext.greeted(on: output)
     }
 
-    func sample(_ params: JSONValue) -> JSONValue { context.call("plan.sample", params, on: output) }
+    func sample(_ params: JSONValue) -> JSONValue { TestContext.call(context, "plan.sample", params, on: output) }
 
     @Test func thePropertyIsAskedForAndMustBeOneThePluginAnimated() {
         // `Frames` counts down into "frames" unless told otherwise, making the property at its first step.
@@ -41,7 +41,7 @@ struct PlanSampleTests {
     @Test func aPlanIsCheckedAsPlanAddChecksIt() {
         for plan: JSONValue in [["type": "Sequence", "steps": []], ["type": "Group", "plans": []], ["type": "Sequence", "steps": [:]],
                                 ["type": "Nope"]] {
-            let added = context.call("plan.add", ["target": "t", "plan": plan], on: output)
+            let added = TestContext.call(context, "plan.add", ["target": "t", "plan": plan], on: output)
             let sampled = sample(["plan": plan, "times": [0.1]])
             #expect(sampled["code"] == added["code"] && sampled["message"] == added["message"] && sampled["code"] != nil, "\(sampled) vs \(added)")
         }
@@ -50,15 +50,15 @@ struct PlanSampleTests {
     /// Recorded gestures under other names than the plan reads: refused naming the one missing (it
     /// sampled a plan that never moved, `value: []`, as if settled).
     @Test func aGestureThePlanReadsMustBeRecorded() throws {
-        let context = try EngineContext.greeted(on: output, plugins: ["InteractionsPlugin"])
+        let context = try TestContext.greeted(on: output, plugins: ["InteractionsPlugin"])
         let recorded: JSONValue = ["g": [["t": 0, "position": [0], "phase": "began"], ["t": 0.5, "position": [40]]]]
         let plan: JSONValue = ["type": "Draggable", "property": "x", "gesture": "f"]
-        let wrong = context.call("plan.sample", ["plan": plan, "times": [0, 1], "gestures": recorded], on: output)
+        let wrong = TestContext.call(context, "plan.sample", ["plan": plan, "times": [0, 1], "gestures": recorded], on: output)
         #expect(wrong["code"] == "request.invalid", "\(wrong)")
         #expect(wrong["message"] == #"gestures: the plan reads gesture "f", which gestures does not hold (it holds g)"#, "\(wrong)")
         let nested: JSONValue = ["type": "Sequence", "steps": [["type": "Draggable", "property": "x", "gesture": "g"], plan]]
-        #expect(context.call("plan.sample", ["plan": nested, "times": [0], "gestures": recorded], on: output)["message"] == wrong["message"])
-        let right = context.call("plan.sample", ["plan": ["type": "Draggable", "property": "x", "gesture": "g"], "times": [1], "gestures": recorded], on: output)
+        #expect(TestContext.call(context, "plan.sample", ["plan": nested, "times": [0], "gestures": recorded], on: output)["message"] == wrong["message"])
+        let right = TestContext.call(context, "plan.sample", ["plan": ["type": "Draggable", "property": "x", "gesture": "g"], "times": [1], "gestures": recorded], on: output)
         #expect(right["samples"]?.arrayValue?.first?["value"] == [40], "\(right)")
     }
 }

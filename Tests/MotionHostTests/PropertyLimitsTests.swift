@@ -10,10 +10,10 @@ struct PropertyLimitsTests {
     let context: EngineContext
 
     init() throws {
-        context = try .greeted(on: output, plugins: ["SetPlugin"])
+        context = try TestContext.greeted(on: output, plugins: ["SetPlugin"])
     }
 
-    func call(_ method: String, _ params: JSONValue) -> JSONValue { context.call(method, params, on: output) }
+    func call(_ method: String, _ params: JSONValue) -> JSONValue { TestContext.call(context, method, params, on: output) }
 
     func set(_ target: String, _ property: String) -> JSONValue {
         call("plan.add", ["target": .string(target), "plan": ["type": "Set", "property": .string(property), "value": [1]]])

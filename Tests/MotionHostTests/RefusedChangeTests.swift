@@ -14,7 +14,7 @@ struct RefusedChangeTests {
     var nextID = 0
 
     init() throws {
-        context = try .greeted(on: output, plugins: ["InteractionsPlugin", "TweenPlugin"])
+        context = try TestContext.greeted(on: output, plugins: ["InteractionsPlugin", "TweenPlugin"])
         _ = call("subscribe", ["streams": ["trace"]])
     }
 
@@ -76,7 +76,7 @@ struct RefusedChangeTests {
             }
         }
         let output = RecordingOutput()
-        let context = try EngineContext.greeted(on: output)
+        let context = try TestContext.greeted(on: output)
         let queues = Queues()
         context.journal.use(JournalTests.MemoryJournal())
         context.hooks.offload = { work in queues.saves.withLock { $0.append(work) } }
@@ -122,7 +122,7 @@ struct RefusedChangeTests {
             var ops: [String] { inner.records.map { $0["op"]?.stringValue ?? "" } }
         }
         let output = RecordingOutput()
-        let context = try EngineContext.greeted(on: output)
+        let context = try TestContext.greeted(on: output)
         let journal = FillingJournal()
         context.journal.use(journal)
         func send(_ id: Int, _ method: String, _ params: JSONValue) -> JSONValue? {
@@ -143,7 +143,7 @@ struct RefusedChangeTests {
         journal.room.withLock { $0 = nil }
         _ = context.closeAllSessions(reason: "stopping")
         #expect(journal.ops.suffix(2) == ["add", "refused"], "written at a graceful stop: \(journal.ops)")
-        let restored = EngineContext.greetedForJournal()
+        let restored = TestContext.forJournal()
         #expect(restored.journal.restoreRuntimes(from: journal, now: SystemClock.shared.wallNow() + 1).problems.isEmpty)
         #expect(restored.engine.runtimes["0/work"]?.targets.isEmpty == true, "neither refused plan comes back")
     }
@@ -170,7 +170,7 @@ struct RefusedChangeTests {
             var size: Int { inner.size }
         }
         let output = RecordingOutput()
-        let context = try EngineContext.greeted(on: output)
+        let context = try TestContext.greeted(on: output)
         let journal = WatchedJournal(output: output)
         context.journal.use(journal)
         func send(_ id: Int, _ method: String, _ params: JSONValue) {

@@ -11,7 +11,7 @@ struct RequestLimitsTests {
     let output = RecordingOutput()
 
     init() throws {
-        context = try .greeted(on: output)
+        context = try TestContext.greeted(on: output)
     }
 
     func error(_ line: String) -> JSONValue? {

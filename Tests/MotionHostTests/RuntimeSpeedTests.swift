@@ -11,10 +11,10 @@ struct RuntimeSpeedTests {
     let context: EngineContext
 
     init() throws {
-        context = try .greeted(on: output, plugins: ["TweenPlugin"])
+        context = try TestContext.greeted(on: output, plugins: ["TweenPlugin"])
     }
 
-    func call(_ method: String, _ params: JSONValue) -> JSONValue { context.call(method, params, on: output) }
+    func call(_ method: String, _ params: JSONValue) -> JSONValue { TestContext.call(context, method, params, on: output) }
 
     func run(seconds: Double) {
         for _ in 0..<Int((seconds * 120).rounded()) { context.tick(dt: 1.0 / 120) }

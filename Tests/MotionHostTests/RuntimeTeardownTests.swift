@@ -13,10 +13,10 @@ struct RuntimeTeardownTests {
     var engine: Engine { context.engine }
 
     init() throws {
-        context = try .greeted(on: output, plugins: ["TweenPlugin", "SpringPlugin", "SetPlugin"], role: .admin)
+        context = try TestContext.greeted(on: output, plugins: ["TweenPlugin", "SpringPlugin", "SetPlugin"], role: .admin)
     }
 
-    func call(_ method: String, _ params: JSONValue) -> JSONValue { context.call(method, params, on: output) }
+    func call(_ method: String, _ params: JSONValue) -> JSONValue { TestContext.call(context, method, params, on: output) }
 
     func add(_ target: String, _ plan: JSONValue, in runtime: String = "big") -> JSONValue {
         call("plan.add", ["runtime": .string(runtime), "target": .string(target), "plan": plan])

@@ -40,7 +40,7 @@ struct SlicedWorkTests {
     let pump = Pump()
 
     init(sliced: Bool = true) throws {
-        context = try .greeted(on: requester)
+        context = try TestContext.greeted(on: requester)
         if sliced { pump.install(on: context) }
         context.openSession(2, output: other)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 2)

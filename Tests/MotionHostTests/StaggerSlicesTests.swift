@@ -14,7 +14,7 @@ struct StaggerSlicesTests {
     let pump = SlicedWorkTests.Pump()
 
     init() throws {
-        context = try .greeted(on: requester, plugins: ["SpringPlugin", "SetPlugin"])
+        context = try TestContext.greeted(on: requester, plugins: ["SpringPlugin", "SetPlugin"])
         pump.install(on: context)
         context.openSession(2, output: other)
         context.receive(line: Array(#"{"id":0,"method":"hello","params":{"protocol":1}}"#.utf8), from: 2)

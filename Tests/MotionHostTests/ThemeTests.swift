@@ -14,7 +14,7 @@ struct ThemeTests {
     let context: EngineContext
 
     init() throws {
-        context = try .greeted(on: output, plugins: ["TweenPlugin", "SpringPlugin", "SetPlugin", "InteractionsPlugin"], role: .admin)
+        context = try TestContext.greeted(on: output, plugins: ["TweenPlugin", "SpringPlugin", "SetPlugin", "InteractionsPlugin"], role: .admin)
     }
 
     func call(_ method: String, _ params: JSONValue, session: UInt64 = 1, output: RecordingOutput? = nil) -> JSONValue {

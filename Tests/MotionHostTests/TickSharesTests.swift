@@ -8,7 +8,7 @@ import Testing
 @Suite("Tick shares per uid")
 struct TickSharesTests {
     @Test func aTickIsSharedOutByTheAnimationsEachUidHolds() throws {
-        let context = try EngineContext.greeted(on: RecordingOutput(), plugins: ["SpringPlugin"], role: .admin)
+        let context = try TestContext.greeted(on: RecordingOutput(), plugins: ["SpringPlugin"], role: .admin)
         try context.engine.createRuntime("1000/work")
         let spring: JSONValue = ["type": "Spring", "property": "x", "from": [0], "to": [1], "stiffness": 1, "dampingRatio": 1]
         _ = try context.engine.addPlan(spring, to: "a", in: "0/default")

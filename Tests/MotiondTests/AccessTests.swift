@@ -207,6 +207,7 @@ struct AccessTests {
             print(len(call("runtime.state", {})["result"]["targets"]))
             print(code("runtime.create", {"name": "a"}), code("runtime.create", {"name": "b"}), code("runtime.create", {"name": "c"}))
             print(counts("runtimes", "subscriptions", "clients"))
+            # Real time on purpose: 0.3 s of root's frames pass this subscriber (`call` prints any it may not see).
             time.sleep(0.3); call("sync", {})
             """
         let lines = try await Self.runAsNobody(script, daemon.socket)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Requests of different uids take turns on the engine thread (docs/protocol.md, §13): one uid's backlog of large
+/// Requests of different uids take turns on the engine thread (docs/protocol.md#ownership-and-quotas): one uid's backlog of large
 /// requests does not make another uid's request wait for all of it.
 @Suite("Request fairness")
 struct FairnessTests {

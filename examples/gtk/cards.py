@@ -3,7 +3,7 @@
 
     python3 examples/gtk/cards.py [--socket PATH] [--record DIR] [--tosses N]
 
-Debian: `apt install python3-gi gir1.2-gtk-4.0`. How a toolkit integrates (docs/clients.md#a-toolkit):
+Debian: `apt install python3-gi gir1.2-gtk-4.0`. How a toolkit integrates (docs/clients.md#a-toolkit-gtk-4-examplesgtk):
 
 - Frames are timed to the window's GdkFrameClock: the subscription follows a display whose period is the
   frame clock's refresh interval and whose vblank is a frame time, with a latency of one period, so the

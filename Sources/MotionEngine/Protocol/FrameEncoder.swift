@@ -2,7 +2,7 @@ import MotionKernels
 import MotionWire
 
 /// Writes frame events straight into one reused buffer: the frame path never goes through a generic
-/// JSON encoder, and an update costs a copy of its pre-encoded prefix plus its digits (docs/protocol.md, §8).
+/// JSON encoder, and an update costs a copy of its pre-encoded prefix plus its digits (docs/protocol.md#events).
 ///
 /// Values and velocities are written in fixed point: integers exactly, other numbers below 1e9 in
 /// magnitude rounded to nine decimal places (trailing zeros dropped), larger ones in the shortest form

@@ -3,7 +3,7 @@ import NIOCore
 
 /// The bytes of a connection before they are cut into lines: a line must arrive whole within
 /// `lineSeconds` of its first byte, and the unfinished lines of one uid's connections together stay
-/// within its `quotas.inputBytes` (docs/protocol.md#limits). 1,024 connections each holding most of a
+/// within its `quotas.inputBytes` (docs/protocol.md#messages). 1,024 connections each holding most of a
 /// 1 MiB line and adding a byte every 5 s held 1.1 GB, for ever.
 final class UnfinishedLines: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer

@@ -20,7 +20,7 @@ struct RouteSlicesTests {
     /// A context with the router `deep`: each screen's push and pop a Group of three plans, as a card might
     /// have (the pop's 255 screens are 765 plans: more than one slice on any machine).
     static func configured(on output: RecordingOutput) throws -> EngineContext {
-        let context = try EngineContext.greeted(on: output, plugins: ["SpringPlugin", "TweenPlugin"])
+        let context = try TestContext.greeted(on: output, plugins: ["SpringPlugin", "TweenPlugin"])
         let push: JSONValue = ["type": "Group", "plans": [
             ["type": "Spring", "property": "offset", "from": [400], "to": [0]],
             ["type": "Tween", "property": "opacity", "from": [0], "to": [1], "duration": 0.2],
@@ -31,7 +31,7 @@ struct RouteSlicesTests {
             ["type": "Tween", "property": "opacity", "to": [0], "duration": 0.2],
             ["type": "Spring", "property": "scale", "to": [0.9]],
         ]]
-        let configured = context.call("router.configure", ["scheme": "deep", "routes": ["s": ["kind": "stack", "transition": ["push": push, "pop": pop]]]],
+        let configured = TestContext.call(context, "router.configure", ["scheme": "deep", "routes": ["s": ["kind": "stack", "transition": ["push": push, "pop": pop]]]],
                                       on: output)
         #expect(configured["routes"] == 1, "\(configured)")
         return context
@@ -75,7 +75,7 @@ struct RouteSlicesTests {
         for _ in 0..<2_000 where replies(requester).isEmpty { _ = pump.run(on: context); context.tick(dt: 1.0 / 120) }
         let atOnceOutput = RecordingOutput()
         let atOnce = try Self.configured(on: atOnceOutput)
-        let answer = atOnce.call("route.go", ["scheme": "deep", "to": .string(Self.deepest), "animated": false], on: atOnceOutput)
+        let answer = TestContext.call(atOnce, "route.go", ["scheme": "deep", "to": .string(Self.deepest), "animated": false], on: atOnceOutput)
         #expect(answer["url"]?.stringValue == "deep://" + Self.deepest)
         // Its frames, as the sliced one had between its slices: the instant plans' values are written.
         for _ in 0..<3 { atOnce.tick(dt: 1.0 / 120) }

@@ -39,7 +39,9 @@ func plan(_ text: String) -> JSONValue {
     try! JSONValue.parse(text)
 }
 
-extension EngineContext {
+/// In-process contexts for tests: a namespace, not an extension (nothing outside MotionEngine extends
+/// `EngineContext`, docs/architecture.md).
+enum TestContext {
     /// An in-process context (the fake plugin, no socket) with session 1 open on `output` and greeted.
     /// `clock`: the engine's time (the system's unless a test moves its own).
     static func greeted(on output: RecordingOutput, clock: any EngineClock = SystemClock.shared) throws -> EngineContext {
@@ -61,8 +63,8 @@ extension EngineContext {
     }
 
     /// Sends one request on session 1; its result, or its error object.
-    func call(_ method: String, _ params: JSONValue, on output: RecordingOutput) -> JSONValue {
-        receive(line: JSONWriter.bytes(["id": 1, "method": .string(method), "params": params]), from: 1)
+    static func call(_ context: EngineContext, _ method: String, _ params: JSONValue, on output: RecordingOutput) -> JSONValue {
+        context.receive(line: JSONWriter.bytes(["id": 1, "method": .string(method), "params": params]), from: 1)
         return output.lines.last?["result"] ?? output.lines.last?["error"] ?? .null
     }
 }
