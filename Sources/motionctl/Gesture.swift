@@ -22,7 +22,7 @@ struct GestureCommand: AsyncParsableCommand {
     @Flag(help: "Print each event as raw JSON.") var json = false
 
     func run() async throws {
-        guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("\(file): cannot read it") }
+        let data = try readInputFile(file)
         let recorded: JSONValue
         do { recorded = try JSONValue.parse(Array(data)) } catch { throw ValidationError("\(file): not JSON (\(error))") }
         guard let samples = (recorded["samples"] ?? recorded).arrayValue, !samples.isEmpty else {

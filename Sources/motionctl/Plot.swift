@@ -45,7 +45,7 @@ struct Plot: AsyncParsableCommand {
         for entry in gestures {
             guard let equals = entry.firstIndex(of: "=") else { throw ValidationError("--gesture: expected NAME=FILE, got \(entry)") }
             let file = String(entry[entry.index(after: equals)...])
-            guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("--gesture: cannot read \(file)") }
+            let data = try readInputFile(file, label: "--gesture")
             recorded[String(entry[..<equals])] = try parseJSONArgument(String(decoding: data, as: UTF8.self), name: file)
         }
         let gestureParams: JSONValue? = recorded.isEmpty ? nil : .object(recorded)

@@ -13,9 +13,7 @@ extension Plot {
         guard out.lowercased().hasSuffix(".svg") else {
             throw ValidationError("--out: \(out) is not an .svg file; motionctl plot writes SVG only (convert it with rsvg-convert or a browser)")
         }
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw ValidationError("--frames: cannot read \(file)")
-        }
+        let data = try readInputFile(file, label: "--frames")
         let recorded = try Self.frameSeries(String(decoding: data, as: UTF8.self), file: file, velocity: velocity,
                                             targets: target.isEmpty ? nil : Set(target))
         guard !recorded.isEmpty else {

@@ -105,7 +105,7 @@ struct RouterCommand: AsyncParsableCommand {
         @Argument(help: "The JSON file; - reads standard input.") var file: String
 
         func run() async throws {
-            let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+            let data = try readInputFile(file)
             let params = try parseJSONArgument(String(decoding: data, as: UTF8.self), name: "FILE")
             try await connection.run { client in
                 let result = try await client.call("router.configure", params)

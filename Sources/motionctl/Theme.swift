@@ -95,7 +95,7 @@ struct ThemeCommand: AsyncParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() async throws {
-            guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("\(file): cannot read") }
+            let data = try readInputFile(file)
             let text = String(decoding: data, as: UTF8.self)
             let result: DialectResult<JSONValue>
             do {

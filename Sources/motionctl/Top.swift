@@ -101,16 +101,24 @@ struct TopState {
 
     func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
 
+    /// `status` has every uid's usage for an admin only.
+    var isAdmin: Bool { status["usage"] != nil }
+
     func screen() -> String {
         let tick = status["tick"] ?? [:]
         var lines = [
             "motiond top — \(number(status["clients"])) connections, \(number(status["runtimes"])) runtimes, \(number(status["animations"])) animations, \(number(status["subscriptions"])) subscriptions",
             "engine \(status["engineScheduling"]?.stringValue ?? "?")   rate \(number(status["rate"])) Hz   tick p50 \(number(tick["p50_ms"])) ms  p99 \(number(tick["p99_ms"])) ms  late p99 \(number(tick["late_p99_ms"])) ms  overruns \(number(tick["overruns"]))",
-            "frames \(rates(frames, previousFrames))   drops (updates conflated) \(rates(dropped, previousDropped)), \(Int(dropped.values.reduce(0, +))) in all",
+            // Frames and drops are counted over every uid's subscribers: an admin's view (docs/operations.md#metrics).
+            isAdmin ? "frames \(rates(frames, previousFrames))   drops (updates conflated) \(rates(dropped, previousDropped)), \(Int(dropped.values.reduce(0, +))) in all"
+                : "frames and drops: every uid's together, shown to an admin only",
             "",
             pad("UID", 8) + pad("ENGINE ms/s", 13) + pad("TICK ms/s", 11) + pad("RUNTIMES", 10) + pad("PERFORMERS", 12) + pad("ANIMATIONS", 12) + "SUBSCRIPTIONS",
         ]
-        var uids = (status["usage"]?["uids"]?.arrayValue ?? []).map { uid -> (String, Double, JSONValue) in
+        // A client sees its own uid only: its row from `status`, which counts that uid's.
+        let own: JSONValue = ["uid": .number(Double(getuid())), "runtimes": status["runtimes"] ?? .null, "performers": status["performers"] ?? .null,
+                              "animations": status["animations"] ?? .null, "subscriptions": status["subscriptions"] ?? .null]
+        var uids = (isAdmin ? status["usage"]?["uids"]?.arrayValue ?? [] : [own]).map { uid -> (String, Double, JSONValue) in
             let name = number(uid["uid"])
             let rate = ((engineSeconds[name] ?? 0) - (previousSeconds[name] ?? engineSeconds[name] ?? 0)) / elapsed * 1000
             return (name, rate, uid)

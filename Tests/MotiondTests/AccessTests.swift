@@ -18,6 +18,29 @@ struct AccessTests {
         return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
     }
 
+    /// A user pointing motiond at another user's live socket (0660, root's): refused in a sentence that says
+    /// why, not NIO's `bind(…) (errno: 98)`; the other daemon goes on answering.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+    func aUserCannotTakeAnotherUsersSocket() async throws {
+        let daemon = try await DaemonProcess()
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: daemon.directory.path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.motiond, "--socket", daemon.socket]
+        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.runAlone()
+        let status = await process.exitStatus()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(status != 0)
+        #expect(text.contains("\(daemon.socket): a socket this user may not connect to") && !text.contains("errno"), "\(text)")
+        let root = try await daemon.client()
+        #expect(try await root.call("status")["clients"] != nil, "root's daemon still answers")
+        await root.close()
+    }
+
     /// A user starting motiond by hand without XDG_RUNTIME_DIR: the socket's folder (/run/motiond) is
     /// root's, and the daemon says so in a sentence with what to do, not a Foundation domain dump.
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && !FileManager.default.fileExists(atPath: "/run/motiond"), "needs root and setpriv, and no /run/motiond"))

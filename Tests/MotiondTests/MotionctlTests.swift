@@ -138,6 +138,12 @@ struct MotionctlTests {
         let unwritten = try await Self.motionctl(socket + ["plot", #"{"type":"Spring","property":"x","to":[1]}"#, "--out", missing])
         #expect(unwritten.status == 1 && unwritten.errors == "motionctl: cannot write \(missing): No such file or directory (does its folder exist?)\n",
                 "\(unwritten.errors)")
+        // A file to read that is not there, or is a folder: the system's reason, not a Foundation dump.
+        let noFile = daemon.directory.appendingPathComponent("routes.json").path
+        let unread = try await Self.motionctl(socket + ["router", "configure", noFile])
+        #expect(unread.status != 0 && unread.errors.contains("\(noFile): No such file or directory") && !unread.errors.contains("Domain"), "\(unread.errors)")
+        let folder = try await Self.motionctl(socket + ["gesture", daemon.directory.path, "--plan", #"{"type":"Draggable","property":"x"}"#])
+        #expect(folder.status != 0 && folder.errors.contains("\(daemon.directory.path): Is a directory") && !folder.errors.contains("Domain"), "\(folder.errors)")
         let png = try await Self.motionctl(socket + ["plot", #"{"type":"Spring","property":"x","to":[1]}"#, "--out", daemon.directory.appendingPathComponent("x.png").path])
         #expect(png.status == 64 && png.errors.contains("writes SVG only"), "\(png)")
         #expect(png.errors.contains("Usage: motionctl plot "), "the subcommand's usage, not the root's: \(png.errors)")

@@ -37,6 +37,28 @@ struct TopTests {
         return detached ? "" : String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
+    /// The pane once `condition` holds (or the last one seen after 15 s).
+    static func screen(of session: String, until condition: (String) -> Bool) async throws -> String {
+        var screen = ""
+        for _ in 0..<300 {
+            screen = try await tmux(["capture-pane", "-t", session, "-p"])
+            if condition(screen) { break }
+            try await Task.sleep(for: .milliseconds(50))  // polls the screen
+        }
+        return screen
+    }
+
+    /// Presses `q` and expects top (and its session) to end.
+    static func quit(_ session: String) async throws {
+        _ = try await tmux(["send-keys", "-t", session, "q"])
+        var running = true
+        for _ in 0..<200 where running {
+            running = try await tmux(["has-session", "-t", session]).isEmpty
+            if running { try await Task.sleep(for: .milliseconds(50)) }  // polls for the session's end
+        }
+        #expect(!running, "q quit top")
+    }
+
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3 to act as a second uid"))
     func topShowsTwoUidsAndTheEnginesClassAndQuitsOnQ() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.tmux), "scripts/setup installs tmux")
@@ -77,13 +99,25 @@ struct TopTests {
         #expect(screen.contains("engine SCHED_OTHER") || screen.contains("engine SCHED_FIFO") || screen.contains("engine SCHED_RR"), "\(screen)")
         let lines = screen.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("0 ") } && lines.contains { $0.hasPrefix("65534 ") }, "a row per uid:\n\(screen)")
-        _ = try await Self.tmux(["send-keys", "-t", session, "q"])
-        var running = true
-        for _ in 0..<200 where running {
-            running = try await Self.tmux(["has-session", "-t", session]).isEmpty
-            if running { try await Task.sleep(for: .milliseconds(50)) }  // polls for the session's end
-        }
-        #expect(!running, "q quit top")
+        // `u` sorts uids by uid (0 first), `c` connections by subscriptions; each footer names the other order.
+        _ = try await Self.tmux(["send-keys", "-t", session, "u"])
+        _ = try await Self.tmux(["send-keys", "-t", session, "c"])
+        screen = try await Self.screen(of: session) { $0.contains("u: sort uids by engine time") && $0.contains("c: sort connections by id") }
+        let sorted = screen.split(separator: "\n")
+        let rootRow = sorted.firstIndex { $0.hasPrefix("0 ") }, otherRow = sorted.firstIndex { $0.hasPrefix("65534 ") }
+        #expect(screen.contains("u: sort uids by engine time") && screen.contains("c: sort connections by id"), "the keys took:\n\(screen)")
+        #expect(rootRow != nil && otherRow != nil && rootRow! < otherRow!, "uids sorted by uid:\n\(screen)")
+        try await Self.quit(session)
+
+        // As the second uid: its own row (from `status`), and no every-uid frame rates that would read as zeros.
+        let own = "motiond-top-own-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        _ = try await Self.tmux(["new-session", "-d", "-s", own, "-x", "160", "-y", "40",
+                                 "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \(motionctl) top --socket \(daemon.socket)"], detached: true)
+        screen = try await Self.screen(of: own) { $0.split(separator: "\n").contains { $0.hasPrefix("65534 ") } }
+        let row = screen.split(separator: "\n").first { $0.hasPrefix("65534 ") }.map { $0.split(separator: " ") } ?? []
+        #expect(row.count == 7 && row[5] == "1", "its row counts its one animation:\n\(screen)")
+        #expect(!screen.split(separator: "\n").contains { $0.hasPrefix("0 ") } && screen.contains("shown to an admin only"), "\(screen)")
+        try await Self.quit(own)
         _ = try await Self.tmux(["kill-server"])
         _ = await daemon.stop()
     }

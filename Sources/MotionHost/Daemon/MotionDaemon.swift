@@ -189,7 +189,7 @@ package struct MotionDaemon: Sendable {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw Unusable(description: "--state-dir \(path): cannot create it: \(error.localizedDescription)")
+            throw Unusable(description: "--state-dir \(path): cannot create it (\(ErrorSentence.describe(error)))")
         }
         guard access(path, W_OK | X_OK) == 0 else {
             throw Unusable(description: "--state-dir \(path): not writable by this user")

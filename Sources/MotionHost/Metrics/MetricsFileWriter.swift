@@ -34,7 +34,7 @@ struct MetricsFileWriter: Service {
                         try write(text)
                         written = text
                     } catch {
-                        logger.warning("the metrics file could not be written", metadata: ["path": "\(path)", "error": "\(error)"])
+                        logger.warning("the metrics file could not be written", metadata: ["path": "\(path)", "error": "\(ErrorSentence.describe(error))"])
                     }
                 }
             }

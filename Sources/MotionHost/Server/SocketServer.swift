@@ -119,8 +119,16 @@ enum SocketPath {
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw InUse(path: path, reason: "exists and is not a socket; refusing to replace it")
         }
-        if answers(path) { throw InUse(path: path, reason: "another server is listening on this socket") }
-        unlink(path)
+        switch probe(path) {
+        case .answers: throw InUse(path: path, reason: "another server is listening on this socket")
+        case .forbidden:
+            // Another user's socket (motiond's is 0660): neither ours to connect to nor to replace.
+            throw InUse(path: path, reason: "a socket this user may not connect to (another user's server?); choose another --socket")
+        case .stale: break
+        }
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw InUse(path: path, reason: "a stale socket this user cannot remove (\(String(cString: strerror(errno))))")
+        }
     }
 
     /// Binds so that the socket is never reachable by others, not even for an instant and whatever the
@@ -150,21 +158,24 @@ enum SocketPath {
         return bound
     }
 
-    private static func answers(_ path: String) -> Bool {
+    private enum Probe { case answers, forbidden, stale }
+
+    private static func probe(_ path: String) -> Probe {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
+        guard descriptor >= 0 else { return .stale }
         defer { close(descriptor) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .stale }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (index, byte) in bytes.enumerated() { raw[index] = byte }
         }
-        return withUnsafePointer(to: &address) { pointer in
+        let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
             }
         }
+        return connected ? .answers : (errno == EACCES || errno == EPERM ? .forbidden : .stale)
     }
 }
