@@ -84,4 +84,15 @@ struct JournalFieldsTests {
         #expect(daemon.log.contains("<6>plugin loaded"), "\(daemon.log)")
         #expect(await daemon.stop() == 0)
     }
+
+    /// A `JOURNAL_STREAM` inherited from a shell (it names another stream than this stderr): the lines
+    /// belong to the terminal, with timestamps, not journal priorities.
+    @Test func anInheritedJournalStreamLeavesStderrLinesReadable() async throws {
+        let directory = try DaemonProcess.temporaryDirectory()
+        let socket = directory.appendingPathComponent("motiond.sock").path
+        let daemon = try await DaemonProcess(directory: directory, socket: socket, command: [DaemonProcess.motiond, "--socket", socket],
+                                             environment: ["JOURNAL_STREAM": "8:12345"])
+        #expect(!daemon.log.contains("<6>") && daemon.log.contains(" info motiond: plugin loaded"), "\(daemon.log)")
+        #expect(await daemon.stop() == 0)
+    }
 }

@@ -36,7 +36,7 @@ struct SystemdTests {
         let daemon = try await DaemonProcess(
             directory: directory, socket: socket,
             command: ["/usr/bin/python3", "-c", Self.waitingParent, "systemd-socket-activate", "-l", socket, "-E", "NOTIFY_SOCKET", "-E", "WATCHDOG_USEC",
-                      "-E", "JOURNAL_STREAM", DaemonProcess.motiond] + arguments,
+                      "-E", "JOURNAL_STREAM", "-E", "MOTIOND_JOURNAL_SOCKET", DaemonProcess.motiond] + arguments,
             environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": String(watchdogMicroseconds),
                           "JOURNAL_STREAM": "8:12345",
                           // stderr lines, also where journald runs (JournalFieldsTests covers the native protocol)

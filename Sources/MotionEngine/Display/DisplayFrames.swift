@@ -151,7 +151,12 @@ package final class DisplayFrames: ContextPart {
 
     /// When the next held frame is due (the engine thread wakes for it), nil if none is held.
     package var nextHeldFrame: UInt64? {
-        hub.displaySubscriptions.compactMap { $0.held.first?.sendAt }.min()
+        // A loop, not `compactMap(…).min()`: asked every tick, it allocated an array each time.
+        var next: UInt64?
+        for subscription in hub.displaySubscriptions {
+            if let sendAt = subscription.held.first?.sendAt, sendAt < next ?? .max { next = sendAt }
+        }
+        return next
     }
 
     /// Sends the held frames whose time has come.

@@ -202,7 +202,7 @@ package final class EngineLoop: Sendable {
             }
             // Display-timed frames computed ahead go out at their send times (docs/protocol.md, display-timed frames).
             let held = context.nextHeldFrame
-            let deadline = [schedule?.nextDeadline, held].compactMap { $0 }.min()
+            let deadline = earliest(schedule?.nextDeadline, held)
             // One command between two looks at the clock: a burst of requests (or a swap's slices) delays
             // a tick by one command at most.
             // What the commands run so far changed goes out before the thread waits (for a command, or

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 
-/// Log lines on stderr: with `<N>` syslog priority prefixes when stderr is the journal
-/// (`JOURNAL_STREAM` set), otherwise with a readable timestamp.
+/// Log lines on stderr: with `<N>` syslog priority prefixes when stderr is the journal (`JOURNAL_STREAM`
+/// names this stderr; one inherited from a shell in a terminal does not), otherwise with a readable timestamp.
 package struct StderrLogHandler: LogHandler {
     package var metadata: Logger.Metadata = [:]
     private let label: String
@@ -12,7 +12,10 @@ package struct StderrLogHandler: LogHandler {
     package init(label: String, level: LogLevelSetting, environment: [String: String]) {
         self.label = label
         self.setting = level
-        self.forJournal = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
+        // As `JournalLogHandler` decides (MOTIOND_JOURNAL_SOCKET: a journal named as asked, in tests).
+        self.forJournal = environment["JOURNAL_STREAM"].map {
+            !$0.isEmpty && (environment["MOTIOND_JOURNAL_SOCKET"] != nil || JournalLogHandler.isStderr($0))
+        } ?? false
     }
 
     /// Follows the shared setting; setting it on one logger changes it for the daemon.
