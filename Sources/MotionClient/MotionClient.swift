@@ -61,7 +61,9 @@ public final class MotionClient: Sendable {
                 continuation.resume(throwing: MotionClientError.connectionClosed)
                 return
             }
-            send(line).whenFailure { [state] error in state.fail(id, error) }
+            // A write that fails is a connection gone (NIO's "closed channel" or EPIPE): said as one, so a
+            // keyed call is sent again (`ReconnectingClient`) instead of failing on an I/O error's type.
+            send(line).whenFailure { [state] _ in state.fail(id, MotionClientError.connectionClosed) }
         }
     }
 

@@ -256,6 +256,28 @@ struct MotionctlTests {
         #expect(subcommands.subtracting(usage).subtracting(["help"]).isEmpty, "README's usage leaves out \(subcommands.subtracting(usage).sorted())")
     }
 
+    /// README's `motiond` usage line names the options `motiond --help` lists: none missing, none made up.
+    @Test func theReadmesMotiondUsageIsMotiondsOptions() async throws {
+        let help = Process()
+        help.executableURL = URL(fileURLWithPath: DaemonProcess.motiond)
+        help.arguments = ["--help"]
+        let output = Pipe()
+        help.standardOutput = output
+        try help.runAlone()
+        _ = await help.exitStatus()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        func options(_ line: Substring) -> Set<String> {
+            Set(line.split(whereSeparator: { " []".contains($0) }).filter { $0.hasPrefix("--") }.map(String.init))
+        }
+        let listed = text.split(separator: "\n").first { $0.hasPrefix("USAGE: motiond ") }.map(options) ?? []
+        let readme = try String(contentsOf: CCompiler.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let usage = readme.split(separator: "\n").filter { $0.hasPrefix("motiond [") || $0.hasPrefix("motiond --") }.reduce(into: Set<String>()) {
+            $0.formUnion(options($1))
+        }
+        #expect(listed.count >= 10, "\(text)")
+        #expect(usage == listed, "README's usage: \(usage.subtracting(listed).sorted()) made up, \(listed.subtracting(usage).sorted()) left out")
+    }
+
     /// `motionctl plot --frames FILE` draws the frames a client received (recorded here by `watch --json`):
     /// values, velocities or progress, per property; a broken recording is refused naming its line.
     @Test func plotDrawsRecordedFrames() async throws {

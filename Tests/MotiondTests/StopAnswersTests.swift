@@ -107,6 +107,56 @@ struct StopAnswersTests {
         #expect(after.count == count && after.values.allSatisfy { $0 == 1 }, "each plan applied exactly once: \(after.filter { $0.value != 1 }.prefix(5))")
     }
 
+    /// `ReconnectingClient.call(_:_:key:)` across a real stop and start: the calls whose answers the stop
+    /// took (connection closed, or `server.shutting_down`) are sent again by the client itself once it is
+    /// connected to the new daemon, and every plan is applied exactly once.
+    @Test func aReconnectingClientSendsItsKeyedCallsAgainAcrossARestart() async throws {
+        let state = try DaemonProcess.temporaryDirectory()
+        let config = try DaemonProcess.temporaryDirectory().appendingPathComponent("motiond.json")
+        try Data(#"{"quotas": {"enginePercent": 5}}"#.utf8).write(to: config)
+        let first = try await DaemonProcess(arguments: ["--state-dir", state.path, "--config", config.path])
+        let client = try await ReconnectingClient.connect(path: first.socket, client: "keyed")
+        _ = try await client.call("runtime.create", ["name": "kept"])
+        let count = 1000
+        let answered = Count()
+        let pid = first.process.processIdentifier
+        Thread.detachNewThread {
+            while answered.value.load(ordering: .relaxed) < 100 { usleep(500) }  // polls the count
+            kill(pid, SIGTERM)
+        }
+        let calls = Task {
+            await withTaskGroup(of: (Int, Outcome).self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        do {
+                            let result = try await client.call("plan.add", Self.plan(index), key: "add-\(index)", timeout: 120)
+                            answered.value.add(1, ordering: .relaxed)
+                            return (index, .result(result))
+                        } catch MotionClientError.server(let code, _) {
+                            return (index, .refused(code))
+                        } catch {
+                            return (index, .closed)
+                        }
+                    }
+                }
+                var outcomes: [Int: Outcome] = [:]
+                for await (index, outcome) in group { outcomes[index] = outcome }
+                return outcomes
+            }
+        }
+        _ = await first.process.exitStatus()
+        let before = try Self.journaledAdds(state).count
+        let second = try await DaemonProcess(arguments: ["--state-dir", state.path], socket: first.socket)
+        let outcomes = await calls.value
+        let failed = outcomes.filter { if case .result = $0.value { false } else { true } }
+        #expect(failed.isEmpty, "every keyed call answered in the end: \(failed.count) not, e.g. \(failed.prefix(3))")
+        #expect(before >= 100 && before < count, "the stop came in the middle of the burst: \(before) of \(count) journaled")
+        await client.close()
+        #expect(await second.stop() == 0)
+        let after = try Self.journaledAdds(state)
+        #expect(after.count == count && after.values.allSatisfy { $0 == 1 }, "each plan applied exactly once: \(after.filter { $0.value != 1 }.prefix(5))")
+    }
+
     @Test func aRepeatIsAnsweredWithTheFirstResultAndAKeyIsPerUid() async throws {
         let daemon = try await DaemonProcess()
         let client = try await daemon.client()
