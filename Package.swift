@@ -142,6 +142,7 @@ let package = Package(
             dependencies: [
                 "MotionClient", "MotionWire", "MotionDialects",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ]
         ),

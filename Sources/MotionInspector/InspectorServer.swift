@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import HummingbirdWebSocket
 import MotionWire
@@ -63,7 +64,7 @@ public struct InspectorServer: Sendable {
         logger.logLevel = .warning  // the address is printed by the caller; requests are not logged
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: sockets, configuration: .init(ws: .init(maxFrameSize: 1 << 22))),
+            server: Self.gated(webSocketRouter: sockets, token: token),
             configuration: .init(address: .hostname(host, port: port), serverName: "motionctl-inspect"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
@@ -72,6 +73,16 @@ public struct InspectorServer: Sendable {
             },
             logger: logger)
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    }
+
+    /// HTTP with the WebSocket upgrade, behind `WebSocketTokenGate` (403 for an upgrade without the token).
+    static func gated(webSocketRouter: Router<BasicWebSocketRequestContext>, token: String) -> HTTPServerBuilder {
+        let responder = webSocketRouter.buildResponder()
+        return HTTPServerBuilder { http in
+            TokenGatedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: http, webSocketResponder: responder,
+                                                                  configuration: .init(ws: .init(maxFrameSize: 1 << 22))),
+                              token: token)
+        }
     }
 
     static func response(_ text: String, type: String) -> Response {

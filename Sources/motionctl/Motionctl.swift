@@ -233,6 +233,9 @@ struct Plugins: AsyncParsableCommand {
             try await connection.run { client in
                 let list = try await client.call("plugins.list")
                 if json { return print(JSONWriter.string(list)) }
+                if list["plugins"]?.arrayValue?.isEmpty ?? true {
+                    print("no plugins loaded (the daemon's log says where it looked; --plugins DIR adds a directory)")
+                }
                 for plugin in list["plugins"]?.arrayValue ?? [] {
                     let planTypes = (plugin["planTypes"]?.arrayValue ?? []).compactMap(\.stringValue)
                     let curves = (plugin["functions"]?.arrayValue ?? []).map { function in

@@ -46,6 +46,27 @@ struct InspectorTests {
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
+    /// The status a real WebSocket upgrade request for `url` is answered with (over a raw TCP socket, as a
+    /// browser sends it: URLSession would not send the upgrade's headers).
+    static func upgradeStatus(_ url: String) async throws -> String {
+        let parsed = URL(string: url)!
+        let target = parsed.path + (parsed.query.map { "?" + $0 } ?? "")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+            s.sendall(("GET %s HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: Upgrade\\r\\nUpgrade: websocket\\r\\n"
+                       "Sec-WebSocket-Version: 13\\r\\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n\\r\\n" % sys.argv[2]).encode())
+            print(s.recv(64).split(b" ")[1].decode())
+            """, String(parsed.port ?? 80), target]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.runAlone()
+        _ = await process.exitStatus()
+        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3 to act as a second uid"))
     func theInspectorShowsPausesSlowsAndTunesMotionInABrowser() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: WebDriver.chromedriver) && FileManager.default.isExecutableFile(atPath: WebDriver.chromium),
@@ -67,6 +88,10 @@ struct InspectorTests {
         #expect(try await Self.status(page) == 403, "no token: 403")
         #expect(try await Self.status(page + "?token=0123456789abcdef0123456789abcdef") == 403, "a wrong token: 403")
         #expect(try await Self.status(page + "ws") == 403, "the WebSocket without the token: 403")
+        let token = address.components(separatedBy: "token=").last ?? ""
+        #expect(try await Self.upgradeStatus(page + "ws") == "403", "a WebSocket upgrade without the token: 403")
+        #expect(try await Self.upgradeStatus(page + "ws?token=0123456789abcdef0123456789abcdef") == "403", "with a wrong token: 403")
+        #expect(try await Self.upgradeStatus(page + "ws?token=" + token) == "101", "with it: switched")
         #expect(try await Self.status(address) == 200)
 
         let client = try await daemon.client()

@@ -68,7 +68,10 @@ class AsyncClient:
     async def _read(self, reader: asyncio.StreamReader) -> None:
         try:
             while True:
-                line = await reader.readline()
+                try:
+                    line = await reader.readline()
+                except (ConnectionError, OSError):
+                    break  # a connection reset is its end, not an error of this task's
                 if not line:
                     break
                 message = json.loads(line)
@@ -127,9 +130,15 @@ class AsyncClient:
             request["key"] = _key
         line = request_line(request)  # refused before a reply is waited for
         future = asyncio.get_running_loop().create_future()
-        self.replies[self.next_id] = future
-        cast(asyncio.StreamWriter, self.writer).write(line.encode("utf-8"))
-        await cast(asyncio.StreamWriter, self.writer).drain()
+        request_id = self.next_id
+        self.replies[request_id] = future
+        try:
+            cast(asyncio.StreamWriter, self.writer).write(line.encode("utf-8"))
+            await cast(asyncio.StreamWriter, self.writer).drain()
+        except (ConnectionError, OSError):
+            # Its reply will never come: nobody is left to hear the reader fail it at the end.
+            self.replies.pop(request_id, None)
+            raise
         message = await future
         if "error" in message:
             raise MotiondError(message["error"].get("code"), message["error"].get("message"))
