@@ -38,6 +38,10 @@ package struct Tween: Sendable {
         value = .zero
         // At its start a tween shows its curve's value at 0: `from` for most, not for `steps(n, jump-start)`.
         value = duration > 0 ? value(at: 0) : (autoreverses ? self.from : self.to)
+        // And its velocity there: the curve's slope just after 0 (a first handle at (0, 0) has 0/0 at 0
+        // exactly) and any launch. A plan's first frame said 0 here, then the slope one frame later: a
+        // retuned tween, added again at its velocity, showed a frame at rest in the middle of its motion.
+        velocity = duration > 0 ? velocity(at: duration * 1e-9) : .zero
     }
 
     /// Every cycle, back and forth.

@@ -63,6 +63,45 @@ struct ThemeDaemonTests {
         #expect(await second.stop() == 0)
     }
 
+    /// A journaled tween and keyframes retuned mid-flight (the retune is applied after its journal write,
+    /// frames later): no frame at rest in the middle of the motion (the new plan's first frame said
+    /// velocity 0) and none thrown back to the value of a frame before (it started from the state the
+    /// retune saw, frames old: 22 units back on a path of 1000).
+    @Test func aJournaledRetuneNeitherStopsNorJumpsBack() async throws {
+        let state = try DaemonProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let daemon = try await DaemonProcess(arguments: ["--state-dir", state.path])
+        let client = try await daemon.client()
+        let events = EventCollector(client)
+        _ = try await client.call("subscribe", ["streams": ["frames", "trace"], "targets": ["tw", "kf"]])
+        _ = try await client.call("plan.add", ["target": "tw", "plan": ["type": "Tween", "property": "x", "from": [0], "to": [1000],
+                                                                        "timing": "@standard", "duration": "@long4"]])
+        _ = try await client.call("plan.add", ["target": "kf", "plan": ["type": "Keyframes", "property": "x", "values": [[0], [600], [1000]],
+                                                                        "keyTimes": [0, 0.5, 1], "timing": "@enter", "duration": "@long4"]])
+        // Well under way (a tenth of the path), then retuned to a longer, linear one.
+        _ = try await events.waitFor { frame in
+            frame["event"] == "frame" && (frame["updates"]?.arrayValue ?? []).contains { $0["target"] == "tw" && ($0["value"]?.arrayValue?.first?.doubleValue ?? 0) > 100 }
+        }
+        _ = try await client.call("theme.set", ["theme": ["name": "longer", "durations": ["long4": 1.2],
+                                                           "timings": ["enter": "linear", "standard": "linear"]], "scope": "user"])
+        let seen = try await events.waitFor(timeout: 20) { frame in
+            frame["event"] == "frame" && (frame["updates"]?.arrayValue ?? []).contains { $0["target"] == "tw" && $0["value"]?.arrayValue?.first == 1000 }
+        }
+        #expect(seen.contains { $0["event"] == "trace" && $0["kind"] == "plan.added" && $0["target"] == "tw" }, "the tween was retuned")
+        for target in ["tw", "kf"] {
+            let path = seen.flatMap { frame in
+                (frame["updates"]?.arrayValue ?? []).filter { $0["target"]?.stringValue == target }
+                    .map { ($0["value"]?.arrayValue?.first?.doubleValue ?? .nan, $0["velocity"]?.arrayValue?.first?.doubleValue ?? .nan) }
+            }
+            let moving = path.dropFirst().filter { $0.0 > 0 && $0.0 < 1000 }
+            #expect(!moving.isEmpty && moving.allSatisfy { $0.1 > 0 }, "\(target): a frame at rest mid-way: \(path)")
+            let backwards = zip(path, path.dropFirst()).map { $0.0 - $1.0 }.max() ?? 0
+            #expect(backwards < 2, "\(target) went back \(backwards) units: \(path)")
+        }
+        await client.close()
+        _ = await daemon.stop()
+    }
+
     /// A lasting runtime's spring on a token, retuned from a crawl (ω = 0.01: 100 s to reach 26 % of the
     /// way) to a snap (ω ≈ 45: a quarter of a second to rest); killed with SIGKILL a moment later, the
     /// replay goes on with the snap: within a unit of its target, not still crawling.

@@ -108,6 +108,21 @@ extension Themes {
         retunes[id] = nil
     }
 
+    /// `plan` (carried on as of a retune `late` seconds ago) started that long ago: its delay shortened
+    /// (negative: that far along, docs/vocabulary.md), and, if it would go on from the property's state
+    /// (no `from`), given the state it had then (`takes`: whether its type takes a key).
+    static func started(_ plan: JSONValue, earlier late: Double, from state: (value: [Double], velocity: [Double], clock: Double),
+                        takes: (String) -> Bool) -> JSONValue {
+        var started = plan
+        let delay = plan["delay"]?.doubleValue ?? 0
+        if delay <= 0, plan["from"] == nil, plan["values"] == nil, takes("from") {
+            started["from"] = JSONValue(state.value)
+            if plan["velocity"] == nil, takes("velocity") { started["velocity"] = JSONValue(state.velocity) }
+        }
+        started["delay"] = .number(max(-3600, delay - late))
+        return started
+    }
+
     /// Carries one remembered plan on, if its tokens now resolve otherwise.
     private func carryOn(_ key: String, _ entry: Tuned) {
         guard let scope = engine.runtimes[entry.runtime], ObjectIdentifier(scope) == entry.scope,
@@ -117,6 +132,9 @@ extension Themes {
         }
         var updated = entry
         let continuing: JSONValue
+        // The state it is carried on from (nil for a composite), and whether the plan takes it as its own
+        // (a plan without `from` goes on from the property's state).
+        var carriedFrom: (value: [Double], velocity: [Double], clock: Double)?
         if let id = entry.composite {
             guard engine.isRunningComposite(id) else {
                 forget(key)
@@ -145,6 +163,7 @@ extension Themes {
             }
             updated.resolved = plan
             continuing = carried
+            carriedFrom = (value, velocity, clock)
         }
         // A composite's entry changes once the composite carrying it on runs (`compositeRestarted`).
         if entry.composite == nil { tuned[key] = updated }
@@ -156,7 +175,15 @@ extension Themes {
             guard context.themes.tuned[key]?.generation == generation, composite.map(context.engine.isRunningComposite) ?? true else {
                 throw EngineError(.invalidPlan, "a theme's retune of \(what) was superseded")
             }
-            try context.engine.addPlan(continuing, to: target, in: runtime, named: name, quotas: quotas)
+            // Applied after its journal write, frames later: started as of the retune (`clock`, its record's
+            // time, which a restart's replay follows), not from where the property has moved on to since.
+            var applied = continuing
+            if let carriedFrom, let now = context.engine.clock(ofRuntime: runtime), now - carriedFrom.clock > 1e-9 {
+                applied = Self.started(continuing, earlier: now - carriedFrom.clock, from: carriedFrom) { key in
+                    continuing["type"]?.stringValue.map { context.engine.planType($0, takes: key) } ?? false
+                }
+            }
+            try context.engine.addPlan(applied, to: target, in: runtime, named: name, quotas: quotas)
             if composite != nil {
                 context.themes.tuned[key] = carried
                 context.themes.compositeRestarted(key)
