@@ -26,7 +26,7 @@ public enum CSSDialect {
                 while index < scalars.count, !starts("*/") { advance() }
                 guard index < scalars.count else { throw DialectError(line: startLine, column: startColumn, "a /* comment never ends") }
                 advance(); advance()
-            } else if starts("--motion-") {
+            } else if starts("--motion-"), Self.startsDeclaration(scalars, at: index) {
                 let (startLine, startColumn) = (line, column)
                 for _ in 0..<9 { advance() }
                 var property = ""
@@ -45,6 +45,9 @@ public enum CSSDialect {
                 }
                 let token = property.trimmingSpaces.split(separator: "__", omittingEmptySubsequences: false).joined(separator: ".")
                 let text = value.trimmingSpaces
+                if text.contains("--motion-") {
+                    throw DialectError(line: startLine, column: startColumn, "--motion-\(property.trimmingSpaces): its value does not end with ; before the next declaration")
+                }
                 if let seconds = seconds(text) {
                     durations[token] = .number(seconds)
                 } else if text.hasPrefix("cubic-bezier(") {
@@ -62,10 +65,34 @@ public enum CSSDialect {
                 advance()
             }
         }
+        // `--motion-NAME-duration` beside a timing `--motion-NAME` is NAME's duration (the export's
+        // spelling when a timing and a duration share a name, as niri's `window-open` do).
+        for (token, seconds) in durations where token.hasSuffix("-duration") {
+            let base = String(token.dropLast(9))
+            if timings[base] != nil, durations[base] == nil {
+                durations[base] = seconds
+                durations[token] = nil
+            }
+        }
         var theme: [String: JSONValue] = ["name": .string(name)]
         if !timings.isEmpty { theme["timings"] = .object(timings) }
         if !durations.isEmpty { theme["durations"] = .object(durations) }
         return DialectResult(output: .object(theme), unsaid: [])
+    }
+
+    /// Whether `--motion-` at `index` begins a declaration (after `{`, `;` or the file's start), not a use
+    /// of one (`transition: transform 0.3s var(--motion-standard)` in another rule).
+    static func startsDeclaration(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        var before = index - 1
+        while before >= 0, " \t\r\n".unicodeScalars.contains(scalars[before]) { before -= 1 }
+        // A comment just before it: what comes before the comment decides.
+        while before >= 1, scalars[before] == "/", scalars[before - 1] == "*" {
+            before -= 2
+            while before >= 1, !(scalars[before - 1] == "/" && scalars[before] == "*") { before -= 1 }
+            before -= 2
+            while before >= 0, " \t\r\n".unicodeScalars.contains(scalars[before]) { before -= 1 }
+        }
+        return before < 0 || scalars[before] == "{" || scalars[before] == ";"
     }
 
     /// Whether CSS reads this timing as it is.
@@ -102,8 +129,12 @@ public enum CSSDialect {
                 unsaid.append("timing \(name): \(JSONWriter.string(timing))")
             }
         }
+        // A duration named as a timing is `NAME-duration` (one custom property per name; the import reads
+        // it back as NAME's).
+        let taken = Set((theme["timings"]?.objectValue ?? [:]).keys)
         for (name, seconds) in (theme["durations"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-            if let seconds = seconds.doubleValue { lines.append("  \(property(name)): \(spelled((seconds * 1000 * 1e6).rounded() / 1e6))ms;") }
+            let spelledName = taken.contains(name) ? name + "-duration" : name
+            if let seconds = seconds.doubleValue { lines.append("  \(property(spelledName)): \(spelled((seconds * 1000 * 1e6).rounded() / 1e6))ms;") }
         }
         for name in (theme["motions"]?.objectValue ?? [:]).keys.sorted() { unsaid.append("motion \(name): CSS custom properties hold values, not plans") }
         lines.append("}")

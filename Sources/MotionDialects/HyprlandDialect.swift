@@ -8,18 +8,39 @@ public enum HyprlandDialect {
     /// Hyprland's own curve of that name (its source: `default` is (0, 0.75, 0.15, 1)).
     static let builtIn: [String: [Double]] = ["default": [0, 0.75, 0.15, 1]]
 
+    /// CSS's keyword curves, each an exact cubic Bézier Hyprland can say.
+    static let keywordCurves: [String: [Double]] = [
+        "ease": [0.25, 0.1, 0.25, 1], "ease-in": [0.42, 0, 1, 1], "ease-out": [0, 0, 0.58, 1],
+        "ease-in-out": [0.42, 0, 0.58, 1], "linear": [0, 0, 1, 1],
+    ]
+
     public static func importTheme(_ text: String, name: String = "hyprland-import") throws(DialectError) -> DialectResult<JSONValue> {
         var beziers = builtIn, timings: [String: JSONValue] = [:], durations: [String: JSONValue] = [:]
         var motions: [String: JSONValue] = [:], unsaid: [String] = []
+        // The sections around a line: a whole hyprland.conf is read for its animations (its other
+        // sections, variables and keys are not motion, and are passed over).
+        var sections: [String] = []
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = number + 1
             let content = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let trimmed = content.trimmingSpaces
-            if trimmed.isEmpty || trimmed == "}" || trimmed.hasSuffix("{") { continue }
+            if trimmed.isEmpty { continue }
+            if trimmed == "}" {
+                _ = sections.popLast()
+                continue
+            }
+            if trimmed.hasSuffix("{") {
+                sections.append(String(trimmed.dropLast()).trimmingSpaces)
+                continue
+            }
+            let inAnimations = sections.last == "animations"
             guard let equals = trimmed.firstIndex(of: "=") else {
+                if !inAnimations { continue }
                 throw DialectError(line: line, column: column(of: trimmed, in: rawLine), "expected KEY = VALUE")
             }
-            let key = String(trimmed[..<equals]).trimmingSpaces
+            var key = String(trimmed[..<equals]).trimmingSpaces
+            if sections.isEmpty, key.hasPrefix("animations:") { key = String(key.dropFirst(11)) }  // `animations:enabled = …`
+            guard inAnimations || (sections.isEmpty && ["bezier", "animation", "enabled"].contains(key)) else { continue }
             let fields = trimmed[trimmed.index(after: equals)...].split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
             let at = column(of: trimmed, in: rawLine)
             switch key {
@@ -70,7 +91,8 @@ public enum HyprlandDialect {
         // Hyprland's own curves are named, not defined.
         var curveNames: [[Double]: String] = Dictionary(uniqueKeysWithValues: builtIn.map { ($0.value, $0.key) })
         for (name, timing) in timings.sorted(by: { $0.key < $1.key }) {
-            guard let numbers = timing.arrayValue?.compactMap(\.doubleValue), numbers.count == 4 else {
+            guard let numbers = timing.arrayValue?.compactMap(\.doubleValue) ?? timing.stringValue.flatMap({ keywordCurves[$0] }),
+                  numbers.count == 4 else {
                 unsaid.append("timing \(name): \(JSONWriter.string(timing)) (Hyprland's curves are cubic Béziers)")
                 continue
             }
@@ -80,7 +102,8 @@ public enum HyprlandDialect {
         }
         for (name, motion) in (theme["motions"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard motion["type"] == "Tween", let seconds = motion["duration"]?.doubleValue,
-                  let numbers = motion["timing"]?.arrayValue?.compactMap(\.doubleValue), numbers.count == 4 else {
+                  let numbers = motion["timing"]?.arrayValue?.compactMap(\.doubleValue) ?? motion["timing"]?.stringValue.flatMap({ keywordCurves[$0] }),
+                  numbers.count == 4 else {
                 unsaid.append("motion \(name): Hyprland animates with a Bézier and a speed only")
                 continue
             }

@@ -153,10 +153,40 @@ public enum KDL {
         /// A bare identifier or a quoted string; nil if neither starts here.
         mutating func identifier() throws(DialectError) -> String? {
             if current == "\"" { return try string() }
+            if startsRawString { return try rawString() }
             guard let first = current, Self.isIdentifierScalar(first), !("0"..."9").contains(first) else { return nil }
             var text = ""
             while let scalar = current, Self.isIdentifierScalar(scalar) { text.unicodeScalars.append(scalar); advance() }
             return text
+        }
+
+        /// A raw string starts here: `r"…"` or `r#"…"#` (KDL 1, as niri's `custom-shader r"…"`), or
+        /// `#"…"#` (KDL 2), any number of `#`.
+        var startsRawString: Bool {
+            var offset = current == "r" ? 1 : 0
+            var hashes = 0
+            while peek(offset) == "#" { offset += 1; hashes += 1 }
+            return peek(offset) == "\"" && (current == "r" || hashes > 0)
+        }
+
+        /// A raw string: no escapes, to a quote followed by as many `#` as opened it; it may span lines.
+        mutating func rawString() throws(DialectError) -> String {
+            let (startLine, startColumn) = (line, column)
+            if current == "r" { advance() }
+            var hashes = 0
+            while current == "#" { hashes += 1; advance() }
+            advance()  // the opening quote
+            var text = ""
+            while let scalar = current {
+                if scalar == "\"", (0..<hashes).allSatisfy({ peek($0 + 1) == "#" }) {
+                    advance()
+                    for _ in 0..<hashes { advance() }
+                    return text
+                }
+                text.unicodeScalars.append(scalar)
+                advance()
+            }
+            throw DialectError(line: startLine, column: startColumn, "a raw string never ends")
         }
 
         mutating func string() throws(DialectError) -> String {
@@ -188,6 +218,7 @@ public enum KDL {
         mutating func value() throws(DialectError) -> Value {
             guard let scalar = current else { throw error("expected a value") }
             if scalar == "\"" { return .string(try string()) }
+            if startsRawString { return .string(try rawString()) }
             var text = ""
             while let next = current, Self.isIdentifierScalar(next) || next == "#" { text.unicodeScalars.append(next); advance() }
             switch text {

@@ -27,6 +27,81 @@ struct DialectTests {
         #expect(again.output == theme, "export then import gives the same tokens:\n\(exported.output)")
     }
 
+    /// niri's documented `custom-shader r"…"` (and `r#"…"#`, KDL 2's `#"…"#`): raw strings, no escapes,
+    /// across lines; the file imports with its springs, the shader listed as what a token cannot say.
+    @Test func niriRawStringsAreRead() throws {
+        let nodes = try KDL.parse("a r\"C:\\x\"\nb r#\"say \"hi\"\"#\nc #\"two\nlines\"#\n")
+        #expect(nodes.map(\.arguments) == [[.string("C:\\x")], [.string("say \"hi\"")], [.string("two\nlines")]])
+        let imported = try NiriDialect.importTheme("""
+            animations {
+                window-open {
+                    spring damping-ratio=0.8 stiffness=1000 epsilon=0.0001
+                    custom-shader r"
+                        vec4 open_color(vec3 coords_geo, vec3 size_geo) { return vec4(0.0); }
+                    "
+                }
+                window-close {
+                    custom-shader r#"vec4 close_color() { return vec4("quoted"); }"#
+                }
+            }
+            """)
+        #expect(imported.output["springs"]?["window-open"]?["stiffness"] == 1000, "\(imported.output)")
+        #expect(throws: DialectError(line: 1, column: 3, "a raw string never ends")) { try KDL.parse("a r#\"open\"") }
+    }
+
+    /// Whole configuration files, as a desktop user has them: a hyprland.conf with variables and other
+    /// sections, a stylesheet whose other rules use the properties; and exports that say every name once.
+    @Test func wholeFilesImportAndExportsSayEachNameOnce() throws {
+        let conf = """
+            $terminal = kitty
+            monitor = ,preferred,auto,1
+            exec-once = waybar
+            general {
+                gaps_in = 5
+            }
+            decoration {
+                rounding = 10
+                blur {
+                    enabled = true
+                }
+            }
+            animations {
+                enabled = yes
+                bezier = myBezier, 0.05, 0.9, 0.1, 1.05
+                animation = windows, 1, 7, myBezier
+            }
+            animations:enabled = true
+            bind = SUPER, Q, exec, $terminal
+            """
+        let hyprland = try HyprlandDialect.importTheme(conf)
+        #expect(hyprland.output["timings"]?["mybezier"] != nil || hyprland.output["timings"]?.objectValue?.count == 1, "\(hyprland.output)")
+        #expect(hyprland.output["durations"]?["windows"] == 0.7, "\(hyprland.output)")
+        #expect(throws: DialectError.self) { try HyprlandDialect.importTheme("animations {\n    gaps_in = 5\n}\n") }
+        let css = """
+            :root {
+              --motion-standard: cubic-bezier(0.2, 0, 0, 1);
+              --motion-short4: 200ms;
+            }
+            .card { transition: transform var(--motion-short4) var(--motion-standard); color: red; }
+            /* a comment */ .sheet { animation-timing-function: var(--motion-standard) }
+            """
+        let imported = try CSSDialect.importTheme(css)
+        #expect(imported.output["timings"]?["standard"] == [0.2, 0, 0, 1] && imported.output["durations"]?["short4"] == 0.2, "\(imported.output)")
+        #expect(throws: DialectError(line: 2, column: 3, "--motion-a: its value does not end with ; before the next declaration")) {
+            try CSSDialect.importTheme(":root {\n  --motion-a: cubic-bezier(0.2, 0, 0, 1)\n  --motion-b: 200ms;\n}\n")
+        }
+        // niri names a timing and a duration `window-open`: CSS says the duration as `-duration`, and reads it back.
+        let niri = try NiriDialect.importTheme(try Self.fixture("niri-animations.kdl")).output
+        let exported = CSSDialect.exportTheme(niri, timingSamples: ["window-open": (0...100).map { Double($0) / 100 }])
+        let names = exported.output.split(separator: "\n").compactMap { $0.split(separator: ":").first.map { $0.trimmingCharacters(in: .whitespaces) } }.filter { $0.hasPrefix("--") }
+        #expect(Set(names).count == names.count, "each custom property once: \(names)")
+        let back = try CSSDialect.importTheme(exported.output).output
+        #expect(back["durations"]?["window-open"] == niri["durations"]?["window-open"], "\(back)")
+        // CSS's keyword curves are exact Béziers in Hyprland's terms.
+        let keywords = HyprlandDialect.exportTheme(["name": "k", "timings": ["in": "ease-in", "lin": "linear"]])
+        #expect(keywords.unsaid.isEmpty && keywords.output.contains("bezier = in, 0.42, 0, 1, 1"), "\(keywords)")
+    }
+
     @Test func niriWhatATokenCannotSayIsListedAndMalformedFilesNameWhere() throws {
         let settings = try NiriDialect.importTheme("animations {\n    slowdown 3.0\n    window-open { off }\n}\n")
         #expect(settings.unsaid.count == 2, "\(settings.unsaid)")
