@@ -69,7 +69,7 @@ struct Plot: AsyncParsableCommand {
                 let samples = try await Self.sample(client, plan, times, property: probe.property, gestures: gestureParams)
                 // Before a `delay` ends the property has no value yet: those times are left out.
                 let drawn = zip(times, samples).filter { !$0.1.value.isEmpty }
-                series.append(PlotChart.Series(label: plan["type"]?.stringValue ?? "plan", property: probe.property, times: drawn.map(\.0),
+                series.append(PlotChart.Series(label: Self.label(of: plan), property: probe.property, times: drawn.map(\.0),
                                                values: drawn.map(\.1.value), settleTime: probe.settle,
                                                target: PlotChart.target(of: plan)))
             }
@@ -94,6 +94,16 @@ struct Plot: AsyncParsableCommand {
             printError("cannot write \(out): \(reason)\(reason.contains("No such file") ? " (does its folder exist?)" : "")")
             throw ExitCode(ExitCodes.serverError)
         }
+    }
+
+    /// A series' name in the legend: the plan's type and the theme tokens it names (`Spring @spatial.fast`),
+    /// so a theme's pictures say which curve is which token.
+    static func label(of plan: JSONValue) -> String {
+        let tokens = ["spring", "motion", "timing", "duration"].compactMap { key -> String? in
+            guard let name = plan[key]?.stringValue, name.hasPrefix("@") else { return nil }
+            return name
+        }
+        return ([plan["type"]?.stringValue ?? "plan"] + tokens).joined(separator: " ")
     }
 
     static func sample(_ client: MotionClient, _ plan: JSONValue, _ times: [Double], property: String? = nil,

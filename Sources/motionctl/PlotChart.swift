@@ -25,6 +25,14 @@ struct PlotChart {
     var axis: String?
 
     static let width = 800.0, height = 480.0
+
+    /// The right margin holds the legend: wider for longer names (`Spring @expressive.spatial.default x[0]`),
+    /// the plot the same.
+    var rightMargin: Double {
+        let longest = series.enumerated().map { "\($0.offset + 1). \($0.element.label) \($0.element.property)[0]".count }.max() ?? 0
+        return max(Self.margin.right, 56 + 7 * Double(longest))
+    }
+    var width: Double { Self.width - Self.margin.right + rightMargin }
     static let margin = (left: 80.0, right: 190.0, top: 50.0, bottom: 60.0)
     static let legendLines = 18
     static let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
@@ -45,15 +53,15 @@ struct PlotChart {
         let xTicks = Self.ticks(from: 0, to: times.last ?? 1)
         let (yMin, yMax) = (yTicks.first!, yTicks.last!)
         let (xMin, xMax) = (0.0, max(xTicks.last!, times.last ?? 1))
-        let plotWidth = Self.width - Self.margin.left - Self.margin.right
+        let plotWidth = width - Self.margin.left - rightMargin
         let plotHeight = Self.height - Self.margin.top - Self.margin.bottom
         func x(_ t: Double) -> Double { Self.margin.left + (t - xMin) / (xMax - xMin) * plotWidth }
         func y(_ v: Double) -> Double { Self.margin.top + (1 - (v - yMin) / (yMax - yMin)) * plotHeight }
 
         var out = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(Self.width))" height="\(Int(Self.height))" viewBox="0 0 \(Int(Self.width)) \(Int(Self.height))" font-family="sans-serif" font-size="12">
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(Self.height))" viewBox="0 0 \(Int(width)) \(Int(Self.height))" font-family="sans-serif" font-size="12">
         <rect width="100%" height="100%" fill="white"/>
-        <text x="\(f(Self.width / 2))" y="24" text-anchor="middle" font-size="16">\(Self.escape(title))</text>
+        <text x="\(f(width / 2))" y="24" text-anchor="middle" font-size="16">\(Self.escape(title))</text>
 
         """
         // Grid and ticks.
@@ -88,12 +96,12 @@ struct PlotChart {
                 // The legend holds 18 lines; the rest are counted in its last.
                 let legendY = Self.margin.top + 10 + Double(min(line, Self.legendLines)) * 20
                 if line < Self.legendLines {
-                    out += "<line x1=\"\(f(Self.width - Self.margin.right + 15))\" y1=\"\(f(legendY))\" x2=\"\(f(Self.width - Self.margin.right + 40))\" y2=\"\(f(legendY))\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
+                    out += "<line x1=\"\(f(width - rightMargin + 15))\" y1=\"\(f(legendY))\" x2=\"\(f(width - rightMargin + 40))\" y2=\"\(f(legendY))\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
                     let name = series.count > 1 ? "\(index + 1). " + (drawn.label == drawn.property ? "" : "\(drawn.label) ") : ""
-                    out += "<text x=\"\(f(Self.width - Self.margin.right + 46))\" y=\"\(f(legendY + 4))\">\(Self.escape(name + drawn.property))[\(component)]</text>\n"
+                    out += "<text x=\"\(f(width - rightMargin + 46))\" y=\"\(f(legendY + 4))\">\(Self.escape(name + drawn.property))[\(component)]</text>\n"
                 } else if line == Self.legendLines {
                     let more = series.reduce(0) { $0 + ($1.values.map(\.count).max() ?? 0) } - Self.legendLines
-                    out += "<text x=\"\(f(Self.width - Self.margin.right + 15))\" y=\"\(f(legendY + 4))\">… \(more) more</text>\n"
+                    out += "<text x=\"\(f(width - rightMargin + 15))\" y=\"\(f(legendY + 4))\">… \(more) more</text>\n"
                 }
                 line += 1
             }
