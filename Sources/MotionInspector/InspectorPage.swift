@@ -33,8 +33,10 @@ enum InspectorPage {
           <section id="editor-pane">
             <h2>Spring editor</h2>
             <label>Token <select id="token"></select></label>
-            <label>stiffness <input id="stiffness" type="range" min="10" max="3000" step="1"><output id="stiffness-out"></output></label>
-            <label>dampingRatio <input id="damping" type="range" min="0.05" max="2" step="0.01"><output id="damping-out"></output></label>
+            <label>Form <select id="form"></select></label>
+            <label><span id="p1-label"></span> <input id="p1" type="range" step="any"> <input id="p1-value" type="number" step="any"></label>
+            <label><span id="p2-label"></span> <input id="p2" type="range" step="any"> <input id="p2-value" type="number" step="any"></label>
+            <div id="kept"></div>
             <canvas id="curve" width="300" height="200"></canvas>
             <div><button id="apply">Apply to my theme</button> <span id="applied"></span></div>
             <label>Named plan <select id="named-plan"></select></label>
@@ -69,7 +71,7 @@ enum InspectorPage {
         button { background: #2e3440; color: inherit; border: 1px solid #4c566a; padding: 3px 8px; cursor: pointer; }
         button.active { background: #5e81ac; }
         #trace { font: 12px ui-monospace, monospace; max-height: 180px; overflow: auto; }
-        label { display: block; margin: 0.4em 0; } input[type=range] { width: 180px; }
+        label { display: block; margin: 0.4em 0; } input[type=range] { width: 180px; } input[type=number] { width: 6em; }
         pre { white-space: pre-wrap; font-size: 12px; background: #0f1115; padding: 0.5em; }
         """
 }

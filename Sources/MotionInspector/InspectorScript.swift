@@ -230,18 +230,100 @@ enum InspectorScript {
           showToken();
           loadTimings();
         }
+        // Every spring form of docs/vocabulary.md, two keys each: a slider (logarithmic where the range spans
+        // decades) and the exact number beside it, never clamped to the slider. A token is shown in its own
+        // form; the keys it holds beside the form's (`mass`, `epsilon`, `threshold`) are kept when applied.
+        const forms = {
+          "stiffness + dampingRatio": [["stiffness", 0.01, 1e5, true], ["dampingRatio", 0, 2, false]],
+          "response + dampingRatio": [["response", 0.01, 10, true], ["dampingRatio", 0, 2, false]],
+          "duration + bounce": [["duration", 0.01, 10, true], ["bounce", -0.95, 0.95, false]],
+          "stiffness + damping": [["stiffness", 0.01, 1e5, true], ["damping", 0.01, 1e4, true]],
+          "tension + damping": [["tension", 0.01, 1e5, true], ["damping", 0.01, 1e4, true]],
+        };
+        const keptKeys = {"stiffness + dampingRatio": ["mass", "epsilon", "threshold"], "response + dampingRatio": ["mass", "epsilon", "threshold"],
+                          "duration + bounce": ["epsilon", "threshold"], "stiffness + damping": ["mass", "epsilon", "threshold"],
+                          "tension + damping": ["epsilon", "threshold"]};
+        for (const name of Object.keys(forms)) { const o = document.createElement("option"); o.textContent = name; $("form").appendChild(o); }
+        // The keys kept beside the form's, and the form the inputs hold now (the select may have changed).
+        let kept = {}, shownForm = "stiffness + dampingRatio";
+        function formOf(value) {
+          if ("response" in value) return "response + dampingRatio";
+          if ("bounce" in value || "duration" in value) return "duration + bounce";
+          if ("tension" in value) return "tension + damping";
+          if ("damping" in value) return "stiffness + damping";
+          return "stiffness + dampingRatio";
+        }
+        // Stiffness, damping and mass of a spring in any form (docs/vocabulary.md#springs), and back.
+        function physics(spring) {
+          const m = spring.mass ?? 1;
+          if ("response" in spring) { const r = spring.response, z = spring.dampingRatio ?? 0.825; return {k: (2 * Math.PI / r) ** 2 * m, c: 4 * Math.PI * z * m / r, m}; }
+          if ("duration" in spring || "bounce" in spring) {
+            const r = spring.duration ?? 0.5, b = spring.bounce ?? 0, z = b >= 0 ? 1 - b : 1 / (1 + b);
+            return {k: (2 * Math.PI / r) ** 2, c: 4 * Math.PI * z / r, m: 1};
+          }
+          const k = spring.stiffness ?? spring.tension ?? 120;
+          if ("dampingRatio" in spring) return {k, c: 2 * spring.dampingRatio * Math.sqrt(k * m), m};
+          return {k, c: spring.damping ?? 12, m};
+        }
+        function inForm(form, {k, c, m}) {
+          const z = c / (2 * Math.sqrt(k * m)), r = 2 * Math.PI * Math.sqrt(m / k);
+          const round = (x) => Number(x.toPrecision(6));
+          switch (form) {
+            case "response + dampingRatio": return {response: round(r), dampingRatio: round(z)};
+            case "duration + bounce": return {duration: round(2 * Math.PI * Math.sqrt(1 / (k / m))), bounce: round(z <= 1 ? 1 - z : 1 / z - 1)};
+            case "stiffness + damping": return {stiffness: round(k), damping: round(c)};
+            case "tension + damping": return {tension: round(k / m), damping: round(c / m)};
+            default: return {stiffness: round(k), dampingRatio: round(z)};
+          }
+        }
+        function setSlider(index, value) {
+          const [key, low, high, log] = forms[$("form").value][index];
+          $(`p${index + 1}`).value = log ? Math.log10(Math.min(Math.max(value, low), high)) : Math.min(Math.max(value, low), high);
+          $(`p${index + 1}-value`).value = value;
+        }
+        function showForm(values) {
+          shownForm = $("form").value;
+          forms[shownForm].forEach(([key, low, high, log], index) => {
+            const slider = $(`p${index + 1}`);
+            slider.min = log ? Math.log10(low) : low; slider.max = log ? Math.log10(high) : high;
+            $(`p${index + 1}-label`).textContent = key;
+            setSlider(index, values[key]);
+          });
+          $("kept").textContent = Object.keys(kept).length ? `kept: ${JSON.stringify(kept)}` : "";
+        }
         function showToken() {
-          const value = (tokens[$("token").value] || {}).value || {};
-          $("stiffness").value = value.stiffness ?? 800;
-          $("damping").value = value.dampingRatio ?? 1;
+          const value = (tokens[$("token").value] || {}).value || {stiffness: 800, dampingRatio: 1};
+          $("form").value = formOf(value);
+          kept = {};
+          for (const key of keptKeys[$("form").value]) if (key in value) kept[key] = value[key];
+          showForm(Object.assign(inForm($("form").value, physics(value)), value));
           edited();
         }
-        function editedSpring() {
-          return {stiffness: Number($("stiffness").value), dampingRatio: Number($("damping").value)};
+        // Another form: the same spring said in it (mass is folded in where the form has none).
+        $("form").onchange = () => {
+          const before = physics(Object.assign(editedSpring(true), kept));
+          kept = Object.fromEntries(Object.entries(kept).filter(([key]) => keptKeys[$("form").value].includes(key)));
+          if (!keptKeys[$("form").value].includes("mass")) delete kept.mass;
+          showForm(inForm($("form").value, "mass" in kept ? before : {k: before.k / before.m, c: before.c / before.m, m: 1}));
+          edited();
+        };
+        for (const index of [1, 2]) {
+          $(`p${index}`).oninput = () => {
+            const [, , , log] = forms[$("form").value][index - 1];
+            const value = log ? 10 ** Number($(`p${index}`).value) : Number($(`p${index}`).value);
+            $(`p${index}-value`).value = Number(value.toPrecision(4));
+            edited();
+          };
+          $(`p${index}-value`).oninput = () => { setSlider(index - 1, Number($(`p${index}-value`).value)); edited(); };
+        }
+        // The spring as edited: the form's two keys, with the keys the token held beside them.
+        function editedSpring(withoutKept) {
+          const spring = {};
+          forms[shownForm].forEach(([key], index) => { spring[key] = Number($(`p${index + 1}-value`).value); });
+          return withoutKept ? spring : Object.assign(spring, kept);
         }
         async function edited() {
           const spring = editedSpring();
-          $("stiffness-out").textContent = spring.stiffness; $("damping-out").textContent = spring.dampingRatio;
           const times = Array.from({length: 121}, (_, i) => i / 80);
           const sampled = await rpc("plan.sample", {plan: Object.assign({type: "Spring", property: "x", from: [0], to: [1]}, spring), times});
           const canvas = $("curve"), g = canvas.getContext("2d"), w = canvas.width, h = canvas.height;
@@ -258,7 +340,7 @@ enum InspectorScript {
           $("export").textContent = exported.text;
         }
         $("token").onchange = showToken;
-        $("stiffness").oninput = edited; $("damping").oninput = edited; $("dialect").onchange = edited;
+        $("dialect").onchange = edited;
         // theme.set replaces the whole overlay: every token of it is sent again, of every kind, with its name.
         async function applyToken(kind, name, value, report) {
           const overlay = {name: theme.user || "inspector"};

@@ -19,8 +19,13 @@ struct InspectorTests {
     /// that uid can reach), and the address it printed.
     static func inspect(_ daemon: DaemonProcess) async throws -> (Process, String) {
         let copy = daemon.directory.appendingPathComponent("motionctl")
-        try FileManager.default.copyItem(at: DaemonProcess.buildDirectory.appendingPathComponent("motionctl"), to: copy)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
+        // Copied by a process of its own: a copy written here left its descriptor open in a child another
+        // test forked meanwhile, and running the copy failed with "Text file busy" (ETXTBSY).
+        let install = Process()
+        install.executableURL = URL(fileURLWithPath: "/usr/bin/install")
+        install.arguments = ["-m", "755", DaemonProcess.buildDirectory.appendingPathComponent("motionctl").path, copy.path]
+        try install.runAlone()
+        guard await install.exitStatus() == 0 else { throw Failure("could not copy motionctl to \(copy.path)") }
         let log = daemon.directory.appendingPathComponent("inspect.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
@@ -145,7 +150,7 @@ struct InspectorTests {
             try await browser.waitFor("return document.getElementById('token').options.length > 0")
             let token = try await browser.run("""
                 const select = document.getElementById('token'); select.value = 'spatial.fast'; select.onchange();
-                const stiffness = document.getElementById('stiffness'); stiffness.value = 321; stiffness.oninput();
+                const stiffness = document.getElementById('p1-value'); stiffness.value = 321; stiffness.oninput();
                 document.getElementById('apply').click(); return select.value
                 """).stringValue ?? ""
             try await browser.waitFor("return document.getElementById('applied').textContent.startsWith('applied')")
@@ -153,6 +158,31 @@ struct InspectorTests {
             try await browser.screenshot(to: Self.screenshots.appendingPathComponent("editor.png").path)
             // The page's own uid's theme holds it (read back by the page: root's theme is another).
             try await browser.waitFor("const t = window.inspector.tokens['\(token)']; return !!t && t.origin === 'user' && t.value.stiffness === 321")
+
+            // Tokens in other forms are shown in their own, at their values (no slider clamps them), and
+            // what they hold beside the form's keys is kept.
+            _ = try await browser.run("""
+                applyToken('springs', 'resp', {dampingRatio: 0.5, response: 0.4}, document.getElementById('applied'))
+                  .then(() => applyToken('springs', 'crawl', {stiffness: 2, dampingRatio: 1, epsilon: 0.0001}, document.getElementById('applied')));
+                return true
+                """)
+            try await browser.waitFor("return !!window.inspector.tokens['resp'] && !!window.inspector.tokens['crawl']")
+            let response = try await browser.run("""
+                const select = document.getElementById('token'); select.value = 'resp'; select.onchange();
+                return [document.getElementById('form').value, document.getElementById('p1-label').textContent,
+                        document.getElementById('p1-value').value, document.getElementById('p2-value').value].join('|')
+                """).stringValue
+            #expect(response == "response + dampingRatio|response|0.4|0.5", "\(String(describing: response))")
+            let crawl = try await browser.run("""
+                const select = document.getElementById('token'); select.value = 'crawl'; select.onchange();
+                return JSON.stringify(editedSpring())
+                """).stringValue
+            #expect(crawl == #"{"stiffness":2,"dampingRatio":1,"epsilon":0.0001}"#, "\(String(describing: crawl))")
+            let converted = try await browser.run("""
+                const form = document.getElementById('form'); form.value = 'response + dampingRatio'; form.onchange();
+                return JSON.stringify(editedSpring())
+                """).stringValue
+            #expect(converted == #"{"response":4.44288,"dampingRatio":1,"epsilon":0.0001}"#, "the same spring said as response: \(String(describing: converted))")
 
             // The curve editor: ease-in-out's second handle dragged with the mouse from (0.58, 1) to (0.1, 1),
             // applied: the running tween that uses the token is carried on with the new curve.
@@ -173,8 +203,9 @@ struct InspectorTests {
                 "type": "Spring", "property": "y", "from": [0], "to": [1000], "stiffness": 1, "dampingRatio": 0.05]])
             try await browser.waitFor("return window.inspector.namedPlans.has('default · spring · settle')")
             _ = try await browser.run("""
+                const token = document.getElementById('token'); token.value = 'spatial.fast'; token.onchange();
                 const select = document.getElementById('named-plan'); select.value = 'default · spring · settle';
-                const stiffness = document.getElementById('stiffness'); stiffness.value = 321; stiffness.oninput();
+                const stiffness = document.getElementById('p1-value'); stiffness.value = 321; stiffness.oninput();
                 document.getElementById('apply-plan').click(); return true
                 """)
             try await browser.waitFor("return document.getElementById('plan-applied').textContent === 'applied to settle'")
