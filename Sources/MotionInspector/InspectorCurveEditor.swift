@@ -9,7 +9,7 @@ enum InspectorCurveEditor {
         // other timings (steps, linear(…), presets) start from ease.
         const beziers = {ease: [0.25, 0.1, 0.25, 1], "ease-in": [0.42, 0, 1, 1], "ease-out": [0, 0, 0.58, 1],
                          "ease-in-out": [0.42, 0, 0.58, 1], linear: [0, 0, 1, 1]};
-        const curveEditor = {points: [0.25, 0.1, 0.25, 1], dragging: -1, editable: true};
+        const curveEditor = {points: [0.25, 0.1, 0.25, 1], dragging: -1, editable: true, token: null, sampled: []};
         window.inspector.curve = curveEditor;
         function bezierOf(value) {
           if (Array.isArray(value) && value.length === 4 && value.every(Number.isFinite)) return value.slice();
@@ -32,8 +32,29 @@ enum InspectorCurveEditor {
           const token = ((theme && theme.tokens.timings) || {})[$("timing-token").value];
           const points = token ? bezierOf(token.value) : null;
           curveEditor.editable = points !== null;
+          curveEditor.token = token ? token.value : null;
           curveEditor.points = points || beziers.ease.slice();
           drawBezier();
+          sampleTiming();
+        }
+        // The timing as the daemon runs it: `plan.sample` of a one-second tween from 0 to 1 (the token's own
+        // curve until a handle moves: steps, linear(…) and a desktop's named easings too; then the Bézier).
+        function currentTiming() {
+          return curveEditor.editable ? `cubic-bezier(${curveEditor.points.join(", ")})` : curveEditor.token;
+        }
+        let sampling = null;
+        async function sampleTiming() {
+          const timing = currentTiming();
+          if (timing === null || timing === undefined) { curveEditor.sampled = []; drawBezier(); return; }
+          const asked = sampling = JSON.stringify(timing);
+          try {
+            const times = Array.from({length: 101}, (_, i) => i / 100);
+            const reply = await rpc("plan.sample", {plan: {type: "Tween", property: "x", from: [0], to: [1], duration: 1, timing}, times});
+            if (asked !== sampling) return;  // a newer one is on its way
+            curveEditor.sampled = reply.samples.map((s) => [s.t, s.value[0]]);
+          } catch (error) { curveEditor.sampled = []; }
+          drawBezier();
+          exportTokens();
         }
         // The unit square, with room above and below for handles past 0 and 1 (y may leave [0, 1]).
         const box = {left: 30, top: 60, size: 240};
@@ -47,10 +68,16 @@ enum InspectorCurveEditor {
           const [sx, sy] = toCanvas(0, 0), [ex, ey] = toCanvas(1, 1), [ax, ay] = toCanvas(x1, y1), [bx, by] = toCanvas(x2, y2);
           g.strokeStyle = "#666"; g.beginPath(); g.moveTo(sx, sy); g.lineTo(ax, ay); g.moveTo(ex, ey); g.lineTo(bx, by); g.stroke();
           g.strokeStyle = "#88c0d0"; g.lineWidth = 2; g.beginPath(); g.moveTo(sx, sy); g.bezierCurveTo(ax, ay, bx, by, ex, ey); g.stroke();
+          if (curveEditor.sampled.length) {
+            // The daemon's own samples over it (dots): where they leave the line, the token is not this Bézier.
+            g.fillStyle = "#bf616a";
+            for (const [t, v] of curveEditor.sampled) { const [px, py] = toCanvas(t, v); g.fillRect(px - 1.5, py - 1.5, 3, 3); }
+          }
           g.lineWidth = 1;
           for (const [hx, hy] of [[ax, ay], [bx, by]]) { g.fillStyle = "#ebcb8b"; g.beginPath(); g.arc(hx, hy, 6, 0, 2 * Math.PI); g.fill(); }
           const text = `cubic-bezier(${curveEditor.points.map((p) => +p.toFixed(3)).join(", ")})`;
-          $("bezier-text").textContent = curveEditor.editable ? text : `${text} (the token is not a Bézier: starting from ease)`;
+          $("bezier-text").textContent = curveEditor.editable ? text
+            : `${JSON.stringify(curveEditor.token)} (dots: the daemon's samples of it; not a Bézier: a handle moved replaces it with one, from ease)`;
         }
         function handleAt(event) {
           const rect = $("bezier").getBoundingClientRect(), cx = event.clientX - rect.left, cy = event.clientY - rect.top;
@@ -71,7 +98,7 @@ enum InspectorCurveEditor {
           curveEditor.editable = true;
           drawBezier();
         };
-        $("bezier").onpointerup = () => { curveEditor.dragging = -1; };
+        $("bezier").onpointerup = () => { curveEditor.dragging = -1; sampleTiming(); };
         $("timing-token").onchange = showTiming;
 
         // Named tweens seen in the trace, "runtime · target · name" -> {runtime, target, name, plan, t}: "Apply

@@ -335,9 +335,16 @@ enum InspectorScript {
           g.stroke();
           g.fillStyle = "#aaa"; g.font = "11px monospace";
           g.fillText(`settles ${sampled.settlingDuration === null ? "> 600" : sampled.settlingDuration.toFixed(3)} s`, 4, 12);
-          const name = $("token").value;
-          const exported = await rpc("inspector.export", {to: $("dialect").value, tokens: {name: "inspector", springs: {[name]: spring}}});
-          $("export").textContent = exported.text;
+          exportTokens();
+        }
+        // The export pane: the spring and the timing being edited, in the chosen program's terms, with what
+        // those terms cannot say.
+        async function exportTokens() {
+          const tokens = {name: "inspector", springs: {[$("token").value]: editedSpring()}};
+          const timingName = $("timing-token").value, timing = typeof currentTiming === "function" ? currentTiming() : null;
+          if (timingName && timing !== null && timing !== undefined) tokens.timings = {[timingName]: timing};
+          const exported = await rpc("inspector.export", {to: $("dialect").value, tokens});
+          $("export").textContent = exported.text + (exported.unsaid.length ? "\n/* not said: " + exported.unsaid.join("; ") + " */\n" : "");
         }
         $("token").onchange = showToken;
         $("dialect").onchange = edited;

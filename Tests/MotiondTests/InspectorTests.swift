@@ -184,6 +184,13 @@ struct InspectorTests {
                 """).stringValue
             #expect(converted == #"{"response":4.44288,"dampingRatio":1,"epsilon":0.0001}"#, "the same spring said as response: \(String(describing: converted))")
 
+            // A timing token that is not a Bézier is drawn from the daemon's samples of it, and exported.
+            _ = try await browser.run("applyToken('timings', 'stepped', 'steps(4)', document.getElementById('timing-applied')); return true")
+            try await browser.waitFor("return !!window.inspector.theme.tokens.timings.stepped")
+            _ = try await browser.run("const s = document.getElementById('timing-token'); s.value = 'stepped'; s.onchange(); return true")
+            try await browser.waitFor("const c = window.inspector.curve; return !c.editable && c.sampled.length === 101 && c.sampled[30][1] === 0.25")
+            try await browser.waitFor("return document.getElementById('export').textContent.includes('--motion-stepped: steps(4)')")
+
             // The curve editor: ease-in-out's second handle dragged with the mouse from (0.58, 1) to (0.1, 1),
             // applied: the running tween that uses the token is carried on with the new curve.
             _ = try await browser.run("const s = document.getElementById('timing-token'); s.value = 'standard'; s.onchange(); return true")
