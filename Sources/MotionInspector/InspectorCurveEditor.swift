@@ -116,7 +116,9 @@ enum InspectorCurveEditor {
             $("tween-applied").textContent = "a repeating tween is not carried on: apply the curve to its timing token";
             return;
           }
-          const duration = plan.duration ?? 0.25, delay = plan.delay || 0, elapsed = Math.max(0, latestT - chosen.t);
+          const elapsed = chosen.running !== undefined ? chosen.running + (performance.now() - chosen.seenLocal) / 1000
+            : Math.max(0, latestT - chosen.t);
+          const duration = plan.duration ?? 0.25, delay = plan.delay || 0;
           if (elapsed >= delay) {
             delete plan.from; delete plan.delay;
             plan.duration = Math.max(0, duration - (elapsed - delay));

@@ -17,7 +17,9 @@ enum InspectorNamedPlans {
         function rememberNamed(plans, event, select, button) {
           const key = `${event.runtime} · ${event.target} · ${event.name}`;
           const fresh = !plans.has(key);
-          plans.set(key, {runtime: event.runtime, target: event.target, name: event.name, plan: event.plan, t: event.t});
+          // `running`: seconds it had run when `runtime.state` told of it (a plan added before the page opened).
+          plans.set(key, {runtime: event.runtime, target: event.target, name: event.name, plan: event.plan, t: event.t,
+                          running: event.running, seenLocal: event.seenLocal});
           if (!fresh) return;
           const option = document.createElement("option"); option.textContent = key; $(select).appendChild(option);
           $(button).disabled = false;

@@ -26,7 +26,32 @@ enum InspectorScript {
           $("status").textContent = "connected";
           await rpc("subscribe", {streams: ["frames", "trace"]});
           await loadTokens();
+          await seed();
         };
+        // What this uid's default runtime holds already, at rest or moving, with the named plans it runs
+        // (`runtime.state`): a program started before the page is seen and tuned too. Other runtimes are
+        // learnt as their frames and trace come.
+        async function seed() {
+          let after;
+          do {
+            const state = await rpc("runtime.state", after ? {after} : {});
+            for (const [target, held] of Object.entries(state.targets)) {
+              for (const [property, p] of Object.entries(held.properties)) {
+                const key = keyOf({runtime: state.runtime, target, property});
+                if (props.has(key)) continue;
+                props.set(key, {runtime: state.runtime, target, property, value: p.value, velocity: p.velocity, history: []});
+                if (!chosen) chosen = key;
+              }
+              for (const [name, added] of Object.entries(held.namedPlans || {})) {
+                namedPlanSeen({kind: "plan.named.added", runtime: state.runtime, target, name, plan: added.plan,
+                               running: added.running, seenLocal: performance.now()});
+              }
+            }
+            after = state.next;
+          } while (after);
+          renderTree();
+          if (chosen) choose(chosen);
+        }
         socket.onclose = () => { $("status").textContent = "disconnected (reload to connect again)"; };
         socket.onmessage = (message) => {
           const data = JSON.parse(message.data);

@@ -84,7 +84,9 @@ struct InspectorTests {
             import json, socket, sys
             s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
             for i, (m, p) in enumerate([("hello", {"protocol": 1}), ("plan.add", {"target": "card", "plan": {"type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": 40}}),
-                                              ("plan.add", {"target": "curve", "plan": {"type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": 60, "timing": "@standard"}})]):
+                                              ("plan.add", {"target": "curve", "plan": {"type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": 60, "timing": "@standard"}}),
+                                              ("plan.add", {"target": "settled", "plan": {"type": "Set", "property": "x", "value": [7]}}),
+                                              ("plan.add", {"target": "early", "name": "drift", "plan": {"type": "Spring", "property": "x", "from": [0], "to": [1000], "stiffness": 1, "dampingRatio": 0.05}})]):
                 f.write(json.dumps({"id": i, "method": m, "params": p}) + "\\n"); f.flush(); f.readline()
             """, daemon.socket)
         let (inspector, address) = try await Self.inspect(daemon)
@@ -145,6 +147,10 @@ struct InspectorTests {
             try await browser.waitFor("return !window.inspector.speed.attached")
             let live = try await browser.run(value).doubleValue ?? .nan
             try await browser.waitFor("\(value) > \(live + 5)")
+
+            // What ran before the page opened: a property at rest (no frame since) and a named spring to tune.
+            try await browser.waitFor("const p = window.inspector.props.get('default/settled/x'); return !!p && p.value[0] === 7")
+            try await browser.waitFor("return window.inspector.namedPlans.has('default · early · drift')")
 
             // The editor: a token's stiffness changed and applied to this uid's theme.
             try await browser.waitFor("return document.getElementById('token').options.length > 0")

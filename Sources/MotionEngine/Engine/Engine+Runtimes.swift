@@ -87,6 +87,22 @@ extension Engine {
     /// gets no handle.
     package static let maximumPropertiesPerTarget = 1024
 
+    struct TargetName: Hashable {
+        var target: String
+        var name: String
+    }
+
+    /// The newest `add` of each named plan the runtime's timeline still holds (its last 1,000 plans).
+    private func namedPlans(in scope: RuntimeScope) -> [TargetName: (plan: JSONValue, time: Double)] {
+        var found: [TargetName: (plan: JSONValue, time: Double)] = [:]
+        for entry in scope.timeline.entries.reversed() {
+            guard case .add(let plan, let name?) = entry.change else { continue }
+            let key = TargetName(target: entry.target, name: name)
+            if found[key] == nil { found[key] = (plan, entry.time) }
+        }
+        return found
+    }
+
     /// A JSON picture of one runtime for `runtime.state`: at most `limit` targets, in the order they were
     /// created, starting after the target named `after`; `next` names the last one when more follow.
     package func state(ofRuntime name: String, after: String? = nil, limit: Int = 1000) throws(EngineError) -> JSONValue {
@@ -110,6 +126,8 @@ extension Engine {
             }
         }
         var targets: [String: JSONValue] = [:]
+        let named = page.contains { !$0.named.isEmpty } ? namedPlans(in: scope) : [:]
+        let clock = scope.timeline.clock(now: time)
         let (sum, overflow) = WorkClock.now().addingReportingOverflow(statePageNanos)
         let deadline = overflow ? UInt64.max : sum
         for (index, target) in zip(page.indices, page) {
@@ -128,11 +146,21 @@ extension Engine {
                 if value.isEmpty { continue }
                 properties[property] = ["value": JSONValue(value), "velocity": JSONValue(store.velocity(handle))]
             }
-            targets[targetName] = [
+            var entry: JSONValue = [
                 "performers": .array(performers),
                 "named": .object(target.named.mapValues { .number(Double($0.id)) }),
                 "properties": .object(properties),
             ]
+            // Each named plan as it was added, and how long ago on the runtime's clock, while the timeline
+            // keeps it (the inspector tunes plans added before it opened: docs/inspector.md).
+            var plans: [String: JSONValue] = [:]
+            for name in target.named.keys {
+                if let added = named[TargetName(target: targetName, name: name)] {
+                    plans[name] = ["plan": added.plan, "running": .number(max(0, clock - added.time))]
+                }
+            }
+            if !plans.isEmpty { entry["namedPlans"] = .object(plans) }
+            targets[targetName] = entry
         }
         var state: JSONValue = [
             "runtime": .string(name), "ephemeral": .bool(scope.ephemeralOwner != nil), "shared": .bool(scope.isShared),
