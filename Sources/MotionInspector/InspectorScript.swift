@@ -11,10 +11,13 @@ enum InspectorScript {
         const props = new Map();        // "runtime/target/property" -> {runtime, target, property, value, velocity, history}
         const trace = [];               // {t, kind, runtime, target}
         const recorded = [];            // the frames as they came (JSON lines download)
+        // `chosen`: the property whose runtime the controls act on; `shown`: every property graphed (a
+        // click shows one, a shift- or ctrl-click adds or removes one).
         let chosen = null, latestT = 0, windowSeconds = 6;
+        const shown = new Set();
         const speed = {runtime: null, factor: 1, attached: false, slowed: null};
         const $ = (id) => document.getElementById(id);
-        window.inspector = {props, trace, speed, get chosen() { return chosen; }, get tokens() { return tokens; }, get theme() { return theme; }};
+        window.inspector = {props, trace, speed, shown, get chosen() { return chosen; }, get tokens() { return tokens; }, get theme() { return theme; }};
 
         function rpc(method, params = {}) {
           const id = ++nextId;
@@ -82,7 +85,7 @@ enum InspectorScript {
               if (chosen === key) choose(key);
             }
             p.value = u.value; p.velocity = u.velocity;
-            p.history.push({t: event.t, value: u.value[0], velocity: (u.velocity || [0])[0]});
+            p.history.push({t: event.t, value: u.value.slice(), velocity: (u.velocity || []).slice()});
             while (p.history.length && p.history[0].t < event.t - 30) p.history.shift();
             const cell = document.querySelector(`[data-key="${CSS.escape(key)}"] .value`);
             if (cell) cell.textContent = u.value.map((x) => x.toFixed(3)).join(", ");
@@ -118,12 +121,12 @@ enum InspectorScript {
               t.innerHTML = `<summary></summary>`; t.firstChild.textContent = target;
               for (const [key, p] of list) {
                 const row = document.createElement("div");
-                row.className = "property" + (key === chosen ? " chosen" : "");
+                row.className = "property" + (key === chosen || shown.has(key) ? " chosen" : "");
                 row.dataset.key = key;
                 row.innerHTML = `<span class="name"></span>: <span class="value"></span>`;
                 row.querySelector(".name").textContent = p.property;
                 row.querySelector(".value").textContent = (p.value || []).map((x) => x.toFixed(3)).join(", ");
-                row.onclick = () => choose(key);
+                row.onclick = (event) => choose(key, event.shiftKey || event.ctrlKey || event.metaKey);
                 t.appendChild(row);
               }
               r.appendChild(t);
@@ -132,27 +135,49 @@ enum InspectorScript {
           }
         }
 
-        function choose(key) {
-          chosen = key;
-          const p = props.get(key);
-          $("chosen").textContent = `${p.runtime} · ${p.target} · ${p.property}`;
+        function choose(key, adding = false) {
+          if (adding && shown.has(key) && shown.size > 1) {
+            shown.delete(key);
+            if (chosen === key) chosen = shown.values().next().value;
+          } else {
+            if (!adding) shown.clear();
+            shown.add(key);
+            chosen = key;
+          }
+          const p = props.get(chosen);
+          $("chosen").textContent = `${p.runtime} · ${p.target} · ${p.property}` + (shown.size > 1 ? ` (+${shown.size - 1} more)` : "");
           renderTree();
         }
 
-        function plot(canvas, points, field, color) {
+        // Every component of every shown property, one colour each, on one scale; a legend names them.
+        const palette = ["#88c0d0", "#ebcb8b", "#a3be8c", "#b48ead", "#d08770", "#bf616a", "#8fbcbb", "#5e81ac"];
+        function plot(canvas, field) {
           const g = canvas.getContext("2d"), w = canvas.width, h = canvas.height;
           g.clearRect(0, 0, w, h);
-          const shown = points.filter((s) => s.t >= latestT - windowSeconds);
-          if (!shown.length) return;
-          let lo = Math.min(...shown.map((s) => s[field])), hi = Math.max(...shown.map((s) => s[field]));
+          const lines = [];
+          for (const key of shown) {
+            const p = props.get(key);
+            if (!p) continue;
+            const points = p.history.filter((s) => s.t >= latestT - windowSeconds);
+            const width = points.reduce((most, s) => Math.max(most, s[field].length), 0);
+            for (let d = 0; d < width; d++) lines.push({name: `${p.target}.${p.property}[${d}]`, points: points.filter((s) => d < s[field].length).map((s) => [s.t, s[field][d]])});
+          }
+          const all = lines.flatMap((l) => l.points.map((q) => q[1]));
+          if (!all.length) return;
+          let lo = Math.min(...all), hi = Math.max(...all);
           if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
           const x = (t) => (t - (latestT - windowSeconds)) / windowSeconds * w;
           const y = (v) => h - 10 - (v - lo) / (hi - lo) * (h - 20);
           g.strokeStyle = "#333"; g.beginPath(); g.moveTo(0, y(0)); g.lineTo(w, y(0)); g.stroke();
-          g.strokeStyle = color; g.lineWidth = 2; g.beginPath();
-          shown.forEach((s, i) => i ? g.lineTo(x(s.t), y(s[field])) : g.moveTo(x(s.t), y(s[field])));
-          g.stroke();
-          g.fillStyle = "#aaa"; g.font = "11px monospace";
+          g.lineWidth = 2; g.font = "11px monospace";
+          const colour = (i) => palette[(i + (field === "velocity" ? 1 : 0)) % palette.length];
+          lines.forEach((line, i) => {
+            g.strokeStyle = colour(i); g.beginPath();
+            line.points.forEach(([t, v], j) => j ? g.lineTo(x(t), y(v)) : g.moveTo(x(t), y(v)));
+            g.stroke();
+            if (lines.length > 1) { g.fillStyle = colour(i); g.fillText(line.name, w - 8 - 7 * line.name.length, 12 + 12 * i); }
+          });
+          g.fillStyle = "#aaa";
           g.fillText(`${field} ${hi.toFixed(3)}`, 4, 12); g.fillText(lo.toFixed(3), 4, h - 2);
         }
 
@@ -169,10 +194,9 @@ enum InspectorScript {
         }
 
         function draw() {
-          if (chosen && props.has(chosen)) {
-            const history = props.get(chosen).history;
-            plot($("value-graph"), history, "value", "#88c0d0");
-            plot($("velocity-graph"), history, "velocity", "#ebcb8b");
+          if (shown.size) {
+            plot($("value-graph"), "value");
+            plot($("velocity-graph"), "velocity");
           }
           drawTimeline();
           requestAnimationFrame(draw);

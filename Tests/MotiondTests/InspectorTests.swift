@@ -151,6 +151,16 @@ struct InspectorTests {
             // What ran before the page opened: a property at rest (no frame since) and a named spring to tune.
             try await browser.waitFor("const p = window.inspector.props.get('default/settled/x'); return !!p && p.value[0] === 7")
             try await browser.waitFor("return window.inspector.namedPlans.has('default · early · drift')")
+            // Several properties graphed at once (a ctrl-click adds one), every component of each.
+            _ = try await browser.run("""
+                document.querySelector('.property[data-key="default/curve/x"]').click();
+                document.querySelector('.property[data-key="default/early/x"]').dispatchEvent(new MouseEvent('click', {ctrlKey: true}));
+                return true
+                """)
+            try await browser.waitFor("const s = window.inspector.shown; return s.size === 2 && s.has('default/curve/x') && s.has('default/early/x')")
+            try await browser.waitFor("return window.inspector.props.get('default/early/x').history.length > 0 && Array.isArray(window.inspector.props.get('default/early/x').history.at(-1).value)")
+            _ = try await browser.run("document.querySelector('.property[data-key=\"default/card/x\"]').click(); return true")
+            try await browser.waitFor("return window.inspector.shown.size === 1 && window.inspector.chosen === 'default/card/x'")
 
             // The editor: a token's stiffness changed and applied to this uid's theme.
             try await browser.waitFor("return document.getElementById('token').options.length > 0")
