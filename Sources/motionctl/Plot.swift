@@ -34,8 +34,8 @@ struct Plot: AsyncParsableCommand {
         guard let plan else { throw ValidationError("a PLAN_JSON to sample, or --frames FILE to draw frames that went out") }
         let json = try parseJSONArgument(plan, name: "PLAN_JSON")
         let plans = json.arrayValue ?? [json]
-        guard !plans.isEmpty, plans.count <= 8, plans.allSatisfy({ $0["type"] != nil }) else {
-            throw ValidationError("PLAN_JSON: a plan with a \"type\", or an array of 1 to 8 of them")
+        guard !plans.isEmpty, plans.count <= 8, plans.allSatisfy({ $0["type"] != nil || $0["motion"] != nil }) else {
+            throw ValidationError("PLAN_JSON: a plan with a \"type\" (or a \"motion\" token), or an array of 1 to 8 of them")
         }
         // Only SVG is written: a .png name would otherwise get SVG bytes under a PNG name.
         guard out.lowercased().hasSuffix(".svg") else {
@@ -74,7 +74,7 @@ struct Plot: AsyncParsableCommand {
                                                target: PlotChart.target(of: plan)))
             }
             let drawnProperty = probes[0].property
-            let title = plans.count == 1 ? "\(plans[0]["type"]?.stringValue ?? "plan") on \(drawnProperty)" : "\(plans.count) plans on \(drawnProperty)"
+            let title = plans.count == 1 ? "\(Self.label(of: plans[0])) on \(drawnProperty)" : "\(plans.count) plans on \(drawnProperty)"
             let chart = PlotChart(title: title, property: drawnProperty, series: series)
             try write(chart)
             let curves = series.reduce(0) { $0 + ($1.values.first?.count ?? 0) }
@@ -103,7 +103,9 @@ struct Plot: AsyncParsableCommand {
             guard let name = plan[key]?.stringValue, name.hasPrefix("@") else { return nil }
             return name
         }
-        return ([plan["type"]?.stringValue ?? "plan"] + tokens).joined(separator: " ")
+        // A plan whose type comes from its motion token is named by the token alone.
+        let type = (plan["type"]?.stringValue).map { [$0] } ?? (tokens.isEmpty ? ["plan"] : [])
+        return (type + tokens).joined(separator: " ")
     }
 
     static func sample(_ client: MotionClient, _ plan: JSONValue, _ times: [Double], property: String? = nil,
