@@ -123,7 +123,10 @@ struct LiveRetuneTests {
         await later.close()
 
         // An overlay is its uid's alone: uid 65534's card2 is retuned, root's goes on crawling.
+        // The system's own change is traced after the reply comes: waited for, so that only the overlay's follows.
+        await events.clear()
         _ = try await admin.call("theme.set", ["theme": Self.theme("crawl", stiffness: 1)])
+        _ = try await events.waitFor(isTrace("theme.changed"))
         await events.clear()
         _ = try await admin.call("plan.add", ["target": "card2", "plan": Self.plan])
         let overlaid = try await AccessTests.runAsNobody(Self.cardScript, daemon.socket, ["card2", "overlay"])

@@ -17,6 +17,9 @@ package final class FrameTicks: ContextPart {
     /// Route events held with them (outside a tick: a request that ended motion at once).
     var routeEvents: [(name: String, fields: [String: JSONValue])] = []
     var isTicking = false
+    /// When the last `--rate` tick ran (CLOCK_MONOTONIC ns): the engine's state is that instant's (nil
+    /// after a display-timed one, whose state is a present time ahead).
+    private(set) var lastTickAt: UInt64?
 
     /// The kinds that report an end (README.md's protocol section: the frame with the final values goes
     /// first, also when a plan completes at once — reduce motion, speed 0, an unanimated route).
@@ -60,8 +63,11 @@ package final class FrameTicks: ContextPart {
     package func tick(dt: Double, now: UInt64) {
         guard !hub.displaySubscriptions.isEmpty else {
             context.display.stateTime = nil
+            lastTickAt = now
             return tick(dt: dt)
         }
+        // Display-timed steps run to present times ahead of `now`: the state is not `now`'s.
+        lastTickAt = nil
         hub.beginInterval()
         context.display.displayTick(dt: dt, now: now)
         finishTick()

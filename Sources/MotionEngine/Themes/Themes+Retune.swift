@@ -108,19 +108,28 @@ extension Themes {
         retunes[id] = nil
     }
 
-    /// `plan` (carried on as of a retune `late` seconds ago) started that long ago: its delay shortened
-    /// (negative: that far along, docs/vocabulary.md), and, if it would go on from the property's state
-    /// (no `from`), given the state it had then (`takes`: whether its type takes a key).
-    static func started(_ plan: JSONValue, earlier late: Double, from state: (value: [Double], velocity: [Double], clock: Double),
-                        takes: (String) -> Bool) -> JSONValue {
-        var started = plan
+    /// `plan`, carried on as of a retune `late` seconds ago, applied now (after its journal write, frames
+    /// later): still on schedule, from where the property is now. A loop keeps its phase (its delay that
+    /// much further along); a plan still waiting waits that much less; one under way ends when it would
+    /// have (its duration that much shorter), a timed one from the property's velocity now and a path
+    /// from its value now (`values[0]`); one that goes on from the property's state (`Spring`) is as it is.
+    /// Going back to the state the retune saw would throw the property back by what it moved meanwhile.
+    static func onSchedule(_ plan: JSONValue, late: Double, value: [Double]?, velocity: [Double]?) -> JSONValue {
+        var applied = plan
         let delay = plan["delay"]?.doubleValue ?? 0
-        if delay <= 0, plan["from"] == nil, plan["values"] == nil, takes("from") {
-            started["from"] = JSONValue(state.value)
-            if plan["velocity"] == nil, takes("velocity") { started["velocity"] = JSONValue(state.velocity) }
+        if repeats(plan) || delay > 0 {
+            applied["delay"] = .number(max(-3600, delay - late))
+            if delay > 0, delay - late <= 0 { applied["delay"] = nil }
+            return applied
         }
-        started["delay"] = .number(max(-3600, delay - late))
-        return started
+        guard let duration = plan["duration"]?.doubleValue else { return applied }
+        applied["duration"] = .number(max(0, duration - late))
+        if let velocity, plan["velocity"] != nil { applied["velocity"] = JSONValue(velocity) }
+        if let value, var values = plan["values"]?.arrayValue, !values.isEmpty {
+            values[0] = JSONValue(value)
+            applied["values"] = .array(values)
+        }
+        return applied
     }
 
     /// Carries one remembered plan on, if its tokens now resolve otherwise.
@@ -134,7 +143,7 @@ extension Themes {
         let continuing: JSONValue
         // The state it is carried on from (nil for a composite), and whether the plan takes it as its own
         // (a plan without `from` goes on from the property's state).
-        var carriedFrom: (value: [Double], velocity: [Double], clock: Double)?
+        var retunedAt: Double?
         if let id = entry.composite {
             guard engine.isRunningComposite(id) else {
                 forget(key)
@@ -163,7 +172,7 @@ extension Themes {
             }
             updated.resolved = plan
             continuing = carried
-            carriedFrom = (value, velocity, clock)
+            retunedAt = clock
         }
         // A composite's entry changes once the composite carrying it on runs (`compositeRestarted`).
         if entry.composite == nil { tuned[key] = updated }
@@ -175,13 +184,15 @@ extension Themes {
             guard context.themes.tuned[key]?.generation == generation, composite.map(context.engine.isRunningComposite) ?? true else {
                 throw EngineError(.invalidPlan, "a theme's retune of \(what) was superseded")
             }
-            // Applied after its journal write, frames later: started as of the retune (`clock`, its record's
-            // time, which a restart's replay follows), not from where the property has moved on to since.
+            // Applied after its journal write, frames later: on the retune's schedule from where the
+            // property is now (`onSchedule`); the replay adds the record at the retune's time, so both end
+            // together.
             var applied = continuing
-            if let carriedFrom, let now = context.engine.clock(ofRuntime: runtime), now - carriedFrom.clock > 1e-9 {
-                applied = Self.started(continuing, earlier: now - carriedFrom.clock, from: carriedFrom) { key in
-                    continuing["type"]?.stringValue.map { context.engine.planType($0, takes: key) } ?? false
-                }
+            if let retunedAt, let now = context.engine.clock(ofRuntime: runtime), now - retunedAt > 1e-9,
+               let property = continuing["property"]?.stringValue {
+                applied = Self.onSchedule(continuing, late: now - retunedAt,
+                                          value: context.engine.value(of: property, target: target, runtime: runtime),
+                                          velocity: context.engine.velocity(of: property, target: target, runtime: runtime))
             }
             try context.engine.addPlan(applied, to: target, in: runtime, named: name, quotas: quotas)
             if composite != nil {
@@ -191,8 +202,11 @@ extension Themes {
             return .null
         }
         if context.journal.isJournaled(runtime) {
+            // Written at the time of the state it was carried on from (the last tick's): the replay adds it
+            // there, as the live apply does (`started`), so both follow one path.
+            let wall = clock.wallNow(), sinceTick = context.ticks.lastTickAt.map { Double(clock.now() &- $0) / 1e9 } ?? 0
             context.journal.applyJournaled([.add(runtime: runtime, target: target, plan: continuing, name: name,
-                                                 t: clock.wallNow(), instant: engine.instantMotion)], apply: add)
+                                                 t: wall - min(max(0, sinceTick), 0.1), instant: engine.instantMotion)], apply: add)
         } else {
             do throws(EngineError) { _ = try add(context) } catch {
                 // Its plugin refused the new token's motion (a theme read from a file at start is not
