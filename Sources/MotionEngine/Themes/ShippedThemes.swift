@@ -52,8 +52,9 @@ enum ShippedThemes {
             "effects.fast": spring(1, 3800), "effects.default": spring(1, 1600), "effects.slow": spring(1, 800),
             "expressive.spatial.fast": spring(0.6, 800), "expressive.spatial.default": spring(0.8, 380),
             "expressive.spatial.slow": spring(0.8, 200),
-            "route.push": spring(0.9, 700), "route.pop": spring(0.9, 700), "route.present": spring(0.9, 700),
-            "route.dismiss": spring(0.9, 1400),
+            // Routes: its spatial springs' stiffnesses, critically damped (docs/themes.md#routes).
+            "route.push": spring(1, 700), "route.pop": spring(1, 700), "route.present": spring(1, 700),
+            "route.dismiss": spring(1, 1400),
         ],
         .timings: [
             "emphasized": bezier(0.2, 0, 0, 1), "emphasized.decelerate": bezier(0.05, 0.7, 0.1, 1),
@@ -73,7 +74,8 @@ enum ShippedThemes {
             "navigation": spring(1, 1000, mass: 1), "carousel": spring(1, 500, mass: 0.5),
             "dialog.open": spring(0.62, 500, mass: 1, epsilon: 0.01), "bottom-sheet.open": spring(0.8, 400, mass: 1, epsilon: 0.0001),
             "route.push": spring(1, 1000, mass: 1), "route.pop": spring(1, 1000, mass: 1),
-            "route.present": spring(0.8, 400, mass: 1, epsilon: 0.0001), "route.dismiss": spring(1, 1000, mass: 1),
+            // Its bottom sheet's stiffness, critically damped (docs/themes.md#routes).
+            "route.present": spring(1, 400, mass: 1, epsilon: 0.0001), "route.dismiss": spring(1, 1000, mass: 1),
         ],
         .timings: [
             "ease": "ease-out-cubic", "ease-in-out": "ease-in-out-cubic", "ease-out-quart": "ease-out-quart",

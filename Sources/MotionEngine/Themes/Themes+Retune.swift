@@ -203,10 +203,21 @@ extension Themes {
         }
         if context.journal.isJournaled(runtime) {
             // Written at the time of the state it was carried on from (the last tick's): the replay adds it
-            // there, as the live apply does (`started`), so both follow one path.
+            // there.
             let wall = clock.wallNow(), sinceTick = context.ticks.lastTickAt.map { Double(clock.now() &- $0) / 1e9 } ?? 0
-            context.journal.applyJournaled([.add(runtime: runtime, target: target, plan: continuing, name: name,
-                                                 t: wall - min(max(0, sinceTick), 0.1), instant: engine.instantMotion)], apply: add)
+            let record = JournalRecord.add(runtime: runtime, target: target, plan: continuing, name: name,
+                                           t: wall - min(max(0, sinceTick), 0.1), instant: engine.instantMotion)
+            if context.journal.isIdle {
+                // Nothing of anyone's waits to be written: applied now, from the very state it was carried on
+                // from, and written behind it (in order with what follows). The replay then does exactly
+                // what clients saw; a crash in the milliseconds before the write lands loses the retune
+                // (the plan replays as it was), nothing else. Applied only once written, it met the
+                // property frames later (`onSchedule`).
+                do throws(EngineError) { _ = try add(context) } catch { return }
+                context.journal.applyJournaled([record]) { _ throws(EngineError) in .null }
+            } else {
+                context.journal.applyJournaled([record], apply: add)
+            }
         } else {
             do throws(EngineError) { _ = try add(context) } catch {
                 // Its plugin refused the new token's motion (a theme read from a file at start is not
