@@ -87,11 +87,11 @@ package struct KeyframesAnimation: MigratableAnimation {
         tween = Tween(from: values[0], to: values[values.count - 1], duration: duration, curve: .linear,
                       repeatCount: plan.repeat?.cycles ?? 1, autoreverses: plan.autoreverse ?? false, keyframes: path)
         if let velocity = plan.velocity {
-            // As a Tween's: what the path does not give at the start is launched, read just after 0.
+            // As a Tween's: what the path does not give at the start is launched (`Tween.startVelocity`).
             let wanted = try vector(velocity, field: "velocity", count: count, of: "values[0]")
             tween = Tween(from: values[0], to: values[values.count - 1], duration: duration, curve: .linear,
                           repeatCount: tween.repeatCount, autoreverses: tween.autoreverses, keyframes: path,
-                          launch: wanted - tween.velocity(at: duration * 1e-9))
+                          launch: wanted - tween.startVelocity)
         }
     }
 

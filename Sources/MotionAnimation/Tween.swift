@@ -38,10 +38,20 @@ package struct Tween: Sendable {
         value = .zero
         // At its start a tween shows its curve's value at 0: `from` for most, not for `steps(n, jump-start)`.
         value = duration > 0 ? value(at: 0) : (autoreverses ? self.from : self.to)
-        // And its velocity there: the curve's slope just after 0 (a first handle at (0, 0) has 0/0 at 0
-        // exactly) and any launch. A plan's first frame said 0 here, then the slope one frame later: a
-        // retuned tween, added again at its velocity, showed a frame at rest in the middle of its motion.
-        velocity = duration > 0 ? velocity(at: duration * 1e-9) : .zero
+        // And its velocity there (`startVelocity`). A plan's first frame said 0 here, then the slope one
+        // frame later: a retuned tween, added again at its velocity, showed a frame at rest mid-way.
+        velocity = startVelocity
+    }
+
+    /// Its velocity as it starts: the curve's slope just after 0 (a first handle on (0, 0) is 0/0 at 0
+    /// itself) and any launch; where that tangent is vertical ((0, 0, 0, 1)'s, Hyprland's `default`,
+    /// `ease-in-expo`'s formula: read there it came out near 1e9 a unit), the mean over its first thousandth.
+    package var startVelocity: SIMD4<Double> {
+        guard duration > 0 else { return .zero }
+        let step = duration * 1e-3
+        let mean = (value(at: step) - value(at: 0)) / step, instant = velocity(at: duration * 1e-9)
+        let bound = magnitude(mean) * 10 + magnitude(to - from) / duration
+        return all(magnitude(instant) .<= bound) ? instant : mean
     }
 
     /// Every cycle, back and forth.

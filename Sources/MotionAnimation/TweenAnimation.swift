@@ -162,11 +162,11 @@ package struct TweenAnimation: MigratableAnimation {
                       repeatCount: plan.repeat?.cycles ?? 1, autoreverses: plan.autoreverse ?? false)
         if let velocity = plan.velocity {
             // What the curve does not give at the start is launched (and fades out by the end). The curve's
-            // own start velocity is read just after 0: a Bézier whose first handle is at (0, 0), as ease-out's
-            // is, has a slope of 0 at 0 exactly and y2/x2 at once after.
+            // own start velocity is its mean over the first thousandth (`Tween.startVelocity`): its slope
+            // at 0 may be 0/0 or vertical.
             let wanted = try vector(velocity, field: "velocity", count: components)
             tween = Tween(from: tween.from, to: to, duration: duration, curve: curve, repeatCount: tween.repeatCount,
-                          autoreverses: tween.autoreverses, launch: wanted - tween.velocity(at: duration * 1e-9))
+                          autoreverses: tween.autoreverses, launch: wanted - tween.startVelocity)
         }
     }
 

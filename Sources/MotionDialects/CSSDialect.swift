@@ -112,29 +112,43 @@ public enum CSSDialect {
     /// desktop's easing names: motionctl samples them with `plan.sample`), exported as `linear()`.
     public static func exportTheme(_ theme: JSONValue, timingSamples: [String: [Double]] = [:]) -> DialectResult<String> {
         var lines = [":root {"], unsaid: [String] = []
+        // One custom property per name: a later token whose name is taken says so in `unsaid`.
+        var emitted = Set<String>()
+        func emit(_ name: String, _ value: String) -> Bool {
+            guard emitted.insert(name).inserted else { return false }
+            lines.append("  \(property(name)): \(value);")
+            return true
+        }
+        let durationNames = Set((theme["durations"]?.objectValue ?? [:]).keys)
         for (name, token) in (theme["springs"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard let spring = SpringForm(token: token) else { unsaid.append("spring \(name): not a spring"); continue }
             let duration = spring.settlingDuration
-            lines.append("  \(property(name)): \(linear(sampling: { spring.progress(at: $0 * duration) }));")
-            lines.append("  \(property(name + "-duration")): \(spelled((duration * 1000).rounded()))ms;")
+            _ = emit(name, linear(sampling: { spring.progress(at: $0 * duration) }))
+            // Its time to rest, unless a duration token of its name says a time of its own.
+            if !durationNames.contains(name) { _ = emit(name + "-duration", "\(spelled((duration * 1000).rounded()))ms") }
         }
         for (name, timing) in (theme["timings"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard !emitted.contains(name) else {
+                unsaid.append("timing \(name): --motion-\(name) is the spring of that name")
+                continue
+            }
             if let numbers = timing.arrayValue?.compactMap(\.doubleValue), numbers.count == 4 {
-                lines.append("  \(property(name)): cubic-bezier(\(numbers.map(spelled).joined(separator: ", ")));")
+                _ = emit(name, "cubic-bezier(\(numbers.map(spelled).joined(separator: ", ")))")
             } else if let text = timing.stringValue, isCSS(text) {
-                lines.append("  \(property(name)): \(text);")
+                _ = emit(name, text)
             } else if let samples = timingSamples[name], samples.count > 1 {
-                lines.append("  \(property(name)): \(linear(sampling: { samples[Int(($0 * Double(samples.count - 1)).rounded())] }, points: samples.count));")
+                _ = emit(name, linear(sampling: { samples[Int(($0 * Double(samples.count - 1)).rounded())] }, points: samples.count))
             } else {
                 unsaid.append("timing \(name): \(JSONWriter.string(timing))")
             }
         }
-        // A duration named as a timing is `NAME-duration` (one custom property per name; the import reads
-        // it back as NAME's).
-        let taken = Set((theme["timings"]?.objectValue ?? [:]).keys)
+        // A duration named as a timing or a spring is `NAME-duration` (the import reads it back as NAME's).
         for (name, seconds) in (theme["durations"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-            let spelledName = taken.contains(name) ? name + "-duration" : name
-            if let seconds = seconds.doubleValue { lines.append("  \(property(spelledName)): \(spelled((seconds * 1000 * 1e6).rounded() / 1e6))ms;") }
+            guard let seconds = seconds.doubleValue else { continue }
+            let value = "\(spelled((seconds * 1000 * 1e6).rounded() / 1e6))ms"
+            if !emit(name, value), !emit(name + "-duration", value) {
+                unsaid.append("duration \(name): --motion-\(name) and --motion-\(name)-duration are taken")
+            }
         }
         for name in (theme["motions"]?.objectValue ?? [:]).keys.sorted() { unsaid.append("motion \(name): CSS custom properties hold values, not plans") }
         lines.append("}")

@@ -64,6 +64,9 @@ public enum HyprlandDialect {
                 motions[token] = ["type": "Tween", "timing": .array(curve.map(JSONValue.number)), "duration": .number(speed / 10)]
                 if fields.count > 4 { unsaid.append("\(fields[0]): style \(fields[4...].joined(separator: ", "))") }
             case "enabled": continue
+            // Hyprland's other animations settings: not motion a token says.
+            case "first_launch_animation", "workspace_wraparound":
+                unsaid.append("\(key) = \(fields.joined(separator: ", "))")
             default:
                 throw DialectError(line: line, column: at, "unknown key \"\(key)\" (bezier, animation, enabled)")
             }

@@ -116,8 +116,15 @@ enum InspectorCurveEditor {
             $("tween-applied").textContent = "a repeating tween is not carried on: apply the curve to its timing token";
             return;
           }
-          const elapsed = chosen.running !== undefined ? chosen.running + (performance.now() - chosen.seenLocal) / 1000
-            : Math.max(0, latestT - chosen.t);
+          // Told by runtime.state at open: asked again now, on the runtime's own clock (paused or slowed
+          // meanwhile, the wall clock would overstate it).
+          let running = chosen.running;
+          if (running !== undefined) {
+            const state = await rpc("runtime.state", {runtime: chosen.runtime}).catch(() => null);
+            const now = state && state.targets[chosen.target] && (state.targets[chosen.target].namedPlans || {})[chosen.name];
+            running = now ? now.running : running + (performance.now() - chosen.seenLocal) / 1000;
+          }
+          const elapsed = running !== undefined ? running : Math.max(0, latestT - chosen.t);
           const duration = plan.duration ?? 0.25, delay = plan.delay || 0;
           if (elapsed >= delay) {
             delete plan.from; delete plan.delay;

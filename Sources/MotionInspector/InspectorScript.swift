@@ -37,7 +37,9 @@ enum InspectorScript {
         async function seed() {
           let after;
           do {
-            const state = await rpc("runtime.state", after ? {after} : {});
+            // Refused (a uid at its runtimes quota has no default runtime to read): the page learns from frames.
+            const state = await rpc("runtime.state", after ? {after} : {}).catch(() => null);
+            if (!state) return;
             for (const [target, held] of Object.entries(state.targets)) {
               for (const [property, p] of Object.entries(held.properties)) {
                 const key = keyOf({runtime: state.runtime, target, property});
@@ -363,7 +365,14 @@ enum InspectorScript {
             $(`p${index}-value`).value = Number(value.toPrecision(4));
             edited();
           };
-          $(`p${index}-value`).oninput = () => { setSlider(index - 1, Number($(`p${index}-value`).value)); edited(); };
+          // Typing moves the slider only: the box keeps what is typed ("-", "0.") until it is a number.
+          $(`p${index}-value`).oninput = () => {
+            const box = $(`p${index}-value`);
+            if (box.value === "" || box.validity.badInput || !Number.isFinite(Number(box.value))) return;
+            const [, low, high, log] = forms[$("form").value][index - 1], value = Number(box.value);
+            $(`p${index}`).value = log ? Math.log10(Math.min(Math.max(value, low), high)) : Math.min(Math.max(value, low), high);
+            edited();
+          };
         }
         // The spring as edited: the form's two keys, with the keys the token held beside them.
         function editedSpring(withoutKept) {
@@ -373,6 +382,7 @@ enum InspectorScript {
         }
         async function edited() {
           const spring = editedSpring();
+          if (Object.values(spring).some((x) => !Number.isFinite(x))) return;
           const times = Array.from({length: 121}, (_, i) => i / 80);
           const sampled = await rpc("plan.sample", {plan: Object.assign({type: "Spring", property: "x", from: [0], to: [1]}, spring), times});
           const canvas = $("curve"), g = canvas.getContext("2d"), w = canvas.width, h = canvas.height;

@@ -35,10 +35,13 @@ final class WebSocketTokenGate: ChannelInboundHandler, RemovableChannelHandler {
     static let maximumLine = 8192
     private let token: String
     private var buffered: ByteBuffer?
+    /// Answered 403: whatever else comes before the close is dropped, never read as a first line.
+    private var refused = false
 
     init(token: String) { self.token = token }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
         var bytes = unwrapInboundIn(data)
         if var held = buffered {
             held.writeBuffer(&bytes)
@@ -55,6 +58,7 @@ final class WebSocketTokenGate: ChannelInboundHandler, RemovableChannelHandler {
         let line = String(decoding: view[view.startIndex..<end], as: UTF8.self)
         if Self.refuses(line, token: token) {
             buffered = nil
+            refused = true
             let body = "403: the inspector's address carries its token (motionctl inspect prints it)\n"
             var response = context.channel.allocator.buffer(capacity: 256)
             response.writeString("HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")

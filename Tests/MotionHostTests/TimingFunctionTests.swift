@@ -150,6 +150,19 @@ struct TimingFunctionTests {
         #expect(engine.value(of: "x", target: "card") == [1] && !engine.isAnimating, "it ended")
     }
 
+    /// A tween's velocity as it starts is its mean over the first thousandth: finite for a vertical tangent
+    /// at 0 (material3's `standard.decelerate`, (0, 0, 0, 1); read just after 0 it came out near 1e9 a unit),
+    /// the limit for a first handle on (0, 0), and the slope of a straight one.
+    @Test func aTweensStartVelocityIsFinite() throws {
+        let vertical = Tween(from: .zero, to: SIMD4(1, 0, 0, 0), duration: 1, curve: try curve("cubic-bezier(0, 0, 0, 1)"))
+        // y = 3s² − 2s³ and x = s³: at progress 0.001, s = 0.1 and y = 0.028.
+        #expect(abs(vertical.velocity.x - 28) < 1e-3, "\(vertical.velocity)")
+        let linear = Tween(from: .zero, to: SIMD4(100, 0, 0, 0), duration: 0.5, curve: try curve("linear"))
+        #expect(abs(linear.velocity.x - 200) < 1e-9, "\(linear.velocity)")
+        let easeOut = Tween(from: .zero, to: SIMD4(1, 0, 0, 0), duration: 1, curve: try curve("cubic-bezier(0, 0, 0.58, 1)"))
+        #expect(easeOut.velocity.x > 0 && easeOut.velocity.x.isFinite, "\(easeOut.velocity)")
+    }
+
     /// `plan.sample` of a `steps(4)` tween: the value at 0.25 s is the same asked alone or after 0.249 s,
     /// and after the end it is the final value with velocity 0.
     @Test func aSampleDependsOnlyOnTheTimeAsked() throws {

@@ -114,16 +114,24 @@ extension Themes {
     /// have (its duration that much shorter), a timed one from the property's velocity now and a path
     /// from its value now (`values[0]`); one that goes on from the property's state (`Spring`) is as it is.
     /// Going back to the state the retune saw would throw the property back by what it moved meanwhile.
-    static func onSchedule(_ plan: JSONValue, late: Double, value: [Double]?, velocity: [Double]?) -> JSONValue {
+    static func onSchedule(_ plan: JSONValue, late: Double, retune: PlanVocabulary.Retune, value: [Double]?,
+                           velocity: [Double]?) -> JSONValue {
         var applied = plan
         let delay = plan["delay"]?.doubleValue ?? 0
-        if repeats(plan) || delay > 0 {
+        // A loop in phase (and whatever goes on from the property's state: a `Spring`'s `duration` is its
+        // physics, not a schedule) only moves along in time.
+        if repeats(plan) || delay - late > 0 {
             applied["delay"] = .number(max(-3600, delay - late))
-            if delay > 0, delay - late <= 0 { applied["delay"] = nil }
             return applied
         }
+        if case .fromCurrentState = retune {
+            applied["delay"] = nil
+            return applied
+        }
+        // Under way (or its delay ran out meanwhile): the rest of it, from where the property is.
+        applied["delay"] = nil
         guard let duration = plan["duration"]?.doubleValue else { return applied }
-        applied["duration"] = .number(max(0, duration - late))
+        applied["duration"] = .number(max(0, duration - (late - max(0, delay))))
         if let velocity, plan["velocity"] != nil { applied["velocity"] = JSONValue(velocity) }
         if let value, var values = plan["values"]?.arrayValue, !values.isEmpty {
             values[0] = JSONValue(value)
@@ -143,7 +151,7 @@ extension Themes {
         let continuing: JSONValue
         // The state it is carried on from (nil for a composite), and whether the plan takes it as its own
         // (a plan without `from` goes on from the property's state).
-        var retunedAt: Double?
+        var retunedAt: (clock: Double, retune: PlanVocabulary.Retune)?
         if let id = entry.composite {
             guard engine.isRunningComposite(id) else {
                 forget(key)
@@ -172,7 +180,7 @@ extension Themes {
             }
             updated.resolved = plan
             continuing = carried
-            retunedAt = clock
+            retunedAt = (clock, retune)
         }
         // A composite's entry changes once the composite carrying it on runs (`compositeRestarted`).
         if entry.composite == nil { tuned[key] = updated }
@@ -188,9 +196,9 @@ extension Themes {
             // property is now (`onSchedule`); the replay adds the record at the retune's time, so both end
             // together.
             var applied = continuing
-            if let retunedAt, let now = context.engine.clock(ofRuntime: runtime), now - retunedAt > 1e-9,
+            if let retunedAt, let now = context.engine.clock(ofRuntime: runtime), now - retunedAt.clock > 1e-9,
                let property = continuing["property"]?.stringValue {
-                applied = Self.onSchedule(continuing, late: now - retunedAt,
+                applied = Self.onSchedule(continuing, late: now - retunedAt.clock, retune: retunedAt.retune,
                                           value: context.engine.value(of: property, target: target, runtime: runtime),
                                           velocity: context.engine.velocity(of: property, target: target, runtime: runtime))
             }
@@ -204,7 +212,8 @@ extension Themes {
         if context.journal.isJournaled(runtime) {
             // Written at the time of the state it was carried on from (the last tick's): the replay adds it
             // there.
-            let wall = clock.wallNow(), sinceTick = context.ticks.lastTickAt.map { Double(clock.now() &- $0) / 1e9 } ?? 0
+            // (A composite is carried on from its own progress, not a state: written now.)
+            let wall = clock.wallNow(), sinceTick = retunedAt == nil ? 0 : context.ticks.lastTickAt.map { Double(clock.now() &- $0) / 1e9 } ?? 0
             let record = JournalRecord.add(runtime: runtime, target: target, plan: continuing, name: name,
                                            t: wall - min(max(0, sinceTick), 0.1), instant: engine.instantMotion)
             if context.journal.isIdle {

@@ -136,8 +136,13 @@ class AsyncClient:
             cast(asyncio.StreamWriter, self.writer).write(line.encode("utf-8"))
             await cast(asyncio.StreamWriter, self.writer).drain()
         except (ConnectionError, OSError):
-            # Its reply will never come: nobody is left to hear the reader fail it at the end.
+            # Its reply will never come: nobody is left to hear the reader fail it at the end (or to
+            # retrieve the failure the reader gave it meanwhile).
             self.replies.pop(request_id, None)
+            if future.done():
+                future.exception()
+            else:
+                future.cancel()
             raise
         message = await future
         if "error" in message:
