@@ -1,7 +1,7 @@
 /// The page's curve editor (docs/inspector.md): a timing token as a cubic Bézier whose two handles are
 /// dragged on a canvas; applied to this uid's overlay with theme.set, so running tweens that use the token
 /// change course (docs/themes.md#live-retune), or to a named `Tween` the page saw added. Appended to `InspectorScript` (one script: it uses its
-/// `rpc`, `theme` and `applyToken`).
+/// `rpc`, `theme` and `InspectorSpringEditor`'s `applyToken`).
 enum InspectorCurveEditor {
     static let text = #"""
 

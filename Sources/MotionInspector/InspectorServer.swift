@@ -52,7 +52,7 @@ public struct InspectorServer: Sendable {
         let router = Router()
         router.add(middleware: TokenCheck(token: token))
         router.get("/") { _, _ in Self.response(InspectorPage.html(token: token), type: "text/html; charset=utf-8") }
-        router.get("/app.js") { _, _ in Self.response(InspectorScript.text + InspectorCurveEditor.text + InspectorNamedPlans.text, type: "text/javascript; charset=utf-8") }
+        router.get("/app.js") { _, _ in Self.response(InspectorScript.text + InspectorSpringEditor.text + InspectorCurveEditor.text + InspectorNamedPlans.text, type: "text/javascript; charset=utf-8") }
         router.get("/style.css") { _, _ in Self.response(InspectorPage.style, type: "text/css; charset=utf-8") }
 
         let sockets = Router(context: BasicWebSocketRequestContext.self)

@@ -250,6 +250,8 @@ struct InspectorTests {
                 """)
         } catch {
             try? await browser.screenshot(to: Self.screenshots.appendingPathComponent("failure.png").path)
+            let errors = (try? await browser.run("return JSON.stringify(window.inspector.errors || [])").stringValue) ?? "?"
+            print("the page's errors: \(errors)")
             await browser.quit()
             throw error
         }
