@@ -63,6 +63,9 @@ public final class ReconnectingClient: Sendable {
     /// not apply it twice (docs/protocol.md#idempotency-keys).
     public func call(_ method: String, _ params: JSONValue = [:], key: String, timeout: Double = 30) async throws -> JSONValue {
         let deadline = ContinuousClock.now + .seconds(timeout)
+        // Waits between tries grow to a second: a thousand calls that lost their answers at a stop polled
+        // every 50 ms, and kept the process's threads from the reconnect they waited for.
+        var pause = 0.05
         while true {
             let (current, closed) = state.withLock { ($0.current, $0.closed) }
             if closed { throw MotionClientError.connectionClosed }
@@ -74,7 +77,8 @@ public final class ReconnectingClient: Sendable {
                 }
             }
             guard ContinuousClock.now < deadline else { throw MotionClientError.connectionClosed }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .seconds(pause))
+            pause = min(pause * 2, 1)
         }
     }
 
