@@ -18,22 +18,28 @@ struct AccessTests {
         return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
     }
 
-    /// A user pointing motiond at another user's live socket (0660, root's): refused in a sentence that says
-    /// why, not NIO's `bind(…) (errno: 98)`; the other daemon goes on answering.
-    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
-    func aUserCannotTakeAnotherUsersSocket() async throws {
-        let daemon = try await DaemonProcess()
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: daemon.directory.path)
+    /// motiond started by uid 65534 in /tmp with `arguments`: its exit status and what it wrote to stderr.
+    static func motiondAsNobody(_ arguments: [String], environment: [String: String]? = nil) async throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.motiond, "--socket", daemon.socket]
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.motiond] + arguments
+        if let environment { process.environment = environment }
         process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.runAlone()
         let status = await process.exitStatus()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (status, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    /// A user pointing motiond at another user's live socket (0660, root's): refused in a sentence that says
+    /// why, not NIO's `bind(…) (errno: 98)`; the other daemon goes on answering.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+    func aUserCannotTakeAnotherUsersSocket() async throws {
+        let daemon = try await DaemonProcess()
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: daemon.directory.path)
+        let (status, text) = try await Self.motiondAsNobody(["--socket", daemon.socket])
         #expect(status != 0)
         #expect(text.contains("\(daemon.socket): a socket this user may not connect to") && !text.contains("errno"), "\(text)")
         let root = try await daemon.client()
@@ -45,19 +51,9 @@ struct AccessTests {
     /// root's, and the daemon says so in a sentence with what to do, not a Foundation domain dump.
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && !FileManager.default.fileExists(atPath: "/run/motiond"), "needs root and setpriv, and no /run/motiond"))
     func aUserWithoutARuntimeDirectoryIsToldWhatToDo() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.motiond]
         var environment = ProcessInfo.processInfo.environment
         for key in ["XDG_RUNTIME_DIR", "RUNTIME_DIRECTORY", "MOTIOND_SOCKET", "STATE_DIRECTORY"] { environment[key] = nil }
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.runAlone()
-        let status = await process.exitStatus()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (status, text) = try await Self.motiondAsNobody([], environment: environment)
         #expect(status == 1)
         #expect(text.contains("motiond: /run/motiond: Permission denied (as a user, run it with XDG_RUNTIME_DIR set, or --socket PATH in a folder you own)"),
                 "\(text)")

@@ -35,6 +35,39 @@ struct StopAnswersTests {
         ["runtime": "kept", "target": .string("t\(index)"), "plan": ["type": "Tween", "property": "x", "to": [1], "duration": 600]]
     }
 
+    /// SIGTERM to `pid` from a thread of its own once `answers` calls are answered (or after 30 s, whatever
+    /// came: the test then says what it saw). A task polling the count shared Swift's two cooperative threads
+    /// with the requests' tasks, and under load came after all were answered.
+    static func stop(_ pid: Int32, afterAnswers answers: Int, of answered: Count) {
+        Thread.detachNewThread {
+            let giveUp = Date().addingTimeInterval(30)
+            while answered.value.load(ordering: .relaxed) < answers, Date() < giveUp { usleep(500) }  // polls the count
+            kill(pid, SIGTERM)
+        }
+    }
+
+    /// `count` calls at once (`call(index)`), each one's outcome; `answered` counts the results as they come.
+    static func burst(_ count: Int, answered: Count, _ call: @escaping @Sendable (Int) async throws -> JSONValue) async -> [Int: Outcome] {
+        await withTaskGroup(of: (Int, Outcome).self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    do {
+                        let result = try await call(index)
+                        answered.value.add(1, ordering: .relaxed)
+                        return (index, .result(result))
+                    } catch MotionClientError.server(let code, _) {
+                        return (index, .refused(code))
+                    } catch {
+                        return (index, .closed)
+                    }
+                }
+            }
+            var outcomes: [Int: Outcome] = [:]
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes
+        }
+    }
+
     @Test func aStopAnswersWhatItAppliedAndKeyedRetriesApplyOnce() async throws {
         let state = try DaemonProcess.temporaryDirectory()
         let config = try DaemonProcess.temporaryDirectory().appendingPathComponent("motiond.json")
@@ -48,30 +81,10 @@ struct StopAnswersTests {
         // cooperative threads, began after the realtime socket and engine threads had answered all 3,000.
         let count = 3000
         let answered = Count()
-        // The SIGTERM comes from a thread of its own: a task polling the count shared Swift's two
-        // cooperative threads with the requests' tasks, and under load came after all were answered.
         let pid = first.process.processIdentifier
-        Thread.detachNewThread {
-            while answered.value.load(ordering: .relaxed) < 100 { usleep(500) }  // polls the count
-            kill(pid, SIGTERM)
-        }
-        let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group in
-            for index in 0..<count {
-                group.addTask {
-                    do {
-                        let result = try await client.call("plan.add", Self.plan(index), key: "add-\(index)")
-                        answered.value.add(1, ordering: .relaxed)
-                        return (index, .result(result))
-                    } catch MotionClientError.server(let code, _) {
-                        return (index, .refused(code))
-                    } catch {
-                        return (index, .closed)
-                    }
-                }
-            }
-            var outcomes: [Int: Outcome] = [:]
-            for await (index, outcome) in group where index >= 0 { outcomes[index] = outcome }
-            return outcomes
+        Self.stop(pid, afterAnswers: 100, of: answered)
+        let outcomes = await Self.burst(count, answered: answered) { index in
+            try await client.call("plan.add", Self.plan(index), key: "add-\(index)")
         }
         #expect(await first.stop() == 0)
         let journaled = try Self.journaledAdds(state)
@@ -120,30 +133,10 @@ struct StopAnswersTests {
         let count = 1000
         let answered = Count()
         let pid = first.process.processIdentifier
-        Thread.detachNewThread {
-            // At the hundredth answer, or after 30 s whatever came (the test then says what it saw).
-            let giveUp = Date().addingTimeInterval(30)
-            while answered.value.load(ordering: .relaxed) < 100, Date() < giveUp { usleep(500) }  // polls the count
-            kill(pid, SIGTERM)
-        }
+        Self.stop(pid, afterAnswers: 100, of: answered)
         let calls = Task {
-            await withTaskGroup(of: (Int, Outcome).self) { group in
-                for index in 0..<count {
-                    group.addTask {
-                        do {
-                            let result = try await client.call("plan.add", Self.plan(index), key: "add-\(index)", timeout: 120)
-                            answered.value.add(1, ordering: .relaxed)
-                            return (index, .result(result))
-                        } catch MotionClientError.server(let code, _) {
-                            return (index, .refused(code))
-                        } catch {
-                            return (index, .closed)
-                        }
-                    }
-                }
-                var outcomes: [Int: Outcome] = [:]
-                for await (index, outcome) in group { outcomes[index] = outcome }
-                return outcomes
+            await Self.burst(count, answered: answered) { index in
+                try await client.call("plan.add", Self.plan(index), key: "add-\(index)", timeout: 120)
             }
         }
         _ = await first.process.exitStatus()
