@@ -17,11 +17,13 @@ Debian: `apt install python3-gi gir1.2-gtk-4.0`. How a toolkit integrates (docs/
 
 --record DIR (under X11) writes screenshots of the window once GTK has painted a frame (xwd, from
 Debian's x11-apps) and DIR/shots.jsonl saying, for each, the frame time, the frame's `present`, the values
-applied and where the card area is in the shot; the program then quits once N tosses have come to rest (--tosses, default 1).
+applied and where the card area is in the shot, and DIR/gestures.jsonl every pointer sample it pushed; the
+program then quits once N tosses have come to rest (--tosses, default 1), or at SIGTERM or SIGINT.
 """
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -88,7 +90,10 @@ class Cards:
         if options.record:
             os.makedirs(options.record, exist_ok=True)
             self.log = open(os.path.join(options.record, "shots.jsonl"), "w")
+            self.pushed = open(os.path.join(options.record, "gestures.jsonl"), "w")
         self.loop = GLib.MainLoop()
+        for number in (signal.SIGINT, signal.SIGTERM):    # a stop asked for is a clean quit (status 0)
+            GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, number, lambda: self.loop.quit() or GLib.SOURCE_REMOVE)
         self.window.add_tick_callback(self.first_tick)
         self.window.present()
 
@@ -225,8 +230,11 @@ class Cards:
         return self.last_sample
 
     def push(self, phase, x, gesture):
-        self.client.call("gesture.push", runtime=RUNTIME, gesture=self.dragging,
-                         samples=[{"t": self.sample_time(gesture), "position": [x], "phase": phase}])
+        sample = {"t": self.sample_time(gesture), "position": [x], "phase": phase}
+        self.client.call("gesture.push", runtime=RUNTIME, gesture=self.dragging, samples=[sample])
+        if self.options.record:
+            self.pushed.write(json.dumps(dict(sample, gesture=self.dragging)) + "\n")
+            self.pushed.flush()
         GLib.idle_add(lambda: self.receive() and False)
 
     # Screenshots: the X server's pixels, once GTK has painted the frame (under X11: Xvfb in the tests)
