@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
     const size_t chunk = argc > 3 ? (size_t)atol(argv[3]) : 2048;
     const int mode = argc > 4 ? atoi(argv[4]) : 3;
     const size_t skew = getenv("SKEW") ? (size_t)atol(getenv("SKEW")) : 320;
-    /* offset ×2, velocity ×2, target ×2, tension, damping, threshold */
+    /* offset ×2, velocity ×2, target ×2, tension, damping, rests_in */
     double *column[9];
     for (int c = 0; c < 9; c++) column[c] = (double *)((char *)aligned_alloc(4096, n * 8 + 8192) + skew * c);
     const double force[2] = {120, 0.05};
@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
         column[4][i] = column[5][i] = 1000;
         column[6][i] = force[0];
         column[7][i] = force[1];
-        column[8][i] = 1e-9;
+        column[8][i] = 1e9;   /* seconds until rest: never within the run */
     }
     uint8_t *ended = malloc(n), *counts = calloc(n, 1), *live = malloc(n), *write_counts = malloc(chunk);
     memset(live, 1, n);
@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
                 .count = k, .width = 2, .rests_at_target = 1,
                 .offset = {column[0] + first, column[1] + first}, .velocity = {column[2] + first, column[3] + first},
                 .target = {column[4] + first, column[5] + first}, .tension = column[6] + first,
-                .damping = column[7] + first, .threshold = column[8] + first, .ended = ended + first, .shared_force = shared ? force : 0};
+                .damping = column[7] + first, .rests_in = column[8] + first, .ended = ended + first, .shared_force = shared ? force : 0};
             if (mode & 1) motion_simulation_advance(&lanes, 1.0 / 120, values, velocities);
             if (mode & 2)
                 dirty_count = motion_store_write(slots, counts, live, dirty_frame, frame, dirty, dirty_count, n, handles + first,

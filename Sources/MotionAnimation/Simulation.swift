@@ -3,8 +3,9 @@ import MotionKernels
 
 /// A spring or a decay evaluated exactly (docs/vocabulary.md#exact-motion): each `advance` applies the
 /// closed form over the time asked (`motion_simulation_transition`, the formula the lanes use), so the
-/// state at any time equals the analytic solution whatever steps led there. The settle test runs once per
-/// `advance`, on the state reached.
+/// state at any time equals the analytic solution whatever steps led there. It rests at the time its rest
+/// rule first holds (`RestTime`, found when it starts or is retargeted), whatever the steps: the first
+/// `advance` that reaches that time ends on the resting value.
 package struct Simulation: Sendable, Equatable, Codable {
     package enum Force: Sendable, Equatable, Codable {
         /// a = −tension·(x − target) − damping·v; settles when |v| and |x − target| are within threshold.
@@ -22,15 +23,38 @@ package struct Simulation: Sendable, Equatable, Codable {
     private var value: SIMD4<Double>
     private var velocity: SIMD4<Double>
     package private(set) var isSettled = false
+    /// Seconds from the state shown to the time the rest rule first holds (`RestTime`; infinity: never).
+    /// Optional only so that states written before it existed still read (then it is found again).
+    private var restsIn: Double?
 
     package init(value: SIMD4<Double>, velocity: SIMD4<Double>, force: Force, threshold: Double, clampsAtTarget: Bool = false) {
+        self.init(value: value, velocity: velocity, force: force, threshold: threshold, restsIn: nil, clampsAtTarget: clampsAtTarget)
+    }
+
+    /// With `restsIn` known (a lane's, as it was found when the motion started); nil: found here.
+    package init(value: SIMD4<Double>, velocity: SIMD4<Double>, force: Force, threshold: Double, restsIn: Double?,
+                 clampsAtTarget: Bool = false) {
         self.force = force
         self.threshold = threshold
         clamps = clampsAtTarget ? true : nil
         self.value = value
         self.velocity = velocity
+        self.restsIn = restsIn ?? Self.restTime(value: value, velocity: velocity, force: force, threshold: threshold)
         settleIfAtRest()
     }
+
+    /// When the rule first holds from this state (docs/vocabulary.md#when-a-spring-rests).
+    static func restTime(value: SIMD4<Double>, velocity: SIMD4<Double>, force: Force, threshold: Double) -> Double {
+        switch force {
+        case .spring(let target, let tension, let damping):
+            RestTime.spring(offset: value - target, velocity: velocity, tension: tension, damping: damping, threshold: threshold)
+        case .decay(let drag):
+            RestTime.decay(velocity: velocity, drag: drag, threshold: threshold)
+        }
+    }
+
+    /// Seconds until it rests (0 once it has).
+    package var timeToRest: Double { isSettled ? 0 : restsIn ?? 0 }
 
     /// The state shown now.
     package var published: (value: SIMD4<Double>, velocity: SIMD4<Double>) {
@@ -56,14 +80,18 @@ package struct Simulation: Sendable, Equatable, Codable {
     package mutating func advance(by dt: Double, components: Int = 4) {
         guard !isSettled, dt > 0 else { return }
         let (tension, damping, target) = dynamics
+        let remaining = restsIn ?? 0
+        // A decay rests where it is at its rest time, not past it.
+        let step = Swift.min(dt, remaining)
         var matrix = (0.0, 0.0, 0.0, 0.0)
         withUnsafeMutableBytes(of: &matrix) { entries in
-            motion_simulation_transition(tension, damping, dt, entries.baseAddress!.assumingMemoryBound(to: Double.self))
+            motion_simulation_transition(tension, damping, step, entries.baseAddress!.assumingMemoryBound(to: Double.self))
         }
         let before = value - target
         let offset = matrix.0 * before + matrix.1 * velocity
         velocity = matrix.2 * before + matrix.3 * velocity
         value = target + offset
+        restsIn = remaining - dt
         if clamps == true, case .spring = force, Self.crosses(before, offset) {
             rest(at: target)
             return
@@ -83,7 +111,8 @@ package struct Simulation: Sendable, Equatable, Codable {
         isSettled = true
     }
 
-    /// Inclusive, every component (L∞), as Advance 0.9.x.
+    /// At its rest time (docs/vocabulary.md#when-a-spring-rests: every component's distance and speed within
+    /// the threshold, first).
     @inline(__always)
     private mutating func settleIfAtRest() {
         // Defence in depth: plans are range-checked, but a state that left the finite numbers must stop
@@ -95,15 +124,8 @@ package struct Simulation: Sendable, Equatable, Codable {
             isSettled = true
             return
         }
-        let limit = SIMD4<Double>(repeating: threshold)
-        let still = magnitude(velocity) .<= limit
-        switch force {
-        case .spring(let target, _, _):
-            guard all(still .& (magnitude(value - target) .<= limit)) else { return }
-            value = target
-        case .decay:
-            guard all(still) else { return }
-        }
+        guard (restsIn ?? 0) <= 0 else { return }
+        if case .spring(let target, _, _) = force { value = target }
         velocity = .zero
         isSettled = true
     }
@@ -148,6 +170,11 @@ extension Simulation {
         writer.vector(velocity)
         writer.raw(",\"accumulator\":0")
         if clampsAtTarget { writer.raw(",\"clamps\":true") }
+        // Infinity (never) is left out: a reader finds it again.
+        if let restsIn, restsIn.isFinite {
+            writer.raw(",\"restsIn\":")
+            writer.number(restsIn)
+        }
         writer.raw(isSettled ? ",\"isSettled\":true}" : ",\"isSettled\":false}")
     }
 
@@ -176,5 +203,6 @@ extension Simulation {
         self.velocity = velocity
         self.isSettled = isSettled
         if case .bool(true)? = json["clamps"] { clamps = true }
+        restsIn = json["restsIn"]?.doubleValue ?? Self.restTime(value: value, velocity: velocity, force: force, threshold: threshold)
     }
 }

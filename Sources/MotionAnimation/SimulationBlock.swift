@@ -13,8 +13,9 @@ final class SimulationBlock {
     private var capacity = 0
 
     // Columns, `capacity` long, in one arena: offsets (position − target), velocities and targets `width`
-    // of each, then tensions, dampings and thresholds (docs/vocabulary.md#exact-motion: the kernel takes
-    // each lane's exact transition from its tension and damping).
+    // of each, then tensions, dampings, thresholds and the seconds until each rests (docs/vocabulary.md#exact-motion:
+    // the kernel takes each lane's exact transition from its tension and damping, and rests it at the time
+    // its rule first holds, `RestTime`). A decay's target is where it rests.
     private var arena: ColumnArena
     private var offsets: [UnsafeMutablePointer<Double>] = []
     private var velocities: [UnsafeMutablePointer<Double>] = []
@@ -22,6 +23,7 @@ final class SimulationBlock {
     private var tensions: UnsafeMutablePointer<Double>
     private var dampings: UnsafeMutablePointer<Double>
     private var thresholds: UnsafeMutablePointer<Double>
+    private var restsIn: UnsafeMutablePointer<Double>
     /// How many lanes have each force. With one (a UI's springs mostly share their physics), the kernel
     /// computes its transition once per tick (`sharedForce`) instead of once per lane.
     private var forces: [Force: Int] = [:]
@@ -62,8 +64,8 @@ final class SimulationBlock {
         self.width = width
         self.restsAtTarget = restsAtTarget
         self.clampsAtTarget = clampsAtTarget
-        arena = ColumnArena(columns: 3 * width + 3)
-        (tensions, dampings, thresholds) = (arena.column(0), arena.column(0), arena.column(0))
+        arena = ColumnArena(columns: 3 * width + 4)
+        (tensions, dampings, thresholds, restsIn) = (arena.column(0), arena.column(0), arena.column(0), arena.column(0))
         locateColumns()
     }
 
@@ -75,6 +77,7 @@ final class SimulationBlock {
         tensions = arena.column(3 * width)
         dampings = arena.column(3 * width + 1)
         thresholds = arena.column(3 * width + 2)
+        restsIn = arena.column(3 * width + 3)
     }
 
     /// A lane's force as bit patterns (a NaN damping still names one force).
@@ -136,6 +139,8 @@ final class SimulationBlock {
         case .decay(let drag):
             tensions[index] = 0
             dampings[index] = drag
+            let resting = simulation.timeToRest
+            if resting.isFinite { target = RestTime.decayRest(value: shown.value, velocity: shown.velocity, drag: drag, after: resting) }
         }
         for component in 0..<width {
             targets[component][index] = target[component]
@@ -143,6 +148,7 @@ final class SimulationBlock {
             velocities[component][index] = shown.velocity[component]
         }
         thresholds[index] = simulation.threshold
+        restsIn[index] = simulation.timeToRest
         forces[force(at: index), default: 0] += 1
     }
 
@@ -156,7 +162,7 @@ final class SimulationBlock {
         let force: Simulation.Force = restsAtTarget
             ? .spring(target: target, tension: tensions[index], damping: dampings[index])
             : .decay(drag: dampings[index])
-        return Simulation(value: value, velocity: velocity, force: force, threshold: thresholds[index],
+        return Simulation(value: value, velocity: velocity, force: force, threshold: thresholds[index], restsIn: restsIn[index],
                           clampsAtTarget: clampsAtTarget)
     }
 
@@ -181,6 +187,7 @@ final class SimulationBlock {
         tensions[index] = tensions[last]
         dampings[index] = dampings[last]
         thresholds[index] = thresholds[last]
+        restsIn[index] = restsIn[last]
         endedFlags[index] = endedFlags[last]
         unwritten[index] = unwritten[last]
         handles[index] = handles[last]
@@ -290,7 +297,7 @@ final class SimulationBlock {
             offset: (column(offsets, 0), column(offsets, 1), column(offsets, 2), column(offsets, 3)),
             velocity: (column(velocities, 0), column(velocities, 1), column(velocities, 2), column(velocities, 3)),
             target: (column(targets, 0), column(targets, 1), column(targets, 2), column(targets, 3)),
-            tension: tensions + start, damping: dampings + start, threshold: thresholds + start, ended: ended ?? endedFlags + start, shared_force: shared)
+            tension: tensions + start, damping: dampings + start, rests_in: restsIn + start, ended: ended ?? endedFlags + start, shared_force: shared)
     }
 
     /// Room for `newCapacity` lanes: in place once large (`GrowingArray`, `ColumnArena`), copying nothing.

@@ -34,9 +34,13 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
     } else {
         motion_transition(lanes->tension[i], lanes->damping[i], dt, &m11, &m12, &m21, &m22);
     }
-    const double threshold = lanes->threshold[i];
+    /* The lane rests at the time its rule first holds (docs/vocabulary.md#when-a-spring-rests), found when it
+     * started: whatever the ticks, the first to reach that time ends it. */
+    const double remaining = lanes->rests_in[i] - dt;
+    lanes->rests_in[i] = remaining;
+    const int still = remaining <= 0;
     double e[4], t[4], ne[4], nv[4];
-    int still = 1, finite = 1;
+    int finite = 1;
     double along = 0, before = 0;
     for (int d = 0; d < width; d++) {
         t[d] = lanes->target[d][i];
@@ -46,8 +50,6 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
         nv[d] = m21 * e[d] + m22 * v;
         lanes->offset[d][i] = ne[d];
         lanes->velocity[d][i] = nv[d];
-        still &= fabs(nv[d]) <= threshold;
-        if (lanes->rests_at_target) still &= fabs(ne[d]) <= threshold;
         finite &= (ne[d] - ne[d] == 0) & (nv[d] - nv[d] == 0);
         /* `clamps` is a constant at every call site: springs without overshootClamping pay nothing for it. */
         if (clamps) {
@@ -72,9 +74,10 @@ static inline __attribute__((always_inline)) uint8_t advance_lane(const motion_s
             velocity[d] = 0;
             continue;
         }
-        /* At rest: a spring sits on its target; a decay where it stopped (where it was, if the numbers left
-         * the finite range; zero if even that is not finite). */
-        double resting = lanes->rests_at_target ? t[d] : (finite ? t[d] + ne[d] : t[d] + e[d]);
+        /* At rest: a spring sits on its target, and so does a decay (its target is where it is at its rest
+         * time); if the numbers left the finite range, a decay stays where it was (zero if even that is not
+         * finite). */
+        double resting = lanes->rests_at_target || finite ? t[d] : t[d] + e[d];
         resting = resting - resting == 0 ? resting : 0;
         value[d] = rests ? resting : t[d] + ne[d];
         velocity[d] = rests ? 0 : nv[d];

@@ -99,7 +99,7 @@ struct SimulationLanesTargetTests {
         let force: UnsafeMutablePointer<Double>
         let lanes: motion_simulation_lanes
 
-        /// Offsets, velocities and targets of each component, tension, damping and threshold: 3 × width + 3
+        /// Offsets, velocities and targets of each component, tension, damping and seconds until rest: 3 × width + 3
         /// columns. Lane i's physics is one of six (under-, over- and critically damped, undamped); with
         /// `shared`, all the first.
         init(width: Int, kind: UInt32, shared: Bool) {
@@ -114,7 +114,7 @@ struct SimulationLanesTargetTests {
             ended.initialize(repeating: 0, count: n)
             func column(_ number: Int) -> UnsafeMutablePointer<Double> { storage + number * n }
             let tensions: [Double] = [120, 300, 20, 1000, 100, 5], dampings: [Double] = [12, 5, 0, 200, 20, 2]
-            let drags: [Double] = [3, 1, 8, 1.5, 20, 2], thresholds = [0.1, 0.01, 1, 1e-3, 0.5, 0.05]
+            let drags: [Double] = [3, 1, 8, 1.5, 20, 2], restTimes = [0.05, 0.5, 0.01, 1, 0.2, 0.03]
             for lane in 0..<n {
                 let physics = shared ? 0 : lane % 6
                 for component in 0..<width {
@@ -124,7 +124,7 @@ struct SimulationLanesTargetTests {
                 }
                 column(3 * width)[lane] = kind == 0 ? 0 : tensions[physics]
                 column(3 * width + 1)[lane] = kind == 0 ? drags[physics] : dampings[physics]
-                column(3 * width + 2)[lane] = thresholds[lane % 6]
+                column(3 * width + 2)[lane] = restTimes[lane % 6]
                 if lane == 0 { (force[0], force[1]) = (column(3 * width)[0], column(3 * width + 1)[0]) }
             }
             func four(_ first: Int) -> (UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?,
@@ -135,7 +135,7 @@ struct SimulationLanesTargetTests {
             lanes = motion_simulation_lanes(
                 count: n, width: UInt32(width), rests_at_target: kind, offset: four(0), velocity: four(width),
                 target: four(2 * width), tension: column(3 * width), damping: column(3 * width + 1),
-                threshold: column(3 * width + 2), ended: ended, shared_force: shared ? UnsafePointer(force) : nil)
+                rests_in: column(3 * width + 2), ended: ended, shared_force: shared ? UnsafePointer(force) : nil)
         }
 
         func deallocate() {

@@ -3,8 +3,9 @@ import MotionWire
 /// `settlingDuration` exactly (docs/vocabulary.md#exact-motion: the time the rest rule first holds): the dry run's runtime went
 /// idle inside one step, between `low` (still moving) and `high`; the plan is run again, the same steps
 /// to `low`, then one step into that interval, halving it until it is below `precision`. Springs and
-/// tweens are exact at any time (docs/vocabulary.md#exact-motion), so a probe's state at a time does not
-/// depend on the step that reached it, and the rule is tested right there.
+/// tweens are exact at any time (docs/vocabulary.md#exact-motion) and a spring rests at the time its rule
+/// first holds, found when it starts (docs/vocabulary.md#when-a-spring-rests), so whether a probe is at rest
+/// does not depend on the steps that reached it.
 struct Settling {
     /// How many of the steps taken end at or before `low`, and where they end.
     let steps: Int

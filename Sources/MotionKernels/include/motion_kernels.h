@@ -27,16 +27,18 @@ extern "C" {
 typedef struct motion_simulation_lanes {
     size_t count;
     uint32_t width;
-    /** 1: a spring (rests at its target once speed and distance are within threshold); 0: a decay (rests
-     *  where it is once speed is within threshold; `tension` and `target` are 0); 2: a spring with
-     *  `overshootClamping` (as 1, and also rests at its target once it has reached or crossed it). */
+    /** 1: a spring; 0: a decay (`tension` is 0, `target` is where it rests); 2: a spring with
+     *  `overshootClamping` (as 1, and also rests at its target once it has reached or crossed it). Each
+     *  rests at its target when its `rests_in` runs out. */
     uint32_t rests_at_target;
     double *offset[4];
     double *velocity[4];
     double *target[4];
     double *tension;
     double *damping;
-    double *threshold;
+    /** Seconds until the lane rests (the time its rest rule first holds, docs/vocabulary.md#when-a-spring-rests):
+     *  each advance takes dt off, and the lane rests at the one that brings it to 0 or below. */
+    double *rests_in;
     /** Out: 1 where the lane came to rest this tick (its published state is the resting one). */
     uint8_t *ended;
     /** NULL, or the one force of every lane: k, c. Then `tension` and `damping` are not read (a UI's
