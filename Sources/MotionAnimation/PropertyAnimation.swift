@@ -95,6 +95,7 @@ extension SimulatedAnimation {
     package var value: SIMD4<Double> { simulation.published.value }
     package var velocity: SIMD4<Double> { simulation.published.velocity }
     package var isFinished: Bool { simulation.isSettled }
+    package var overrun: Double { simulation.overrun }
     package var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { simulation.published }
     package mutating func advance(by dt: Double) { simulation.advance(by: dt, components: count) }
 

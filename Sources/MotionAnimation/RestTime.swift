@@ -13,7 +13,13 @@ import MotionKernels
 /// answer, the latest of their starts. The zeros are known in closed form (a sequence every π/ω when
 /// underdamped, at most one each otherwise); the starts are found by Newton's method inside their piece.
 /// Underdamped, the search starts where the energy k·x² + v² (which never grows) first allows the rule,
-/// and ends where the envelope guarantees it.
+/// and ends where the envelope guarantees it. Undamped, one period is searched (the motion repeats).
+///
+/// Bounds (the cost of a start stays below about a millisecond, on the engine thread): a spring whose
+/// rule can only hold past 2²⁰ quarter turns (where sin and cos lose their exactness) or 10⁹ s never
+/// rests (infinity); after 2,048 pieces without a hold — lightly damped springs of several components
+/// whose components meet the rule at different phases — it rests where the envelope guarantees the
+/// rule, a time at which it holds though maybe not the first.
 package enum RestTime {
     /// A spring's: offsets from the target and velocities (unused components zero), tension k and
     /// damping c per unit of mass, threshold E. 0 when the rule holds now; infinity when it never will.
@@ -22,8 +28,8 @@ package enum RestTime {
         let motion = Motion(offset: offset, velocity: velocity, tension: k, damping: c, threshold: threshold)
         guard motion.isFinite, threshold > 0, k >= 0, c >= 0 else { return 0 }
         if motion.holds(motion.start) { return 0 }
-        guard c > 0 else { return .infinity }           // undamped: it never settles
         let alpha = c / 2, q = k - alpha * alpha
+        guard c > 0 else { return k > 0 ? motion.undamped(omega: k.squareRoot()) : .infinity }
         return q > 0 ? motion.underdamped(alpha: alpha, omega: q.squareRoot()) : motion.damped(alpha: alpha, gamma: (-q).squareRoot())
     }
 
@@ -107,35 +113,59 @@ private struct Motion {
             let b = (f1 + alpha * f0) / omega, amplitude = (f0 * f0 + b * b).squareRoot()
             if amplitude > limit { end = Swift.max(end, log(amplitude / limit) / alpha) }
         }
-        guard end.isFinite else { return .infinity }
+        guard end.isFinite, omega * end < Motion.longestTurn, end < Motion.longestTime else { return .infinity }
         // Before `from` some component's energy k·x² + v² (never growing) is above (k + 1)·E², which the
         // rule needs: halved down to half a period.
         let halfPeriod = Double.pi / omega, allowed = (k + 1) * limit * limit
         var from = 0.0, to = end
         while to - from > halfPeriod {
-            let middle = (from + to) / 2, state = state(at: middle)
+            let middle = (from + to) / 2
+            guard middle > from, middle < to else { break }
+            let state = state(at: middle)
             let allows = (0..<4).allSatisfy { !moves($0) || k * state.x[$0] * state.x[$0] + state.v[$0] * state.v[$0] <= allowed }
             if allows { to = middle } else { from = middle }
         }
-        // Each turning function's zeros: (θ + nπ)/ω, θ in [0, π) (infinity: a function that is zero).
-        var phases = SIMD8<Double>(repeating: .infinity)
+        let points = turningPoints(alpha: alpha, omega: omega, end: end)
+        return scan(from: from, end: end) { points.next(after: $0) } ?? end
+    }
+
+    /// Undamped: the energy never falls, the motion repeats every 2π/ω: a period is searched.
+    func undamped(omega: Double) -> Double {
+        let period = 2 * Double.pi / omega
+        guard period.isFinite, period < Motion.longestTime else { return .infinity }
+        let points = turningPoints(alpha: 0, omega: omega, end: period)
+        return scan(from: 0, end: period) { points.next(after: $0) } ?? .infinity
+    }
+
+    /// The turning functions' zeros, each e^(−αt)·(A·cos ωt + B·sin ωt): (θ + nπ)/ω, θ in [0, π).
+    struct TurningPoints {
+        var phases = SIMD8<Double>(repeating: .infinity)     // infinity: a function that is zero
+        let omega: Double, end: Double
+
+        /// The next zero after t of any of them; `end` past the last.
+        func next(after t: Double) -> Double {
+            var nearest = end
+            for j in 0..<8 where phases[j].isFinite {
+                let n = ((omega * t - phases[j]) / .pi).rounded(.down) + 1
+                // Rounding may put the first candidate at or before t: the next one is past it.
+                var zero = (phases[j] + n * .pi) / omega
+                if zero <= t { zero = (phases[j] + (n + 1) * .pi) / omega }
+                if zero > t { nearest = Swift.min(nearest, zero) }
+            }
+            return nearest
+        }
+    }
+
+    func turningPoints(alpha: Double, omega: Double, end: Double) -> TurningPoints {
+        var points = TurningPoints(omega: omega, end: end)
         for j in 0..<8 where counts(j) {
             let (f0, f1) = turning(j)
             guard f0 != 0 || f1 != 0 else { continue }
             var theta = atan2(-f0, (f1 + alpha * f0) / omega)
             if theta < 0 { theta += .pi }
-            phases[j] = theta >= .pi ? 0 : theta
+            points.phases[j] = theta >= .pi ? 0 : theta
         }
-        return scan(from: from, end: end) { t in
-            var nearest = end
-            for j in 0..<8 where phases[j].isFinite {
-                var n = ((omega * t - phases[j]) / .pi).rounded(.down) + 1
-                var zero = (phases[j] + n * .pi) / omega
-                while zero <= t { n += 1; zero = (phases[j] + n * .pi) / omega }
-                nearest = Swift.min(nearest, zero)
-            }
-            return nearest
-        }
+        return points
     }
 
     // MARK: Critically and overdamped
@@ -152,28 +182,38 @@ private struct Motion {
             if t > 0, t.isFinite { zeros[j] = t; last = Swift.max(last, t) }
         }
         // After the last zero every |f| falls to 0: doubled until the rule holds there.
-        var end = last + (slow > 0 ? 1 / slow : 1)
-        for _ in 0..<2000 where !holds(state(at: end)) { end = last + 2 * (end - last) }
-        guard end.isFinite, holds(state(at: end)) else { return .infinity }
+        var end = last + (slow > 0 ? 1 / slow : 1), doublings = 0
+        while !holds(state(at: end)) && end < Motion.longestTime && doublings < 64 {
+            end = last + 2 * (end - last)
+            doublings += 1
+        }
+        guard end < Motion.longestTime, holds(state(at: end)) else { return .infinity }
         return scan(from: 0, end: end) { t in
             var nearest = end
             for j in 0..<8 where zeros[j] > t { nearest = Swift.min(nearest, zeros[j]) }
             return nearest
-        }
+        } ?? end
     }
 
     // MARK: The pieces
 
-    /// The first time in [from, end] the rule holds, piece by piece (`next(t)`: the next piece's start).
-    private func scan(from: Double, end: Double, next: (Double) -> Double) -> Double {
+    /// Past 2²⁰ quarter turns `motion_sincos` is no longer exact; past 10⁹ s a spring is taken never to rest.
+    static let longestTurn = Double(1 << 20) * .pi / 2
+    static let longestTime = 1e9
+    /// Pieces searched before settling for the end of the search (see `RestTime`).
+    static let mostPieces = 2048
+
+    /// The first time in [from, end] the rule holds, piece by piece (`next(t)`: the next piece's start);
+    /// nil if it does not within `end` or `mostPieces`.
+    private func scan(from: Double, end: Double, next: (Double) -> Double) -> Double? {
         var t0 = from, s0 = state(at: from)
-        for _ in 0..<100_000 {
+        for _ in 0..<Self.mostPieces {
             let t1 = Swift.min(next(t0), end), s1 = state(at: t1)
             if let first = firstHold(t0, s0, t1, s1) { return first }
-            if t1 >= end { break }
+            if t1 >= end || t1 <= t0 { break }
             (t0, s0) = (t1, s1)
         }
-        return end
+        return nil
     }
 
     /// Within one piece (every condition monotone): the latest time a condition enters |f| ≤ E, if at it

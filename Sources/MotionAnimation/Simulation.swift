@@ -56,6 +56,10 @@ package struct Simulation: Sendable, Equatable, Codable {
     /// Seconds until it rests (0 once it has).
     package var timeToRest: Double { isSettled ? 0 : restsIn ?? 0 }
 
+    /// How far past its rest time the advance that rested it went: a `Sequence`'s next step starts that far
+    /// along (docs/vocabulary.md#when-a-spring-rests).
+    package var overrun: Double { isSettled ? Swift.max(0, -(restsIn ?? 0)) : 0 }
+
     /// The state shown now.
     package var published: (value: SIMD4<Double>, velocity: SIMD4<Double>) {
         @inline(__always) get { (value, velocity) }

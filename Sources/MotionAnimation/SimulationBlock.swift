@@ -154,9 +154,12 @@ final class SimulationBlock {
 
     func simulation(_ index: Int) -> Simulation {
         var value = SIMD4<Double>(), velocity = SIMD4<Double>(), target = SIMD4<Double>()
+        // A lane that came to rest by time shows its target (a decay's is where it rested: the offset went
+        // on past it in the tick that rested it).
+        let rested = restsIn[index] <= 0
         for component in 0..<width {
             target[component] = targets[component][index]
-            value[component] = offsets[component][index] + target[component]
+            value[component] = rested ? target[component] : offsets[component][index] + target[component]
             velocity[component] = velocities[component][index]
         }
         let force: Simulation.Force = restsAtTarget

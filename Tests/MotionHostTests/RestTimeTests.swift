@@ -67,8 +67,12 @@ struct RestTimeTests {
             }
         }
         #expect(checked == ExactMotionTests.stiffnesses.count * ExactMotionTests.ratios.count * 8)
-        // Undamped: never; at rest already: at once; a decay: ln(|v|/E)/drag.
+        // Undamped: where the rule holds on its orbit, or never; at rest already: at once; a decay: ln(|v|/E)/drag.
         #expect(RestTime.spring(offset: SIMD4(1, 0, 0, 0), velocity: .zero, tension: 100, damping: 0, threshold: 1e-3) == .infinity)
+        let orbit = RestTime.spring(offset: SIMD4(-0.002, 0, 0, 0), velocity: .zero, tension: 0.25, damping: 0, threshold: 1e-3)
+        #expect(abs(orbit - 2 * Double.pi / 3) < 1e-9, "x = −0.002·cos(t/2) is within 0.001 from t = 2π/3: \(orbit)")
+        // So light a damping that the rule could hold only past 2²⁰ quarter turns: never (and at once).
+        #expect(RestTime.spring(offset: SIMD4(-1000, 0, 0, 0), velocity: .zero, tension: 120, damping: 1e-16, threshold: 1) == .infinity)
         #expect(RestTime.spring(offset: SIMD4(1e-4, 0, 0, 0), velocity: .zero, tension: 100, damping: 2, threshold: 1e-3) == 0)
         #expect(abs(RestTime.decay(velocity: SIMD4(-1000, 10, 0, 0), drag: 3, threshold: 0.1) - log(10_000) / 3) < 1e-12)
     }
@@ -108,7 +112,7 @@ struct RestTimeTests {
     /// times asked with it.
     @Test func aSampleIsTheSameWhateverElseIsAsked() throws {
         let output = RecordingOutput()
-        let context = try TestContext.greeted(on: output, plugins: ["SpringPlugin"])
+        let context = try TestContext.greeted(on: output, plugins: ["SpringPlugin", "TweenPlugin"])
         func sample(_ times: [Double]) -> JSONValue {
             let spring: JSONValue = ["type": "Spring", "property": "y", "from": [0], "to": [1], "stiffness": 1000, "dampingRatio": 0.6]
             return TestContext.call(context, "plan.sample", ["plan": spring, "times": .array(times.map { .number($0) })], on: output)
@@ -121,6 +125,16 @@ struct RestTimeTests {
         #expect(value(alone, 0) == [1], "at rest at 0.45: \(alone)")
         for reply in [alone, withOthers] {
             #expect(abs((reply["settlingDuration"]?.doubleValue ?? -1) - expected) <= 1e-6, "\(reply["settlingDuration"] ?? .null) vs \(expected)")
+        }
+        // A step after the spring in a Sequence starts at its rest time, whatever the frames: a linear
+        // tween of 1 s from 1 to 2 is at 1.1 at 0.1 s past it.
+        let sequence: JSONValue = ["type": "Sequence", "steps": [
+            ["type": "Spring", "property": "y", "from": [0], "to": [1], "stiffness": 1000, "dampingRatio": 0.6],
+            ["type": "Tween", "property": "y", "from": [1], "to": [2], "duration": 1, "timing": "linear"]]]
+        for times in [[expected + 0.1], [0.2, expected + 0.001, expected + 0.1], [0.05, 0.3333, 0.4, expected + 0.1]] {
+            let reply = TestContext.call(context, "plan.sample", ["plan": sequence, "times": .array(times.map { .number($0) })], on: output)
+            let last = reply["samples"]?.arrayValue?.last?["value"]?.arrayValue?.first?.doubleValue ?? .nan
+            #expect(abs(last - 1.1) < 1e-9, "\(times): \(reply)")
         }
     }
 }
