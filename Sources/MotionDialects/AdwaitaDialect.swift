@@ -27,9 +27,13 @@ public enum AdwaitaDialect {
         return DialectResult(output: lines.joined(separator: "\n") + "\n", unsaid: unsaid)
     }
 
-    /// `ease-out-cubic` → `ADW_EASE_OUT_CUBIC` for libadwaita's (Clutter's) names; `linear` → `ADW_LINEAR`.
+    /// `ease-out-cubic` → `ADW_EASE_OUT_CUBIC` for libadwaita's (Clutter's) names; `linear` → `ADW_LINEAR`;
+    /// CSS's `ease`, `ease-in`, `ease-out`, `ease-in-out` → `ADW_EASE` … `ADW_EASE_IN_OUT` (libadwaita 1.7,
+    /// the same cubic Béziers).
     static func easingName(_ name: String) -> String? {
         if name == "linear" { return "ADW_LINEAR" }
+        let css = ["ease": "ADW_EASE", "ease-in": "ADW_EASE_IN", "ease-out": "ADW_EASE_OUT", "ease-in-out": "ADW_EASE_IN_OUT"]
+        if let easing = css[name] { return easing }
         let kinds = ["quad", "cubic", "quart", "quint", "sine", "expo", "circ", "elastic", "back", "bounce"]
         for prefix in ["ease-in-out-", "ease-in-", "ease-out-"] where name.hasPrefix(prefix) {
             let kind = String(name.dropFirst(prefix.count))

@@ -184,9 +184,11 @@ struct DialectTests {
 
     @Test func libadwaitasTermsForSpringsAndEasings() {
         let exported = AdwaitaDialect.exportTheme(["name": "x", "springs": ["nav": ["dampingRatio": 1, "mass": 1, "stiffness": 1000]],
-                                                   "timings": ["ease": "ease-out-cubic", "m3": [0.2, 0, 0, 1]]])
+                                                   "timings": ["ease": "ease-out-cubic", "css": "ease-in-out", "m3": [0.2, 0, 0, 1]]])
         #expect(exported.output.contains("/* nav */ adw_spring_params_new (1, 1, 1000);"))
         #expect(exported.output.contains("/* ease */ ADW_EASE_OUT_CUBIC;"))
+        // CSS's names are libadwaita's since 1.7, the same Béziers.
+        #expect(exported.output.contains("/* css */ ADW_EASE_IN_OUT;"))
         #expect(exported.unsaid.count == 1 && exported.unsaid[0].hasPrefix("timing m3"))
     }
 }

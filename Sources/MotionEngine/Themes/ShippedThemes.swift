@@ -10,7 +10,8 @@ import MotionWire
 /// - `adwaita`: libadwaita's widget springs (`adw_spring_params_new (damping_ratio, mass, stiffness)`:
 ///   AdwNavigationView's page transition (1, 1, 1000); AdwCarousel's, AdwLeaflet's and AdwFlap's default
 ///   (1, 0.5, 500); AdwDialog's floating sheet (0.62, 1, 500, epsilon 0.01); the bottom sheet (0.8, 1, 400,
-///   epsilon 0.0001)) and its easing names (Clutter's, `adw_easing_ease`).
+///   epsilon 0.0001)), the easings its widgets use (`ADW_EASE`, `ADW_EASE_IN_OUT`, `AdwTimedAnimation`'s
+///   default `ADW_EASE_OUT_CUBIC`, `ADW_LINEAR`) and their durations (`*_DURATION` in its sources).
 /// - `niri`: niri's default `animations { … }` (niri's wiki, "Configuration: Animations").
 enum ShippedThemes {
     static func spring(_ ratio: Double, _ stiffness: Double, mass: Double? = nil, epsilon: Double? = nil) -> JSONValue {
@@ -77,14 +78,14 @@ enum ShippedThemes {
             // Its bottom sheet's stiffness, critically damped (docs/themes.md#routes).
             "route.present": spring(1, 400, mass: 1, epsilon: 0.0001), "route.dismiss": spring(1, 1000, mass: 1),
         ],
+        // Easings and durations as libadwaita's widgets name them (docs/themes.md#adwaita cites each).
         .timings: [
-            "ease": "ease-out-cubic", "ease-in-out": "ease-in-out-cubic", "ease-out-quart": "ease-out-quart",
-            "linear": "linear",
+            "ease": "ease", "ease-in-out": "ease-in-out", "ease-out-cubic": "ease-out-cubic", "linear": "linear",
         ],
-        .durations: ["short": 0.2, "medium": 0.25, "long": 0.4],
+        .durations: ["short": 0.2, "medium": 0.25, "toast": 0.3, "long": 0.4],
         .motions: [
             "notification.enter": ["type": "Spring", "dampingRatio": 0.62, "stiffness": 500, "mass": 1, "epsilon": 0.01],
-            "notification.exit": ["type": "Tween", "timing": "ease-out-cubic", "duration": 0.2],
+            "notification.exit": ["type": "Tween", "timing": "ease-out-cubic", "duration": 0.3],
         ],
     ])
 
