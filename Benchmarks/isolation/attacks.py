@@ -18,10 +18,12 @@ from client import Client
 
 ATTACKS = ["swarm", "bulk", "chains", "waits", "props", "filters", "fanout", "scrub", "sample", "state", "bigplan", "keyframes", "restagger", "routes", "neighbour", "idle",
            "churn", "replace", "connections", "subscriptions", "shm", "slowloris", "names", "stopped", "killed", "retune", "replay", "keys", "tokens",
-           "leaving", "displays"]
+           "leaving", "displays", "all"]
+# "all": one uid at every limit at once (issue #45), these attacks together, each in a process of its own.
+ALL_AT_ONCE = ["bulk", "filters", "keyframes", "bigplan", "state", "subscriptions", "shm", "slowloris", "names", "stopped"]
 # Issue #45's attacks hold many connections: they run at least this long (the daemon cuts a stopped
 # reader off after 10 s; what the victim sees then is the point).
-MINIMUM_SECONDS = {"stopped": 16, "killed": 12, "slowloris": 14}
+MINIMUM_SECONDS = {"stopped": 16, "killed": 12, "slowloris": 14, "all": 16}
 
 
 def victim(path, seconds, result):
@@ -115,6 +117,21 @@ def attack(path, name, seconds):
                 client.sock.recv(1 << 20)
             except socket.timeout:
                 pass
+    elif name == "all":
+        # Issue #45: one uid at every limit at once: the attacks that each fill one of its quotas, each in a
+        # process of its own (this uid), those that hold plans first, then those that hold every connection
+        # and subscription it may have left.
+        children = []
+        python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+        for group in (ALL_AT_ONCE[:5], ALL_AT_ONCE[5:]):
+            for each in group:
+                command = [python, os.path.abspath(__file__), "--attack", path, each, "%.1f" % max(1.0, end - time.monotonic())]
+                children.append((each, subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
+            time.sleep(1)
+        for each, child in children:
+            output, _ = child.communicate(timeout=max(1.0, end - time.monotonic()) + 120)
+            lines = output.strip().splitlines()
+            count("%s %s" % (each, lines[-1][:300] if lines else "(nothing)"))
     elif name == "bulk":
         # As many springs as its quotas allow (100,000 performers), added as fast as they are answered:
         # the lanes they live in grow while the victim's frames go on.
