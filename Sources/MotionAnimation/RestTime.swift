@@ -114,17 +114,20 @@ private struct Motion {
             if amplitude > limit { end = Swift.max(end, log(amplitude / limit) / alpha) }
         }
         guard end.isFinite, omega * end < Motion.longestTurn, end < Motion.longestTime else { return .infinity }
-        // Before `from` some component's energy k·x² + v² (never growing) is above (k + 1)·E², which the
-        // rule needs: halved down to half a period.
-        let halfPeriod = Double.pi / omega, allowed = (k + 1) * limit * limit
-        var from = 0.0, to = end
-        while to - from > halfPeriod {
-            let middle = (from + to) / 2
-            guard middle > from, middle < to else { break }
-            let state = state(at: middle)
-            let allows = (0..<4).allSatisfy { !moves($0) || k * state.x[$0] * state.x[$0] + state.v[$0] * state.v[$0] <= allowed }
-            if allows { to = middle } else { from = middle }
+        // Before `from` some component's energy k·x² + v² is above (k + 1)·E², which the rule needs. With
+        // x = e^(−αt)·p·u and v = e^(−αt)·q·u (u = (cos ωt, sin ωt)), the energy is e^(−2αt)·uᵀ(k·ppᵀ + qqᵀ)u,
+        // at least e^(−2αt) times that matrix's smaller eigenvalue: no evaluation needed.
+        let allowed = (k + 1) * limit * limit
+        var from = 0.0
+        for d in 0..<4 where moves(d) {
+            let (a, b) = (offset[d], (velocity[d] + alpha * offset[d]) / omega)
+            let (qa, qb) = (b * omega - alpha * a, -(a * omega + alpha * b))
+            let trace = k * (a * a + b * b) + qa * qa + qb * qb, cross = a * qb - b * qa
+            let determinant = k * cross * cross
+            let smallest = 2 * determinant / (trace + Swift.max(trace * trace - 4 * determinant, 0).squareRoot())
+            if smallest > allowed, smallest.isFinite { from = Swift.max(from, log(smallest / allowed) / (2 * alpha)) }
         }
+        from = Swift.min(from, end)
         let points = turningPoints(alpha: alpha, omega: omega, end: end)
         return scan(from: from, end: end) { points.next(after: $0) } ?? end
     }

@@ -24,14 +24,15 @@ package struct Simulation: Sendable, Equatable, Codable {
     private var velocity: SIMD4<Double>
     package private(set) var isSettled = false
     /// Seconds from the state shown to the time the rest rule first holds (`RestTime`; infinity: never).
-    /// Optional only so that states written before it existed still read (then it is found again).
+    /// nil until first needed (a plan built only to be checked, a delayed one's, never pays for the search;
+    /// neither does a state written before it existed, until it moves).
     private var restsIn: Double?
 
     package init(value: SIMD4<Double>, velocity: SIMD4<Double>, force: Force, threshold: Double, clampsAtTarget: Bool = false) {
         self.init(value: value, velocity: velocity, force: force, threshold: threshold, restsIn: nil, clampsAtTarget: clampsAtTarget)
     }
 
-    /// With `restsIn` known (a lane's, as it was found when the motion started); nil: found here.
+    /// With `restsIn` known (a lane's, as it was found when the motion started); nil: found when needed.
     package init(value: SIMD4<Double>, velocity: SIMD4<Double>, force: Force, threshold: Double, restsIn: Double?,
                  clampsAtTarget: Bool = false) {
         self.force = force
@@ -39,8 +40,22 @@ package struct Simulation: Sendable, Equatable, Codable {
         clamps = clampsAtTarget ? true : nil
         self.value = value
         self.velocity = velocity
-        self.restsIn = restsIn ?? Self.restTime(value: value, velocity: velocity, force: force, threshold: threshold)
+        // At rest already: settled here (a cheap test); else the search waits until the time is needed.
+        self.restsIn = restsIn ?? (Self.holds(value: value, velocity: velocity, force: force, threshold: threshold) ? 0 : nil)
         settleIfAtRest()
+    }
+
+    /// The rule now: every component's distance (a spring's) and speed within the threshold.
+    static func holds(value: SIMD4<Double>, velocity: SIMD4<Double>, force: Force, threshold: Double) -> Bool {
+        let limit = SIMD4<Double>(repeating: threshold)
+        guard all(magnitude(velocity) .<= limit) else { return false }
+        if case .spring(let target, _, _) = force { return all(magnitude(value - target) .<= limit) }
+        return true
+    }
+
+    /// `restsIn`, searched for now if it was not yet.
+    private var remaining: Double {
+        restsIn ?? Self.restTime(value: value, velocity: velocity, force: force, threshold: threshold)
     }
 
     /// When the rule first holds from this state (docs/vocabulary.md#when-a-spring-rests).
@@ -54,7 +69,7 @@ package struct Simulation: Sendable, Equatable, Codable {
     }
 
     /// Seconds until it rests (0 once it has).
-    package var timeToRest: Double { isSettled ? 0 : restsIn ?? 0 }
+    package var timeToRest: Double { isSettled ? 0 : remaining }
 
     /// How far past its rest time the advance that rested it went: a `Sequence`'s next step starts that far
     /// along (docs/vocabulary.md#when-a-spring-rests).
@@ -84,7 +99,7 @@ package struct Simulation: Sendable, Equatable, Codable {
     package mutating func advance(by dt: Double, components: Int = 4) {
         guard !isSettled, dt > 0 else { return }
         let (tension, damping, target) = dynamics
-        let remaining = restsIn ?? 0
+        let remaining = self.remaining
         // A decay rests where it is at its rest time, not past it.
         let step = Swift.min(dt, remaining)
         var matrix = (0.0, 0.0, 0.0, 0.0)
@@ -128,7 +143,7 @@ package struct Simulation: Sendable, Equatable, Codable {
             isSettled = true
             return
         }
-        guard (restsIn ?? 0) <= 0 else { return }
+        guard let restsIn, restsIn <= 0 else { return }
         if case .spring(let target, _, _) = force { value = target }
         velocity = .zero
         isSettled = true
@@ -207,6 +222,6 @@ extension Simulation {
         self.velocity = velocity
         self.isSettled = isSettled
         if case .bool(true)? = json["clamps"] { clamps = true }
-        restsIn = json["restsIn"]?.doubleValue ?? Self.restTime(value: value, velocity: velocity, force: force, threshold: threshold)
+        restsIn = json["restsIn"]?.doubleValue
     }
 }
