@@ -210,7 +210,8 @@ package final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfo
             running[index].name = name
             publish(replacement, to: handle)
             if replacement.isFinished {
-                end(removing: index, reason: "finished")
+                // Finished at once: a Sequence's next step starts as far along as this one would have.
+                end(removing: index, reason: "finished", late: along)
             } else if along > 0 {
                 lanes.advance([running[index].lane], by: along)
                 lanes.finishTick(writer: writer)
@@ -269,7 +270,8 @@ package final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfo
                         rest: Double = 0) {
         publish(animation, to: handle)
         if animation.isFinished {
-            context.animationEnded(property: plan.property, reason: "finished", name: name)
+            // Finished at once: a Sequence's next step starts as far along as this one would have.
+            context.animationEnded(property: plan.property, reason: "finished", name: name, late: rest)
             context.terminate(token)
             return
         }

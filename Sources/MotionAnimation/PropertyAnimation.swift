@@ -30,8 +30,8 @@ package protocol PropertyAnimation {
     var value: SIMD4<Double> { get }
     var velocity: SIMD4<Double> { get }
     var isFinished: Bool { get }
-    /// Seconds the last advance ran past the animation's end (what a `Sequence`'s next step makes up);
-    /// 0 by default (a simulation ends at the step it settles).
+    /// Seconds the last advance ran past the animation's end (what a `Sequence`'s next step makes up):
+    /// a tween's past its duration, a simulation's past its rest time (0 by default).
     var overrun: Double { get }
     /// Value and velocity together, computed once per frame.
     var state: (value: SIMD4<Double>, velocity: SIMD4<Double>) { get }

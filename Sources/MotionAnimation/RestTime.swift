@@ -12,12 +12,13 @@ import MotionKernels
 /// each condition |f| ≤ E holds on one interval; the first piece in which the intervals meet holds the
 /// answer, the latest of their starts. The zeros are known in closed form (a sequence every π/ω when
 /// underdamped, at most one each otherwise); the starts are found by Newton's method inside their piece.
-/// Underdamped, the search starts where the energy k·x² + v² (which never grows) first allows the rule,
-/// and ends where the envelope guarantees it. Undamped, one period is searched (the motion repeats).
+/// Underdamped, the search starts at a lower bound of the time the energy k·x² + v² (which never grows)
+/// first allows the rule, and ends where the envelope guarantees it. Undamped, one period is searched
+/// (the motion repeats).
 ///
-/// Bounds (the cost of a start stays below about a millisecond, on the engine thread): a spring whose
-/// rule can only hold past 2²⁰ quarter turns (where sin and cos lose their exactness) or 10⁹ s never
-/// rests (infinity); after 2,048 pieces without a hold — lightly damped springs of several components
+/// Bounds (the cost of a start stays below about a millisecond, on the engine thread): the search goes no
+/// further than 2²⁰ quarter turns (where sin and cos lose their exactness) or 10⁹ s, and a spring whose rule
+/// is first met only past them never rests (infinity); after 2,048 pieces without a hold — lightly damped springs of several components
 /// whose components meet the rule at different phases — it rests where the envelope guarantees the
 /// rule, a time at which it holds though maybe not the first.
 package enum RestTime {
@@ -113,7 +114,10 @@ private struct Motion {
             let b = (f1 + alpha * f0) / omega, amplitude = (f0 * f0 + b * b).squareRoot()
             if amplitude > limit { end = Swift.max(end, log(amplitude / limit) / alpha) }
         }
-        guard end.isFinite, omega * end < Motion.longestTurn, end < Motion.longestTime else { return .infinity }
+        guard !end.isNaN else { return .infinity }
+        // The search goes no further than 2²⁰ quarter turns or 10⁹ s: a rule first met only past them
+        // is taken never to be (one met earlier is found, however far `end` is).
+        let horizon = Swift.min(Motion.longestTime, Motion.longestTurn / omega), stop = Swift.min(end, horizon)
         // Before `from` some component's energy k·x² + v² is above (k + 1)·E², which the rule needs. With
         // x = e^(−αt)·p·u and v = e^(−αt)·q·u (u = (cos ωt, sin ωt)), the energy is e^(−2αt)·uᵀ(k·ppᵀ + qqᵀ)u,
         // at least e^(−2αt) times that matrix's smaller eigenvalue: no evaluation needed.
@@ -127,9 +131,9 @@ private struct Motion {
             let smallest = 2 * determinant / (trace + Swift.max(trace * trace - 4 * determinant, 0).squareRoot())
             if smallest > allowed, smallest.isFinite { from = Swift.max(from, log(smallest / allowed) / (2 * alpha)) }
         }
-        from = Swift.min(from, end)
-        let points = turningPoints(alpha: alpha, omega: omega, end: end)
-        return scan(from: from, end: end) { points.next(after: $0) } ?? end
+        guard from < stop else { return end <= horizon ? end : .infinity }
+        let points = turningPoints(alpha: alpha, omega: omega, end: stop)
+        return scan(from: from, end: stop) { points.next(after: $0) } ?? (end <= horizon ? end : .infinity)
     }
 
     /// Undamped: the energy never falls, the motion repeats every 2π/ω: a period is searched.
@@ -184,18 +188,20 @@ private struct Motion {
             let t = abs(x) < 1e-8 ? z * (1 - x / 2) : log1p(x) / (2 * gamma)
             if t > 0, t.isFinite { zeros[j] = t; last = Swift.max(last, t) }
         }
-        // After the last zero every |f| falls to 0: doubled until the rule holds there.
-        var end = last + (slow > 0 ? 1 / slow : 1), doublings = 0
+        // After the last zero every |f| falls to 0: doubled until the rule holds there, or to 10⁹ s (then
+        // searched to there: a rule first met only later is taken never to be).
+        var end = Swift.min(last + (slow > 0 ? 1 / slow : 1), Motion.longestTime), doublings = 0
         while !holds(state(at: end)) && end < Motion.longestTime && doublings < 64 {
-            end = last + 2 * (end - last)
+            end = Swift.min(last + 2 * (end - last), Motion.longestTime)
             doublings += 1
         }
-        guard end < Motion.longestTime, holds(state(at: end)) else { return .infinity }
+        guard end.isFinite else { return .infinity }
+        let bounded = holds(state(at: end))
         return scan(from: 0, end: end) { t in
             var nearest = end
             for j in 0..<8 where zeros[j] > t { nearest = Swift.min(nearest, zeros[j]) }
             return nearest
-        } ?? end
+        } ?? (bounded ? end : .infinity)
     }
 
     // MARK: The pieces

@@ -4,8 +4,8 @@ import MotionKernels
 /// A spring or a decay evaluated exactly (docs/vocabulary.md#exact-motion): each `advance` applies the
 /// closed form over the time asked (`motion_simulation_transition`, the formula the lanes use), so the
 /// state at any time equals the analytic solution whatever steps led there. It rests at the time its rest
-/// rule first holds (`RestTime`, found when it starts or is retargeted), whatever the steps: the first
-/// `advance` that reaches that time ends on the resting value.
+/// rule first holds (`RestTime`, found from the state it starts or is retargeted with, when first needed),
+/// whatever the steps: the first `advance` that reaches that time ends on the resting value.
 package struct Simulation: Sendable, Equatable, Codable {
     package enum Force: Sendable, Equatable, Codable {
         /// a = −tension·(x − target) − damping·v; settles when |v| and |x − target| are within threshold.

@@ -71,8 +71,14 @@ struct RestTimeTests {
         #expect(RestTime.spring(offset: SIMD4(1, 0, 0, 0), velocity: .zero, tension: 100, damping: 0, threshold: 1e-3) == .infinity)
         let orbit = RestTime.spring(offset: SIMD4(-0.002, 0, 0, 0), velocity: .zero, tension: 0.25, damping: 0, threshold: 1e-3)
         #expect(abs(orbit - 2 * Double.pi / 3) < 1e-9, "x = −0.002·cos(t/2) is within 0.001 from t = 2π/3: \(orbit)")
-        // So light a damping that the rule could hold only past 2²⁰ quarter turns: never (and at once).
+        // So light a damping that the rule could hold only past 2²⁰ quarter turns: never (and at once)…
         #expect(RestTime.spring(offset: SIMD4(-1000, 0, 0, 0), velocity: .zero, tension: 120, damping: 1e-16, threshold: 1) == .infinity)
+        // …but a rule met early is found however far the envelope's guarantee is: v = 3·cos 10t is within
+        // 1 from acos(1/3)/10 (x within 0.3 all along); an overdamped spring whose slow mode takes 1e9 s.
+        let early = RestTime.spring(offset: .zero, velocity: SIMD4(3, 0, 0, 0), tension: 100, damping: 1e-5, threshold: 1)
+        #expect(abs(early - acos(1.0 / 3) / 10) < 1e-5, "\(early)")
+        let slow = RestTime.spring(offset: .zero, velocity: SIMD4(1.5, 0, 0, 0), tension: 1e-9, damping: 1, threshold: 1)
+        #expect(abs(slow - log(1.5)) < 1e-6, "\(slow)")
         #expect(RestTime.spring(offset: SIMD4(1e-4, 0, 0, 0), velocity: .zero, tension: 100, damping: 2, threshold: 1e-3) == 0)
         #expect(abs(RestTime.decay(velocity: SIMD4(-1000, 10, 0, 0), drag: 3, threshold: 0.1) - log(10_000) / 3) < 1e-12)
     }
@@ -131,10 +137,16 @@ struct RestTimeTests {
         let sequence: JSONValue = ["type": "Sequence", "steps": [
             ["type": "Spring", "property": "y", "from": [0], "to": [1], "stiffness": 1000, "dampingRatio": 0.6],
             ["type": "Tween", "property": "y", "from": [1], "to": [2], "duration": 1, "timing": "linear"]]]
-        for times in [[expected + 0.1], [0.2, expected + 0.001, expected + 0.1], [0.05, 0.3333, 0.4, expected + 0.1]] {
-            let reply = TestContext.call(context, "plan.sample", ["plan": sequence, "times": .array(times.map { .number($0) })], on: output)
-            let last = reply["samples"]?.arrayValue?.last?["value"]?.arrayValue?.first?.doubleValue ?? .nan
-            #expect(abs(last - 1.1) < 1e-9, "\(times): \(reply)")
+        // So does one after a step that finishes at once (a spring already at its target).
+        var atRest = sequence
+        atRest["steps"] = [sequence["steps"]?.arrayValue?[0] ?? .null, ["type": "Spring", "property": "y", "to": [1]],
+                           sequence["steps"]?.arrayValue?[1] ?? .null]
+        for plan in [sequence, atRest] {
+            for times in [[expected + 0.1], [0.2, expected + 0.001, expected + 0.1], [0.05, 0.3333, 0.4, expected + 0.1]] {
+                let reply = TestContext.call(context, "plan.sample", ["plan": plan, "times": .array(times.map { .number($0) })], on: output)
+                let last = reply["samples"]?.arrayValue?.last?["value"]?.arrayValue?.first?.doubleValue ?? .nan
+                #expect(abs(last - 1.1) < 1e-9, "\(times): \(reply)")
+            }
         }
     }
 }
