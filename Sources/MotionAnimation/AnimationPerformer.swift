@@ -210,7 +210,6 @@ package final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfo
             running[index].name = name
             publish(replacement, to: handle)
             if replacement.isFinished {
-                // Finished at once: a Sequence's next step starts as far along as this one would have.
                 end(removing: index, reason: "finished", late: along)
             } else if along > 0 {
                 lanes.advance([running[index].lane], by: along)
@@ -265,12 +264,11 @@ package final class AnimationPerformer<Animation: PropertyAnimation>: BatchPerfo
     }
 
     /// A new animation takes its place: its first value is written, then it runs (stepped by `rest`, the
-    /// part of this tick after a delay ended), or ends at once if it is already finished.
+    /// part of this tick after a delay ended), or ends at once, `rest` late, if it is already finished.
     private func launch(_ animation: Animation, plan: Plan, handle: PropertyHandle, name: String?, token: ActiveToken,
                         rest: Double = 0) {
         publish(animation, to: handle)
         if animation.isFinished {
-            // Finished at once: a Sequence's next step starts as far along as this one would have.
             context.animationEnded(property: plan.property, reason: "finished", name: name, late: rest)
             context.terminate(token)
             return
