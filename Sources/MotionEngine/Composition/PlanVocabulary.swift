@@ -45,10 +45,19 @@ package struct PlanVocabulary: Sendable, Equatable {
     /// being set has each of its tokens of that kind performed in such a plan in a dry run, so a token
     /// no plan could use is refused then, naming it (`Themes+Checks`), not at each plan that names it.
     package var tokenUses: [String: JSONValue]
+    /// The themes shipped with these plugins, by name, in their plan types' words (docs/themes.md):
+    /// what `theme.set {shipped}` and a config's `theme` choose from.
+    package var themes: [String: Theme]
+    /// The theme in force until one is set; its `route.*` springs are every theme's fallback
+    /// (`TransitionPlans.themed`). Without a vocabulary: an empty theme (routes then keep their own plans).
+    package var baseTheme: Theme
 
     package init(instant: [String: Instant] = [:], setType: String? = nil, appear: JSONValue? = nil, remove: JSONValue? = nil,
-                 retunable: [String: Retune] = [:], tokenUses: [String: JSONValue] = [:]) {
+                 retunable: [String: Retune] = [:], tokenUses: [String: JSONValue] = [:],
+                 themes: [String: Theme] = [:], baseTheme: Theme = Theme(name: "none")) {
         self.instant = instant
+        self.themes = themes
+        self.baseTheme = baseTheme
         self.retunable = retunable
         self.tokenUses = tokenUses
         self.setType = setType

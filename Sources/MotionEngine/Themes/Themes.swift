@@ -6,12 +6,12 @@ import MotionWire
 /// them live (`theme.changed`); the host keeps both in the state directory.
 package final class Themes: ContextPart {
     unowned let context: EngineContext
-    package private(set) var system = ShippedThemes.motiond
+    package private(set) var system: Theme
     /// Where the system theme came from: `shipped` or the file or request that set it.
     package private(set) var systemOrigin = "shipped"
     package private(set) var overlays: [UInt32: Theme] = [:]
     /// The config's theme (or `motiond`): what `theme.set {theme: null}` goes back to.
-    private(set) var configured = ShippedThemes.motiond
+    private(set) var configured: Theme
     private(set) var configuredOrigin = "shipped"
     /// Running plans that used tokens, by property (`Themes+Retune`), how many per uid, and the last
     /// generation given.
@@ -24,17 +24,19 @@ package final class Themes: ContextPart {
 
     init(context: EngineContext) {
         self.context = context
+        system = context.engine.vocabulary.baseTheme
+        configured = system
     }
 
-    /// The shipped themes by name (docs/themes.md).
-    package static var shipped: [String: Theme] { ShippedThemes.all }
+    /// The shipped themes by name (docs/themes.md): the vocabulary's.
+    var shipped: [String: Theme] { engine.vocabulary.themes }
 
     /// The token `name` of `kind` as `uid` sees it: its overlay's, else the system's.
     func token(_ kind: Theme.Kind, _ name: String, for uid: UInt32?) -> (value: JSONValue, origin: String)? {
         if let uid, let value = overlays[uid]?[kind, name] { return (value, "user") }
         if let value = system[kind, name] { return (value, "system") }
         // Routes' springs always exist: a theme without them has motiond's (`TransitionPlans.themed`).
-        if kind == .springs, name.hasPrefix("route."), let value = ShippedThemes.motiond[kind, name] { return (value, "motiond") }
+        if kind == .springs, name.hasPrefix("route."), let value = engine.vocabulary.baseTheme[kind, name] { return (value, engine.vocabulary.baseTheme.name) }
         return nil
     }
 
@@ -78,8 +80,8 @@ package final class Themes: ContextPart {
     func get(_ params: Params, in session: Session) throws(EngineError) -> JSONValue {
         // `{shipped: name}`: that shipped theme as a theme file holds it.
         if let name = try params.optionalName("shipped") {
-            guard let theme = ShippedThemes.all[name] else {
-                throw EngineError(.themeInvalid, "shipped: \"\(name)\" is not a shipped theme (shipped: \(ShippedThemes.all.keys.sorted().joined(separator: ", ")))")
+            guard let theme = shipped[name] else {
+                throw EngineError(.themeInvalid, "shipped: \"\(name)\" is not a shipped theme (shipped: \(shipped.keys.sorted().joined(separator: ", ")))")
             }
             return theme.json
         }
@@ -99,7 +101,7 @@ package final class Themes: ContextPart {
             groups[kind.rawValue] = .object(entries)
         }
         var result: JSONValue = ["scope": .string(scope), "system": .string(system.name), "systemOrigin": .string(systemOrigin),
-                                 "tokens": .object(groups), "shipped": .array(ShippedThemes.all.keys.sorted().map { .string($0) })]
+                                 "tokens": .object(groups), "shipped": .array(shipped.keys.sorted().map { .string($0) })]
         if let overlay = overlays[session.uid] { result["user"] = .string(overlay.name) }
         return result
     }
@@ -116,11 +118,11 @@ package final class Themes: ContextPart {
         let next: Theme?
         switch params["theme"] {
         case .string(let name)?:
-            guard let shipped = ShippedThemes.all[name] else {
-                let hint = KeySuggestion.closest(to: name, in: ShippedThemes.all.keys).map { "; did you mean \($0)?" } ?? ""
-                throw EngineError(.themeInvalid, "theme: \"\(name)\" is not a shipped theme\(hint) (shipped: \(ShippedThemes.all.keys.sorted().joined(separator: ", ")))")
+            guard let named = shipped[name] else {
+                let hint = KeySuggestion.closest(to: name, in: shipped.keys).map { "; did you mean \($0)?" } ?? ""
+                throw EngineError(.themeInvalid, "theme: \"\(name)\" is not a shipped theme\(hint) (shipped: \(shipped.keys.sorted().joined(separator: ", ")))")
             }
-            next = shipped
+            next = named
         case .object?:
             let theme = try Theme(json: params["theme"]!)
             try checkUses(of: theme)

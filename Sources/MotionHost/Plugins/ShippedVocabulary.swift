@@ -7,7 +7,7 @@ extension PlanVocabulary {
     /// `Set` sets a value at once; a theme's spring tokens are tried in a `Spring` and its timings in a `Tween`
     /// when it is set; a theme's retune carries a `Spring` on from the property's state and a
     /// `Tween` from its value and velocity for the rest of its new duration; a container animation cross-fades by default as Reinstate does (0.2 s
-    /// ease-out `Tween`s of `opacity`). The daemon always speaks it: a plan of a type no loaded plugin
+    /// ease-out `Tween`s of `opacity`); the shipped themes (`ShippedThemes`), `motiond` in force until one is set. The daemon always speaks it: a plan of a type no loaded plugin
     /// provides fails as any such plan does.
     package static let shipped = PlanVocabulary(
         instant: ["Tween": .noDuration, "Keyframes": .noDuration, "Spring": .startAtTarget, "Decay": .startAtRest(defaultDrag: 3)],
@@ -17,5 +17,6 @@ extension PlanVocabulary {
         retunable: ["Spring": .fromCurrentState, "Tween": .timed(defaultDuration: 0.25),
                     "Keyframes": .path(defaultDuration: 0.25)],
         tokenUses: ["springs": ["type": "Spring", "property": "x", "from": [0], "to": [1], "spring": "@token"],
-                    "timings": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "@token"]])
+                    "timings": ["type": "Tween", "property": "x", "from": [0], "to": [1], "duration": 1, "timing": "@token"]],
+        themes: ShippedThemes.all, baseTheme: ShippedThemes.motiond)
 }

@@ -63,7 +63,7 @@ struct ThemeStore: Sendable {
 
     /// A theme file (or a shipped theme's name, for config `theme`).
     static func theme(named nameOrPath: String) throws -> Theme {
-        if let shipped = Themes.shipped[nameOrPath] { return shipped }
+        if let shipped = ShippedThemes.all[nameOrPath] { return shipped }
         return try read(path: nameOrPath)
     }
 

@@ -1,3 +1,4 @@
+import MotionEngine
 import MotionWire
 
 /// The themes motiond ships (docs/themes.md), their numbers taken from their sources:
@@ -13,25 +14,25 @@ import MotionWire
 ///   epsilon 0.0001)), the easings its widgets use (`ADW_EASE`, `ADW_EASE_IN_OUT`, `AdwTimedAnimation`'s
 ///   default `ADW_EASE_OUT_CUBIC`, `ADW_LINEAR`) and their durations (`*_DURATION` in its sources).
 /// - `niri`: niri's default `animations { … }` (niri's wiki, "Configuration: Animations").
-enum ShippedThemes {
-    static func spring(_ ratio: Double, _ stiffness: Double, mass: Double? = nil, epsilon: Double? = nil) -> JSONValue {
+package enum ShippedThemes {
+    package static func spring(_ ratio: Double, _ stiffness: Double, mass: Double? = nil, epsilon: Double? = nil) -> JSONValue {
         var keys: [String: JSONValue] = ["dampingRatio": .number(ratio), "stiffness": .number(stiffness)]
         if let mass { keys["mass"] = .number(mass) }
         if let epsilon { keys["epsilon"] = .number(epsilon) }
         return .object(keys)
     }
 
-    static func bezier(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> JSONValue {
+    package static func bezier(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> JSONValue {
         .array([.number(a), .number(b), .number(c), .number(d)])
     }
 
-    static let material3Durations: [String: JSONValue] = [
+    package static let material3Durations: [String: JSONValue] = [
         "short1": 0.05, "short2": 0.1, "short3": 0.15, "short4": 0.2, "medium1": 0.25, "medium2": 0.3, "medium3": 0.35,
         "medium4": 0.4, "long1": 0.45, "long2": 0.5, "long3": 0.55, "long4": 0.6, "extra-long1": 0.7, "extra-long2": 0.8,
         "extra-long3": 0.9, "extra-long4": 1.0,
     ]
 
-    static let motiond = Theme(name: "motiond", tokens: [
+    package static let motiond = Theme(name: "motiond", tokens: [
         .springs: [
             "spatial.default": spring(1, 800), "spatial.fast": spring(1, 1000), "spatial.slow": spring(1, 300),
             "effects.default": spring(1, 1600), "bouncy": spring(0.6, 500),
@@ -47,7 +48,7 @@ enum ShippedThemes {
         ],
     ])
 
-    static let material3 = Theme(name: "material3", tokens: [
+    package static let material3 = Theme(name: "material3", tokens: [
         .springs: [
             "spatial.fast": spring(0.9, 1400), "spatial.default": spring(0.9, 700), "spatial.slow": spring(0.9, 300),
             "effects.fast": spring(1, 3800), "effects.default": spring(1, 1600), "effects.slow": spring(1, 800),
@@ -70,7 +71,7 @@ enum ShippedThemes {
         ],
     ])
 
-    static let adwaita = Theme(name: "adwaita", tokens: [
+    package static let adwaita = Theme(name: "adwaita", tokens: [
         .springs: [
             "navigation": spring(1, 1000, mass: 1), "carousel": spring(1, 500, mass: 0.5),
             "dialog.open": spring(0.62, 500, mass: 1, epsilon: 0.01), "bottom-sheet.open": spring(0.8, 400, mass: 1, epsilon: 0.0001),
@@ -89,7 +90,7 @@ enum ShippedThemes {
         ],
     ])
 
-    static let niri = Theme(name: "niri", tokens: [
+    package static let niri = Theme(name: "niri", tokens: [
         .springs: [
             "workspace-switch": spring(1, 1000, epsilon: 0.0001), "horizontal-view-movement": spring(1, 800, epsilon: 0.0001),
             "window-movement": spring(1, 800, epsilon: 0.0001), "window-resize": spring(1, 800, epsilon: 0.0001),
@@ -109,5 +110,5 @@ enum ShippedThemes {
         ],
     ])
 
-    static let all: [String: Theme] = ["motiond": motiond, "material3": material3, "adwaita": adwaita, "niri": niri]
+    package static let all: [String: Theme] = ["motiond": motiond, "material3": material3, "adwaita": adwaita, "niri": niri]
 }
