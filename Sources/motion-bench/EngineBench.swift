@@ -56,12 +56,12 @@ struct EngineBench: AsyncParsableCommand {
         }
         // With no one to read them (the daemon's tick with no frame subscriber), the shipped springs keep
         // their values ("motion.kept/1"); with a reader, every value is written to the property store.
-        engine.writesUnread = true
+        engine.unread.writesUnread = true
         let (unread, unreadAllocations) = measure {
             engine.advance(by: dt)
             engine.clearFrame()
         }
-        engine.writesUnread = false
+        engine.unread.writesUnread = false
         let (advance, advanceAllocations) = measure {
             engine.advance(by: dt)
             engine.clearFrame()

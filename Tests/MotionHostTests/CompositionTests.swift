@@ -183,7 +183,7 @@ struct CompositionTests {
     /// A uid's composites start their next steps within a budget per frame; the rest wait for the next
     /// frame and start as far along as they would have: a step's values never depend on the wait.
     @Test func stepsPastAUidsBudgetWaitAFrameAndStartAsFarAlong() {
-        context.engine.compositeNanosPerUID = 1  // one end of the uid's a drain
+        context.engine.spread.compositeNanosPerUID = 1  // one end of the uid's a drain
         let sequence: JSONValue = ["type": "Sequence", "steps": [Self.tween(1, 0.05), Self.tween(2, 0.1)]]
         for target in ["a", "b", "c"] { _ = call("plan.add", ["target": .string(target), "plan": sequence]) }
         var carried = false
@@ -201,7 +201,7 @@ struct CompositionTests {
     /// The budget holds inside one Sequence: steps that end at once (`Set`s) past it start the next frame,
     /// from where it stopped, and every one of them still starts, in order.
     @Test func setsThatEndAtOncePastTheBudgetGoOnTheNextFrame() {
-        context.engine.compositeNanosPerUID = 1  // one step a drain past the first
+        context.engine.spread.compositeNanosPerUID = 1  // one step a drain past the first
         let sets: [JSONValue] = (0..<10).map { ["type": "Set", "property": .string("p\($0)"), "value": [.number(Double($0 + 1))]] }
         _ = call("plan.add", ["target": "a", "plan": ["type": "Sequence", "steps": .array([Self.tween(1, 0.05)] + sets)]])
         var frames = 0
@@ -220,7 +220,7 @@ struct CompositionTests {
     /// A Group a client adds starts within the uid's budget too: past it the rest of its plans start on
     /// the next frames, as far along as they would have been (every tween of it at the same value).
     @Test func aGroupPastTheBudgetStartsTheRestOnTheNextFramesAsFarAlong() {
-        context.engine.compositeNanosPerUID = 1  // one plan a request or a drain
+        context.engine.spread.compositeNanosPerUID = 1  // one plan a request or a drain
         let tweens: [JSONValue] = (0..<10).map {
             ["type": "Tween", "property": .string("p\($0)"), "from": [0], "to": [1], "duration": 1, "timing": "linear"]
         }

@@ -77,7 +77,7 @@ struct KeptWritesTests {
     /// A writing and a keeping engine with the script's plans, 3 ticks in.
     static func startedPair() throws -> (eager: Engine, lazy: Engine) {
         let eager = try engine(), lazy = try engine()
-        lazy.writesUnread = true
+        lazy.unread.writesUnread = true
         for engine in [eager, lazy] { try start(engine) }
         advance([eager, lazy], ticks: 3)
         return (eager, lazy)
@@ -157,7 +157,7 @@ struct KeptWritesTests {
     /// written as they go (the new image's lanes have never stepped, so a read asks them for nothing).
     @Test func aSwapToAnotherImageKeepsTheValuesReadable() throws {
         let eager = try Self.engine(), lazy = try Self.engine()
-        lazy.writesUnread = true
+        lazy.unread.writesUnread = true
         for engine in [eager, lazy] {
             for index in 0..<50 {
                 try engine.addPlan(plan(#"{"type":"Spring","property":"x","from":[0],"to":[\#(100 + index)],"tension":120,"damping":4}"#), to: "s\(index)")
@@ -231,7 +231,7 @@ struct KeptWritesTests {
     @Test func runtimeStateAfterTicksWithNoSubscriber() throws {
         let eager = try Self.engine(), lazy = try Self.engine()
         // One page of all 20 targets, however slow the machine (a page may end on the engine's time).
-        lazy.statePageNanos = .max
+        lazy.spread.statePageNanos = .max
         let (context, output) = Self.daemon(lazy)
         for index in 0..<20 {
             let spring = #"{"type":"Spring","property":"x","from":[0],"to":[\#(10 * index)],"tension":120,"damping":3}"#
@@ -256,13 +256,13 @@ struct KeptWritesTests {
 
     @Test func aSubscriberThatArrivesGetsEveryMovingValueAtTheNextTick() throws {
         let lazy = try Self.engine()
-        lazy.writesUnread = true
+        lazy.unread.writesUnread = true
         try lazy.addPlan(plan(#"{"type":"Spring","property":"x","from":[0],"to":[100],"tension":100,"damping":5}"#), to: "card")
         Self.advance([lazy], ticks: 10)
         let handle = try #require(lazy.store.handle(for: .init(runtime: Engine.defaultRuntime, target: "card", property: "x")))
         #expect(lazy.store.slot(handle)[0] == 0)
         // The clock writes every value of a tick that someone will see.
-        lazy.writesUnread = false
+        lazy.unread.writesUnread = false
         lazy.advance(by: 1.0 / 120)
         #expect(lazy.dirtyProperties.contains(handle), "the tick's frame carries the moving property")
         #expect(lazy.store.slot(handle)[0] > 0)

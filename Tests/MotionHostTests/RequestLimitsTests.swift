@@ -47,7 +47,7 @@ struct RequestLimitsTests {
             context.receive(line: Array(#"{"id":1,"method":"plan.add","params":{"target":"t\#(index)","plan":{"type":"ChangeBoolean","value":true}}}"#.utf8), from: 1)
         }
         // By count alone first (however slow this build is).
-        context.engine.statePageNanos = .max
+        context.engine.spread.statePageNanos = .max
         var names: [String] = [], after: String?, pages = 0
         repeat {
             let params: JSONValue = after.map { ["after": .string($0)] } ?? [:]
@@ -63,7 +63,7 @@ struct RequestLimitsTests {
         #expect(pages == 3)
         #expect(names == (0..<2_500).map { "t\($0)" }, "every target once, in creation order")
         // A page also ends on the engine's time (with no time at all, after every 16 targets).
-        context.engine.statePageNanos = 0
+        context.engine.spread.statePageNanos = 0
         names = []
         after = nil
         pages = 0

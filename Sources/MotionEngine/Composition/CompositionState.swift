@@ -1,7 +1,10 @@
 import HashTreeCollections
 
-/// What the engine keeps for running composites.
+/// What the engine keeps for running composites, and which plans complete at once when added.
 struct CompositionState {
+    /// Reduce motion and speed 0 (docs/vocabulary.md): which plans complete at once when added.
+    var instantMotion = InstantMotion.off
+
     /// A property a composite's leaf animates.
     struct Leaf: Hashable {
         var runtime: String

@@ -8,8 +8,8 @@ extension Engine {
         // A client's composite starts within its uid's budget too (a Group of 250 springs took ~10 ms on an
         // Intel Xeon): the plans past it start the next frames, as far along as they would be.
         let outer = composition.stepDeadline
-        if outer == nil, scope.owner != nil, compositeNanosPerUID != .max {
-            composition.stepDeadline = WorkClock.now() &+ compositeNanosPerUID
+        if outer == nil, scope.owner != nil, spread.compositeNanosPerUID != .max {
+            composition.stepDeadline = WorkClock.now() &+ spread.compositeNanosPerUID
         }
         defer { composition.stepDeadline = outer }
         _ = try start(plan, kind: kind, target: target, in: scope, parent: nil, late: 0, quotas: quotas)
@@ -26,7 +26,7 @@ extension Engine {
     /// Hands the ends traced so far to their composites (which may start their next steps), within each
     /// uid's `compositeNanosPerUID` (the daemon's own, dry runs included, are not counted).
     func drainCompositeEnds() {
-        guard !composition.isDraining, !composition.ends.isEmpty, emitDepth == 0, phase == .control else { return }
+        guard !composition.isDraining, !composition.ends.isEmpty, cycle.emitDepth == 0, cycle.phase == .control else { return }
         composition.isDraining = true
         defer { composition.isDraining = false }
         var carried: [CompositionState.End] = []
@@ -39,12 +39,12 @@ extension Engine {
                 childEnded(end.composite, reason: end.reason, late: end.late)
                 continue
             }
-            if spent[owner, default: 0] >= compositeNanosPerUID {
+            if spent[owner, default: 0] >= spread.compositeNanosPerUID {
                 carried.append(end)
                 continue
             }
             let began = WorkClock.now()
-            composition.stepDeadline = compositeNanosPerUID == .max ? nil : began &+ (compositeNanosPerUID - spent[owner, default: 0])
+            composition.stepDeadline = spread.compositeNanosPerUID == .max ? nil : began &+ (spread.compositeNanosPerUID - spent[owner, default: 0])
             childEnded(end.composite, reason: end.reason, late: end.late)
             composition.stepDeadline = nil
             spent[owner, default: 0] &+= WorkClock.now() &- began

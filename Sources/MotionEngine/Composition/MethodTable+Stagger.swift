@@ -68,7 +68,7 @@ extension MethodTable {
         }
         return try context.journal.orApply(session, id: request.id, journaled: journaled, record: {
             let now = clock.wallNow()
-            return zip(targets, plans).map { .add(runtime: runtime, target: $0, plan: $1, name: nil, t: now, instant: engine.instantMotion) }
+            return zip(targets, plans).map { .add(runtime: runtime, target: $0, plan: $1, name: nil, t: now, instant: engine.composition.instantMotion) }
         }, sliced: work)
     }
 }

@@ -23,7 +23,7 @@ extension EngineContext {
             counters.append((MetricName(name: "motiond_updates_dropped_total", labels: [("transport", transport)]), Double(dropped)))
         }
         var byPlugin: [String: UInt64] = [:]
-        for (label, nanos) in engine.slowCalls.callNanos {
+        for (label, nanos) in engine.reports.slowCalls.callNanos {
             let plugin = engine.registry.factories.first { UInt(bitPattern: $0.label) == label }?.pluginID ?? "unknown"
             byPlugin[plugin, default: 0] &+= nanos
         }

@@ -11,8 +11,8 @@ package final class EngineContext: TraceObserver {
     package let hub: SubscriptionHub
     package var settings: EngineSettings {
         didSet {
-            engine.instantMotion = settings.instantMotion
-            engine.quotas = settings.quotas
+            engine.composition.instantMotion = settings.instantMotion
+            engine.ledger.quotas = settings.quotas
             hub.ownerBacklogLimit = settings.quotas.outputBytes
             hub.velocityScale = settings.tickScale
         }
@@ -73,8 +73,8 @@ package final class EngineContext: TraceObserver {
         startTime = clock.now()
         self.engine = engine
         self.settings = settings
-        engine.instantMotion = settings.instantMotion
-        engine.quotas = settings.quotas
+        engine.composition.instantMotion = settings.instantMotion
+        engine.ledger.quotas = settings.quotas
         self.logger = logger
         self.hub = SubscriptionHub(limits: hubLimits)
         hub.ownerBacklogLimit = settings.quotas.outputBytes

@@ -35,7 +35,7 @@ struct MethodTable: ContextPart {
             let limit = context.quotas(of: runtime), shown = name ?? Engine.defaultRuntime
             return try context.journal.orApply(session, id: request.id, journaled: journaled,
                                       record: { [.add(runtime: runtime, target: target, plan: plan, name: planName, t: clock.wallNow(),
-                                                      instant: engine.instantMotion)] }) { context throws(EngineError) in
+                                                      instant: engine.composition.instantMotion)] }) { context throws(EngineError) in
                 let performer = try Themes.namingTokens(used) { () throws(EngineError) in
                     try context.engine.addPlan(plan, to: target, in: runtime, named: planName, quotas: limit)
                 }

@@ -128,9 +128,9 @@ final class SampleWork: SlicedWork {
     func work(in context: EngineContext, until deadline: UInt64) throws(EngineError) -> Bool {
         // Plans added in this slice (the plan, a sequence's next step) complete at once or not as the
         // sample asks, whatever the daemon's settings are for everyone else.
-        let engine = context.engine, shared = engine.instantMotion
-        engine.instantMotion = instantMotion
-        defer { engine.instantMotion = shared }
+        let engine = context.engine, shared = engine.composition.instantMotion
+        engine.composition.instantMotion = instantMotion
+        defer { engine.composition.instantMotion = shared }
         if !started {
             started = true
             try engine.createRuntime(runtime, dryRun: true)

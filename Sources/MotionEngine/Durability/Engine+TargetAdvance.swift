@@ -7,7 +7,7 @@ extension Engine {
         guard dt > 0, let scope = runtimes[name], let targetScope = scope.targets[target] else { return }
         let active = targetScope.performers.values.filter { $0.isContinuous && !$0.tokens.isEmpty }.sorted { $0.id < $1.id }
         guard !active.isEmpty else { return }
-        phase = .frame
+        cycle.phase = .frame
         for performer in active {
             if let instance = performer.instance, let advance = performer.table.pointee.advance {
                 calling(performer.label, "advance") { advance(instance, dt) }

@@ -105,10 +105,10 @@ extension RuntimeJournal {
     /// composite's next steps (it starts within the step that ended the last), and no frame.
     private func withReplaySettings(_ body: () -> Void) {
         context.dryRuns.isSampling = true
-        let composites = engine.compositeNanosPerUID
-        engine.compositeNanosPerUID = .max
+        let composites = engine.spread.compositeNanosPerUID
+        engine.spread.compositeNanosPerUID = .max
         defer {
-            engine.compositeNanosPerUID = composites
+            engine.spread.compositeNanosPerUID = composites
             context.dryRuns.isSampling = false
             engine.clearFrame()
         }
@@ -170,9 +170,9 @@ extension RuntimeJournal {
                 // Within its uid's quotas, as when it was asked: changes written but never applied (a
                 // stop or a crash between the write and the apply) do not take a uid past them. Under
                 // the settings it was added under (`instant`), not today's.
-                let current = engine.instantMotion
-                engine.instantMotion = instant
-                defer { engine.instantMotion = current }
+                let current = engine.composition.instantMotion
+                engine.composition.instantMotion = instant
+                defer { engine.composition.instantMotion = current }
                 // Not the animations quota: other targets' animations are not yet at this record's time
                 // (each target has its own clock), so ones that had ended by then still count.
                 var quotas = context.quotas(of: runtime)

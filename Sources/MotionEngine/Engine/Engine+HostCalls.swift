@@ -12,9 +12,9 @@ extension Engine {
         guard performer.target.properties.count < Self.maximumPropertiesPerTarget else { return UInt32.max }
         // The properties quota holds for properties a plugin makes of its own too (not only a plan's
         // `property`, which `addPlan` checks first): a plan it then refuses is answered `quota.exceeded`.
-        if let quotas, let uid = performer.runtime.owner ?? (performer.runtime.isDryRun ? replacementOwner : nil),
+        if let quotas = ledger.quotas, let uid = performer.runtime.owner ?? (performer.runtime.isDryRun ? ledger.replacementOwner : nil),
            store.liveByOwner[uid, default: 0] >= quotas.properties {
-            internRefusal = "quota properties: uid \(uid) holds \(quotas.properties) properties (its quota)"
+            ledger.internRefusal = "quota properties: uid \(uid) holds \(quotas.properties) properties (its quota)"
             return UInt32.max
         }
         let handle = store.intern(.init(runtime: performer.runtime.name, target: performer.target.name, property: name),
@@ -29,8 +29,8 @@ extension Engine {
     func claimProperty(_ property: UInt32, for performerID: UInt64) {
         // A claim from inside a tick (a plan whose delay ended) waits until the frame is over: yielding
         // then does not stop another performer in the middle of its step.
-        if phase == .frame {
-            claimsAfterFrame.append((property, performerID))
+        if cycle.phase == .frame {
+            cycle.claimsAfterFrame.append((property, performerID))
             return
         }
         // What plugins kept of the property is written before the performer that animated it lets go,

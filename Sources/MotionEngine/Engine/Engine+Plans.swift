@@ -48,7 +48,7 @@ extension Engine {
             removeNamedPlan(name, from: targetScope, in: scope)
         }
         let performer = try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: isNewTarget, in: scope) { performer throws(EngineError) in
-            charging = (performer.id, property ?? "", false)
+            ledger.charging = (performer.id, property ?? "", false)
             try deliver(prepared, named: name, to: performer)
         }
         charge(cost, property: property, waits: waits, to: performer)
@@ -79,7 +79,7 @@ extension Engine {
             }
         }
         if let quotas, let uid = scope.owner {
-            if (usage[uid]?.performers ?? 0) >= quotas.performers, scope.targets[target]?.performers[factoryIndex] == nil {
+            if (ledger.usage[uid]?.performers ?? 0) >= quotas.performers, scope.targets[target]?.performers[factoryIndex] == nil {
                 throw EngineError(.quotaExceeded, "quota performers: uid \(uid) holds \(quotas.performers) performers (its quota)")
             }
             if (scope.ownerTokens?.value ?? 0) >= quotas.animations {
@@ -87,7 +87,7 @@ extension Engine {
             }
         }
         let targetScope = scope.target(target)
-        if !swapJobs.isEmpty, targetScope.performers[factoryIndex] == nil {
+        if !spread.swapJobs.isEmpty, targetScope.performers[factoryIndex] == nil {
             moveWaitingPerformer(of: planType, on: targetScope)
         }
         return targetScope
@@ -107,7 +107,7 @@ extension Engine {
         let targetScope = try admit(factoryIndex, planType: type, property: property, on: target, in: scope, quotas: quotas)
         // The target stays: its composite is on it (forgetting it would end the composite).
         let performer = try undoingRefusal(of: factoryIndex, on: targetScope, isNewTarget: false, in: scope) { performer throws(EngineError) in
-            charging = (performer.id, property ?? "", false)
+            ledger.charging = (performer.id, property ?? "", false)
             try deliver(plan, named: naming(performer), to: performer)
         }
         charge(cost, property: property, waits: waits, to: performer)
@@ -120,7 +120,7 @@ extension Engine {
         var plan = plan
         let essential = plan["essential"] == .bool(true)
         if plan["essential"] != nil { plan["essential"] = nil }
-        switch instantMotion {
+        switch composition.instantMotion {
         case .off: return plan
         case .reduceMotion where essential: return plan
         case .reduceMotion, .all:
@@ -199,10 +199,10 @@ extension Engine {
 
     /// A plan a performer emits for its own target while handling a plan (docs/protocol.md "Emitting").
     func emitPlan(_ json: UnsafeRawBufferPointer, from performer: PerformerRecord) throws(EngineError) {
-        guard phase == .control else {
+        guard cycle.phase == .control else {
             throw EngineError(.invalidPlan, "emit_plan: only allowed while handling a plan, not during a frame")
         }
-        guard emitDepth < Self.maximumEmitDepth else {
+        guard cycle.emitDepth < Self.maximumEmitDepth else {
             throw EngineError(.invalidPlan, "emit_plan: more than \(Self.maximumEmitDepth) nested emits")
         }
         let plan: JSONValue
@@ -211,12 +211,12 @@ extension Engine {
         } catch {
             throw EngineError(.invalidPlan, "emit_plan: the plan is not valid JSON")
         }
-        emitDepth += 1
-        defer { emitDepth -= 1 }
+        cycle.emitDepth += 1
+        defer { cycle.emitDepth -= 1 }
         // Held to the runtime's owner's quotas like its client's own plans (a plugin that emits many
         // plans for one would otherwise be a way past them).
         try addPlan(plan, to: performer.target.name, in: performer.runtime.name,
-                    quotas: performer.runtime.owner == nil ? nil : quotas)
+                    quotas: performer.runtime.owner == nil ? nil : ledger.quotas)
     }
 
     @discardableResult
@@ -234,9 +234,9 @@ extension Engine {
                            in scope: RuntimeScope) throws(EngineError) -> PerformerRecord {
         if let existing = target.performers[factoryIndex] { return existing }
         let factory = registry.factories[factoryIndex]
-        let record = PerformerRecord(id: nextPerformerID, factoryIndex: factoryIndex, factory: factory,
+        let record = PerformerRecord(id: ledger.nextPerformerID, factoryIndex: factoryIndex, factory: factory,
                                      runtime: scope, target: target)
-        nextPerformerID += 1
+        ledger.nextPerformerID += 1
         performers[record.id] = record
         let instance = calling(factory.label, "create") {
             factory.descriptor.table.pointee.create(factory.descriptor.pointer, scope.isDryRun ? host.dryRunPointer : host.pointer,
@@ -249,7 +249,7 @@ extension Engine {
         record.instance = instance
         target.performers[factoryIndex] = record
         scope.performerCount += 1
-        if let uid = scope.owner { usage[uid, default: Usage()].performers += 1 }
+        if let uid = scope.owner { ledger.usage[uid, default: Usage()].performers += 1 }
         trace(TraceEvent(kind: "performer.created", runtime: scope.name, target: target.name,
                          fields: ["performer": .number(Double(record.id)), "planType": .string(record.planType),
                                   "plugin": .string(record.pluginID)]))
@@ -267,11 +267,11 @@ extension Engine {
         let factory = performer.table.pointee
         host.plans.begin(plan)
         // Each delivery its own refusal (a plan it emits is delivered inside it).
-        let outerRefusal = internRefusal
-        internRefusal = nil
+        let outerRefusal = ledger.internRefusal
+        ledger.internRefusal = nil
         defer {
             host.plans.end()
-            internRefusal = outerRefusal
+            ledger.internRefusal = outerRefusal
         }
         let status: Int32 = calling(performer.label, "add_plan") { json.withUnsafeBufferPointer { bytes in
             let text = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
@@ -283,7 +283,7 @@ extension Engine {
             return factory.add_plan(instance, text, length, &message, message.count)
         } }
         guard status == MOTION_OK else {
-            if let internRefusal { throw EngineError(.quotaExceeded, internRefusal) }
+            if let refusal = ledger.internRefusal { throw EngineError(.quotaExceeded, refusal) }
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw EngineError(.invalidPlan, text.isEmpty ? "\(performer.planType): plan refused" : text)
         }

@@ -13,13 +13,13 @@ extension Engine {
             try deliver(existing)
             return existing
         }
-        let outermost = heldTraces == nil
-        if outermost { heldTraces = [] }
-        let mark = heldTraces!.count
+        let outermost = reports.heldTraces == nil
+        if outermost { reports.heldTraces = [] }
+        let mark = reports.heldTraces!.count
         defer {
             if outermost {
-                let events = heldTraces ?? []
-                heldTraces = nil
+                let events = reports.heldTraces ?? []
+                reports.heldTraces = nil
                 for event in events { trace(event) }
             }
         }
@@ -30,7 +30,7 @@ extension Engine {
         } catch {
             if let made = target.performers[factoryIndex] {
                 let own = JSONValue.number(Double(made.id))
-                heldTraces = Array(heldTraces![..<mark]) + heldTraces![mark...].filter { $0.fields["performer"] != own }
+                reports.heldTraces = Array(reports.heldTraces![..<mark]) + reports.heldTraces![mark...].filter { $0.fields["performer"] != own }
                 abandon(made, on: target, in: scope)
             }
             if isNewTarget, target.performers.isEmpty, scope.targets[target.name] === target {
@@ -52,7 +52,7 @@ extension Engine {
         target.performers[performer.factoryIndex] = nil
         target.named = target.named.filter { $0.value !== performer }
         scope.performerCount -= 1
-        if let uid = scope.owner { usage[uid, default: Usage()].performers -= 1 }
+        if let uid = scope.owner { ledger.usage[uid, default: Usage()].performers -= 1 }
         // Properties it claimed go back to no one (an earlier animator's end was traced as usual).
         for handle in target.properties.values where Int(handle) < animators.count && animators[Int(handle)] === performer {
             animators[Int(handle)] = nil

@@ -24,17 +24,17 @@ extension Engine {
                                    recordsTimeline: false, isDryRun: true)
         guard runtimes[scratch.name] == nil else { return }
         let dirty = store.dirtyMark
-        let outermost = heldTraces == nil
-        if outermost { heldTraces = [] }
-        let traced = heldTraces!.count
+        let outermost = reports.heldTraces == nil
+        if outermost { reports.heldTraces = [] }
+        let traced = reports.heldTraces!.count
         runtimes[scratch.name] = scratch
-        replacementOwner = owner
+        ledger.replacementOwner = owner
         defer {
-            replacementOwner = nil
+            ledger.replacementOwner = nil
             runtimes[scratch.name] = nil
             retire(scratch, dirtySince: dirty)
-            heldTraces!.removeSubrange(traced...)
-            if outermost { heldTraces = nil }
+            reports.heldTraces!.removeSubrange(traced...)
+            if outermost { reports.heldTraces = nil }
         }
         // The value of the property the plan names (where a plan without `from` starts); not every one of
         // the target's (1,024 of them made each replacement cost 1.4 ms).

@@ -14,14 +14,14 @@ extension Engine {
                                  recordsTimeline: recordsTimeline && !dryRun, isDryRun: dryRun)
         runtimes[name] = scope
         if let uid = scope.owner {
-            usage[uid, default: Usage()].runtimes += 1
-            if tokenCounts[uid] == nil { tokenCounts[uid] = TokenCount() }
-            scope.ownerTokens = tokenCounts[uid]
+            ledger.usage[uid, default: Usage()].runtimes += 1
+            if ledger.tokenCounts[uid] == nil { ledger.tokenCounts[uid] = TokenCount() }
+            scope.ownerTokens = ledger.tokenCounts[uid]
         }
     }
 
     /// Animations (is-active tokens) held in the runtimes of `uid`.
-    package func animations(of uid: UInt32) -> Int { tokenCounts[uid]?.value ?? 0 }
+    package func animations(of uid: UInt32) -> Int { ledger.tokenCounts[uid]?.value ?? 0 }
 
     /// Destroys a runtime: its performers are destroyed, its tokens released, its properties forgotten.
     /// It is gone at once; a large one is freed in slices between ticks (`Engine+Teardown`), its
@@ -33,7 +33,7 @@ extension Engine {
         guard let scope = runtimes.removeValue(forKey: name) else {
             throw EngineError(.runtimeNotFound, "name: no runtime named \"\(name)\"")
         }
-        if let uid = scope.owner { usage[uid, default: Usage()].runtimes -= 1 }
+        if let uid = scope.owner { ledger.usage[uid, default: Usage()].runtimes -= 1 }
         retire(scope)
         trace(TraceEvent(kind: "runtime.destroyed", runtime: name))
     }
@@ -53,7 +53,7 @@ extension Engine {
             performer.tokens.removeAll()
             performers[performer.id] = nil
             scope.performerCount -= 1
-            if let uid = scope.owner { usage[uid, default: Usage()].performers -= 1 }
+            if let uid = scope.owner { ledger.usage[uid, default: Usage()].performers -= 1 }
         }
         target.performers.removeAll()
         target.named.removeAll()
@@ -128,7 +128,7 @@ extension Engine {
         var targets: [String: JSONValue] = [:]
         let named = page.contains { !$0.named.isEmpty } ? namedPlans(in: scope) : [:]
         let clock = scope.timeline.clock(now: time)
-        let (sum, overflow) = WorkClock.now().addingReportingOverflow(statePageNanos)
+        let (sum, overflow) = WorkClock.now().addingReportingOverflow(spread.statePageNanos)
         let deadline = overflow ? UInt64.max : sum
         for (index, target) in zip(page.indices, page) {
             if index > page.startIndex, (index - page.startIndex) & 15 == 0, WorkClock.now() >= deadline {

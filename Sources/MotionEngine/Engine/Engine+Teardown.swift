@@ -28,7 +28,7 @@ extension Engine {
     static let inlineTeardownSize = 4096
 
     /// Whether destroyed runtimes are still being freed: the clock runs until they are.
-    package var hasTeardowns: Bool { !teardowns.isEmpty }
+    package var hasTeardowns: Bool { !spread.teardowns.isEmpty }
 
     /// The performer a plugin's call names, nil once its runtime is destroyed: until a destroyed runtime's
     /// performers are freed they may still be advanced, and what they ask for then goes nowhere (their
@@ -56,16 +56,16 @@ extension Engine {
         if teardown.size <= Self.inlineTeardownSize {
             _ = free(teardown, until: .max)
         } else {
-            teardowns.append(teardown)
+            spread.teardowns.append(teardown)
         }
     }
 
     /// Frees destroyed runtimes until the monotonic clock passes `deadline`, taking uids in turn (one uid
     /// destroying large runtimes again and again does not keep another's quotas charged).
     package func continueTeardowns(until deadline: UInt64) {
-        while let (next, teardown) = teardowns.next() {
+        while let (next, teardown) = spread.teardowns.next() {
             guard free(teardown, until: deadline) else { return }
-            teardowns.remove(at: next)
+            spread.teardowns.remove(at: next)
             if WorkClock.now() >= deadline { return }
         }
     }
@@ -87,7 +87,7 @@ extension Engine {
                     calling(performer.label, "destroy") { performer.table.pointee.destroy(instance) }
                 }
                 scope.performerCount -= 1
-                if let uid = scope.owner { usage[uid, default: Usage()].performers -= 1 }
+                if let uid = scope.owner { ledger.usage[uid, default: Usage()].performers -= 1 }
                 releaseCharges(of: performer)
             }
             target.performers.removeAll()
@@ -106,9 +106,9 @@ extension Engine {
             defer { if properties.remaining > 0 { teardown.properties = properties } }
             guard store.forget(&properties, until: deadline) else { return false }
         }
-        if let uid = scope.owner, usage[uid] == Usage() {
-            usage[uid] = nil
-            tokenCounts[uid] = nil
+        if let uid = scope.owner, ledger.usage[uid] == Usage() {
+            ledger.usage[uid] = nil
+            ledger.tokenCounts[uid] = nil
         }
         return true
     }

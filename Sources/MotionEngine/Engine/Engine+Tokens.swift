@@ -4,8 +4,8 @@ extension Engine {
     /// A performer takes an is-active token; the runtime turns active when its first token is taken.
     func generateToken(for performerID: UInt64) -> UInt64 {
         guard let performer = performer(calling: performerID), performer.instance != nil else { return 0 }
-        let token = nextToken
-        nextToken += 1
+        let token = ledger.nextToken
+        ledger.nextToken += 1
         performer.tokens.insert(token)
         performer.runtime.activeTokens += 1
         if performer.isContinuous { startAdvancing(performer) }

@@ -125,9 +125,9 @@ package final class HostServices: PlanNodesOwner {
         let table = UnsafeMutablePointer<motion_unread>.allocate(capacity: 1)
         table.initialize(to: motion_unread(
             struct_size: UInt32(MemoryLayout<motion_unread>.size), reserved: 0,
-            writes_unread: { host in services(host)?.engine?.isKeepingWrites == true ? 1 : 0 },
+            writes_unread: { host in services(host)?.engine?.unread.isKeepingWrites == true ? 1 : 0 },
             read_properties: { host, count in
-                guard let engine = services(host)?.engine, engine.isKeepingWrites, let flags = engine.readProperties,
+                guard let engine = services(host)?.engine, engine.unread.isKeepingWrites, let flags = engine.unread.readProperties,
                     let base = flags.baseAddress
                 else {
                     count?.pointee = 0
@@ -137,8 +137,8 @@ package final class HostServices: PlanNodesOwner {
                 return base
             },
             read_property_list: { host, count in
-                guard let engine = services(host)?.engine, engine.isKeepingWrites, engine.readProperties != nil,
-                    let list = engine.readPropertyList
+                guard let engine = services(host)?.engine, engine.unread.isKeepingWrites, engine.unread.readProperties != nil,
+                    let list = engine.unread.readPropertyList
                 else {
                     count?.pointee = 0
                     return nil

@@ -8,9 +8,9 @@ extension FrameTicks {
     /// share.
     package func shareOut(_ work: UInt64) {
         var total = 0
-        for count in engine.tokenCounts.values { total += max(count.value, 0) }
+        for count in engine.ledger.tokenCounts.values { total += max(count.value, 0) }
         guard total > 0 else { return }
-        for (uid, count) in engine.tokenCounts where count.value > 0 {
+        for (uid, count) in engine.ledger.tokenCounts where count.value > 0 {
             shares[uid, default: 0] &+= work &* UInt64(count.value) / UInt64(total)
         }
     }

@@ -78,12 +78,12 @@ package final class FrameTicks: ContextPart {
     func advanceEngine(by dt: Double) {
         isTicking = true
         hub.withTickReaders(engine.store) { unread, read, readList in
-            engine.writesUnread = unread
-            engine.readProperties = read
-            engine.readPropertyList = readList
+            engine.unread.writesUnread = unread
+            engine.unread.readProperties = read
+            engine.unread.readPropertyList = readList
             engine.advance(by: dt)
-            engine.readProperties = nil
-            engine.readPropertyList = nil
+            engine.unread.readProperties = nil
+            engine.unread.readPropertyList = nil
         }
         isTicking = false
     }

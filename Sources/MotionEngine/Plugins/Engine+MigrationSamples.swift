@@ -57,8 +57,8 @@ extension Engine {
         if runtimes[runtime] == nil { try? createRuntime(runtime) }
         guard let scope = runtimes[runtime] else { return false }
         let factory = registry.factories[index], target = scope.target("probe")
-        let record = PerformerRecord(id: nextPerformerID, factoryIndex: index, factory: factory, runtime: scope, target: target)
-        nextPerformerID += 1
+        let record = PerformerRecord(id: ledger.nextPerformerID, factoryIndex: index, factory: factory, runtime: scope, target: target)
+        ledger.nextPerformerID += 1
         performers[record.id] = record
         guard let instance = calling(factory.label, "create", {
             factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer, record.id, target.name)
@@ -74,7 +74,7 @@ extension Engine {
             table.pointee.import_state(factory.descriptor.pointer, instance, text, state.count, &message, message.count)
         }
         if status == MOTION_OK, !record.tokens.isEmpty, let advance = record.table.pointee.advance {
-            phase = .frame
+            cycle.phase = .frame
             stage("advance")
             calling(factory.label, "advance") { advance(instance, 1.0 / 120) }
             finishFrame()

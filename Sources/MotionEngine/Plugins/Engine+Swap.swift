@@ -66,7 +66,7 @@ extension Engine {
     /// they run on their old build, and a plan for one of them moves it first.
     package func beginSwap(to extended: PluginRegistry, pluginID: String, budgetNanos: UInt64) throws(EngineError) -> SwapJob {
         // A swap of the same plugin still under way finishes first: its performers are older still.
-        for job in swapJobs where job.pluginID == pluginID { _ = continueSwap(job, budgetNanos: .max) }
+        for job in spread.swapJobs where job.pluginID == pluginID { _ = continueSwap(job, budgetNanos: .max) }
         let previous = registry
         guard let newest = extended.current(id: pluginID) else {
             throw EngineError(.internalError, "swap: \(pluginID) is not in the new registry")
@@ -112,7 +112,7 @@ extension Engine {
         for (old, new) in prepared { commitMigration(from: old, to: new) }
         job.report.migrated = prepared.count
         curves.register(extended.plugins)
-        if !job.isFinished { swapJobs.append(job) }
+        if !job.isFinished { spread.swapJobs.append(job) }
         return job
     }
 
@@ -129,14 +129,14 @@ extension Engine {
             move(id, in: job)
             if !job.recordMove(from: start, to: WorkClock.now(), deadline: deadline) { break }
         }
-        if job.isFinished { swapJobs.removeAll { $0 === job } }
+        if job.isFinished { spread.swapJobs.removeAll { $0 === job } }
         return job.isFinished
     }
 
     /// Before a plan for `planType` reaches `target`: its performer of an older build that a swap has
     /// not reached yet moves now, so the plan finds it (one performer per target and plan type).
     func moveWaitingPerformer(of planType: String, on target: TargetScope) {
-        for job in swapJobs {
+        for job in spread.swapJobs {
             for performer in target.performers.values where performer.planType == planType && performer.pluginID == job.pluginID {
                 move(performer.id, in: job)
             }
@@ -237,9 +237,9 @@ extension Engine {
                              into newTable: UnsafePointer<motion_migrate>) throws(EngineError) -> PerformerRecord {
         let length = buffer.count - 1
         let factory = registry.factories[newIndex]
-        let record = PerformerRecord(id: nextPerformerID, factoryIndex: newIndex, factory: factory,
+        let record = PerformerRecord(id: ledger.nextPerformerID, factoryIndex: newIndex, factory: factory,
                                      runtime: old.runtime, target: old.target)
-        nextPerformerID += 1
+        ledger.nextPerformerID += 1
         record.isShadow = true
         performers[record.id] = record
         guard let instance = calling(factory.label, "create", {

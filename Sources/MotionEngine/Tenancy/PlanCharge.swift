@@ -37,7 +37,7 @@ extension Engine {
     func checkCharge(_ bytes: Int, property: String?, waits: Bool, replacing performer: PerformerRecord?, in scope: RuntimeScope,
                      quotas: Quotas?) throws(EngineError) {
         guard bytes > 0, let quotas, let uid = scope.owner else { return }
-        let held = usage[uid]?.planBytes ?? 0
+        let held = ledger.usage[uid]?.planBytes ?? 0
         let returned = waits ? 0 : property.flatMap { performer?.charges[$0] } ?? 0
         if held - returned + bytes > quotas.planBytes {
             throw EngineError(.quotaExceeded, "quota planBytes: uid \(uid)'s running plans hold \(held) bytes; this one needs \(bytes) (its quota is \(quotas.planBytes))")
@@ -49,28 +49,28 @@ extension Engine {
     /// away (the plugin does not say when a waiting plan starts). One that finished while it was
     /// delivered (a zero duration, speed 0) holds nothing.
     func charge(_ bytes: Int, property: String?, waits: Bool, to performer: PerformerRecord) {
-        defer { charging = nil }
-        guard let property, let uid = performer.runtime.owner, charging?.finished != true else { return }
+        defer { ledger.charging = nil }
+        guard let property, let uid = performer.runtime.owner, ledger.charging?.finished != true else { return }
         if waits {
             guard bytes > 0 else { return }
             performer.waitingCharge += bytes
-            usage[uid, default: Usage()].planBytes += bytes
+            ledger.usage[uid, default: Usage()].planBytes += bytes
             return
         }
         let previous = performer.charges[property] ?? 0
         guard bytes != previous else { return }
         performer.charges[property] = bytes > 0 ? bytes : nil
-        usage[uid, default: Usage()].planBytes += bytes - previous
+        ledger.usage[uid, default: Usage()].planBytes += bytes - previous
     }
 
     /// The animation of `property` ended: the charge of the plan running there is given back (and a plan
     /// being delivered that finished at once is not charged).
     func releaseCharge(of property: String, on performer: PerformerRecord, reason: String?) {
-        if let delivering = charging, delivering.performer == performer.id, delivering.property == property, reason == "finished" {
-            charging?.finished = true
+        if let delivering = ledger.charging, delivering.performer == performer.id, delivering.property == property, reason == "finished" {
+            ledger.charging?.finished = true
         }
         guard let bytes = performer.charges.removeValue(forKey: property), let uid = performer.runtime.owner else { return }
-        usage[uid, default: Usage()].planBytes -= bytes
+        ledger.usage[uid, default: Usage()].planBytes -= bytes
     }
 
     /// The performer went idle or away: every charge of its plans is given back.
@@ -79,7 +79,7 @@ extension Engine {
         performer.charges.removeAll()
         performer.waitingCharge = 0
         guard total > 0, let uid = performer.runtime.owner else { return }
-        usage[uid, default: Usage()].planBytes -= total
+        ledger.usage[uid, default: Usage()].planBytes -= total
     }
 
     /// A hot swap's new record holds what the old one was charged (its plans go on in it).

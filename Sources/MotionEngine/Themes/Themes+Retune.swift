@@ -215,7 +215,7 @@ extension Themes {
             // (A composite is carried on from its own progress, not a state: written now.)
             let wall = clock.wallNow(), sinceTick = retunedAt == nil ? 0 : context.ticks.lastTickAt.map { Double(clock.now() &- $0) / 1e9 } ?? 0
             let record = JournalRecord.add(runtime: runtime, target: target, plan: continuing, name: name,
-                                           t: wall - min(max(0, sinceTick), 0.1), instant: engine.instantMotion)
+                                           t: wall - min(max(0, sinceTick), 0.1), instant: engine.composition.instantMotion)
             if context.journal.isIdle {
                 // Nothing of anyone's waits to be written: applied now, from the very state it was carried on
                 // from, and written behind it (in order with what follows). The replay then does exactly

@@ -12,9 +12,9 @@ extension Engine {
         scope.speed = speed
         if !wasOwnPace {
             for performer in scope.performers { stopAdvancing(performer) }
-            slowedRuntimes.append(scope)
+            cycle.slowedRuntimes.append(scope)
         } else if speed == 1 {
-            slowedRuntimes.removeAll { $0 === scope }
+            cycle.slowedRuntimes.removeAll { $0 === scope }
             guard scope.timeline.pausedAt == nil else { return }
             for performer in scope.performers where !performer.tokens.isEmpty && performer.isContinuous {
                 startAdvancing(performer)
@@ -24,13 +24,13 @@ extension Engine {
 
     /// Whether a runtime at its own speed has an animation running (the clock must tick for it).
     var hasOwnPacedMotion: Bool {
-        slowedRuntimes.contains { $0.activeTokens > 0 && $0.timeline.pausedAt == nil }
+        cycle.slowedRuntimes.contains { $0.activeTokens > 0 && $0.timeline.pausedAt == nil }
     }
 
     /// In the frame: the performers of runtimes at their own speed, by dt × speed.
     func advanceOwnPacedRuntimes(by dt: Double) {
-        slowedRuntimes.removeAll { runtimes[$0.name] !== $0 }      // destroyed meanwhile
-        for scope in slowedRuntimes where scope.timeline.pausedAt == nil && !scope.isClosing {
+        cycle.slowedRuntimes.removeAll { runtimes[$0.name] !== $0 }      // destroyed meanwhile
+        for scope in cycle.slowedRuntimes where scope.timeline.pausedAt == nil && !scope.isClosing {
             scope.timeline.pausedTotal += dt * (1 - scope.speed)
             let scaled = dt * scope.speed
             for target in scope.targetOrder {

@@ -103,7 +103,7 @@ extension Engine {
     /// Remembers a plan added or removed by a client (not one a performer emitted: a replay emits it
     /// again).
     func recordOnTimeline(_ change: TimelineEntry.Change, target: String, in scope: RuntimeScope) {
-        guard emitDepth == 0, scope.recordsTimeline else { return }
+        guard cycle.emitDepth == 0, scope.recordsTimeline else { return }
         scope.timeline.record(TimelineEntry(time: scope.timeline.clock(now: time), target: target, change: change))
     }
 

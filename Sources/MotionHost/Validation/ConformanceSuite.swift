@@ -311,7 +311,7 @@ struct FactoryChecks {
     /// others for the property read (`write_kept_some`, where the plugin has it).
     private func keptCheck(_ plan: JSONValue) -> Outcome {
         let writing = engine(), keeping = engine(host: HostServices(logger: Logger(label: "motiond.validate.kept")))
-        keeping.writesUnread = true
+        keeping.unread.writesUnread = true
         let property = plan["property"]?.stringValue ?? ""
         func state(_ engine: Engine) -> [[Double]] {
             [engine.value(of: property, target: "validate") ?? [], engine.velocity(of: property, target: "validate") ?? []]

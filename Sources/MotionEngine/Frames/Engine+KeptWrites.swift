@@ -11,10 +11,10 @@ import MotionPluginAPI
 extension Engine {
     func writeKeptValues() {
         // Inside a keeping advance (a read from a batch): "motion.unread/1" answers 0 to what is asked here.
-        let keeping = isKeepingWrites
-        isKeepingWrites = false
-        defer { isKeepingWrites = keeping }
-        for group in advanceGroups {
+        let keeping = unread.isKeepingWrites
+        unread.isKeepingWrites = false
+        defer { unread.isKeepingWrites = keeping }
+        for group in cycle.advanceGroups {
             guard let kept = group.kept else { continue }
             calling(group.label, "write_kept") { kept.pointee.write_kept(group.factory, host.pointer) }
         }
@@ -23,7 +23,7 @@ extension Engine {
     /// An advance may have kept values: every read asks for them again.
     func markKept() {
         store.isStale = true
-        keptWrittenWhole.removeAll(keepingCapacity: true)
+        unread.keptWrittenWhole.removeAll(keepingCapacity: true)
     }
 
     /// Asks every keeping plugin for all it kept, now, as a read of many properties does (`motiond
@@ -33,16 +33,16 @@ extension Engine {
     /// The same for a few properties (`PropertyStore.refreshIfStale(_:)`): factories with
     /// `write_kept_some` write those; the others (a table from before it) write everything they kept.
     func writeKeptValues(of handles: UnsafeBufferPointer<UInt32>) {
-        let keeping = isKeepingWrites
-        isKeepingWrites = false
-        defer { isKeepingWrites = keeping }
-        for group in advanceGroups {
+        let keeping = unread.isKeepingWrites
+        unread.isKeepingWrites = false
+        defer { unread.isKeepingWrites = keeping }
+        for group in cycle.advanceGroups {
             guard let kept = group.kept else { continue }
             if Int(kept.pointee.struct_size) >= MemoryLayout<motion_kept>.size, let some = kept.pointee.write_kept_some {
                 calling(group.label, "write_kept_some") {
                     some(group.factory, host.pointer, handles.baseAddress, handles.count)
                 }
-            } else if keptWrittenWhole.insert(UInt(bitPattern: group.factory)).inserted {
+            } else if unread.keptWrittenWhole.insert(UInt(bitPattern: group.factory)).inserted {
                 // Once per advance: after it, that factory holds nothing kept.
                 calling(group.label, "write_kept") { kept.pointee.write_kept(group.factory, host.pointer) }
             }

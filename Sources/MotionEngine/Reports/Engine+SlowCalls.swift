@@ -7,39 +7,39 @@ extension Engine {
     /// Nanoseconds a plugin call may hold the engine thread before it is reported (0: not timed). The
     /// daemon sets one frame interval: a call that long alone makes the tick miss its frame.
     package var slowCallLimit: UInt64 {
-        get { slowCalls.limit }
-        set { slowCalls.limit = newValue }
+        get { reports.slowCalls.limit }
+        set { reports.slowCalls.limit = newValue }
     }
 
     /// Reads the engine thread's CPU time and context switches (the daemon sets getrusage): a call made
     /// slow by a busy machine (the thread preempted, not blocked, little CPU) is not blamed on its plugin.
     package var threadUsage: (() -> SlowCalls.ThreadUsage)? {
-        get { slowCalls.usage }
-        set { slowCalls.usage = newValue }
+        get { reports.slowCalls.usage }
+        set { reports.slowCalls.usage = newValue }
     }
 
     /// Starts a window that slow calls' preemption is judged over (one getrusage): the engine loop calls
     /// it when it wakes for commands, `advance(by:)` at each tick.
-    package func markSlowCallWindow() { slowCalls.markTick() }
+    package func markSlowCallWindow() { reports.slowCalls.markTick() }
 
     @inline(__always)
     func calling<Result>(_ label: UnsafePointer<CChar>?, _ function: StaticString, performers: Int = 1,
                          _ body: () throws -> Result) rethrows -> Result {
-        guard slowCalls.limit > 0 else { return try PluginCallMarker.calling(label, function, body) }
+        guard reports.slowCalls.limit > 0 else { return try PluginCallMarker.calling(label, function, body) }
         let started = WorkClock.now()
         defer {
             let now = WorkClock.now()
-            slowCalls.callNanos[UInt(bitPattern: label), default: 0] &+= now &- started
-            if now &- started > slowCalls.limit { noteSlowCall(label, function, nanoseconds: now &- started, now: now, performers: performers) }
+            reports.slowCalls.callNanos[UInt(bitPattern: label), default: 0] &+= now &- started
+            if now &- started > reports.slowCalls.limit { noteSlowCall(label, function, nanoseconds: now &- started, now: now, performers: performers) }
         }
         return try PluginCallMarker.calling(label, function, body)
     }
 
     private func noteSlowCall(_ label: UnsafePointer<CChar>?, _ function: StaticString, nanoseconds: UInt64, now: UInt64,
                               performers: Int) {
-        if let usage = slowCalls.usage?(), slowCalls.wasPreempted(now: usage) { return }
+        if let usage = reports.slowCalls.usage?(), reports.slowCalls.wasPreempted(now: usage) { return }
         let key = SlowCalls.Key(label: UInt(bitPattern: label), function: UInt(bitPattern: function.utf8Start))
-        guard let report = slowCalls.note(key, nanoseconds: nanoseconds, now: now) else { return }
+        guard let report = reports.slowCalls.note(key, nanoseconds: nanoseconds, now: now) else { return }
         let file = label.map { String(cString: $0).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? "" } ?? ""
         let plugin = registry.factories.first { $0.label == label }?.pluginID ?? ""
         let milliseconds = (Double(nanoseconds) / 1e4).rounded() / 100
@@ -47,7 +47,7 @@ extension Engine {
         host.logger.warning("a plugin call held the frame clock", metadata: [
             "plugin": "\(plugin)", "file": "\(file)", "function": "\(function)", "ms": "\(milliseconds)",
             "performers": "\(performers)", "slow_calls": "\(report.calls)", "slowest_ms": "\(slowest)",
-            "limit_ms": "\(Double(slowCalls.limit) / 1e6)",
+            "limit_ms": "\(Double(reports.slowCalls.limit) / 1e6)",
         ])
         trace(TraceEvent(kind: "plugin.slow", fields: [
             "plugin": .string(plugin), "file": .string(file), "function": .string("\(function)"),
