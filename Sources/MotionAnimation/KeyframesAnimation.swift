@@ -91,7 +91,7 @@ package struct KeyframesAnimation: MigratableAnimation {
             let wanted = try vector(velocity, field: "velocity", count: count, of: "values[0]")
             tween = Tween(from: values[0], to: values[values.count - 1], duration: duration, curve: .linear,
                           repeatCount: tween.repeatCount, autoreverses: tween.autoreverses, keyframes: path,
-                          launch: wanted - tween.startVelocity)
+                          launch: tween.launch(toStartAt: wanted))
         }
     }
 

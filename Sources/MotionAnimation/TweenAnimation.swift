@@ -166,7 +166,7 @@ package struct TweenAnimation: MigratableAnimation {
             // at 0 may be 0/0 or vertical.
             let wanted = try vector(velocity, field: "velocity", count: components)
             tween = Tween(from: tween.from, to: to, duration: duration, curve: curve, repeatCount: tween.repeatCount,
-                          autoreverses: tween.autoreverses, launch: wanted - tween.startVelocity)
+                          autoreverses: tween.autoreverses, launch: tween.launch(toStartAt: wanted))
         }
     }
 

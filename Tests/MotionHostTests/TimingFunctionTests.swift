@@ -163,6 +163,34 @@ struct TimingFunctionTests {
         #expect(easeOut.velocity.x > 0 && easeOut.velocity.x.isFinite, "\(easeOut.velocity)")
     }
 
+    /// A start `velocity` slower than a steep curve's own, in the same direction (a running tween retuned
+    /// to `cubic-bezier(0.05, 0.951, 0.58, 1)` in the inspector's curve editor): the motion never turns back.
+    /// Launched whole, the difference sent it to −1718 at 10 s on its way from 25 to 1000. A start the
+    /// curve allows keeps its velocity exactly, and one against the travel still goes back first.
+    @Test func aSlowStartNeverTurnsASteepCurveBack() throws {
+        let steep = try curve("cubic-bezier(0.05, 0.951, 0.58, 1)")
+        let plain = Tween(from: SIMD4(25, 0, 0, 0), to: SIMD4(1000, 0, 0, 0), duration: 39, curve: steep)
+        let launch = plain.launch(toStartAt: SIMD4(25, 0, 0, 0))
+        let tween = Tween(from: plain.from, to: plain.to, duration: 39, curve: steep, launch: launch)
+        var previous = tween.value(at: 0).x
+        for step in 1...3900 {
+            let value = tween.value(at: Double(step) * 0.01).x
+            #expect(value >= previous - 1e-9, "at \(Double(step) * 0.01) s: \(value) after \(previous)")
+            previous = value
+        }
+        #expect(tween.startVelocity.x >= 25 && tween.startVelocity.x <= plain.startVelocity.x, "\(tween.startVelocity)")
+        #expect(tween.value(at: 39).x == 1000)
+
+        let ease = Tween(from: .zero, to: SIMD4(100, 0, 0, 0), duration: 1, curve: try curve("ease-in-out"))
+        let gentle = Tween(from: .zero, to: SIMD4(100, 0, 0, 0), duration: 1, curve: try curve("ease-in-out"),
+                           launch: ease.launch(toStartAt: SIMD4(20, 0, 0, 0)))
+        #expect(abs(gentle.startVelocity.x - 20) < 1e-6, "\(gentle.startVelocity)")
+        let linear = Tween(from: .zero, to: SIMD4(100, 0, 0, 0), duration: 1, curve: try curve("linear"))
+        let backwards = Tween(from: .zero, to: SIMD4(100, 0, 0, 0), duration: 1, curve: try curve("linear"),
+                              launch: linear.launch(toStartAt: SIMD4(-300, 0, 0, 0)))
+        #expect(abs(backwards.startVelocity.x + 300) < 1e-5 && backwards.value(at: 0.1).x < 0, "\(backwards.startVelocity) \(backwards.launch) \(backwards.value(at: 0.1))")
+    }
+
     /// `plan.sample` of a `steps(4)` tween: the value at 0.25 s is the same asked alone or after 0.249 s,
     /// and after the end it is the final value with velocity 0.
     @Test func aSampleDependsOnlyOnTheTimeAsked() throws {
