@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import MotionClient
 import MotionWire
 
@@ -7,7 +8,8 @@ import MotionWire
 /// are of theirs, refreshed once a second: the engine's tick and scheduling class, each uid's holdings
 /// and engine time, frames sent and updates dropped per second by transport, each connection (pid, uid,
 /// name, subscriptions). Keys: `u` sorts uids by engine
-/// time (default) or by uid, `c` sorts connections by subscriptions or by id, `q` quits.
+/// time (default) or by uid, `c` sorts connections by subscriptions or by id, `q` (or Ctrl-C) quits; the
+/// terminal is given back as it was however top ends.
 struct Top: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "A live view of the daemon: ticks, uids, connections (q quits).")
     @OptionGroup var connection: Connection
@@ -29,7 +31,7 @@ struct Top: AsyncParsableCommand {
                 while Date() < deadline {
                     if let key = terminal.key() {
                         switch key {
-                        case "q": return
+                        case "q", "\u{03}", "\u{1C}": return  // q, Ctrl-C, Ctrl-\
                         case "u": state.uidsByTime.toggle()
                         case "c": state.connectionsBySubscriptions.toggle()
                         default: continue
@@ -143,15 +145,23 @@ struct TopState {
 
 /// The terminal in raw mode while `top` runs (keys one at a time, no echo); left alone without one.
 final class RawTerminal {
-    private var saved = termios()
     private let isTerminal = isatty(STDIN_FILENO) == 1
 
+    /// Keys come one at a time and unechoed; Ctrl-C and Ctrl-\ come as keys too (no ISIG), so `top` quits
+    /// through `restore`. A SIGTERM or SIGHUP restores the terminal before it ends the process.
     init() {
         guard isTerminal else { return }
-        tcgetattr(STDIN_FILENO, &saved)
-        var raw = saved
-        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        tcgetattr(STDIN_FILENO, &savedTerminal)
+        var raw = savedTerminal
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG)
         withUnsafeMutableBytes(of: &raw.c_cc) { $0[Int(VMIN)] = 0; $0[Int(VTIME)] = 0 }
+        for signal in [SIGTERM, SIGHUP] {
+            Glibc.signal(signal) { number in
+                tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
+                Glibc.signal(number, SIG_DFL)
+                raise(number)
+            }
+        }
         tcsetattr(STDIN_FILENO, TCSANOW, &raw)
     }
 
@@ -164,6 +174,9 @@ final class RawTerminal {
 
     func restore() {
         guard isTerminal else { return }
-        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+        tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
     }
 }
+
+/// The terminal as it was before `top`: global, as a signal's handler can reach nothing else.
+nonisolated(unsafe) private var savedTerminal = termios()

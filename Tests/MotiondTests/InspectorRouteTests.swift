@@ -10,7 +10,8 @@ import Testing
 @Suite("Inspector: a route transition")
 struct InspectorRouteTests {
     /// uid 65534's program: a router whose push is a slow spring (ω = 0.5: still under way after ten
-    /// seconds), and a `route.go` to it; ends once the transition has started.
+    /// seconds), and a `route.go` to it once the router is configured; ends once the transition has
+    /// started, or prints the error that stopped it.
     static let routeScript = """
         import json, socket, sys
         s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
@@ -19,10 +20,15 @@ struct InspectorRouteTests {
         send(0, "hello", {"protocol": 1})
         send(1, "subscribe", {"streams": ["routes"]})
         send(2, "router.configure", {"scheme": "demo", "routes": {"home": {"kind": "stack"}, "show": {"kind": "stack", "transition": {"push": push}}}})
+        # route.go only once the router is configured: sent before, it is answered router.busy.
+        while True:
+            r = json.loads(f.readline())
+            if r.get("id") in (1, 2) and "error" in r: print(json.dumps(r)); sys.exit()
+            if r.get("id") == 2: break
         send(3, "route.go", {"scheme": "demo", "to": "demo://home/show"})
         while True:
             r = json.loads(f.readline())
-            if r.get("id") in (1, 2) and "error" in r: print(json.dumps(r)); break
+            if r.get("id") == 3 and "error" in r: print(json.dumps(r)); break
             if r.get("event") == "route.transition.start" or r.get("kind") == "route.transition.start": print("started"); break
         """
 

@@ -5,7 +5,7 @@ import MotionWire
 import Testing
 
 /// `motionctl top` in a real terminal (tmux): the clients of two uids and the engine's scheduling class
-/// on screen, and `q` quits (docs/operations.md#motionctl-top).
+/// on screen, `q` quits, and Ctrl-C too, the terminal given back (docs/operations.md#motionctl-top).
 @Suite("motionctl top")
 struct TopTests {
     static let tmux = "/usr/bin/tmux"
@@ -110,14 +110,21 @@ struct TopTests {
         try await Self.quit(session)
 
         // As the second uid: its own row (from `status`), and no every-uid frame rates that would read as zeros.
+        // Ended by Ctrl-C, it gives the terminal back as it was (`stty` after it, in the same shell, sees
+        // icanon and echo again; with Ctrl-C a signal, the shell died with top and the terminal stayed raw).
         let own = "motiond-top-own-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         _ = try await Self.tmux(["new-session", "-d", "-s", own, "-x", "160", "-y", "40",
-                                 "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \(motionctl) top --socket \(daemon.socket)"], detached: true)
+                                 "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \(motionctl) top --socket \(daemon.socket); echo top-ended; stty -a; read line"], detached: true)
         screen = try await Self.screen(of: own) { $0.split(separator: "\n").contains { $0.hasPrefix("65534 ") } }
         let row = screen.split(separator: "\n").first { $0.hasPrefix("65534 ") }.map { $0.split(separator: " ") } ?? []
         #expect(row.count == 7 && row[5] == "1", "its row counts its one animation:\n\(screen)")
         #expect(!screen.split(separator: "\n").contains { $0.hasPrefix("0 ") } && screen.contains("shown to an admin only"), "\(screen)")
-        try await Self.quit(own)
+        _ = try await Self.tmux(["send-keys", "-t", own, "C-c"])
+        screen = try await Self.screen(of: own) { $0.contains("top-ended") && $0.contains("icanon") }
+        let modes = screen.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" })
+        #expect(screen.contains("top-ended") && modes.contains("icanon") && modes.contains("echo") && modes.contains("isig"),
+                "Ctrl-C ended top and gave the terminal back:\n\(screen)")
+        _ = try await Self.tmux(["kill-session", "-t", own])
         _ = try await Self.tmux(["kill-server"])
         _ = await daemon.stop()
     }
