@@ -31,7 +31,8 @@ struct MetricsTests {
         let file = directory.appendingPathComponent("motiond.prom").path
         let socket = directory.appendingPathComponent("motiond.sock").path
         let daemon = try await DaemonProcess(directory: directory, socket: socket,
-                                             command: [DaemonProcess.motiond, "--socket", socket, "--metrics-file", file],
+                                             command: ["/bin/sh", "-c", "umask 077; exec \"$0\" \"$@\"",  // the unit's umask
+                                                       DaemonProcess.motiond, "--socket", socket, "--metrics-file", file],
                                              environment: ["MOTIOND_METRICS_FILE_INTERVAL_MS": "100"])
         let client = try await daemon.client()
         let watcher = try await daemon.client()
@@ -52,6 +53,8 @@ struct MetricsTests {
             return false
         }
         #expect(try await poll("motiond_animations 20.0"), "the file showed the 20 animations: \(read())")
+        let mode = (try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) ?? 0
+        #expect(mode == 0o644, "the collector, a user of its own, reads it: \(String(mode, radix: 8))")
         let run = try await MotionctlTests.motionctl(["metrics", "--socket", socket])
         #expect(run.status == 0)
         let (status, said) = try await Self.check(run.output)

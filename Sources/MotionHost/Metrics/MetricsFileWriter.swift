@@ -43,10 +43,12 @@ struct MetricsFileWriter: Service {
         }
     }
 
+    /// Readable by all (0644) whatever the daemon's umask (the unit's is 0077): the collector runs as a
+    /// user of its own. It holds every uid's series, as `motionctl metrics` does for an admin.
     func write(_ text: String) throws {
         let temporary = path + ".tmp"
         try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-        guard rename(temporary, path) == 0 else {
+        guard chmod(temporary, 0o644) == 0, rename(temporary, path) == 0 else {
             unlink(temporary)
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
