@@ -43,6 +43,9 @@ public final class MotionClient: Sendable {
             // The system's words ("No such file or directory"), not NIO's function signature.
             throw MotionClientError.cannotConnect(path: path, reason: String(cString: strerror(error.errnoCode)))
         } catch let error as SocketAddressError {
+            if case .unixDomainSocketPathTooLong = error {
+                throw MotionClientError.cannotConnect(path: path, reason: "the path is \(path.utf8.count) bytes; a Unix socket's path is at most 107")
+            }
             throw MotionClientError.cannotConnect(path: path, reason: "\(error)")
         }
         return MotionClient(channel: channel, state: state, events: events)

@@ -60,6 +60,23 @@ struct AccessTests {
         #expect(!text.contains("NSCocoaErrorDomain"))
     }
 
+    /// A socket in a folder the user may not write, a socket path past the kernel's 107 bytes, a config
+    /// path that is a folder: each said as a sentence, never NIO's function signature or error case.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+    func socketAndConfigProblemsAreSentences() async throws {
+        let folder = try DaemonProcess.temporaryDirectory()
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        let (status, text) = try await Self.motiondAsNobody(["--socket", folder.appendingPathComponent("x.sock").path])
+        #expect(status != 0 && text.contains("\(folder.path)/x.sock: cannot listen there (Permission denied)") && !text.contains("errno"), "\(text)")
+        let long = folder.path + "/" + String(repeating: "s", count: 120)
+        let (longStatus, longText) = try await Self.motiondAsNobody(["--socket", long])
+        #expect(longStatus != 0 && longText.contains("a Unix socket's path is at most 107") && !longText.contains("TooLong"), "\(longText)")
+        let client = try await MotionctlTests.motionctl(["status", "--socket", long])
+        #expect(client.status != 0 && client.errors.contains("a Unix socket's path is at most 107") && !client.errors.contains("TooLong"), "\(client.errors)")
+        let (configStatus, configText) = try await Self.motiondAsNobody(["--config", folder.path])
+        #expect(configStatus != 0 && configText.contains("\(folder.path): cannot read the config file (a folder, not a file)"), "\(configText)")
+    }
+
     @Test func rootConnectsAsAdmin() async throws {
         let daemon = try await DaemonProcess()
         let client = try await MotionClient.connect(path: daemon.socket)

@@ -47,8 +47,15 @@ package struct ConfigFile: Sendable {
                                     "adminGroup", "maxConnections", "maxConnectionsPerUser", "hangSeconds", "realtime", "quotas", "speed", "reduceMotion", "shippedPlugins", "theme"]
 
     package static func load(path: String) throws -> ConfigFile {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Invalid(description: "\(path): cannot read the config file")
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            // Why, in the system's words: a folder, a missing file, a permission.
+            var isFolder: ObjCBool = false
+            let reason = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+                ? "a folder, not a file" : ErrorSentence.describe(error).replacingOccurrences(of: path + ": ", with: "")
+            throw Invalid(description: "\(path): cannot read the config file (\(reason))")
         }
         guard let json = try? JSONValue.parse(Array(data)), case .object(let members) = json else {
             throw Invalid(description: "\(path): not a JSON object")

@@ -56,7 +56,12 @@ package struct SocketServer: Service {
         } else {
             path = configuration.socketPath
             try SocketPath.prepare(path)
-            channel = try await SocketPath.bindPrivately(path) { try await bootstrap.bind(unixDomainSocketPath: $0, cleanupExistingSocketFile: false).get() }
+            do {
+                channel = try await SocketPath.bindPrivately(path) { try await bootstrap.bind(unixDomainSocketPath: $0, cleanupExistingSocketFile: false).get() }
+            } catch let error as IOError {
+                // The system's words ("Permission denied"), not NIO's function signature.
+                throw SocketPath.InUse(path: path, reason: "cannot listen there (\(String(cString: strerror(error.errnoCode))))")
+            }
             logger.info("listening", metadata: ["socket": "\(path)"])
         }
         onListening(path)
@@ -110,6 +115,9 @@ enum SocketPath {
     }
 
     static func prepare(_ path: String) throws {
+        guard path.utf8.count <= 107 else {
+            throw InUse(path: path, reason: "the path is \(path.utf8.count) bytes; a Unix socket's path is at most 107 (choose a shorter --socket)")
+        }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
