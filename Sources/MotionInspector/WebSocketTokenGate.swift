@@ -23,10 +23,11 @@ struct TokenGatedChannel: ServerChildChannel {
     }
 }
 
-/// Reads a connection's first request line: a request for `/ws` without the token (`?token=`, compared
-/// as `TokenCheck` does) is answered 403 and closed before any HTTP or WebSocket handler sees it; any
-/// other passes on untouched and the gate leaves the pipeline. (A later request on a kept-alive
-/// connection is not looked at: an upgrade there without the token is still refused, with Hummingbird's 400.)
+/// Reads a connection's first request line: a request without the token (`?token=`, compared as
+/// `TokenCheck` does), for any path, is answered 403 and closed before any HTTP or WebSocket handler sees
+/// it; any other passes on untouched and the gate leaves the pipeline. (A later request on a kept-alive
+/// connection is not looked at: `TokenCheck` answers a page 403, and an upgrade there without the token is
+/// still refused, with Hummingbird's 400 or a redirect to `/ws` that is refused in turn.)
 final class WebSocketTokenGate: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -74,13 +75,13 @@ final class WebSocketTokenGate: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    /// `GET /ws?… HTTP/1.1` without the right token.
+    /// A request line without the right token, whatever its path (`/ws`, `/ws/`, `//ws` and an absolute
+    /// `http://…/ws` all reach a WebSocket handler; every page the inspector serves needs the token too).
     static func refuses(_ line: String, token: String) -> Bool {
         let parts = line.split(separator: " ")
         guard parts.count >= 2 else { return false }
         let target = parts[1]
         let path = target.prefix { $0 != "?" }
-        guard path == "/ws" else { return false }
         let query = target.dropFirst(path.count + 1)
         let given = query.split(separator: "&").first { $0.hasPrefix("token=") }.map { String($0.dropFirst(6)) }
         return given.map { !TokenCheck<BasicRequestContext>.same($0, token) } ?? true

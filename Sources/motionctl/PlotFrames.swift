@@ -13,6 +13,11 @@ extension Plot {
         guard out.lowercased().hasSuffix(".svg") else {
             throw ValidationError("--out: \(out) is not an .svg file; motionctl plot writes SVG only (convert it with rsvg-convert or a browser)")
         }
+        guard !(velocity && normalize) else {
+            // Progress is a value's way from its first to its last: a velocity has no such ends (it starts
+            // and ends at 0 for most motion), so the two together drew nothing anyone could read.
+            throw ValidationError("--velocity and --normalize: draw velocities or progress, not both (progress is from the values)")
+        }
         let data = try readInputFile(file, label: "--frames")
         let recorded = try Self.frameSeries(String(decoding: data, as: UTF8.self), file: file, velocity: velocity,
                                             targets: target.isEmpty ? nil : Set(target))

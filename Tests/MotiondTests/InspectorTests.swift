@@ -98,6 +98,7 @@ struct InspectorTests {
         let token = address.components(separatedBy: "token=").last ?? ""
         #expect(try await Self.upgradeStatus(page + "ws") == "403", "a WebSocket upgrade without the token: 403")
         #expect(try await Self.upgradeStatus(page + "ws?token=0123456789abcdef0123456789abcdef") == "403", "with a wrong token: 403")
+        #expect(try await Self.upgradeStatus(page + "ws/") == "403", "at /ws/ (a WebSocket path too): 403")
         #expect(try await Self.upgradeStatus(page + "ws?token=" + token) == "101", "with it: switched")
         #expect(try await Self.status(address) == 200)
 
@@ -214,9 +215,17 @@ struct InspectorTests {
             try await browser.drag(in: "#bezier", from: (30 + 0.58 * 240, 60), to: (30 + 0.1 * 240, 60))
             try await browser.waitFor("const p = window.inspector.curve.points; return Math.abs(p[2] - 0.1) < 0.01 && Math.abs(p[3] - 1) < 0.01")
             let before = try await browser.run("return window.inspector.trace.filter((e) => e.kind === 'plan.added' && e.target === 'curve').length").doubleValue ?? 0
+            let curveValue = "Number(window.inspector.props.get('default/curve/x').value[0])"
+            let atApply = try await browser.run("return \(curveValue)").doubleValue ?? .nan
+            let applyTime = try await browser.run("return window.inspector.props.get('default/curve/x').history.at(-1).t").doubleValue ?? .nan
             _ = try await browser.run("document.getElementById('apply-timing').click(); return true")
             try await browser.waitFor("return document.getElementById('timing-applied').textContent === 'applied: timings.standard'")
             try await browser.waitFor("return window.inspector.trace.filter((e) => e.kind === 'plan.added' && e.target === 'curve').length > \(before)")
+            // Carried on, it goes on towards 1000 from where it was: never back (a steep curve's launch once
+            // sent a running tween far below where it had been).
+            try await browser.waitFor("return \(curveValue) > \(atApply + 5)")
+            let lowest = try await browser.run("return Math.min(...window.inspector.props.get('default/curve/x').history.filter((h) => h.t > \(applyTime)).map((h) => h.value[0]))").doubleValue ?? .nan
+            #expect(lowest >= atApply - 1, "the retuned tween went back to \(lowest) from \(atApply)")
             try await browser.screenshot(to: Self.screenshots.appendingPathComponent("curve-editor.png").path)
             try await browser.waitFor("const t = window.inspector.theme.tokens.timings.standard; return t.origin === 'user' && /^cubic-bezier\\(0.42, 0, 0.1/.test(t.value)")
 

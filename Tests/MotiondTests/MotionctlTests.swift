@@ -313,5 +313,7 @@ struct MotionctlTests {
         #expect(refused.status == 64 && refused.errors.contains("line 2 is not JSON"), "\(refused)")
         let onlyBox = try await Self.motionctl(["plot", "--frames", recording, "--target", "card", "--out", directory.appendingPathComponent("c.svg").path])
         #expect(onlyBox.status == 64 && onlyBox.errors.contains("holds no frame with updates of card"), "\(onlyBox)")
+        let both = try await Self.motionctl(["plot", "--frames", recording, "--velocity", "--normalize", "--out", directory.appendingPathComponent("d.svg").path])
+        #expect(both.status == 64 && both.errors.contains("draw velocities or progress, not both"), "\(both)")
     }
 }
