@@ -41,6 +41,28 @@ struct IdempotencyKeyTests {
         #expect(try keys.result(uid: 7, key: "k0", request: 1, now: 5) == nil && keys.result(uid: 7, key: "k1", request: 1, now: 5) == 1)
     }
 
+    /// Every key taken is kept its 10 minutes (docs/protocol.md#idempotency-keys): a uid whose keys of the
+    /// last 10 minutes fill its cap is refused the next keyed request before it is applied, and its first
+    /// key still answers; once they expire, keys are taken again. (The cap used to forget the oldest key
+    /// at once: after 4,096 keyed calls a retry of a `runtime.create` 4 s old was applied again.)
+    @Test func aFullUidIsRefusedAKeyRatherThanForgettingAYoungOne() throws {
+        let output = RecordingOutput(), clock = ManualClock()
+        let context = try TestContext.greeted(on: output, clock: clock)
+        func send(_ id: Int, key: String) -> JSONValue? {
+            context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": "status", "key": .string(key), "params": [:]]), from: 1)
+            return output.lines.last { $0["id"] == .number(Double(id)) }
+        }
+        for index in 0..<IdempotencyKeys.maximumPerUID {
+            #expect(send(index + 1, key: "k\(index)")?["result"] != nil)
+            if index % 1024 == 0 { clock.advance(by: 1) }
+        }
+        let refused = send(10_000, key: "one-more")
+        #expect(refused?["error"]?["code"] == "quota.exceeded" && refused?["error"]?["message"]?.stringValue?.hasPrefix("key: uid") == true, "\(refused ?? .null)")
+        #expect(send(10_001, key: "k0")?["result"] != nil, "the first key still answers")
+        clock.advance(by: IdempotencyKeys.lifetime + 5)
+        #expect(send(10_002, key: "one-more")?["result"] != nil, "taken once the old keys expired")
+    }
+
     /// A uid's results are bounded in bytes too (keyed `runtime.state` pages of ~200 KB each held 1.7 GB):
     /// a result past the largest is not remembered, and the oldest go until the new one has room.
     @Test func aUidsResultsAreBoundedInBytes() throws {

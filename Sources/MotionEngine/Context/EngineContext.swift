@@ -210,6 +210,11 @@ package final class EngineContext: TraceObserver {
                     }
                     break
                 }
+                guard keys.admits(uid: session.uid, now: clock.wallNow()) else {
+                    answerInLine(.failure(EngineError(.quotaExceeded, "key: uid \(session.uid) has \(IdempotencyKeys.maximumPerUID) keys (or \(IdempotencyKeys.maximumBytesPerUID >> 20) MiB of their results) of the last \(Int(IdempotencyKeys.lifetime / 60)) minutes, each kept that long; send this request without a key, or with one once older keys expire")),
+                                 id: request.id, in: session)
+                    break
+                }
                 keys.begin(uid: session.uid, key: key, request: fingerprint)
             }
             // This request's key (nil: none) is the one `orApply` may take while it is answered; a request

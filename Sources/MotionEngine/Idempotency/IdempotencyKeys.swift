@@ -3,9 +3,10 @@ import MotionWire
 
 /// Idempotency keys (docs/protocol.md#idempotency-keys): a request may carry `"key": "…"`; a retry with
 /// the same key from the same uid within `lifetime` is answered with the first result and not applied
-/// again. Per uid, at most `maximumPerUID` keys and `maximumBytesPerUID` of results (the oldest forgotten
-/// first); a result past `maximumResultBytes` is not remembered (only a read answers that much, and a retry
-/// of a read reads again): 4,200 keyed pages of `runtime.state` held 1.7 GB of one uid for ten minutes.
+/// again. Per uid, at most `maximumPerUID` keys and `maximumBytesPerUID` of results: a keyed request past
+/// them is refused before it is applied (`admits`), so every key taken is kept its 10 minutes; a result
+/// past `maximumResultBytes` is not remembered (only a read answers that much, and a retry of a read reads
+/// again): 4,200 keyed pages of `runtime.state` held 1.7 GB of one uid for ten minutes.
 ///
 /// A journaled change carries its key in its first journal record, written with it, so a restart
 /// remembers it too (`RuntimeJournal+Restore`): answered then with the result rebuilt from the replay,
@@ -38,6 +39,7 @@ final class IdempotencyKeys {
     private var bytes: [UInt32: Int] = [:]
     /// Keys whose request is being applied (waiting for the journal): a retry meanwhile is refused.
     private var pending: [Pair: Int] = [:]
+    private var pendingPerUID: [UInt32: Int] = [:]
     /// The key of the request being answered now: `orApply` writes it into the journal record.
     var current: (uid: UInt32, key: String)?
 
@@ -76,11 +78,31 @@ final class IdempotencyKeys {
 
     func isPending(uid: UInt32, key: String) -> Bool { pending[Pair(uid: uid, key: key)] != nil }
 
-    func begin(uid: UInt32, key: String, request: Int) { pending[Pair(uid: uid, key: key)] = request }
+    /// Whether `uid` may start one more keyed request: a key taken is remembered for all of `lifetime`, so
+    /// a uid whose keys of the last 10 minutes (with those being applied) fill `maximumPerUID`, or whose
+    /// results leave less than `maximumResultBytes` of `maximumBytesPerUID`, is refused before anything is
+    /// applied — not answered and then made to forget a young key (a retry of it would apply it again).
+    func admits(uid: UInt32, now: Double) -> Bool {
+        let waiting = pendingPerUID[uid] ?? 0
+        if (remembered[uid]?.count ?? 0) + waiting < Self.maximumPerUID, (bytes[uid] ?? 0) + Self.maximumResultBytes <= Self.maximumBytesPerUID {
+            return true
+        }
+        // The expired go first (a walk only when a cap is near).
+        for (key, entry) in remembered[uid] ?? [:] where now - entry.time > Self.lifetime { forget(uid: uid, key: key) }
+        return (remembered[uid]?.count ?? 0) + waiting < Self.maximumPerUID && (bytes[uid] ?? 0) + Self.maximumResultBytes <= Self.maximumBytesPerUID
+    }
+
+    func begin(uid: UInt32, key: String, request: Int) {
+        if pending.updateValue(request, forKey: Pair(uid: uid, key: key)) == nil { pendingPerUID[uid, default: 0] += 1 }
+    }
 
     /// The request ended: `result` is remembered (nil: it failed, nothing is).
     func end(uid: UInt32, key: String, result: JSONValue?, now: Double) {
         let request = pending.removeValue(forKey: Pair(uid: uid, key: key))
+        if request != nil {
+            pendingPerUID[uid, default: 1] -= 1
+            if pendingPerUID[uid] == 0 { pendingPerUID[uid] = nil }
+        }
         guard let result else { return }
         remember(uid: uid, key: key, result: result, time: now, request: request)
     }
