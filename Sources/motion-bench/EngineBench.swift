@@ -72,7 +72,17 @@ struct EngineBench: AsyncParsableCommand {
         }
         context.receive(line: Array(#"{"id":2,"method":"subscribe","params":{"streams":["frames"]}}"#.utf8), from: 1)
         let before = output.bytes
-        let (full, fullAllocations) = measure { context.tick(dt: dt) }
+        // What the daemon's engine loop does around each tick (`EngineLoop`): the tick, its statistics,
+        // its share-out among uids and the metrics' record of it (docs/operations.md#metrics: no allocation).
+        let metrics = DaemonMetrics()
+        let (full, fullAllocations) = measure {
+            let started = WorkClock.now()
+            context.tick(dt: dt)
+            let work = WorkClock.now() &- started
+            context.ticks.statistics.record(workNanos: work, latenessNanos: 0, overrun: false)
+            context.ticks.shareOut(work)
+            metrics.recordTick(work: work, lateness: 0, overrun: false)
+        }
         let bytesPerTick = Double(output.bytes - before) / Double(ticks)
         let result: JSONValue = [
             "springs": .number(Double(springs)), "plan": .string(plan),

@@ -268,6 +268,37 @@ struct JournalTests {
         #expect(restarted.engine.value(of: "boolean", target: "d", runtime: "0/default") == [1])
     }
 
+    /// docs/protocol.md#idempotency-keys, across a restart: the keys of records a compaction replaces by a
+    /// runtime's values go into that values record (through a second compaction too), and a retry after
+    /// the restart is answered `replayed` without being applied again. (They were forgotten: a retry of a
+    /// keyed `plan.add` after a compaction and a restart applied it a second time.)
+    @Test func compactionKeepsTheKeysOfTheRecordsItReplaces() throws {
+        let journal = MemoryJournal()
+        let (context, output) = try Self.context(journal: journal)
+        func keyed(_ context: EngineContext, _ output: RecordingOutput, _ id: Int, _ key: String, _ method: String, _ params: JSONValue) -> JSONValue? {
+            context.receive(line: JSONWriter.bytes(["id": .number(Double(id)), "method": .string(method), "key": .string(key), "params": params]), from: 1)
+            return output.lines.last { $0["id"] == .number(Double(id)) }
+        }
+        _ = call(context, output, 1, "runtime.create", ["name": "work"])
+        let add: JSONValue = ["runtime": "work", "target": "a", "plan": ["type": "ChangeBoolean", "value": true]]
+        #expect(keyed(context, output, 2, "add-a", "plan.add", add)?["result"] != nil)
+        context.journal.compactForTesting()
+        context.journal.compactForTesting()
+        let values = journal.records.first { $0["op"] == "values" && $0["runtime"] == "0/work" }
+        #expect(values?["keys"]?.arrayValue?.first?["key"] == "add-a", "\(journal.records)")
+
+        let time = journal.records.last?["t"]?.doubleValue ?? 0
+        let (restarted, again) = try Self.context(journal: journal, now: time + 10)
+        _ = call(restarted, again, 3, "plan.add", ["runtime": "work", "target": "a", "plan": ["type": "ChangeBoolean", "value": false]])
+        let retry = keyed(restarted, again, 4, "add-a", "plan.add", add)
+        #expect(retry?["result"]?["replayed"] == true && retry?["result"]?["target"] == "a", "\(retry ?? .null)")
+        #expect(restarted.engine.value(of: "boolean", target: "a", runtime: "0/work") == [0], "not applied again")
+
+        // Past its 10 minutes the key is gone: the same request is a new one.
+        let (late, lateOutput) = try Self.context(journal: journal, now: time + IdempotencyKeys.lifetime + 10)
+        #expect(keyed(late, lateOutput, 5, "add-a", "plan.add", add)?["result"]?["replayed"] == nil)
+    }
+
     /// A context whose journal completions wait in `pump` (as if written on another thread) until run.
     static func pumped() throws -> (MemoryJournal, EngineContext, RecordingOutput, SlicedWorkTests.Pump) {
         let journal = MemoryJournal()

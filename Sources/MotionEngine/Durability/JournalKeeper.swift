@@ -12,6 +12,8 @@ struct JournalKeeper {
     struct Kept {
         var record: JournalRecord
         var line: [UInt8]
+        /// Its line carries idempotency keys (`key` or, compacted, `keys`): a compaction keeps them.
+        var keyed = false
     }
 
     var maximumRecords = 1000
@@ -34,7 +36,7 @@ struct JournalKeeper {
     var totalBytes: Int { bytes.values.reduce(0, +) }
 
     /// Keeps `record` (written as `line`); a destroy forgets its runtime.
-    mutating func remember(_ record: JournalRecord, line: [UInt8]) {
+    mutating func remember(_ record: JournalRecord, line: [UInt8], keyed: Bool = false) {
         let runtime = record.runtime
         if case .destroy = record {
             set(runtime, nil)
@@ -47,7 +49,7 @@ struct JournalKeeper {
         }
         // In place, counted by the line added: a copy of the runtime's records and a sum of their bytes at
         // each write cost in proportion to them (100,000 records within a uid's 16 MiB).
-        append(Kept(record: record, line: line), to: runtime)
+        append(Kept(record: record, line: line, keyed: keyed), to: runtime)
         if let count = runtimes[runtime]?.count, count > maximumRecords + 1, var kept = runtimes.removeValue(forKey: runtime) {
             dropped[runtime, default: 0] += count - maximumRecords - 1
             kept.removeSubrange(1..<(count - maximumRecords))

@@ -13,6 +13,8 @@ package final class JournalReplay {
     let lines: [[UInt8]]?
     /// Each record with the idempotency key its line carried (`IdempotencyKeys`).
     let keyed: [Int: IdempotencyKeys.Pair]
+    /// Values records a compaction wrote, with the keys of the records they replaced (`resting`).
+    let compactedKeys: [Int: [JSONValue]]
     /// Records a later `refused` record writes off.
     let refused: Set<Int>
     /// The wall-clock present the runtimes are brought to, and the monotonic instant matching it: the
@@ -31,12 +33,14 @@ package final class JournalReplay {
     let finished: ((Outcome) -> Void)?
 
     init(journal: any JournalStorage, records: [JournalRecord], lines: [[UInt8]]?, keyed: [Int: IdempotencyKeys.Pair],
+         compactedKeys: [Int: [JSONValue]] = [:],
          refused: Set<Int>, now: Double, followsClock: Bool, monotonicNow: UInt64, problems: [String],
          progress: ((Int, Int) -> Void)?, finished: ((Outcome) -> Void)?) {
         self.journal = journal
         self.records = records
         self.lines = lines
         self.keyed = keyed
+        self.compactedKeys = compactedKeys
         self.refused = refused
         self.now = now
         self.followsClock = followsClock

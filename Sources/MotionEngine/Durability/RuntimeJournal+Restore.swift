@@ -34,13 +34,14 @@ extension RuntimeJournal {
             }
             return record
         }
-        var keyed: [Int: IdempotencyKeys.Pair] = [:]
+        var keyed: [Int: IdempotencyKeys.Pair] = [:], compactedKeys: [Int: [JSONValue]] = [:]
         let matched = loaded.count == records.count
         if matched {
             for (index, line) in loaded.enumerated() {
                 if let key = line.json["key"]?.stringValue, let uid = line.json["keyUid"]?.doubleValue.flatMap(UInt32.init(exactly:)) {
                     keyed[index] = IdempotencyKeys.Pair(uid: uid, key: key)
                 }
+                if let keys = line.json["keys"]?.arrayValue { compactedKeys[index] = keys }
             }
         }
         replaySteps = 0
@@ -48,7 +49,7 @@ extension RuntimeJournal {
             finished?((0, 0, problems))
             return (0, 0, problems)
         }
-        restoring = JournalReplay(journal: journal, records: records, lines: matched ? loaded.map(\.line) : nil, keyed: keyed,
+        restoring = JournalReplay(journal: journal, records: records, lines: matched ? loaded.map(\.line) : nil, keyed: keyed, compactedKeys: compactedKeys,
                                   refused: writtenOff(records), now: now, followsClock: explicitNow == nil, monotonicNow: monotonicNow, problems: problems,
                                   progress: progress, finished: finished)
         return nil
@@ -191,11 +192,18 @@ extension RuntimeJournal {
                 }
             case .refused: break  // skipped above
             }
-            // Kept with its line (and its key, if any, so that a compaction keeps it too).
-            remember(record, line: line)
+            // Kept with its line (and its keys, if any, so that a compaction keeps them too).
+            let compacted = replay.compactedKeys[index] ?? []
+            remember(record, line: line, keyed: key != nil || !compacted.isEmpty)
             if let key {
                 context.keys.remember(uid: key.uid, key: key.key, result: Self.answer(to: record, performer: answer.performer, removed: answer.removed),
                                       time: record.time)
+            }
+            // Keys of the records a compaction replaced by this one, with the answers it wrote for them.
+            for entry in compacted {
+                guard let key = entry["key"]?.stringValue, let uid = entry["keyUid"]?.doubleValue.flatMap(UInt32.init(exactly:)),
+                      let time = entry["t"]?.doubleValue, replay.now - time <= IdempotencyKeys.lifetime, let result = entry["answer"] else { continue }
+                context.keys.remember(uid: uid, key: key, result: result, time: time)
             }
         } catch {
             replay.problems.append("journal: \(record.runtime): \(error.message)")
@@ -212,7 +220,7 @@ extension RuntimeJournal {
 
     /// What the request of `record` was answered with, rebuilt for its idempotency key (built only for a
     /// record that has one: a replay of 150,000 records built each one's, BENCHMARKS.md).
-    private static func answer(to record: JournalRecord, performer: UInt64?, removed: Bool?) -> JSONValue {
+    static func answer(to record: JournalRecord, performer: UInt64?, removed: Bool?) -> JSONValue {
         if let removed { return ["removed": .bool(removed), "replayed": true] }
         var result: JSONValue = ["runtime": .string(String(OwnedName.split(record.runtime).name)), "replayed": true]
         switch record {

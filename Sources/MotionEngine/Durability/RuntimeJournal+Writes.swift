@@ -219,13 +219,17 @@ extension RuntimeJournal {
         } else {
             do throws(EngineError) {
                 reply = WireMessage.result(id: entry.id, try entry.apply(context))
-                for (record, line) in zip(entry.records, entry.lines) { remember(record, line: line) }
+                for (index, (record, line)) in zip(entry.records, entry.lines).enumerated() {
+                    remember(record, line: line, keyed: index == 0 && entry.key != nil)
+                }
             } catch {
                 // Written but refused (a quota, a plugin's `add_plan` that checks more than the schema):
                 // not kept, so the next rewrite drops it, and written off, so no start replays it. Not a
                 // rewrite now: a refused request is cheap to send, a rewrite is not.
                 let kept = min(entry.applied?.value ?? 0, entry.records.count)
-                for (record, line) in zip(entry.records, entry.lines).prefix(kept) { remember(record, line: line) }
+                for (index, (record, line)) in zip(entry.records, entry.lines).prefix(kept).enumerated() {
+                    remember(record, line: line, keyed: index == 0 && entry.key != nil)
+                }
                 let refused = Array(entry.records.dropFirst(kept))
                 if !refused.isEmpty {
                     writeOff(refused, answering: error, id: entry.id, in: session)
@@ -279,7 +283,7 @@ extension RuntimeJournal {
 
     /// Keeps what a replay of `record`'s runtime needs (the compaction's source), within the uid's
     /// `journalBytes` quota (`JournalKeeper`).
-    func remember(_ record: JournalRecord, line: [UInt8]) {
+    func remember(_ record: JournalRecord, line: [UInt8], keyed: Bool = false) {
         kept.maximumRecords = Self.maximumJournalRecords
         kept.maximumOwnerBytes = settings.quotas.journalBytes
         // Compacted before anything is dropped: the uid's runtimes at rest are kept as their values
@@ -287,7 +291,7 @@ extension RuntimeJournal {
         let owner = OwnedName.split(record.runtime).owner ?? 0
         // (Not during the replay: a values record stamped now would come before older records of the runtime.)
         if restoring == nil, (kept.ownerBytes[owner] ?? 0) + line.count > kept.maximumOwnerBytes { compactResting(of: owner) }
-        kept.remember(record, line: line)
+        kept.remember(record, line: line, keyed: keyed)
         // Records go one at a time past the quota (one per record added): logged at most once a minute
         // per runtime, with how many went since the last line.
         if case .destroy = record { dropWarnings[record.runtime] = nil }
@@ -311,15 +315,31 @@ extension RuntimeJournal {
         let now = clock.wallNow()
         for (runtime, records) in kept.runtimes where records.count > 2 && (OwnedName.split(runtime).owner ?? 0) == owner {
             guard records.first?.record.isCreate == true, engine.runtimes[runtime] != nil, !engine.isActive(runtime: runtime) else { continue }
-            kept.replace(runtime, with: [records[records.startIndex], Self.resting(runtime, of: engine, at: now)])
+            kept.replace(runtime, with: [records[records.startIndex], Self.resting(runtime, of: engine, at: now, keeping: Array(records.dropFirst()))])
         }
     }
 
-    /// A runtime at rest as one record of its values.
-    static func resting(_ runtime: String, of engine: Engine, at time: Double) -> JournalKeeper.Kept {
+    /// A runtime at rest as one record of its values, carrying the idempotency keys of `replaced` still
+    /// within their 10 minutes (docs/protocol.md#idempotency-keys: kept across a restart), each with what
+    /// a retry is answered.
+    static func resting(_ runtime: String, of engine: Engine, at time: Double, keeping replaced: [JournalKeeper.Kept] = []) -> JournalKeeper.Kept {
         let values = engine.properties(ofRuntime: runtime).map { ($0.target, $0.property, engine.store.value($0.handle)) }
         let record = JournalRecord.values(runtime: runtime, values: values, t: time)
-        return JournalKeeper.Kept(record: record, line: record.line)
+        var keys: [JSONValue] = []
+        for kept in replaced where kept.keyed {
+            guard let json = try? JSONValue.parse(kept.line) else { continue }
+            if let key = json["key"], let uid = json["keyUid"], time - kept.record.time <= IdempotencyKeys.lifetime {
+                keys.append(["key": key, "keyUid": uid, "t": .number(kept.record.time),
+                             "answer": answer(to: kept.record, performer: nil, removed: nil)])
+            }
+            for entry in json["keys"]?.arrayValue ?? [] where time - (entry["t"]?.doubleValue ?? -.infinity) <= IdempotencyKeys.lifetime {
+                keys.append(entry)
+            }
+        }
+        guard !keys.isEmpty else { return JournalKeeper.Kept(record: record, line: record.line) }
+        var json = record.json
+        json["keys"] = .array(keys)
+        return JournalKeeper.Kept(record: record, line: WireMessage.line(json), keyed: true)
     }
 
     /// Compacts now (tests; the daemon compacts past `journalCompactionBytes`).
@@ -337,7 +357,7 @@ extension RuntimeJournal {
             if engine.isActive(runtime: runtime) {
                 parts.append(records)
             } else {
-                let compacted = [records[0], Self.resting(runtime, of: engine, at: now)]
+                let compacted = [records[0], Self.resting(runtime, of: engine, at: now, keeping: Array(records.dropFirst()))]
                 kept.replace(runtime, with: compacted)
                 parts.append(compacted)
             }
