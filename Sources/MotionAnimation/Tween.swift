@@ -59,23 +59,26 @@ package struct Tween: Sendable {
     /// launched only as far as the motion keeps going that way: `Δv · g` pulls against the curve while g
     /// rises (its first third), and where the curve is fast at first and flat later (a steep ease-out) the
     /// whole difference sent the value back past `from`, by more than the tween's range at a long duration.
-    /// Scaled down there, it starts between `wanted` and the curve's own velocity and never turns back.
+    /// Scaled down there (to nothing where the curve is flat in its first third: a hold), it starts
+    /// between `wanted` and the curve's own velocity and never turns back.
     package func launch(toStartAt wanted: SIMD4<Double>) -> SIMD4<Double> {
         let own = startVelocity
         var launch = wanted - own
         guard duration > 0 else { return launch }
+        // Read at 64 times of the first third (and of the tween: a repeat under a third ends it sooner).
+        let span = min(duration / 3, totalDuration)
         for i in 0..<4 where launch[i] != 0 && own[i] != 0 && wanted[i] * own[i] >= 0 && abs(wanted[i]) < abs(own[i]) {
-            // Largest k ≤ 1 with own(t) + k·Δv·g'(t) keeping own(t)'s sign wherever the curve goes forward,
-            // read at 256 times and kept a tenth short of it for the times between them.
-            var scale = 1.0
-            for step in 1...256 {
-                let t = duration / 3 * Double(step) / 256, rest = 1 - t / duration
+            // The largest k with own(t) + k·Δv·g'(t) keeping own(t)'s sign wherever the curve goes forward,
+            // kept a tenth short of it for the times between the readings (continuously: 0.9k, at most 1).
+            var most = Double.infinity
+            for step in 1...64 {
+                let t = span * Double(step) / 64, rest = 1 - t / duration
                 let pull = launch[i] * rest * (1 - 3 * t / duration)
                 let forward = velocity(at: t)[i] - launched(at: t).velocity[i]
                 guard pull * own[i] < 0, forward * own[i] >= 0 else { continue }
-                scale = min(scale, abs(forward) / abs(pull))
+                most = min(most, abs(forward) / abs(pull))
             }
-            launch[i] *= scale < 1 ? scale * 0.9 : 1
+            launch[i] *= min(1, most * 0.9)
         }
         return launch
     }

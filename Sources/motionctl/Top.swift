@@ -9,7 +9,7 @@ import MotionWire
 /// and engine time, frames sent and updates dropped per second by transport, each connection (pid, uid,
 /// name, subscriptions). Keys: `u` sorts uids by engine
 /// time (default) or by uid, `c` sorts connections by subscriptions or by id, `q` (or Ctrl-C) quits; the
-/// terminal is given back as it was however top ends.
+/// terminal is given back as it was however top ends (`RawTerminal`).
 struct Top: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "A live view of the daemon: ticks, uids, connections (q quits).")
     @OptionGroup var connection: Connection
@@ -31,7 +31,7 @@ struct Top: AsyncParsableCommand {
                 while Date() < deadline {
                     if let key = terminal.key() {
                         switch key {
-                        case "q", "\u{03}", "\u{1C}": return  // q, Ctrl-C, Ctrl-\
+                        case "q": return
                         case "u": state.uidsByTime.toggle()
                         case "c": state.connectionsBySubscriptions.toggle()
                         default: continue
@@ -147,14 +147,22 @@ struct TopState {
 final class RawTerminal {
     private let isTerminal = isatty(STDIN_FILENO) == 1
 
-    /// Keys come one at a time and unechoed; Ctrl-C and Ctrl-\ come as keys too (no ISIG), so `top` quits
-    /// through `restore`. A SIGTERM or SIGHUP restores the terminal before it ends the process.
+    /// Keys come one at a time and unechoed. Ctrl-C (SIGINT) and Ctrl-\\ end top with the terminal given
+    /// back, wherever top is (a call to a daemon that does not answer included); SIGTERM and SIGHUP too;
+    /// Ctrl-Z gives it back while top is stopped and takes it again when it goes on.
     init() {
         guard isTerminal else { return }
         tcgetattr(STDIN_FILENO, &savedTerminal)
-        var raw = savedTerminal
-        raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG)
-        withUnsafeMutableBytes(of: &raw.c_cc) { $0[Int(VMIN)] = 0; $0[Int(VTIME)] = 0 }
+        rawTerminal = savedTerminal
+        rawTerminal.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &rawTerminal.c_cc) { $0[Int(VMIN)] = 0; $0[Int(VTIME)] = 0 }
+        for signal in [SIGINT, SIGQUIT] {
+            // Ended as by `q` (an exit, not death by the signal: a shell running top goes on after it).
+            Glibc.signal(signal) { number in
+                tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
+                _exit(128 + number)
+            }
+        }
         for signal in [SIGTERM, SIGHUP] {
             Glibc.signal(signal) { number in
                 tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
@@ -162,7 +170,13 @@ final class RawTerminal {
                 raise(number)
             }
         }
-        tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+        Glibc.signal(SIGTSTP) { _ in
+            tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
+            raise(SIGSTOP)
+            // Going on (SIGCONT): raw again.
+            tcsetattr(STDIN_FILENO, TCSANOW, &rawTerminal)
+        }
+        tcsetattr(STDIN_FILENO, TCSANOW, &rawTerminal)
     }
 
     /// A key pressed since the last look, if any.
@@ -178,5 +192,7 @@ final class RawTerminal {
     }
 }
 
-/// The terminal as it was before `top`: global, as a signal's handler can reach nothing else.
+/// The terminal as it was before `top`, and as top sets it: global, as a signal's handler can reach
+/// nothing else.
 nonisolated(unsafe) private var savedTerminal = termios()
+nonisolated(unsafe) private var rawTerminal = termios()

@@ -281,7 +281,11 @@ struct JournalTests {
         }
         _ = call(context, output, 1, "runtime.create", ["name": "work"])
         let add: JSONValue = ["runtime": "work", "target": "a", "plan": ["type": "ChangeBoolean", "value": true]]
-        #expect(keyed(context, output, 2, "add-a", "plan.add", add)?["result"] != nil)
+        let first = keyed(context, output, 2, "add-a", "plan.add", add)?["result"]
+        #expect(first?["performer"] != nil, "\(first ?? .null)")
+        _ = call(context, output, 6, "plan.add", ["runtime": "work", "target": "b", "name": "n", "plan": ["type": "ChangeBoolean", "value": true]])
+        let remove: JSONValue = ["runtime": "work", "target": "b", "name": "n"]
+        #expect(keyed(context, output, 7, "remove-n", "plan.remove", remove)?["result"]?["removed"] == true)
         context.journal.compactForTesting()
         context.journal.compactForTesting()
         let values = journal.records.first { $0["op"] == "values" && $0["runtime"] == "0/work" }
@@ -291,7 +295,10 @@ struct JournalTests {
         let (restarted, again) = try Self.context(journal: journal, now: time + 10)
         _ = call(restarted, again, 3, "plan.add", ["runtime": "work", "target": "a", "plan": ["type": "ChangeBoolean", "value": false]])
         let retry = keyed(restarted, again, 4, "add-a", "plan.add", add)
-        #expect(retry?["result"]?["replayed"] == true && retry?["result"]?["target"] == "a", "\(retry ?? .null)")
+        #expect(retry?["result"]?["replayed"] == true && retry?["result"]?["target"] == "a" && retry?["result"]?["performer"] == first?["performer"],
+                "answered as the first time, replayed: \(retry ?? .null)")
+        let removedAgain = keyed(restarted, again, 8, "remove-n", "plan.remove", remove)?["result"]
+        #expect(removedAgain?["removed"] == true && removedAgain?["replayed"] == true, "\(removedAgain ?? .null)")
         #expect(restarted.engine.value(of: "boolean", target: "a", runtime: "0/work") == [0], "not applied again")
 
         // Past its 10 minutes the key is gone: the same request is a new one.

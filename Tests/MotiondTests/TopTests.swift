@@ -110,11 +110,13 @@ struct TopTests {
         try await Self.quit(session)
 
         // As the second uid: its own row (from `status`), and no every-uid frame rates that would read as zeros.
-        // Ended by Ctrl-C, it gives the terminal back as it was (`stty` after it, in the same shell, sees
-        // icanon and echo again; with Ctrl-C a signal, the shell died with top and the terminal stayed raw).
+        // Ended by Ctrl-C, it gives the terminal back as it was: `stty` after it, in the same shell, sees
+        // icanon and echo again (killed by the signal, top left the terminal raw). bash, as it goes on after
+        // a program that ends itself at Ctrl-C (dash dies with it, whatever the program does).
         let own = "motiond-top-own-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let then = "echo top-ended; stty -a; read line"
         _ = try await Self.tmux(["new-session", "-d", "-s", own, "-x", "160", "-y", "40",
-                                 "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \(motionctl) top --socket \(daemon.socket); echo top-ended; stty -a; read line"], detached: true)
+                                 "/bin/bash -c '/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \(motionctl) top --socket \(daemon.socket); \(then)'"], detached: true)
         screen = try await Self.screen(of: own) { $0.split(separator: "\n").contains { $0.hasPrefix("65534 ") } }
         let row = screen.split(separator: "\n").first { $0.hasPrefix("65534 ") }.map { $0.split(separator: " ") } ?? []
         #expect(row.count == 7 && row[5] == "1", "its row counts its one animation:\n\(screen)")

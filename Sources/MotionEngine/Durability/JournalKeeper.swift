@@ -1,3 +1,4 @@
+import MotionJSON
 import DequeModule
 
 /// What a replay of each journaled runtime needs, the compaction's source (docs/operations.md#animations-survive-a-restart), within bounds: a
@@ -12,8 +13,30 @@ struct JournalKeeper {
     struct Kept {
         var record: JournalRecord
         var line: [UInt8]
-        /// Its line carries idempotency keys (`key` or, compacted, `keys`): a compaction keeps them.
-        var keyed = false
+        /// The idempotency keys its line carries (`key`, or a compaction's `keys`): a compaction keeps them.
+        var keys: [KeptKey] = []
+    }
+
+    /// An idempotency key a kept record carries (docs/protocol.md#idempotency-keys), with the answer a
+    /// retry after a restart gets (`replayed`).
+    struct KeptKey {
+        var uid: UInt32
+        var key: String
+        /// When it was answered (wall-clock seconds).
+        var time: Double
+        var answer: JSONValue
+
+        var json: JSONValue { ["key": .string(key), "keyUid": .number(Double(uid)), "t": .number(time), "answer": answer] }
+
+        init(uid: UInt32, key: String, time: Double, answer: JSONValue) {
+            (self.uid, self.key, self.time, self.answer) = (uid, key, time, answer)
+        }
+
+        init?(json: JSONValue) {
+            guard let key = json["key"]?.stringValue, let uid = json["keyUid"]?.doubleValue.flatMap(UInt32.init(exactly:)),
+                  let time = json["t"]?.doubleValue, let answer = json["answer"] else { return nil }
+            self.init(uid: uid, key: key, time: time, answer: answer)
+        }
     }
 
     var maximumRecords = 1000
@@ -36,7 +59,7 @@ struct JournalKeeper {
     var totalBytes: Int { bytes.values.reduce(0, +) }
 
     /// Keeps `record` (written as `line`); a destroy forgets its runtime.
-    mutating func remember(_ record: JournalRecord, line: [UInt8], keyed: Bool = false) {
+    mutating func remember(_ record: JournalRecord, line: [UInt8], keys: [KeptKey] = []) {
         let runtime = record.runtime
         if case .destroy = record {
             set(runtime, nil)
@@ -49,7 +72,7 @@ struct JournalKeeper {
         }
         // In place, counted by the line added: a copy of the runtime's records and a sum of their bytes at
         // each write cost in proportion to them (100,000 records within a uid's 16 MiB).
-        append(Kept(record: record, line: line, keyed: keyed), to: runtime)
+        append(Kept(record: record, line: line, keys: keys), to: runtime)
         if let count = runtimes[runtime]?.count, count > maximumRecords + 1, var kept = runtimes.removeValue(forKey: runtime) {
             dropped[runtime, default: 0] += count - maximumRecords - 1
             kept.removeSubrange(1..<(count - maximumRecords))
@@ -100,4 +123,5 @@ struct JournalKeeper {
 
 extension JournalRecord {
     var isCreate: Bool { if case .create = self { true } else { false } }
+    var isValues: Bool { if case .values = self { true } else { false } }
 }

@@ -193,18 +193,16 @@ extension RuntimeJournal {
             case .refused: break  // skipped above
             }
             // Kept with its line (and its keys, if any, so that a compaction keeps them too).
-            let compacted = replay.compactedKeys[index] ?? []
-            remember(record, line: line, keyed: key != nil || !compacted.isEmpty)
+            // With its key and the keys of the records a compaction replaced by this one (with the answers
+            // it wrote for them), still within their 10 minutes.
+            var keys = (replay.compactedKeys[index] ?? []).compactMap(JournalKeeper.KeptKey.init(json:))
+                .filter { replay.now - $0.time <= IdempotencyKeys.lifetime }
             if let key {
-                context.keys.remember(uid: key.uid, key: key.key, result: Self.answer(to: record, performer: answer.performer, removed: answer.removed),
-                                      time: record.time)
+                keys.append(JournalKeeper.KeptKey(uid: key.uid, key: key.key, time: record.time,
+                                                  answer: Self.answer(to: record, performer: answer.performer, removed: answer.removed)))
             }
-            // Keys of the records a compaction replaced by this one, with the answers it wrote for them.
-            for entry in compacted {
-                guard let key = entry["key"]?.stringValue, let uid = entry["keyUid"]?.doubleValue.flatMap(UInt32.init(exactly:)),
-                      let time = entry["t"]?.doubleValue, replay.now - time <= IdempotencyKeys.lifetime, let result = entry["answer"] else { continue }
-                context.keys.remember(uid: uid, key: key, result: result, time: time)
-            }
+            remember(record, line: line, keys: keys)
+            for kept in keys { context.keys.remember(uid: kept.uid, key: kept.key, result: kept.answer, time: kept.time) }
         } catch {
             replay.problems.append("journal: \(record.runtime): \(error.message)")
             if error.code == .unknownPlanType {
@@ -220,7 +218,7 @@ extension RuntimeJournal {
 
     /// What the request of `record` was answered with, rebuilt for its idempotency key (built only for a
     /// record that has one: a replay of 150,000 records built each one's, BENCHMARKS.md).
-    static func answer(to record: JournalRecord, performer: UInt64?, removed: Bool?) -> JSONValue {
+    private static func answer(to record: JournalRecord, performer: UInt64?, removed: Bool?) -> JSONValue {
         if let removed { return ["removed": .bool(removed), "replayed": true] }
         var result: JSONValue = ["runtime": .string(String(OwnedName.split(record.runtime).name)), "replayed": true]
         switch record {

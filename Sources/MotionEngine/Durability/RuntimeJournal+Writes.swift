@@ -218,18 +218,22 @@ extension RuntimeJournal {
             reply = WireMessage.error(id: entry.id, code: error.code, message: error.message)
         } else {
             do throws(EngineError) {
-                reply = WireMessage.result(id: entry.id, try entry.apply(context))
+                let result = try entry.apply(context)
+                reply = WireMessage.result(id: entry.id, result)
+                // The key goes with the first record, with what it was answered (a retry after a restart
+                // gets it, `replayed`, should a compaction replace the record).
+                var answered = result
+                answered["replayed"] = true
                 for (index, (record, line)) in zip(entry.records, entry.lines).enumerated() {
-                    remember(record, line: line, keyed: index == 0 && entry.key != nil)
+                    let key = index == 0 ? entry.key.map { JournalKeeper.KeptKey(uid: $0.uid, key: $0.key, time: record.time, answer: answered) } : nil
+                    remember(record, line: line, keys: key.map { [$0] } ?? [])
                 }
             } catch {
                 // Written but refused (a quota, a plugin's `add_plan` that checks more than the schema):
                 // not kept, so the next rewrite drops it, and written off, so no start replays it. Not a
                 // rewrite now: a refused request is cheap to send, a rewrite is not.
                 let kept = min(entry.applied?.value ?? 0, entry.records.count)
-                for (index, (record, line)) in zip(entry.records, entry.lines).prefix(kept).enumerated() {
-                    remember(record, line: line, keyed: index == 0 && entry.key != nil)
-                }
+                for (record, line) in zip(entry.records, entry.lines).prefix(kept) { remember(record, line: line) }
                 let refused = Array(entry.records.dropFirst(kept))
                 if !refused.isEmpty {
                     writeOff(refused, answering: error, id: entry.id, in: session)
@@ -283,7 +287,7 @@ extension RuntimeJournal {
 
     /// Keeps what a replay of `record`'s runtime needs (the compaction's source), within the uid's
     /// `journalBytes` quota (`JournalKeeper`).
-    func remember(_ record: JournalRecord, line: [UInt8], keyed: Bool = false) {
+    func remember(_ record: JournalRecord, line: [UInt8], keys: [JournalKeeper.KeptKey] = []) {
         kept.maximumRecords = Self.maximumJournalRecords
         kept.maximumOwnerBytes = settings.quotas.journalBytes
         // Compacted before anything is dropped: the uid's runtimes at rest are kept as their values
@@ -291,7 +295,7 @@ extension RuntimeJournal {
         let owner = OwnedName.split(record.runtime).owner ?? 0
         // (Not during the replay: a values record stamped now would come before older records of the runtime.)
         if restoring == nil, (kept.ownerBytes[owner] ?? 0) + line.count > kept.maximumOwnerBytes { compactResting(of: owner) }
-        kept.remember(record, line: line, keyed: keyed)
+        kept.remember(record, line: line, keys: keys)
         // Records go one at a time past the quota (one per record added): logged at most once a minute
         // per runtime, with how many went since the last line.
         if case .destroy = record { dropWarnings[record.runtime] = nil }
@@ -325,21 +329,11 @@ extension RuntimeJournal {
     static func resting(_ runtime: String, of engine: Engine, at time: Double, keeping replaced: [JournalKeeper.Kept] = []) -> JournalKeeper.Kept {
         let values = engine.properties(ofRuntime: runtime).map { ($0.target, $0.property, engine.store.value($0.handle)) }
         let record = JournalRecord.values(runtime: runtime, values: values, t: time)
-        var keys: [JSONValue] = []
-        for kept in replaced where kept.keyed {
-            guard let json = try? JSONValue.parse(kept.line) else { continue }
-            if let key = json["key"], let uid = json["keyUid"], time - kept.record.time <= IdempotencyKeys.lifetime {
-                keys.append(["key": key, "keyUid": uid, "t": .number(kept.record.time),
-                             "answer": answer(to: kept.record, performer: nil, removed: nil)])
-            }
-            for entry in json["keys"]?.arrayValue ?? [] where time - (entry["t"]?.doubleValue ?? -.infinity) <= IdempotencyKeys.lifetime {
-                keys.append(entry)
-            }
-        }
+        let keys = replaced.flatMap(\.keys).filter { time - $0.time <= IdempotencyKeys.lifetime }
         guard !keys.isEmpty else { return JournalKeeper.Kept(record: record, line: record.line) }
         var json = record.json
-        json["keys"] = .array(keys)
-        return JournalKeeper.Kept(record: record, line: WireMessage.line(json), keyed: true)
+        json["keys"] = .array(keys.map(\.json))
+        return JournalKeeper.Kept(record: record, line: WireMessage.line(json), keys: keys)
     }
 
     /// Compacts now (tests; the daemon compacts past `journalCompactionBytes`).
@@ -354,7 +348,8 @@ extension RuntimeJournal {
         var parts: [[JournalKeeper.Kept]] = []
         for (runtime, records) in kept.all {
             guard records.first?.record.isCreate == true else { continue }
-            if engine.isActive(runtime: runtime) {
+            if engine.isActive(runtime: runtime) || (records.count == 2 && records[1].record.isValues) {
+                // Moving: every record; already its values (nothing changed since): as it is.
                 parts.append(records)
             } else {
                 let compacted = [records[0], Self.resting(runtime, of: engine, at: now, keeping: Array(records.dropFirst()))]

@@ -35,4 +35,5 @@ struct FrameCycle {
         /// Parallel arrays: the tick loop reads only `instances`, free of reference counting.
         var instances: ContiguousArray<UnsafeMutableRawPointer?> = []
         var records: [PerformerRecord] = []
-    }}
+    }
+}

@@ -172,7 +172,7 @@ final class FilterIndex {
 
     /// Runs `body` with a byte per handle, nonzero where some filtered subscriber may read the property,
     /// exact for every handle (those given to a property since the last tick are looked at again), and
-    /// the same handles as a list, for a tick whose other values no one reads (`Engine.readProperties`,
+    /// the same handles as a list, for a tick whose other values no one reads (`UnreadWrites.readProperties`,
     /// `readPropertyList`). Then forgets the handles given since the last tick.
     func withReadFlags(_ store: PropertyStore, _ body: (_ flags: UnsafeBufferPointer<UInt8>, _ list: UnsafeBufferPointer<UInt32>) -> Void) {
         if !rewatch.isEmpty || clearsWatched || watched.count < store.keys.count { update(store) }

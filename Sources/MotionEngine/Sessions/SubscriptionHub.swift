@@ -89,7 +89,7 @@ package final class SubscriptionHub {
 
     /// Runs `body` for a tick with what its subscribers read: `unread` unless a subscriber without a
     /// filter takes every value, and then the flags of the properties filtered subscribers may read and
-    /// the same as a list (nil: none) — what plugins may keep (`Engine.writesUnread`, "motion.unread/1").
+    /// the same as a list (nil: none) — what plugins may keep (`UnreadWrites.writesUnread`, "motion.unread/1").
     func withTickReaders(_ store: PropertyStore,
                          _ body: (_ unread: Bool, _ read: UnsafeBufferPointer<UInt8>?, _ readList: UnsafeBufferPointer<UInt32>?) -> Void) {
         guard unfiltered.isEmpty, !filtered.isEmpty else {

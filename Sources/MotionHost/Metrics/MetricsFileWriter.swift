@@ -43,15 +43,36 @@ struct MetricsFileWriter: Service {
         }
     }
 
-    /// Readable by all (0644) whatever the daemon's umask (the unit's is 0077): the collector runs as a
-    /// user of its own. It holds every uid's series, as `motionctl metrics` does for an admin.
+    /// Written beside the file (never through a link there), then renamed over it, with the mode and group
+    /// the file had: it holds every uid's series, which the daemon shows only to an admin, so it is 0600
+    /// until an operator gives it the collector's group once (`install -m 0640 -g prometheus /dev/null
+    /// PATH`, docs/operations.md#metrics), and then keeps that, whatever the daemon's umask.
     func write(_ text: String) throws {
         let temporary = path + ".tmp"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-        guard chmod(temporary, 0o644) == 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        var existing = stat()
+        let kept = stat(path, &existing) == 0 ? existing : nil
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw Self.failure(errno) }
+        var bytes = Array(text.utf8)[...]
+        var failed: Int32 = 0
+        while !bytes.isEmpty, failed == 0 {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 { bytes = bytes.dropFirst(count) } else if errno != EINTR { failed = errno }
         }
+        if failed == 0, let kept {
+            if fchmod(descriptor, kept.st_mode & 0o777) != 0 || (kept.st_gid != getegid() && fchown(descriptor, uid_t.max, kept.st_gid) != 0) { failed = errno }
+        }
+        close(descriptor)
+        guard failed == 0, rename(temporary, path) == 0 else {
+            let error = failed != 0 ? failed : errno
+            unlink(temporary)
+            throw Self.failure(error)
+        }
+    }
+
+    static func failure(_ code: Int32) -> any Error {
+        NSError(domain: NSPOSIXErrorDomain, code: Int(code))
     }
 }
 
