@@ -10,10 +10,10 @@ protocol ContextPart {
 extension ContextPart {
     var engine: Engine { context.engine }
     var hub: SubscriptionHub { context.hub }
-    var sessions: [UInt64: Session] { context.sessions }
+    var sessions: SessionTable { context.sessions }
     var settings: EngineSettings { context.settings }
     var logger: Logger { context.logger }
-    var clock: any EngineClock { context.clock }
+    var clock: EventClock { context.clock }
     var hooks: HostHooks { context.hooks }
     /// Seconds since the daemon started: the `t` of every event.
     var time: Double { context.time }

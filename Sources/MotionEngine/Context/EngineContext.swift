@@ -19,10 +19,9 @@ package final class EngineContext: TraceObserver {
     }
     package let logger: Logger
     /// The engine's time: event times, display timing, journal records (`EngineClock`).
-    package let clock: any EngineClock
-    /// When this context began, on `clock`: the `t` of events counts from it.
-    let startTime: UInt64
-    var sessions: [UInt64: Session] = [:]
+    package let clock: EventClock
+    /// The connections served, and whether a stop has begun.
+    var sessions = SessionTable()
     /// Plugin installs and hot swaps.
     package private(set) lazy var plugins = PluginInstalls(context: self)
     /// The frame clock's ticks, and their statistics.
@@ -46,7 +45,7 @@ package final class EngineContext: TraceObserver {
     /// Idempotency keys and the first results they are answered with.
     let keys = IdempotencyKeys()
     /// A graceful stop has begun: requests not yet applied are answered `server.shutting_down`.
-    package private(set) var isStopping = false
+    package var isStopping: Bool { sessions.isStopping }
 
     /// One slice's budget: an eighth of a 120 Hz frame.
     static let sliceNanos: UInt64 = 1_000_000
@@ -69,8 +68,7 @@ package final class EngineContext: TraceObserver {
 
     package init(engine: Engine, settings: EngineSettings, logger: Logger,
                 hubLimits: SubscriptionHub.Limits = .init(), clock: any EngineClock = SystemClock.shared) {
-        self.clock = clock
-        startTime = clock.now()
+        self.clock = EventClock(clock)
         self.engine = engine
         self.settings = settings
         engine.composition.instantMotion = settings.instantMotion
@@ -83,7 +81,7 @@ package final class EngineContext: TraceObserver {
     }
 
     /// Seconds since the daemon started: the `t` of every event.
-    var time: Double { Double(clock.now() &- startTime) / 1e9 }
+    var time: Double { clock.seconds }
 
     /// The clock should keep ticking: something animates or a written value awaits its frame.
     /// The methods answered while the journal is replayed (docs/operations.md#animations-survive-a-restart).
@@ -257,7 +255,7 @@ package final class EngineContext: TraceObserver {
 
     /// A graceful stop begins: what is being applied is finished and answered; requests not yet applied
     /// are answered `server.shutting_down` (docs/protocol.md#a-stop).
-    package func beginStopping() { isStopping = true }
+    package func beginStopping() { sessions.isStopping = true }
 
     /// Nothing is being written, applied or waits to be answered: every session may be closed.
     package var isQuiet: Bool {
