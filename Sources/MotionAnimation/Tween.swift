@@ -72,7 +72,7 @@ package struct Tween: Sendable {
             // kept a tenth short of it for the times between the readings (continuously: 0.9k, at most 1).
             var most = Double.infinity
             for step in 1...64 {
-                let t = span * Double(step) / 64, rest = 1 - t / duration
+                let t = span * Double(step) / 65, rest = 1 - t / duration
                 let pull = launch[i] * rest * (1 - 3 * t / duration)
                 let forward = velocity(at: t)[i] - launched(at: t).velocity[i]
                 guard pull * own[i] < 0, forward * own[i] >= 0 else { continue }

@@ -188,6 +188,7 @@ final class RawTerminal {
 
     func restore() {
         guard isTerminal else { return }
+        for signal in [SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGTSTP] { Glibc.signal(signal, SIG_DFL) }
         tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
     }
 }

@@ -86,7 +86,7 @@ struct InspectorTests {
             for i, (m, p) in enumerate([("hello", {"protocol": 1}), ("plan.add", {"target": "card", "plan": {"type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": 40}}),
                                               ("plan.add", {"target": "curve", "plan": {"type": "Tween", "property": "x", "from": [0], "to": [1000], "duration": 60, "timing": "@standard"}}),
                                               ("plan.add", {"target": "settled", "plan": {"type": "Set", "property": "x", "value": [7]}}),
-                                              ("plan.add", {"target": "fast", "name": "fast", "plan": {"type": "Spring", "property": "x", "from": [0], "to": [1000], "spring": "@spatial.fast", "mass": 10000}}),
+                                              ("plan.add", {"target": "fast", "name": "fast", "plan": {"type": "Spring", "property": "x", "from": [0], "to": [1000], "spring": "@spatial.fast", "mass": 100000}}),
                                               ("plan.add", {"target": "early", "name": "drift", "plan": {"type": "Spring", "property": "x", "from": [0], "to": [1000], "stiffness": 1, "dampingRatio": 0.05}})]):
                 f.write(json.dumps({"id": i, "method": m, "params": p}) + "\\n"); f.flush(); f.readline()
             """, daemon.socket)

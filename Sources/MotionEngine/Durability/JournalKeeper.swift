@@ -123,5 +123,4 @@ struct JournalKeeper {
 
 extension JournalRecord {
     var isCreate: Bool { if case .create = self { true } else { false } }
-    var isValues: Bool { if case .values = self { true } else { false } }
 }

@@ -348,8 +348,7 @@ extension RuntimeJournal {
         var parts: [[JournalKeeper.Kept]] = []
         for (runtime, records) in kept.all {
             guard records.first?.record.isCreate == true else { continue }
-            if engine.isActive(runtime: runtime) || (records.count == 2 && records[1].record.isValues) {
-                // Moving: every record; already its values (nothing changed since): as it is.
+            if engine.isActive(runtime: runtime) {
                 parts.append(records)
             } else {
                 let compacted = [records[0], Self.resting(runtime, of: engine, at: now, keeping: Array(records.dropFirst()))]

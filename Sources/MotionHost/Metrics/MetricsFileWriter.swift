@@ -43,14 +43,14 @@ struct MetricsFileWriter: Service {
         }
     }
 
-    /// Written beside the file (never through a link there), then renamed over it, with the mode and group
-    /// the file had: it holds every uid's series, which the daemon shows only to an admin, so it is 0600
-    /// until an operator gives it the collector's group once (`install -m 0640 -g prometheus /dev/null
-    /// PATH`, docs/operations.md#metrics), and then keeps that, whatever the daemon's umask.
+    /// Written beside the file (never through a link there), then renamed over it, with the mode the file
+    /// had if it is the daemon's own: it holds every uid's series, which the daemon shows only to an admin,
+    /// so it is 0600 until an operator makes it readable by the collector's group once (docs/operations.md#metrics:
+    /// `install -m 0640`, in a setgid directory of that group), and then keeps that, whatever the umask.
     func write(_ text: String) throws {
         let temporary = path + ".tmp"
         var existing = stat()
-        let kept = stat(path, &existing) == 0 ? existing : nil
+        let kept = lstat(path, &existing) == 0 && existing.st_mode & S_IFMT == S_IFREG && existing.st_uid == geteuid() ? existing : nil
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw Self.failure(errno) }
@@ -58,11 +58,9 @@ struct MetricsFileWriter: Service {
         var failed: Int32 = 0
         while !bytes.isEmpty, failed == 0 {
             let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 { bytes = bytes.dropFirst(count) } else if errno != EINTR { failed = errno }
+            if count > 0 { bytes = bytes.dropFirst(count) } else if count == 0 { failed = EIO } else if errno != EINTR { failed = errno }
         }
-        if failed == 0, let kept {
-            if fchmod(descriptor, kept.st_mode & 0o777) != 0 || (kept.st_gid != getegid() && fchown(descriptor, uid_t.max, kept.st_gid) != 0) { failed = errno }
-        }
+        if failed == 0, let kept, fchmod(descriptor, kept.st_mode & 0o777) != 0 { failed = errno }
         close(descriptor)
         guard failed == 0, rename(temporary, path) == 0 else {
             let error = failed != 0 ? failed : errno
