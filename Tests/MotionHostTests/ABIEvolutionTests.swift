@@ -65,7 +65,7 @@ struct MigrationStateCapTests {
         engine.advance(by: 1.0 / 120)
         var next = PluginRegistryBuilder(extending: engine.registry)
         _ = try next.replace(with: try PluginLoader.load(file: second, host: host).get(), hash: "next").get()
-        let job = try engine.beginSwap(to: next.freeze(), pluginID: "test.careless-advance", budgetNanos: .max)
+        let job = try engine.swaps.beginSwap(to: next.freeze(), pluginID: "test.careless-advance", budgetNanos: .max)
         #expect(job.isFinished && job.report.migrated == 0 && job.report.remaining == 1, "\(job.report)")
         #expect(job.failures.first?.contains("a state of 1099511627776 bytes; at most 16777216") == true, "\(job.failures)")
         engine.advance(by: 1.0 / 120)

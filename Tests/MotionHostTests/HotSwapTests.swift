@@ -121,7 +121,7 @@ struct HotSwapTests {
         #expect(abs(before - 1.0) < 1e-9, "v1 moves at 10/s")
         harness.clearEvents()
 
-        let report = try engine.swap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp")
+        let report = try engine.swaps.swap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp")
         #expect(report == .init(migrated: 1, remaining: 0))
         #expect(engine.value(of: "x", target: "box")?[0] == before, "nothing written at the swap")
         #expect(!harness.kinds().contains("runtime.idle"), "the runtime never looked idle")
@@ -149,7 +149,7 @@ struct HotSwapTests {
         engine.advance(by: 0.1)
         var builder = PluginRegistryBuilder(extending: engine.registry)
         _ = try builder.replace(with: try DescriptorCheck.check(RampV2.descriptor, file: "<v2>").get(), hash: "x").get()
-        #expect(try engine.swap(to: builder.freeze(), pluginID: "test.ramp") == .init(migrated: 1, remaining: 0))
+        #expect(try engine.swaps.swap(to: builder.freeze(), pluginID: "test.ramp") == .init(migrated: 1, remaining: 0))
         try engine.addPlan(["type": "Pin"], to: "box")
         #expect(!engine.isAnimating, "the v2 ramp let go of x")
         engine.advance(by: 0.1)
@@ -160,7 +160,7 @@ struct HotSwapTests {
         let engine = harness.engine
         try engine.addPlan(["type": "Ramp"], to: "box")
         engine.advance(by: 0.1)
-        let report = try engine.swap(to: try swapped(to: RampV3.descriptor), pluginID: "test.ramp")
+        let report = try engine.swaps.swap(to: try swapped(to: RampV3.descriptor), pluginID: "test.ramp")
         #expect(report == .init(migrated: 0, remaining: 1))
         engine.advance(by: 0.1)
         #expect(abs((engine.value(of: "x", target: "box")?[0] ?? 0) - 2.0) < 1e-9, "still v1, still moving")
@@ -176,7 +176,7 @@ struct HotSwapTests {
         let extended = try swapped(to: RampV2.descriptor)
         try engine.addPlan(["type": "Ramp", "poison": true], to: "box")
         harness.clearEvents()
-        #expect(throws: EngineError.self) { try engine.swap(to: extended, pluginID: "test.ramp") }
+        #expect(throws: EngineError.self) { try engine.swaps.swap(to: extended, pluginID: "test.ramp") }
         // The card's new performer took a token while it imported; discarded, it leaves no trace.
         #expect(harness.kinds(includingTokens: true) == [], "no events for a discarded shadow: \(harness.kinds(includingTokens: true))")
         #expect(engine.registry.factories.count == registryBefore, "registry unchanged")
@@ -193,7 +193,7 @@ struct HotSwapTests {
         try engine.addPlan(["type": "Ramp"], to: "card")
         try engine.addPlan(["type": "Ramp", "unexportable": true], to: "box")
         engine.advance(by: 0.1)
-        let job = try engine.beginSwap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp", budgetNanos: .max)
+        let job = try engine.swaps.beginSwap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp", budgetNanos: .max)
         #expect(job.isFinished && job.report == .init(migrated: 1, remaining: 1), "\(job.report)")
         #expect(job.failures.count == 1 && job.failures[0].contains("could not export its state; it finishes on its old build"),
                 "\(job.failures)")
@@ -211,7 +211,7 @@ struct HotSwapTests {
         let engine = harness.engine
         for target in ["a", "b", "c", "d"] { try engine.addPlan(["type": "Ramp"], to: target) }
         engine.advance(by: 0.1)
-        let job = try engine.beginSwap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp", budgetNanos: 0)
+        let job = try engine.swaps.beginSwap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp", budgetNanos: 0)
         #expect(job.report.migrated == 1 && !job.isFinished, "a budget of 0 moves one performer, the first")
         engine.advance(by: 0.1)
         #expect(abs((engine.value(of: "x", target: "a")?[0] ?? 0) - 11.0) < 1e-9, "a moved: 1 + 100/s × 0.1")
@@ -222,8 +222,8 @@ struct HotSwapTests {
         #expect(engine.performerCount == 4)
         #expect(job.report.migrated == 2)
 
-        #expect(!engine.continueSwap(job, budgetNanos: 0), "one more: b")
-        #expect(engine.continueSwap(job, budgetNanos: .max), "then the rest")
+        #expect(!engine.swaps.continueSwap(job, budgetNanos: 0), "one more: b")
+        #expect(engine.swaps.continueSwap(job, budgetNanos: .max), "then the rest")
         #expect(job.report == .init(migrated: 4, remaining: 0) && job.failures.isEmpty)
         engine.advance(by: 0.1)
         for (target, expected) in [("a", 21.0), ("b", 12.0), ("c", 12.0), ("d", 12.0)] {
@@ -237,8 +237,8 @@ struct HotSwapTests {
         let engine = harness.engine
         try engine.addPlan(["type": "Ramp"], to: "a")
         try engine.addPlan(["type": "Ramp", "poison": true], to: "b")
-        let job = try engine.beginSwap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp", budgetNanos: 0)
-        #expect(engine.continueSwap(job, budgetNanos: .max))
+        let job = try engine.swaps.beginSwap(to: try swapped(to: RampV2.descriptor), pluginID: "test.ramp", budgetNanos: 0)
+        #expect(engine.swaps.continueSwap(job, budgetNanos: .max))
         #expect(job.report == .init(migrated: 1, remaining: 1) && job.failures.count == 1)
         #expect(engine.performerCount == 2)
     }

@@ -171,7 +171,7 @@ struct KeptWritesTests {
         var builder = PluginRegistryBuilder(extending: lazy.registry)
         let descriptor = try PluginLoader.load(file: copy, host: lazy.host).get()
         _ = try builder.replace(with: descriptor, hash: "copy").get()
-        #expect(try lazy.swap(to: builder.freeze(), pluginID: descriptor.id).migrated == 50)
+        #expect(try lazy.swaps.swap(to: builder.freeze(), pluginID: descriptor.id).migrated == 50)
         #expect(Self.mismatches(Self.values(eager, count: 50), Self.values(lazy, count: 50)) == [])
     }
 

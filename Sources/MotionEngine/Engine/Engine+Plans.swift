@@ -88,7 +88,7 @@ extension Engine {
         }
         let targetScope = scope.target(target)
         if !spread.swapJobs.isEmpty, targetScope.performers[factoryIndex] == nil {
-            moveWaitingPerformer(of: planType, on: targetScope)
+            swaps.moveWaitingPerformer(of: planType, on: targetScope)
         }
         return targetScope
     }

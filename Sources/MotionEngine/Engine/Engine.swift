@@ -42,6 +42,9 @@ package final class Engine {
     /// Where trace events go, and what was already reported of misbehaving plugins.
     var reports = Reports()
 
+    /// Hot swap (Plugins/HotSwaps): a room made when needed, its state `spread.swapJobs`.
+    package var swaps: HotSwaps { HotSwaps(engine: self) }
+
     /// Seconds advanced so far (the sum of every tick's dt): the engine's own clock.
     package var time: Double { cycle.time }
     package var observer: (any TraceObserver)? {

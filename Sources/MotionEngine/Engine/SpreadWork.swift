@@ -3,8 +3,8 @@
 struct SpreadWork {
     /// Destroyed runtimes still being freed (`Engine+Teardown`).
     var teardowns = TeardownQueue()
-    /// Swaps whose performers are still moving (`beginSwap`).
-    var swapJobs: [Engine.SwapJob] = []
+    /// Swaps whose performers are still moving (`HotSwaps.beginSwap`).
+    var swapJobs: [HotSwaps.SwapJob] = []
     /// What a uid's composites may spend starting their next steps in one drain (`drainCompositeEnds`).
     var compositeNanosPerUID = Engine.defaultCompositeNanosPerUID
     /// Work time after which a `runtime.state` page ends (`state(ofRuntime:)`).

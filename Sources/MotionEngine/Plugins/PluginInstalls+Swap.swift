@@ -27,7 +27,7 @@ extension PluginInstalls {
         case .failure(let error): return reject(file: file, reason: error.reason)
         case .success(let next): generation = next
         }
-        let job: Engine.SwapJob
+        let job: HotSwaps.SwapJob
         let loaded = WorkClock.now()
         defer {
             logger.debug("swap", metadata: ["load_ms": "\(Double(loaded - started) / 1e6)",
@@ -36,7 +36,7 @@ extension PluginInstalls {
         do throws(EngineError) {
             // The slice includes what loading took on this thread already.
             let spent = WorkClock.now() &- started, slice = swapSliceNanos
-            job = try engine.beginSwap(to: builder.freeze(), pluginID: descriptor.id,
+            job = try engine.swaps.beginSwap(to: builder.freeze(), pluginID: descriptor.id,
                                        budgetNanos: slice > spent ? slice - spent : 0)
         } catch {
             return reject(file: file, reason: "swap abandoned, \(descriptor.id) \(current.plugin.version) keeps running: \(error.message)")
@@ -61,7 +61,7 @@ extension PluginInstalls {
     }
 
     struct PendingSwap {
-        var job: Engine.SwapJob
+        var job: HotSwaps.SwapJob
         var fromVersion: String
         var toVersion: String
         var generation: Int
@@ -70,7 +70,7 @@ extension PluginInstalls {
     /// Moves more performers of the swap `install` began for `file`; `swapped` once all have moved.
     package func continueInstall(file: String) -> InstallOutcome {
         guard let swap = pendingSwaps[file] else { return .rejected(reason: "no swap of \(file) is under way") }
-        guard engine.continueSwap(swap.job, budgetNanos: swapSliceNanos) else { return .migrating(id: swap.job.pluginID) }
+        guard engine.swaps.continueSwap(swap.job, budgetNanos: swapSliceNanos) else { return .migrating(id: swap.job.pluginID) }
         pendingSwaps[file] = nil
         return finish(swap)
     }

@@ -169,7 +169,7 @@ package actor PluginManager {
     /// States the performers running on `file`'s current build export now (up to 16, one per plan type
     /// first), as JSON lines in a private temporary file for the probe; nil when there are none.
     private func migrationStates(for file: String) async -> String? {
-        let samples = await loop.perform { $0.engine.migrationSamples(ofPluginFile: file, limit: 16) }
+        let samples = await loop.perform { $0.engine.swaps.migrationSamples(ofPluginFile: file, limit: 16) }
         guard !samples.isEmpty else { return nil }
         var lines: [UInt8] = []
         for sample in samples {

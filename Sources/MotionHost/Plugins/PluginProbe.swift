@@ -59,7 +59,7 @@ package enum PluginProbe {
         for line in data.split(separator: UInt8(ascii: "\n")) {
             guard let sample = try? JSONValue.parse(Array(line)), let planType = sample["planType"]?.stringValue,
                   let state = sample["state"]?.stringValue else { continue }
-            _ = engine.probeImport(planType: planType, state: Array(state.utf8)) { stage in
+            _ = engine.swaps.probeImport(planType: planType, state: Array(state.utf8)) { stage in
                 print(JSONWriter.string(["stage": .string("\(stage)"), "planType": .string(planType)]))
                 fflush(nil)
             }

@@ -290,7 +290,7 @@ struct FactoryChecks {
             let before = values(swapped, plan)
             var builder = PluginRegistryBuilder(extending: swapped.registry)
             _ = builder.replace(with: plugin, hash: "validate")
-            let report = try swapped.swap(to: builder.freeze(), pluginID: plugin.id)
+            let report = try swapped.swaps.swap(to: builder.freeze(), pluginID: plugin.id)
             guard report.migrated == 1 else { return .fail("migrated \(report.migrated) of 1 running performers") }
             let after = values(swapped, plan)
             guard after == before else { return .fail("the value jumped at the swap: \(before) → \(after)") }

@@ -4,7 +4,7 @@ import MotionPluginAPI
 /// probe (a child process) imports them into the new build first, so a build that crashes or hangs on a
 /// real state is refused before the daemon maps it (a crash in `import_state` during the swap itself
 /// would take motiond down, and the quarantine could only refuse the new build afterwards).
-extension Engine {
+extension HotSwaps {
     package struct MigrationSample: Sendable {
         package var planType: String
         /// The state's JSON text, as `export_state` wrote it.
@@ -17,16 +17,16 @@ extension Engine {
     /// cannot export.
     package func migrationSamples(ofPluginFile file: String, limit: Int, maximumBytes: Int = 1 << 20,
                                  budgetNanos: UInt64 = 1_000_000) -> [MigrationSample] {
-        guard let entry = registry.current.first(where: { $0.plugin.file == file }), let table = Self.migrateTable(entry.plugin)
+        guard let entry = engine.registry.current.first(where: { $0.plugin.file == file }), let table = Self.migrateTable(entry.plugin)
         else { return [] }
-        var isCurrent = [Bool](repeating: false, count: registry.factories.count)
-        for (index, factory) in registry.factories.enumerated()
+        var isCurrent = [Bool](repeating: false, count: engine.registry.factories.count)
+        for (index, factory) in engine.registry.factories.enumerated()
         where factory.pluginID == entry.plugin.id && factory.generation == entry.generation {
             isCurrent[index] = true
         }
         var firstOfEachType: [PerformerRecord] = [], others: [PerformerRecord] = []
         var seenTypes: Set<Int> = []
-        for performer in performers.values where isCurrent[performer.factoryIndex] && !performer.runtime.isClosing {
+        for performer in engine.performers.values where isCurrent[performer.factoryIndex] && !performer.runtime.isClosing {
             if seenTypes.insert(performer.factoryIndex).inserted {
                 firstOfEachType.append(performer)
             } else if others.count < limit {
@@ -50,34 +50,34 @@ extension Engine {
     /// declines the state (the swap would leave that performer on its old build) or has no migration; a
     /// crash or a hang ends the child, which is the point.
     package func probeImport(planType: String, state: [UInt8], stage: (StaticString) -> Void = { _ in }) -> Bool {
-        guard let index = registry.factory(forPlanType: planType),
-              let entry = registry.current(id: registry.factories[index].pluginID), let table = Self.migrateTable(entry.plugin)
+        guard let index = engine.registry.factory(forPlanType: planType),
+              let entry = engine.registry.current(id: engine.registry.factories[index].pluginID), let table = Self.migrateTable(entry.plugin)
         else { return false }
         let runtime = "motiond.probe"
-        if runtimes[runtime] == nil { try? createRuntime(runtime) }
-        guard let scope = runtimes[runtime] else { return false }
-        let factory = registry.factories[index], target = scope.target("probe")
-        let record = PerformerRecord(id: ledger.nextPerformerID, factoryIndex: index, factory: factory, runtime: scope, target: target)
-        ledger.nextPerformerID += 1
-        performers[record.id] = record
-        guard let instance = calling(factory.label, "create", {
-            factory.descriptor.table.pointee.create(factory.descriptor.pointer, host.pointer, record.id, target.name)
+        if engine.runtimes[runtime] == nil { try? engine.createRuntime(runtime) }
+        guard let scope = engine.runtimes[runtime] else { return false }
+        let factory = engine.registry.factories[index], target = scope.target("probe")
+        let record = PerformerRecord(id: engine.ledger.nextPerformerID, factoryIndex: index, factory: factory, runtime: scope, target: target)
+        engine.ledger.nextPerformerID += 1
+        engine.performers[record.id] = record
+        guard let instance = engine.calling(factory.label, "create", {
+            factory.descriptor.table.pointee.create(factory.descriptor.pointer, engine.host.pointer, record.id, target.name)
         }) else {
-            performers[record.id] = nil
+            engine.performers[record.id] = nil
             return false
         }
         record.instance = instance
         let text = state.map { CChar(bitPattern: $0) } + [0]
         var message = [CChar](repeating: 0, count: 1024)
         stage("import_state")
-        let status = calling(factory.label, "import_state") {
+        let status = engine.calling(factory.label, "import_state") {
             table.pointee.import_state(factory.descriptor.pointer, instance, text, state.count, &message, message.count)
         }
         if status == MOTION_OK, !record.tokens.isEmpty, let advance = record.table.pointee.advance {
-            cycle.phase = .frame
+            engine.cycle.phase = .frame
             stage("advance")
-            calling(factory.label, "advance") { advance(instance, 1.0 / 120) }
-            finishFrame()
+            engine.calling(factory.label, "advance") { advance(instance, 1.0 / 120) }
+            engine.finishFrame()
         }
         discard(record)
         return status == MOTION_OK

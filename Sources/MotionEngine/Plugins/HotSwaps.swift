@@ -2,7 +2,11 @@ import MotionPluginAPI
 import MotionWire
 
 /// Hot swap (docs/plugins.md): a new build of a plugin becomes current, and running performers move to it.
-extension Engine {
+/// Hot swap, a room of the engine (docs/architecture.md): made when needed (`Engine.swaps`), its state the
+/// engine's (`SpreadWork.swapJobs`).
+package struct HotSwaps {
+    unowned let engine: Engine
+
     package struct SwapReport: Sendable, Equatable {
         /// Performers now running on the new build.
         package var migrated = 0
@@ -66,12 +70,12 @@ extension Engine {
     /// they run on their old build, and a plan for one of them moves it first.
     package func beginSwap(to extended: PluginRegistry, pluginID: String, budgetNanos: UInt64) throws(EngineError) -> SwapJob {
         // A swap of the same plugin still under way finishes first: its performers are older still.
-        for job in spread.swapJobs where job.pluginID == pluginID { _ = continueSwap(job, budgetNanos: .max) }
-        let previous = registry
+        for job in engine.spread.swapJobs where job.pluginID == pluginID { _ = continueSwap(job, budgetNanos: .max) }
+        let previous = engine.registry
         guard let newest = extended.current(id: pluginID) else {
             throw EngineError(.internalError, "swap: \(pluginID) is not in the new registry")
         }
-        registry = extended
+        engine.registry = extended
         // The factories of this plugin's older builds, as a table by index: one array read per performer,
         // not a string comparison (the swap's setup held the engine thread ~3 ms under 10,000 performers).
         var isOlder = [Bool](repeating: false, count: extended.factories.count)
@@ -80,7 +84,7 @@ extension Engine {
             isOlder[index] = true
         }
         var queue: [UInt64] = []
-        for record in performers.values where record.factoryIndex < isOlder.count && isOlder[record.factoryIndex] {
+        for record in engine.performers.values where record.factoryIndex < isOlder.count && isOlder[record.factoryIndex] {
             queue.append(record.id)
         }
         queue.sort()
@@ -103,7 +107,7 @@ extension Engine {
                     prepared.append((move.old, try importState(state, of: move.old, to: move.newIndex, into: move.newTable)))
                 } catch {
                     for (_, shadow) in prepared { discard(shadow) }
-                    registry = previous
+                    engine.registry = previous
                     throw error
                 }
             }
@@ -111,8 +115,8 @@ extension Engine {
         }
         for (old, new) in prepared { commitMigration(from: old, to: new) }
         job.report.migrated = prepared.count
-        curves.register(extended.plugins)
-        if !job.isFinished { spread.swapJobs.append(job) }
+        engine.curves.register(extended.plugins)
+        if !job.isFinished { engine.spread.swapJobs.append(job) }
         return job
     }
 
@@ -129,14 +133,14 @@ extension Engine {
             move(id, in: job)
             if !job.recordMove(from: start, to: WorkClock.now(), deadline: deadline) { break }
         }
-        if job.isFinished { spread.swapJobs.removeAll { $0 === job } }
+        if job.isFinished { engine.spread.swapJobs.removeAll { $0 === job } }
         return job.isFinished
     }
 
     /// Before a plan for `planType` reaches `target`: its performer of an older build that a swap has
     /// not reached yet moves now, so the plan finds it (one performer per target and plan type).
     func moveWaitingPerformer(of planType: String, on target: TargetScope) {
-        for job in spread.swapJobs {
+        for job in engine.spread.swapJobs {
             for performer in target.performers.values where performer.planType == planType && performer.pluginID == job.pluginID {
                 move(performer.id, in: job)
             }
@@ -161,13 +165,13 @@ extension Engine {
     private func migration(of id: UInt64, in job: SwapJob) -> (old: PerformerRecord, newIndex: Int,
                                                                 oldTable: UnsafePointer<motion_migrate>,
                                                                 newTable: UnsafePointer<motion_migrate>)? {
-        guard let old = performers[id], !old.runtime.isClosing, old.pluginID == job.pluginID,
-            registry.factories[old.factoryIndex].generation < job.generation
+        guard let old = engine.performers[id], !old.runtime.isClosing, old.pluginID == job.pluginID,
+            engine.registry.factories[old.factoryIndex].generation < job.generation
         else { return nil }
-        guard let newIndex = registry.factory(forPlanType: old.planType),
-            registry.factories[newIndex].pluginID == job.pluginID, newIndex != old.factoryIndex,
+        guard let newIndex = engine.registry.factory(forPlanType: old.planType),
+            engine.registry.factories[newIndex].pluginID == job.pluginID, newIndex != old.factoryIndex,
             old.target.performers[newIndex] == nil,
-            let oldTable = job.oldTables[registry.factories[old.factoryIndex].generation] ?? nil, let newTable = job.newTable
+            let oldTable = job.oldTables[engine.registry.factories[old.factoryIndex].generation] ?? nil, let newTable = job.newTable
         else {
             if !job.countedAsRemaining.contains(id) {
                 job.countedAsRemaining.insert(id)
@@ -209,7 +213,7 @@ extension Engine {
         }
         var buffer = [CChar](repeating: 0, count: 4096)
         func export() -> Int {
-            calling(old.label, "export_state") {
+            engine.calling(old.label, "export_state") {
                 oldTable.pointee.export_state(old.factory, oldInstance, &buffer, buffer.count)
             }
         }
@@ -236,22 +240,22 @@ extension Engine {
     private func importState(_ buffer: [CChar], of old: PerformerRecord, to newIndex: Int,
                              into newTable: UnsafePointer<motion_migrate>) throws(EngineError) -> PerformerRecord {
         let length = buffer.count - 1
-        let factory = registry.factories[newIndex]
-        let record = PerformerRecord(id: ledger.nextPerformerID, factoryIndex: newIndex, factory: factory,
+        let factory = engine.registry.factories[newIndex]
+        let record = PerformerRecord(id: engine.ledger.nextPerformerID, factoryIndex: newIndex, factory: factory,
                                      runtime: old.runtime, target: old.target)
-        ledger.nextPerformerID += 1
+        engine.ledger.nextPerformerID += 1
         record.isShadow = true
-        performers[record.id] = record
-        guard let instance = calling(factory.label, "create", {
-            factory.descriptor.table.pointee.create(factory.descriptor.pointer, old.runtime.isDryRun ? host.dryRunPointer : host.pointer,
+        engine.performers[record.id] = record
+        guard let instance = engine.calling(factory.label, "create", {
+            factory.descriptor.table.pointee.create(factory.descriptor.pointer, old.runtime.isDryRun ? engine.host.dryRunPointer : engine.host.pointer,
                                                     record.id, old.target.name)
         }) else {
-            performers[record.id] = nil
+            engine.performers[record.id] = nil
             throw EngineError(.invalidPlan, "the new \(old.planType) build could not create a performer for \(old.target.name)")
         }
         record.instance = instance
         var message = [CChar](repeating: 0, count: 1024)
-        let status = calling(factory.label, "import_state") {
+        let status = engine.calling(factory.label, "import_state") {
             newTable.pointee.import_state(factory.descriptor.pointer, instance, buffer, length, &message, message.count)
         }
         guard status == MOTION_OK else {
@@ -269,23 +273,23 @@ extension Engine {
         if target.performers[old.factoryIndex] === old { target.performers[old.factoryIndex] = nil }
         target.performers[new.factoryIndex] = new
         for (name, record) in target.named where record === old { target.named[name] = new }
-        for handle in target.properties.values where Int(handle) < animators.count && animators[Int(handle)] === old {
-            animators[Int(handle)] = new
+        for handle in target.properties.values where Int(handle) < engine.animators.count && engine.animators[Int(handle)] === old {
+            engine.animators[Int(handle)] = new
         }
         let oldHeld = old.tokens.count
-        moveCharges(from: old, to: new)
+        engine.moveCharges(from: old, to: new)
         releaseSilently(old)
         new.isShadow = false
         for token in new.tokens.sorted() {
-            trace(TraceEvent(kind: "token.activated", runtime: new.runtime.name, target: target.name,
+            engine.trace(TraceEvent(kind: "token.activated", runtime: new.runtime.name, target: target.name,
                              fields: ["performer": .number(Double(new.id)), "token": .number(Double(token))]))
         }
         if oldHeld == 0, !new.tokens.isEmpty, new.runtime.activeTokens == new.tokens.count {
-            trace(TraceEvent(kind: "runtime.active", runtime: new.runtime.name))
+            engine.trace(TraceEvent(kind: "runtime.active", runtime: new.runtime.name))
         }
-        trace(TraceEvent(kind: "performer.migrated", runtime: old.runtime.name, target: target.name, fields: [
+        engine.trace(TraceEvent(kind: "performer.migrated", runtime: old.runtime.name, target: target.name, fields: [
             "performer": .number(Double(new.id)), "from": .number(Double(old.id)), "planType": .string(new.planType),
-            "plugin": .string(new.pluginID), "generation": .number(Double(registry.factories[new.factoryIndex].generation)),
+            "plugin": .string(new.pluginID), "generation": .number(Double(engine.registry.factories[new.factoryIndex].generation)),
         ]))
     }
 
@@ -298,14 +302,14 @@ extension Engine {
     /// runtime reports idle only if these were its last tokens.
     private func releaseSilently(_ record: PerformerRecord) {
         let held = record.tokens.count
-        stopAdvancing(record)
+        engine.stopAdvancing(record)
         record.runtime.activeTokens -= held
         record.tokens.removeAll()
-        performers[record.id] = nil
-        destroyInstance(record)
-        releaseCharges(of: record)
+        engine.performers[record.id] = nil
+        engine.destroyInstance(record)
+        engine.releaseCharges(of: record)
         if held > 0 && record.runtime.activeTokens == 0 && !record.isShadow {
-            trace(TraceEvent(kind: "runtime.idle", runtime: record.runtime.name))
+            engine.trace(TraceEvent(kind: "runtime.idle", runtime: record.runtime.name))
         }
     }
 }
