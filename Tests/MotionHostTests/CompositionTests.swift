@@ -189,13 +189,13 @@ struct CompositionTests {
         var carried = false
         for _ in 0..<8 {
             context.tick(dt: 1.0 / 120)
-            carried = carried || context.engine.hasCarriedCompositeEnds
+            carried = carried || context.engine.composites.hasCarriedCompositeEnds
         }
         #expect(carried, "the first tweens all ended at one frame: two of the three sequences waited")
         #expect(context.wantsTicks)
         #expect(x("a") > 1 && x("a") == x("b") && x("b") == x("c"), "\(x("a")) \(x("b")) \(x("c"))")
         for _ in 0..<20 { context.tick(dt: 1.0 / 120) }
-        #expect(x("a") == 2 && x("b") == 2 && x("c") == 2 && !context.engine.hasCarriedCompositeEnds)
+        #expect(x("a") == 2 && x("b") == 2 && x("c") == 2 && !context.engine.composites.hasCarriedCompositeEnds)
     }
 
     /// The budget holds inside one Sequence: steps that end at once (`Set`s) past it start the next frame,
@@ -209,12 +209,12 @@ struct CompositionTests {
             context.tick(dt: 1.0 / 120)
             frames += 1
             if !x("a", "p1").isNaN, x("a", "p9").isNaN {
-                #expect(context.engine.hasCarriedCompositeEnds && context.wantsTicks, "the rest waits for the next frame")
+                #expect(context.engine.composites.hasCarriedCompositeEnds && context.wantsTicks, "the rest waits for the next frame")
             }
         }
         #expect(frames >= 6 + 9, "the tween's 6 frames, then a Set a frame: \(frames)")
         #expect((0..<10).map { x("a", "p\($0)") } == (1...10).map(Double.init))
-        #expect(!context.engine.hasCarriedCompositeEnds)
+        #expect(!context.engine.composites.hasCarriedCompositeEnds)
     }
 
     /// A Group a client adds starts within the uid's budget too: past it the rest of its plans start on
@@ -226,11 +226,11 @@ struct CompositionTests {
         }
         #expect(call("plan.add", ["target": "a", "plan": ["type": "Group", "plans": .array(tweens)]])["performer"] != nil)
         #expect(!x("a", "p0").isNaN && x("a", "p9").isNaN, "the first plans started, the rest wait")
-        #expect(context.engine.hasCarriedCompositeEnds && context.wantsTicks)
+        #expect(context.engine.composites.hasCarriedCompositeEnds && context.wantsTicks)
         for _ in 0..<12 { context.tick(dt: 1.0 / 120) }
         let values = (0..<10).map { x("a", "p\($0)") }
         #expect(values.allSatisfy { abs($0 - 12.0 / 120) < 1e-9 }, "all as far along: \(values)")
-        #expect(!context.engine.hasCarriedCompositeEnds)
+        #expect(!context.engine.composites.hasCarriedCompositeEnds)
     }
 
     @Test func compositesAreCheckedWholeBeforeAnythingStarts() {

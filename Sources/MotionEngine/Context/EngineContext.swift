@@ -90,7 +90,7 @@ package final class EngineContext: TraceObserver {
     /// No tick while the journal is replayed (`RuntimeJournal.isRestoring`): each target is replayed on a
     /// clock of its own, which a tick in between would move twice.
     package var wantsTicks: Bool {
-        !journal.isRestoring && (engine.isAnimating || engine.hasPendingFrame || engine.hasCarriedCompositeEnds || engine.hasTeardowns || routers.isWaiting
+        !journal.isRestoring && (engine.isAnimating || engine.hasPendingFrame || engine.composites.hasCarriedCompositeEnds || engine.hasTeardowns || routers.isWaiting
             || hub.hasRemovals || hub.hasPendingDisplayUpdates || hub.hasDeferredFrames || !engine.store.gone.isEmpty)
     }
 

@@ -82,7 +82,7 @@ extension Engine {
             releaseCharge(of: property, on: performer, reason: fields["reason"]?.stringValue)
         }
         if kind == "animation.ended", composition.delivering != nil || !composition.waits.isEmpty {
-            leafTraced(ended: fields, by: performer)
+            composites.leafTraced(ended: fields, by: performer)
         }
     }
 }

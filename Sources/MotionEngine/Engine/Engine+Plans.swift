@@ -29,12 +29,12 @@ extension Engine {
             guard name == nil else {
                 throw EngineError(.invalidRequest, "name: a \(planType) is not named (name the plans it runs instead)")
             }
-            let performer = try addComposite(plan, kind: kind, to: target, in: scope, quotas: quotas)
+            let performer = try composites.addComposite(plan, kind: kind, to: target, in: scope, quotas: quotas)
             recordOnTimeline(.add(plan: plan, name: nil), target: target, in: scope)
             trace(TraceEvent(kind: "plan.added", runtime: runtime, target: target, fields: [
                 "plan": plan, "performer": .number(Double(performer)), "planType": .string(planType),
             ]))
-            drainCompositeEnds()
+            composites.drainCompositeEnds()
             return performer
         }
         let isNewTarget = scope.targets[target] == nil
@@ -62,7 +62,7 @@ extension Engine {
         }
         trace(TraceEvent(kind: name == nil ? "plan.added" : "plan.named.added", runtime: runtime, target: target,
                          fields: fields))
-        drainCompositeEnds()
+        composites.drainCompositeEnds()
         return performer.id
     }
 

@@ -62,7 +62,7 @@ extension Engine {
         for handle in target.properties.values where Int(handle) < animators.count { animators[Int(handle)] = nil }
         store.remove(Array(target.properties.values))
         composition.waits.removeAll(inRuntime: runtime, target: name)
-        if !composition.composites.isEmpty { dropComposites(of: runtime, target: name) }
+        if !composition.composites.isEmpty { composites.dropComposites(of: runtime, target: name) }
         if announcing { trace(TraceEvent(kind: "target.removed", runtime: runtime, target: name)) }
         if wasActive, scope.activeTokens == 0 { trace(TraceEvent(kind: "runtime.idle", runtime: runtime)) }
     }

@@ -48,7 +48,7 @@ extension Engine {
     func retire(_ scope: RuntimeScope, dirtySince: Int = 0) {
         scope.isClosing = true
         scope.activeTokens = 0
-        let (composites, waits) = retireComposites(of: scope.name)
+        let (composites, waits) = composites.retireComposites(of: scope.name)
         let properties = store.retire(runtime: scope.name, dirtySince: dirtySince)
         for handle in properties?.handles ?? [] where Int(handle) < animators.count { animators[Int(handle)] = nil }
         forgetGestures(of: scope)

@@ -38,7 +38,7 @@ extension Engine {
         if performer.tokens.isEmpty {
             stopAdvancing(performer)
             releaseCharges(of: performer)
-            if !composition.waits.isEmpty { leafPerformerIdle(performer) }
+            if !composition.waits.isEmpty { composites.leafPerformerIdle(performer) }
         }
         if performer.runtime.activeTokens == 0 {
             trace(TraceEvent(kind: "runtime.idle", runtime: performer.runtime.name))

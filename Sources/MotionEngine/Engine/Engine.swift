@@ -44,6 +44,8 @@ package final class Engine {
 
     /// Hot swap (Plugins/HotSwaps): a room made when needed, its state `spread.swapJobs`.
     package var swaps: HotSwaps { HotSwaps(engine: self) }
+    /// `Sequence` and `Group` (Composition/Composites): a room made when needed, its state `composition`.
+    var composites: Composites { Composites(engine: self) }
 
     /// Seconds advanced so far (the sum of every tick's dt): the engine's own clock.
     package var time: Double { cycle.time }
@@ -135,7 +137,7 @@ package final class Engine {
     /// performer's ticks once the frame is over.
     package func advance(by dt: Double) {
         cycle.time += dt
-        if !composition.ends.isEmpty { ageCarriedEnds(by: dt) }
+        if !composition.ends.isEmpty { composites.ageCarriedEnds(by: dt) }
         cycle.phase = .frame
         reports.slowCalls.markTick()
         // Starts and stops wait until the frame is over: no group changes while a plugin loops over it.
@@ -178,7 +180,7 @@ package final class Engine {
             cycle.claimsAfterFrame.removeAll()
             for (property, performer) in claims { claimProperty(property, for: performer) }
         }
-        drainCompositeEnds()
+        composites.drainCompositeEnds()
     }
 
     /// Advances only the animating performers of a dry-run runtime (`plan.sample`, replays), which the

@@ -6,7 +6,7 @@ struct SpreadWork {
     /// Swaps whose performers are still moving (`HotSwaps.beginSwap`).
     var swapJobs: [HotSwaps.SwapJob] = []
     /// What a uid's composites may spend starting their next steps in one drain (`drainCompositeEnds`).
-    var compositeNanosPerUID = Engine.defaultCompositeNanosPerUID
+    var compositeNanosPerUID = Composites.defaultCompositeNanosPerUID
     /// Work time after which a `runtime.state` page ends (`state(ofRuntime:)`).
     var statePageNanos = Engine.defaultStatePageNanos
 }

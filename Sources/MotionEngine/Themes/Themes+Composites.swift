@@ -13,8 +13,8 @@ extension Themes {
     /// A composite was added with tokens: remembered under the composite now running it.
     func compositeAdded(_ original: JSONValue, _ resolved: JSONValue, _ runtime: String, _ target: String, _ name: String?,
                         _ uid: UInt32) {
-        let id = engine.lastCompositeID
-        guard engine.isRunningComposite(id), let scope = engine.runtimes[runtime] else { return }
+        let id = engine.composites.lastCompositeID
+        guard engine.composites.isRunningComposite(id), let scope = engine.runtimes[runtime] else { return }
         guard hasRoom(for: uid) else { return }
         tunedGeneration += 1
         tuned[Self.compositeKey(runtime, target, id)] = Tuned(
@@ -29,7 +29,7 @@ extension Themes {
     func hasRoom(for uid: UInt32) -> Bool {
         guard (tunedPerUID[uid] ?? 0) >= Self.maximumTunedPerUID else { return true }
         for (key, entry) in tuned where entry.uid == uid {
-            if let composite = entry.composite, !engine.isRunningComposite(composite) { forget(key) }
+            if let composite = entry.composite, !engine.composites.isRunningComposite(composite) { forget(key) }
         }
         return (tunedPerUID[uid] ?? 0) < Self.maximumTunedPerUID
     }
@@ -38,8 +38,8 @@ extension Themes {
     func compositeRestarted(_ key: String) {
         guard var entry = tuned[key] else { return }
         forget(key)
-        let id = engine.lastCompositeID
-        guard engine.isRunningComposite(id) else { return }
+        let id = engine.composites.lastCompositeID
+        guard engine.composites.isRunningComposite(id) else { return }
         entry.composite = id
         tuned[Self.compositeKey(entry.runtime, entry.target, id)] = entry
         tunedPerUID[entry.uid, default: 0] += 1
@@ -79,7 +79,7 @@ extension Themes {
         case .group:
             running = olds.indices.filter { index in
                 if Composite.kind(of: olds[index]) != nil {
-                    return composite.childIDs[index].map(engine.isRunningComposite) ?? false
+                    return composite.childIDs[index].map(engine.composites.isRunningComposite) ?? false
                 }
                 let leaf = CompositionState.Leaf(runtime: composite.runtime, target: composite.target,
                                                  property: olds[index]["property"]?.stringValue ?? "")

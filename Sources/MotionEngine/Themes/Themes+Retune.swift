@@ -153,7 +153,7 @@ extension Themes {
         // (a plan without `from` goes on from the property's state).
         var retunedAt: (clock: Double, retune: PlanVocabulary.Retune)?
         if let id = entry.composite {
-            guard engine.isRunningComposite(id) else {
+            guard engine.composites.isRunningComposite(id) else {
                 forget(key)
                 return
             }
@@ -189,7 +189,7 @@ extension Themes {
         let quotas = context.quotas(of: runtime), carried = updated
         let add: (EngineContext) throws(EngineError) -> JSONValue = { context throws(EngineError) in
             // A plan added or removed meanwhile (a client's change ahead of it in the journal) wins.
-            guard context.themes.tuned[key]?.generation == generation, composite.map(context.engine.isRunningComposite) ?? true else {
+            guard context.themes.tuned[key]?.generation == generation, composite.map(context.engine.composites.isRunningComposite) ?? true else {
                 throw EngineError(.invalidPlan, "a theme's retune of \(what) was superseded")
             }
             // Applied after its journal write, frames later: on the retune's schedule from where the

@@ -1,19 +1,23 @@
 import MotionWire
 
-extension Engine {
+/// Sequences and Groups, a room of the engine (docs/architecture.md): made when needed
+/// (`Engine.composites`), its state the engine's (`CompositionState`).
+struct Composites {
+    unowned let engine: Engine
+
     /// Starts a `Sequence` or `Group` that `check` accepted; returns the performer of its first leaf.
     func addComposite(_ plan: JSONValue, kind: Composite.Kind, to target: String, in scope: RuntimeScope,
                       quotas: Quotas?) throws(EngineError) -> UInt64 {
-        composition.lastPerformer = 0
+        engine.composition.lastPerformer = 0
         // A client's composite starts within its uid's budget too (a Group of 250 springs took ~10 ms on an
         // Intel Xeon): the plans past it start the next frames, as far along as they would be.
-        let outer = composition.stepDeadline
-        if outer == nil, scope.owner != nil, spread.compositeNanosPerUID != .max {
-            composition.stepDeadline = WorkClock.now() &+ spread.compositeNanosPerUID
+        let outer = engine.composition.stepDeadline
+        if outer == nil, scope.owner != nil, engine.spread.compositeNanosPerUID != .max {
+            engine.composition.stepDeadline = WorkClock.now() &+ engine.spread.compositeNanosPerUID
         }
-        defer { composition.stepDeadline = outer }
+        defer { engine.composition.stepDeadline = outer }
         _ = try start(plan, kind: kind, target: target, in: scope, parent: nil, late: 0, quotas: quotas)
-        return composition.lastPerformer
+        return engine.composition.lastPerformer
     }
 
     /// Nanoseconds a uid's composites may spend (`compositeNanosPerUID`, this by default) starting their next steps in one drain. A thousand
@@ -26,89 +30,89 @@ extension Engine {
     /// Hands the ends traced so far to their composites (which may start their next steps), within each
     /// uid's `compositeNanosPerUID` (the daemon's own, dry runs included, are not counted).
     func drainCompositeEnds() {
-        guard !composition.isDraining, !composition.ends.isEmpty, cycle.emitDepth == 0, cycle.phase == .control else { return }
-        composition.isDraining = true
-        defer { composition.isDraining = false }
+        guard !engine.composition.isDraining, !engine.composition.ends.isEmpty, engine.cycle.emitDepth == 0, engine.cycle.phase == .control else { return }
+        engine.composition.isDraining = true
+        defer { engine.composition.isDraining = false }
         var carried: [CompositionState.End] = []
         var spent: [UInt32: UInt64] = [:]
         var index = 0
-        while index < composition.ends.count {
-            let end = composition.ends[index]
+        while index < engine.composition.ends.count {
+            let end = engine.composition.ends[index]
             index += 1
-            guard let owner = composition.composites[end.composite].flatMap({ runtimes[$0.runtime]?.owner }) else {
+            guard let owner = engine.composition.composites[end.composite].flatMap({ engine.runtimes[$0.runtime]?.owner }) else {
                 childEnded(end.composite, reason: end.reason, late: end.late)
                 continue
             }
-            if spent[owner, default: 0] >= spread.compositeNanosPerUID {
+            if spent[owner, default: 0] >= engine.spread.compositeNanosPerUID {
                 carried.append(end)
                 continue
             }
             let began = WorkClock.now()
-            composition.stepDeadline = spread.compositeNanosPerUID == .max ? nil : began &+ (spread.compositeNanosPerUID - spent[owner, default: 0])
+            engine.composition.stepDeadline = engine.spread.compositeNanosPerUID == .max ? nil : began &+ (engine.spread.compositeNanosPerUID - spent[owner, default: 0])
             childEnded(end.composite, reason: end.reason, late: end.late)
-            composition.stepDeadline = nil
+            engine.composition.stepDeadline = nil
             spent[owner, default: 0] &+= WorkClock.now() &- began
         }
-        composition.ends = carried
+        engine.composition.ends = carried
     }
 
     /// The last composite a plan started, and whether a composite still runs (`Themes+Composites`).
-    var lastCompositeID: UInt64 { composition.lastComposite }
+    var lastCompositeID: UInt64 { engine.composition.lastComposite }
     /// (One of whose plans was interrupted, by a client's plan on its property, is not: it is no longer
     /// the composite's to carry on.)
-    func isRunningComposite(_ id: UInt64) -> Bool { composition.composites[id].map { !$0.interrupted } ?? false }
+    func isRunningComposite(_ id: UInt64) -> Bool { engine.composition.composites[id].map { !$0.interrupted } ?? false }
 
     /// Ends that waited for this frame (their uid's budget was spent) are `dt` later.
     func ageCarriedEnds(by dt: Double) {
-        for index in composition.ends.indices { composition.ends[index].late += dt }
+        for index in engine.composition.ends.indices { engine.composition.ends[index].late += dt }
     }
 
     /// Whether composite ends wait for the next frame: the clock must run until they are handed over.
-    var hasCarriedCompositeEnds: Bool { !composition.ends.isEmpty }
+    var hasCarriedCompositeEnds: Bool { !engine.composition.ends.isEmpty }
 
     /// An `animation.ended` a performer traced: the end of a composite's leaf, if one waits on it.
     func leafTraced(ended fields: [String: JSONValue], by performer: PerformerRecord) {
         guard case .string(let property)? = fields["property"], case .string(let reason)? = fields["reason"] else { return }
         let leaf = CompositionState.Leaf(runtime: performer.runtime.name, target: performer.target.name, property: property)
         let late = fields["late"]?.doubleValue ?? 0, name = fields["name"]?.stringValue
-        if composition.delivering == leaf, reason == "finished", composition.deliveringName == nil || name == composition.deliveringName {
-            composition.deliveredEnd = (reason, late)
+        if engine.composition.delivering == leaf, reason == "finished", engine.composition.deliveringName == nil || name == engine.composition.deliveringName {
+            engine.composition.deliveredEnd = (reason, late)
             return
         }
-        guard let wait = composition.waits[leaf], wait.name == nil || wait.name == name else { return }
-        composition.waits.remove(leaf)
-        composition.ends.append(.init(composite: wait.composite, reason: reason, late: late))
+        guard let wait = engine.composition.waits[leaf], wait.name == nil || wait.name == name else { return }
+        engine.composition.waits.remove(leaf)
+        engine.composition.ends.append(.init(composite: wait.composite, reason: reason, late: late))
     }
 
     /// A performer released its last token: leaves it ran that never traced their end (a plugin that
     /// does not trace `animation.ended`) are taken as finished.
     func leafPerformerIdle(_ performer: PerformerRecord) {
-        for wait in composition.waits.removeAll(ofPerformer: performer.id, in: performer.runtime.name) {
-            composition.ends.append(.init(composite: wait.composite, reason: "finished", late: 0))
+        for wait in engine.composition.waits.removeAll(ofPerformer: performer.id, in: performer.runtime.name) {
+            engine.composition.ends.append(.init(composite: wait.composite, reason: "finished", late: 0))
         }
     }
 
     /// Forgets the composites of a target that ends (they end `interrupted`, releasing their hold on
     /// the runtime). A runtime destroyed takes its composites away whole (`retireComposites`).
     func dropComposites(of runtime: String, target: String) {
-        for composite in composition.composites.removeAll(inRuntime: runtime, target: target) {
-            guard let scope = runtimes[runtime] else { continue }
+        for composite in engine.composition.composites.removeAll(inRuntime: runtime, target: target) {
+            guard let scope = engine.runtimes[runtime] else { continue }
             scope.activeTokens = max(scope.activeTokens - 1, 0)
-            trace(TraceEvent(kind: "animation.ended", runtime: runtime, target: composite.target, fields: [
+            engine.trace(TraceEvent(kind: "animation.ended", runtime: runtime, target: composite.target, fields: [
                 "planType": .string(composite.kind.rawValue), "reason": "interrupted", "composite": .number(Double(composite.id))]))
         }
-        composition.waits.removeAll(inRuntime: runtime, target: target)
-        composition.ends.removeAll { composition.composites[$0.composite] == nil }
+        engine.composition.waits.removeAll(inRuntime: runtime, target: target)
+        engine.composition.ends.removeAll { engine.composition.composites[$0.composite] == nil }
     }
 
     /// Takes a destroyed runtime's composites and the leaves they wait on out of reach at once (its ends
     /// queued for a later frame included); returns what is left to free (`RuntimeTeardown`).
     func retireComposites(of runtime: String) -> (composites: [Set<UInt64>], waits: CompositionState.RuntimeWaits?) {
-        let waits = composition.waits.detach(runtime: runtime)
-        guard !composition.composites.isEmpty else { return ([], waits) }
-        let composites = composition.composites.detach(runtime: runtime)
-        if !composition.ends.isEmpty {
-            composition.ends.removeAll { composition.composites[$0.composite]?.runtime == runtime }
+        let waits = engine.composition.waits.detach(runtime: runtime)
+        guard !engine.composition.composites.isEmpty else { return ([], waits) }
+        let composites = engine.composition.composites.detach(runtime: runtime)
+        if !engine.composition.ends.isEmpty {
+            engine.composition.ends.removeAll { engine.composition.composites[$0.composite]?.runtime == runtime }
         }
         return (composites, waits)
     }
@@ -118,17 +122,17 @@ extension Engine {
     /// Starts a composite; returns how late it ended if it ended at once, nil while it runs.
     private func start(_ plan: JSONValue, kind: Composite.Kind, target: String, in scope: RuntimeScope, parent: UInt64?,
                        late: Double, quotas: Quotas?) throws(EngineError) -> Double? {
-        let composite = Composite(id: composition.nextID, kind: kind, children: Composite.inherited(plan),
+        let composite = Composite(id: engine.composition.nextID, kind: kind, children: Composite.inherited(plan),
                                   runtime: scope.name, target: target, parent: parent, quotas: quotas)
-        composition.nextID += 1
-        composition.composites.insert(composite)
-        if let parent, let outer = composition.composites[parent] {
+        engine.composition.nextID += 1
+        engine.composition.composites.insert(composite)
+        if let parent, let outer = engine.composition.composites[parent] {
             outer.childIDs[outer.next - 1] = composite.id
         } else if parent == nil {
-            composition.lastComposite = composite.id
+            engine.composition.lastComposite = composite.id
         }
         scope.activeTokens += 1
-        if scope.activeTokens == 1 { trace(TraceEvent(kind: "runtime.active", runtime: scope.name)) }
+        if scope.activeTokens == 1 { engine.trace(TraceEvent(kind: "runtime.active", runtime: scope.name)) }
         composite.isLaunching = true
         defer { composite.isLaunching = false }
         switch kind {
@@ -137,7 +141,7 @@ extension Engine {
         case .group:
             try launchGroup(composite, late: late, quotas: quotas, throwing: parent == nil)
         }
-        return composition.composites[composite.id] == nil ? composite.endedLate : nil
+        return engine.composition.composites[composite.id] == nil ? composite.endedLate : nil
     }
 
     /// Starts the Group's plans from `next`, all `late` along; ends it if none keeps running. Past the
@@ -145,7 +149,7 @@ extension Engine {
     /// (it counts as running) and comes back `late` by that frame, so they start as far along as ever.
     private func launchGroup(_ composite: Composite, late: Double, quotas: Quotas?, throwing: Bool = false) throws(EngineError) {
         var lastLate = late
-        composite.stepStartedAt = (clock(ofRuntime: composite.runtime) ?? 0) - late
+        composite.stepStartedAt = (engine.clock(ofRuntime: composite.runtime) ?? 0) - late
         while composite.next < composite.children.count {
             let child = composite.children[composite.next]
             composite.next += 1
@@ -162,9 +166,9 @@ extension Engine {
                     throw error
                 }
             }
-            if composite.next < composite.children.count, let deadline = composition.stepDeadline, WorkClock.now() >= deadline {
+            if composite.next < composite.children.count, let deadline = engine.composition.stepDeadline, WorkClock.now() >= deadline {
                 composite.running += 1
-                composition.ends.append(.init(composite: composite.id, reason: Self.resumeReason, late: late))
+                engine.composition.ends.append(.init(composite: composite.id, reason: Self.resumeReason, late: late))
                 return
             }
         }
@@ -181,7 +185,7 @@ extension Engine {
         while composite.next < composite.children.count {
             let child = composite.children[composite.next]
             composite.next += 1
-            composite.stepStartedAt = (clock(ofRuntime: composite.runtime) ?? 0) - late
+            composite.stepStartedAt = (engine.clock(ofRuntime: composite.runtime) ?? 0) - late
             do throws(EngineError) {
                 guard let ended = try launch(child, in: composite, late: late, quotas: quotas) else {
                     composite.running = 1
@@ -190,9 +194,9 @@ extension Engine {
                 late = ended
                 // Steps that end at once (255 `Set`s) within a drain: past the uid's budget the rest
                 // start next frame, as if the step just started had ended then (`late` grows by the frame).
-                if composite.next < composite.children.count, let deadline = composition.stepDeadline, WorkClock.now() >= deadline {
+                if composite.next < composite.children.count, let deadline = engine.composition.stepDeadline, WorkClock.now() >= deadline {
                     composite.running = 1
-                    composition.ends.append(.init(composite: composite.id, reason: "finished", late: late))
+                    engine.composition.ends.append(.init(composite: composite.id, reason: "finished", late: late))
                     return
                 }
             } catch {
@@ -208,7 +212,7 @@ extension Engine {
     /// Starts one child `late` seconds along; returns how late it ended if it ended at once.
     private func launch(_ child: JSONValue, in composite: Composite, late: Double,
                         quotas: Quotas?) throws(EngineError) -> Double? {
-        guard let scope = runtimes[composite.runtime] else { throw EngineError(.runtimeNotFound, "runtime: gone") }
+        guard let scope = engine.runtimes[composite.runtime] else { throw EngineError(.runtimeNotFound, "runtime: gone") }
         if let kind = Composite.kind(of: child) {
             return try start(child, kind: kind, target: composite.target, in: scope, parent: composite.id, late: late,
                              quotas: quotas)
@@ -218,29 +222,29 @@ extension Engine {
                                          property: plan["property"]?.stringValue ?? "")
         // A performer may add a composite while it handles a leaf (emit_plan): the outer leaf's capture
         // is kept aside meanwhile.
-        let outer = (composition.delivering, composition.deliveringName, composition.deliveredEnd)
-        let name = "motiond.leaf.\(composition.nextLeaf)"
-        composition.nextLeaf += 1
-        composition.delivering = leaf
-        composition.deliveredEnd = nil
-        defer { (composition.delivering, composition.deliveringName, composition.deliveredEnd) = outer }
-        let performer = try deliverLeaf(plan, to: composite.target, in: scope, quotas: quotas) { performer in
-            composition.deliveringName = performer.table.pointee.add_named_plan == nil ? nil : name
-            return composition.deliveringName
+        let outer = (engine.composition.delivering, engine.composition.deliveringName, engine.composition.deliveredEnd)
+        let name = "motiond.leaf.\(engine.composition.nextLeaf)"
+        engine.composition.nextLeaf += 1
+        engine.composition.delivering = leaf
+        engine.composition.deliveredEnd = nil
+        defer { (engine.composition.delivering, engine.composition.deliveringName, engine.composition.deliveredEnd) = outer }
+        let performer = try engine.deliverLeaf(plan, to: composite.target, in: scope, quotas: quotas) { performer in
+            engine.composition.deliveringName = performer.table.pointee.add_named_plan == nil ? nil : name
+            return engine.composition.deliveringName
         }
-        composition.lastPerformer = composition.lastPerformer == 0 ? performer.id : composition.lastPerformer
-        if let ended = composition.deliveredEnd { return ended.late }
+        engine.composition.lastPerformer = engine.composition.lastPerformer == 0 ? performer.id : engine.composition.lastPerformer
+        if let ended = engine.composition.deliveredEnd { return ended.late }
         // A plan that never animates (a `Set`) has ended once it is delivered.
         guard performer.isContinuous, !performer.tokens.isEmpty else { return late }
-        if let previous = composition.waits[leaf] {
-            composition.ends.append(.init(composite: previous.composite, reason: "interrupted", late: 0))
+        if let previous = engine.composition.waits[leaf] {
+            engine.composition.ends.append(.init(composite: previous.composite, reason: "interrupted", late: 0))
         }
-        composition.waits.set(leaf, .init(composite: composite.id, performer: performer.id, name: composition.deliveringName))
+        engine.composition.waits.set(leaf, .init(composite: composite.id, performer: performer.id, name: engine.composition.deliveringName))
         return nil
     }
 
     private func childEnded(_ id: UInt64, reason: String, late: Double) {
-        guard let composite = composition.composites[id] else { return }
+        guard let composite = engine.composition.composites[id] else { return }
         composite.running -= 1
         if reason == Self.resumeReason {
             try? launchGroup(composite, late: late, quotas: composite.quotas)
@@ -260,7 +264,7 @@ extension Engine {
     }
 
     private func end(_ composite: Composite, late: Double) {
-        guard composition.composites.remove(composite.id) != nil else { return }
+        guard engine.composition.composites.remove(composite.id) != nil else { return }
         composite.endedLate = late
         let reason = composite.interrupted ? "interrupted" : "finished"
         var fields: [String: JSONValue] = [
@@ -268,10 +272,10 @@ extension Engine {
         ]
         if let property = composite.property { fields["property"] = .string(property) }
         if late > 0 { fields["late"] = .number(late) }
-        trace(TraceEvent(kind: "animation.ended", runtime: composite.runtime, target: composite.target, fields: fields))
-        if let scope = runtimes[composite.runtime], scope.activeTokens > 0 {
+        engine.trace(TraceEvent(kind: "animation.ended", runtime: composite.runtime, target: composite.target, fields: fields))
+        if let scope = engine.runtimes[composite.runtime], scope.activeTokens > 0 {
             scope.activeTokens -= 1
-            if scope.activeTokens == 0 { trace(TraceEvent(kind: "runtime.idle", runtime: scope.name)) }
+            if scope.activeTokens == 0 { engine.trace(TraceEvent(kind: "runtime.idle", runtime: scope.name)) }
         }
         // A composite that ends while its parent launches it is answered by `start`'s return value.
         if let parent = composite.parent, !composite.isLaunching {
