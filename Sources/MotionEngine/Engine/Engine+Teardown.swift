@@ -48,11 +48,11 @@ extension Engine {
     func retire(_ scope: RuntimeScope, dirtySince: Int = 0) {
         scope.isClosing = true
         scope.activeTokens = 0
-        let (composites, waits) = composites.retireComposites(of: scope.name)
+        let (retired, waits) = self.composites.retireComposites(of: scope.name)
         let properties = store.retire(runtime: scope.name, dirtySince: dirtySince)
         for handle in properties?.handles ?? [] where Int(handle) < animators.count { animators[Int(handle)] = nil }
         forgetGestures(of: scope)
-        let teardown = RuntimeTeardown(scope: scope, waits: waits, composites: composites, properties: properties)
+        let teardown = RuntimeTeardown(scope: scope, waits: waits, composites: retired, properties: properties)
         if teardown.size <= Self.inlineTeardownSize {
             _ = free(teardown, until: .max)
         } else {
