@@ -40,7 +40,20 @@ private func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingK
     if value == .null {
         return .valueNotFound(type, .init(codingPath: path, debugDescription: "found null"))
     }
-    return .typeMismatch(type, .init(codingPath: path, debugDescription: "found \(JSONWriter.string(value).prefix(40))"))
+    return .typeMismatch(type, .init(codingPath: path, debugDescription: "found \(kind(of: value))"))
+}
+
+/// What a mismatched value is, named without writing it out: a `try?` that tries one type and then
+/// another (a `repeat` of `"forever"` read as a number first) pays for its error on every plan.
+private func kind(of value: JSONValue) -> String {
+    switch value {
+    case .null: "null"
+    case .bool: "a boolean"
+    case .number: "a number"
+    case .string: "a string"
+    case .array: "an array"
+    case .object: "an object"
+    }
 }
 
 /// Primitive reads shared by the three containers. The common types are recognised by comparing
@@ -128,6 +141,26 @@ private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = members[key.stringValue], value != .null else { return nil }
         return try primitive(type, value, codingPath + [key])
+    }
+
+    // The scalar overloads look the key up once (the protocol's own ask `contains`, `decodeNil` and
+    // `decode` in turn: three lookups for each optional field of each plan).
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        guard let value = members[key.stringValue], value != .null else { return nil }
+        return try primitive(type, value, codingPath + [key])
+    }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let value = members[key.stringValue], value != .null else { return nil }
+        guard case .bool(let flag) = value else { throw mismatch(Bool.self, value, codingPath + [key]) }
+        return flag
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let value = members[key.stringValue], value != .null else { return nil }
+        return try primitive(type, value, codingPath + [key])
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let value = members[key.stringValue], value != .null else { return nil }
+        return try slowPrimitive(type, value, { codingPath + [key] })
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {

@@ -8,6 +8,7 @@ public enum JSONWriter {
 
     public static func bytes(_ value: JSONValue) -> [UInt8] {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)  // a plan's size: one allocation, not a growth per doubling
         write(value, into: &bytes)
         return bytes
     }
@@ -27,11 +28,14 @@ public enum JSONWriter {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
+            // Sorted as pairs: looking each key up again cost a hash per member.
+            var first = true
+            for (key, member) in members.sorted(by: { $0.key < $1.key }) {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 writeString(key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                write(members[key]!, into: &out)
+                write(member, into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -52,6 +56,12 @@ public enum JSONWriter {
 
     public static func writeString(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (keys, names, plan types) need no escape: copied whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: text.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

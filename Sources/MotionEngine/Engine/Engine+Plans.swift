@@ -263,7 +263,6 @@ extension Engine {
         var json = JSONWriter.bytes(plan)
         let length = json.count
         json.append(0)  // C plugins may treat the text as a string; `length` does not count the NUL.
-        var message = [CChar](repeating: 0, count: 1024)
         let factory = performer.table.pointee
         host.plans.begin(plan)
         // Each delivery its own refusal (a plan it emits is delivered inside it).
@@ -273,19 +272,23 @@ extension Engine {
             host.plans.end()
             ledger.internRefusal = outerRefusal
         }
-        let status: Int32 = calling(performer.label, "add_plan") { json.withUnsafeBufferPointer { bytes in
-            let text = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
-            if let name {
-                if let addNamed = factory.add_named_plan {
-                    return addNamed(instance, name, text, length, &message, message.count)
+        // The refusal's text on the stack: a plan delivered inside this one (emitted) has its own.
+        let refusal: String? = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { message in
+            message[0] = 0
+            let status: Int32 = calling(performer.label, "add_plan") { json.withUnsafeBufferPointer { bytes in
+                let text = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+                if let name, let addNamed = factory.add_named_plan {
+                    return addNamed(instance, name, text, length, message.baseAddress, message.count)
                 }
-            }
-            return factory.add_plan(instance, text, length, &message, message.count)
-        } }
-        guard status == MOTION_OK else {
-            if let refusal = ledger.internRefusal { throw EngineError(.quotaExceeded, refusal) }
-            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw EngineError(.invalidPlan, text.isEmpty ? "\(performer.planType): plan refused" : text)
+                return factory.add_plan(instance, text, length, message.baseAddress, message.count)
+            } }
+            guard status != MOTION_OK else { return nil }
+            message[message.count - 1] = 0  // a plugin that filled it whole
+            return String(cString: message.baseAddress!)
+        }
+        if let refusal {
+            if let quota = ledger.internRefusal { throw EngineError(.quotaExceeded, quota) }
+            throw EngineError(.invalidPlan, refusal.isEmpty ? "\(performer.planType): plan refused" : refusal)
         }
     }
 }
