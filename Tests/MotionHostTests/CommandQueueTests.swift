@@ -125,4 +125,41 @@ struct CommandQueueTests {
         #expect(queue.take(until: WorkClock.now() + 2_000_000_000)?.command == "slice")
         #expect(queue.take(until: 0, unlessWaiting: true) == nil, "a1 waits for the share")
     }
+
+    /// A control frame is paid by the lanes whose commands it carries, in proportion to their commands'
+    /// time, and the next frame starts from nothing.
+    @Test func aControlFrameIsPaidByTheCommandsItCarries() {
+        var shares = ControlFrameShares<Queue.Lane>()
+        shares.add(.uid(1000), nanos: 3_000_000)
+        shares.add(.uid(2000), nanos: 1_000_000)
+        shares.add(.uid(1000), nanos: 4_000_000)
+        var charged: [(Queue.Lane, UInt64)] = []
+        shares.settle(16_000_000) { charged.append(($0, $1)) }
+        #expect(charged.count == 2)
+        #expect(charged.first { $0.0 == .uid(1000) }?.1 == 14_000_000, "\(charged)")
+        #expect(charged.first { $0.0 == .uid(2000) }?.1 == 2_000_000, "\(charged)")
+        charged.removeAll()
+        shares.settle(5_000_000) { charged.append(($0, $1)) }
+        #expect(charged.isEmpty, "a frame no command ran before is nobody's: \(charged)")
+    }
+
+    /// Paid, a uid's frames count against its share of engine time: the lane that paid for a costly
+    /// frame waits behind another that did not.
+    @Test func aPaidControlFrameCountsAgainstTheLanesShare() {
+        let queue = Queue()
+        queue.push("a0", lane: .uid(1000))
+        queue.push("a1", lane: .uid(1000))
+        queue.push("b0", lane: .uid(2000))
+        queue.push("b1", lane: .uid(2000))
+        var shares = ControlFrameShares<Queue.Lane>()
+        var order: [String] = []
+        while let (command, lane, _, _) = queue.take(until: 0) {
+            order.append(command)
+            queue.charge(lane, nanos: 1_000_000)
+            shares.add(lane, nanos: 1_000_000)
+            // Uid 1000's first command changed what 1,000 subscriptions see: its frame costs 20 ms.
+            shares.settle(command == "a0" ? 20_000_000 : 0) { queue.charge($0, nanos: $1) }
+        }
+        #expect(order == ["a0", "b0", "b1", "a1"], "\(order)")
+    }
 }

@@ -156,6 +156,17 @@ package final class EngineLoop: Sendable {
         /// When the journal's replay last had a slice (`restoreSlice`).
         var lastRestoreSlice: UInt64 = 0
         var pause = BlockingPause()
+        var shares = ControlFrameShares<CommandQueue<Message>.Lane>()
+        /// A control frame, paid by the commands it carries the changes of (`ControlFrameShares`).
+        func publishControlFrame(_ context: EngineContext) {
+            let started = WorkClock.now()
+            context.publishControlFrame()
+            shares.settle(WorkClock.now() &- started) { lane, nanos in
+                queue.charge(lane, nanos: nanos)
+                if case .uid(let uid) = lane { workObserver?(uid, nanos) }
+            }
+            unpublishedSince = nil
+        }
         func restoreSlice(_ context: EngineContext) {
             _ = context.journal.continueRestore(until: WorkClock.now() + Self.restoreSliceNanos)
             lastRestoreSlice = WorkClock.now()
@@ -171,10 +182,7 @@ package final class EngineLoop: Sendable {
                     context.journal.resumesAt = nil
                 }
                 if schedule!.isDue(at: now) {
-                    if unpublishedSince != nil {
-                        context.publishControlFrame()
-                        unpublishedSince = nil
-                    }
+                    if unpublishedSince != nil { publishControlFrame(context) }
                     let (dt, lateness) = schedule!.begin(at: now)
                     let workStarted = WorkClock.now()
                     context.tick(dt: dt, now: now)
@@ -219,10 +227,7 @@ package final class EngineLoop: Sendable {
             let taken = queue.take(until: deadline, unlessWaiting: unpublishedSince != nil || restoring)
             if held != nil { context.releaseHeldFrames(now: context.clock.now()) }
             guard let (message, lane, more, waited) = taken else {
-                if unpublishedSince != nil {
-                    context.publishControlFrame()
-                    unpublishedSince = nil
-                }
+                if unpublishedSince != nil { publishControlFrame(context) }
                 if restoring { restoreSlice(context) }
                 continue
             }
@@ -243,11 +248,9 @@ package final class EngineLoop: Sendable {
             let finished = WorkClock.now()
             activity.add(1, ordering: .relaxed)
             queue.charge(lane, nanos: finished &- started)
+            shares.add(lane, nanos: finished &- started)
             if case .uid(let uid) = lane { workObserver?(uid, finished &- started) }
-            if !more || finished &- unpublishedSince! >= Self.controlFrameInterval {
-                context.publishControlFrame()
-                unpublishedSince = nil
-            }
+            if !more || finished &- unpublishedSince! >= Self.controlFrameInterval { publishControlFrame(context) }
         }
     }
 }
