@@ -132,9 +132,3 @@ long motion_rlimit_rtprio(void) {
     if (getrlimit(RLIMIT_RTPRIO, &limit) != 0) return -1;
     return limit.rlim_cur == RLIM_INFINITY ? 99 : (long)limit.rlim_cur;
 }
-
-long motion_thread_voluntary_switches(void) {
-    struct rusage usage;
-    if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
-    return usage.ru_nvcsw;
-}

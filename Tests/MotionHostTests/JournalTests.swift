@@ -243,7 +243,7 @@ struct JournalTests {
         context.journal.compactForTesting()
         #expect(journal.records.count == 3_001, "the creation and every plan: \(journal.records.count)")
         let (restarted, _) = try Self.context(journal: journal, now: (journal.records.last?["t"]?.doubleValue ?? 0) + 1)
-        #expect(restarted.engine.properties(ofRuntime: "0/work").count == 3_000)
+        #expect(restarted.engine.timelines.properties(ofRuntime: "0/work").count == 3_000)
     }
 
     @Test func compactionKeepsRestingRuntimesAsTheirValues() throws {

@@ -34,7 +34,7 @@ struct RuntimeSpeedTests {
         run(seconds: 0.5)
         #expect(abs(x("normal") - 5) < 1e-6, "normal: \(x("normal"))")
         #expect(abs(x("slow") - 1.25) < 1e-6, "at a quarter speed: \(x("slow"))")
-        #expect(abs((context.engine.clock(ofRuntime: "0/slow") ?? 0) - 0.125) < 1e-6, "its timeline clock runs at its speed")
+        #expect(abs((context.engine.timelines.clock(ofRuntime: "0/slow") ?? 0) - 0.125) < 1e-6, "its timeline clock runs at its speed")
         #expect(call("runtime.state", ["runtime": "slow"])["speed"] == 0.25)
         _ = call("runtime.speed", ["runtime": "slow", "speed": 1])
         run(seconds: 0.5)

@@ -63,9 +63,9 @@ struct TimelineTests {
         context.openSession(2, output: other)
         context.receive(line: Array(#"{"id":1,"method":"hello","params":{"protocol":1}}"#.utf8), from: 2)
         context.receive(line: Array(#"{"id":2,"method":"timeline.attach","params":{"offset":0}}"#.utf8), from: 2)
-        #expect(context.engine.timeline(of: "0/default")?.isAttached == true)
+        #expect(context.engine.timelines.timeline(of: "0/default")?.isAttached == true)
         context.closeSession(2)
-        #expect(context.engine.timeline(of: "0/default")?.isAttached == false, "the runtime is not left frozen")
+        #expect(context.engine.timelines.timeline(of: "0/default")?.isAttached == false, "the runtime is not left frozen")
         #expect(timelineEvents == ["attached", "detached"])
     }
 
@@ -135,7 +135,7 @@ struct TimelineTests {
         let detached = try call("timeline.detach")
         for _ in 0..<5 { context.tick(dt: 0.01) }
         #expect(abs((detached["clock"]?.doubleValue ?? 0) - 0.12) < 1e-9)
-        #expect(abs((context.engine.clock(ofRuntime: "0/default") ?? 0) - 0.17) < 1e-9)
+        #expect(abs((context.engine.timelines.clock(ofRuntime: "0/default") ?? 0) - 0.17) < 1e-9)
     }
 
     // Scrubbing physics: springs replay deterministically from their start state.

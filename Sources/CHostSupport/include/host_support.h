@@ -96,9 +96,6 @@ int motion_thread_request_slice(unsigned long long nanoseconds);
  */
 int motion_realtime_request(int priority, unsigned long soft_us, unsigned long hard_us);
 
-/** How many times the calling thread has blocked (getrusage RUSAGE_THREAD ru_nvcsw), or -1: a thread whose
- *  count does not move has not blocked, and RLIMIT_RTTIME counts its time. */
-long motion_thread_voluntary_switches(void);
 
 /** 1 while threads of this process are at realtime priority (granted, not demoted since). */
 int motion_realtime_active(void);

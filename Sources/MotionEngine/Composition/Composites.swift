@@ -149,7 +149,7 @@ struct Composites {
     /// (it counts as running) and comes back `late` by that frame, so they start as far along as ever.
     private func launchGroup(_ composite: Composite, late: Double, quotas: Quotas?, throwing: Bool = false) throws(EngineError) {
         var lastLate = late
-        composite.stepStartedAt = (engine.clock(ofRuntime: composite.runtime) ?? 0) - late
+        composite.stepStartedAt = (engine.timelines.clock(ofRuntime: composite.runtime) ?? 0) - late
         while composite.next < composite.children.count {
             let child = composite.children[composite.next]
             composite.next += 1
@@ -185,7 +185,7 @@ struct Composites {
         while composite.next < composite.children.count {
             let child = composite.children[composite.next]
             composite.next += 1
-            composite.stepStartedAt = (engine.clock(ofRuntime: composite.runtime) ?? 0) - late
+            composite.stepStartedAt = (engine.timelines.clock(ofRuntime: composite.runtime) ?? 0) - late
             do throws(EngineError) {
                 guard let ended = try launch(child, in: composite, late: late, quotas: quotas) else {
                     composite.running = 1

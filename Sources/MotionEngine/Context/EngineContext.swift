@@ -129,7 +129,7 @@ package final class EngineContext: TraceObserver {
         dryRuns.endWork(of: session)
         hub.removeAll(of: session)
         hub.updateWatch(engine.store)
-        for runtime in session.scrubbing.sorted() where engine.timeline(of: runtime)?.isAttached == true {
+        for runtime in session.scrubbing.sorted() where engine.timelines.timeline(of: runtime)?.isAttached == true {
             scrubbing.detachScrubber(runtime)
         }
         for runtime in engine.ephemeralRuntimes(ownedBy: id) {

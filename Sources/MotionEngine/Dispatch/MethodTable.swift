@@ -77,11 +77,11 @@ struct MethodTable: ContextPart {
         case "runtime.speed":
             let name = try params.optionalName("runtime") ?? Engine.defaultRuntime
             let key = try context.runtimeKey(name, for: session, .pace)
-            guard let speed = try params.optionalNumber("speed"), Engine.runtimeSpeeds.contains(speed) else {
-                throw EngineError(.invalidRequest, "speed: expected \(Engine.runtimeSpeeds.lowerBound) to \(Int(Engine.runtimeSpeeds.upperBound)) (1: the runtime's own pace; the global speed multiplies it)")
+            guard let speed = try params.optionalNumber("speed"), Timelines.runtimeSpeeds.contains(speed) else {
+                throw EngineError(.invalidRequest, "speed: expected \(Timelines.runtimeSpeeds.lowerBound) to \(Int(Timelines.runtimeSpeeds.upperBound)) (1: the runtime's own pace; the global speed multiplies it)")
             }
             guard let scope = engine.runtimes[key] else { throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name)\"") }
-            engine.setSpeed(speed, runtime: scope)
+            engine.timelines.setSpeed(speed, runtime: scope)
             engine.trace(TraceEvent(kind: "runtime.speed.changed", runtime: key, fields: ["speed": .number(speed)]))
             return ["runtime": .string(name), "speed": .number(speed)]
         case "runtime.state":

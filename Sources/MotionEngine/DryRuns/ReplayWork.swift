@@ -55,7 +55,7 @@ final class ReplayWork: SlicedWork {
             case .add(let plan, let name): _ = try? engine.addPlan(plan, to: entry.target, in: runtime, named: name)
             case .remove(let name): _ = try? engine.removePlan(named: name, from: entry.target, in: runtime)
             case .gesture(let samples):
-                if let scope = engine.runtimes[runtime] { engine.apply(samples, toGesture: entry.target, in: scope) }
+                if let scope = engine.runtimes[runtime] { engine.gestures.apply(samples, toGesture: entry.target, in: scope) }
             }
             position += 1
             if WorkClock.now() >= deadline { return false }
@@ -65,7 +65,7 @@ final class ReplayWork: SlicedWork {
     func finish(in context: EngineContext) throws(EngineError) -> SlicedAnswer {
         let engine = context.engine
         guard isWanted(context) else { return .result(try apply(context, [])) }
-        let values = engine.properties(ofRuntime: runtime).map { property in
+        let values = engine.timelines.properties(ofRuntime: runtime).map { property in
             (property.target, property.property, engine.store.value(property.handle), engine.store.velocity(property.handle))
         }
         return .result(try apply(context, values))

@@ -107,7 +107,7 @@ final class SampleWork: SlicedWork {
                 engine.advance(runtime: runtime, by: (event.time - now) * speed)
                 now = event.time
             }
-            if let scope = engine.runtimes[runtime] { engine.apply(event.samples, toGesture: event.gesture, in: scope) }
+            if let scope = engine.runtimes[runtime] { engine.gestures.apply(event.samples, toGesture: event.gesture, in: scope) }
             nextGestureEvent += 1
             target = max(target, now)
         }
@@ -205,7 +205,7 @@ final class SampleWork: SlicedWork {
 
     /// A property the plan does not name must be one its plugin made for the target while it ran.
     private func checkAnimated(in engine: Engine) throws(EngineError) {
-        let animated = engine.properties(ofRuntime: runtime).filter { $0.target == "sample" }.map(\.property).sorted()
+        let animated = engine.timelines.properties(ofRuntime: runtime).filter { $0.target == "sample" }.map(\.property).sorted()
         guard animated.contains(property) else {
             throw EngineError(.invalidRequest, "property: the plan does not animate \"\(property)\" (it animates \(animated.joined(separator: ", ")))")
         }

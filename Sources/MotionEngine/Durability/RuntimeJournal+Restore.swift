@@ -188,7 +188,7 @@ extension RuntimeJournal {
                 engine.continueTeardowns(until: .max)
             case .values(let runtime, let values, _):
                 for (target, property, value) in values {
-                    engine.write(value, velocity: [], to: property, target: target, runtime: runtime)
+                    engine.timelines.write(value, velocity: [], to: property, target: target, runtime: runtime)
                 }
             case .refused: break  // skipped above
             }

@@ -327,7 +327,7 @@ extension RuntimeJournal {
     /// within their 10 minutes (docs/protocol.md#idempotency-keys: kept across a restart), each with what
     /// a retry is answered.
     static func resting(_ runtime: String, of engine: Engine, at time: Double, keeping replaced: [JournalKeeper.Kept] = []) -> JournalKeeper.Kept {
-        let values = engine.properties(ofRuntime: runtime).map { ($0.target, $0.property, engine.store.value($0.handle)) }
+        let values = engine.timelines.properties(ofRuntime: runtime).map { ($0.target, $0.property, engine.store.value($0.handle)) }
         let record = JournalRecord.values(runtime: runtime, values: values, t: time)
         let keys = replaced.flatMap(\.keys).filter { time - $0.time <= IdempotencyKeys.lifetime }
         guard !keys.isEmpty else { return JournalKeeper.Kept(record: record, line: record.line) }

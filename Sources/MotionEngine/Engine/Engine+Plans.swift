@@ -30,7 +30,7 @@ extension Engine {
                 throw EngineError(.invalidRequest, "name: a \(planType) is not named (name the plans it runs instead)")
             }
             let performer = try composites.addComposite(plan, kind: kind, to: target, in: scope, quotas: quotas)
-            recordOnTimeline(.add(plan: plan, name: nil), target: target, in: scope)
+            timelines.recordOnTimeline(.add(plan: plan, name: nil), target: target, in: scope)
             trace(TraceEvent(kind: "plan.added", runtime: runtime, target: target, fields: [
                 "plan": plan, "performer": .number(Double(performer)), "planType": .string(planType),
             ]))
@@ -52,7 +52,7 @@ extension Engine {
             try deliver(prepared, named: name, to: performer)
         }
         charge(cost, property: property, waits: waits, to: performer)
-        recordOnTimeline(.add(plan: plan, name: name), target: target, in: scope)
+        timelines.recordOnTimeline(.add(plan: plan, name: name), target: target, in: scope)
         var fields: [String: JSONValue] = [
             "plan": plan, "performer": .number(Double(performer.id)), "planType": .string(planType),
         ]
@@ -193,7 +193,7 @@ extension Engine {
         }
         guard let targetScope = scope.targets[target] else { return false }
         let removed = removeNamedPlan(name, from: targetScope, in: scope)
-        if removed { recordOnTimeline(.remove(name: name), target: target, in: scope) }
+        if removed { timelines.recordOnTimeline(.remove(name: name), target: target, in: scope) }
         return removed
     }
 

@@ -39,7 +39,7 @@ extension Engine {
         // The value of the property the plan names (where a plan without `from` starts); not every one of
         // the target's (1,024 of them made each replacement cost 1.4 ms).
         if let property = plan["property"]?.stringValue, let handle = target.properties[property], store.count(of: handle) > 0 {
-            write(store.value(handle), velocity: store.velocity(handle), to: property, target: Self.replacementCheckTarget,
+            timelines.write(store.value(handle), velocity: store.velocity(handle), to: property, target: Self.replacementCheckTarget,
                   runtime: scratch.name)
         }
         let performer = try performer(for: factoryIndex, on: scratch.target(Self.replacementCheckTarget), in: scratch)

@@ -51,7 +51,7 @@ extension Engine {
         let (retired, waits) = self.composites.retireComposites(of: scope.name)
         let properties = store.retire(runtime: scope.name, dirtySince: dirtySince)
         for handle in properties?.handles ?? [] where Int(handle) < animators.count { animators[Int(handle)] = nil }
-        forgetGestures(of: scope)
+        gestures.forgetGestures(of: scope)
         let teardown = RuntimeTeardown(scope: scope, waits: waits, composites: retired, properties: properties)
         if teardown.size <= Self.inlineTeardownSize {
             _ = free(teardown, until: .max)

@@ -46,6 +46,12 @@ package final class Engine {
     package var swaps: HotSwaps { HotSwaps(engine: self) }
     /// `Sequence` and `Group` (Composition/Composites): a room made when needed, its state `composition`.
     var composites: Composites { Composites(engine: self) }
+    /// Gestures as performers read them (Gestures/Gestures): a room made when needed, its state `gestureSlots`
+    /// and each runtime's `gestures`.
+    var gestures: Gestures { Gestures(engine: self) }
+    /// Each runtime's timeline and its own speed (Timeline/Timelines): a room made when needed, its state each
+    /// runtime's `timeline` and `speed`, and `cycle.slowedRuntimes`.
+    var timelines: Timelines { Timelines(engine: self) }
 
     /// Seconds advanced so far (the sum of every tick's dt): the engine's own clock.
     package var time: Double { cycle.time }
@@ -87,7 +93,7 @@ package final class Engine {
     // MARK: Queries
 
     /// True while some continuous performer holds a token and needs ticks.
-    package var isAnimating: Bool { cycle.advancingCount > 0 || (!cycle.slowedRuntimes.isEmpty && hasOwnPacedMotion) }
+    package var isAnimating: Bool { cycle.advancingCount > 0 || (!cycle.slowedRuntimes.isEmpty && timelines.hasOwnPacedMotion) }
     package var hasPendingFrame: Bool { !store.dirty.isEmpty }
     package var runtimeNames: [String] { runtimes.keys.sorted() }
     package var activeTokenCount: Int { runtimes.values.reduce(0) { $0 + $1.activeTokens } }
@@ -160,7 +166,7 @@ package final class Engine {
             if keeps { markKept() }
         }
         unread.isKeepingWrites = false
-        if !cycle.slowedRuntimes.isEmpty { advanceOwnPacedRuntimes(by: dt) }
+        if !cycle.slowedRuntimes.isEmpty { timelines.advanceOwnPacedRuntimes(by: dt) }
         finishFrame()
     }
 

@@ -167,13 +167,13 @@ package final class HostServices: PlanNodesOwner {
             struct_size: UInt32(MemoryLayout<motion_gesture>.size), reserved: 0,
             intern_gesture: { host, ref, name in
                 guard let engine = services(host)?.engine, let name else { return MOTION_INVALID_GESTURE }
-                return engine.internGesture(String(cString: name), for: ref)
+                return engine.gestures.internGesture(String(cString: name), for: ref)
             },
             read_gesture: { host, ref, gesture, state, size in
                 guard let engine = services(host)?.engine, let state, size >= MemoryLayout<motion_gesture_state>.size else {
                     return MOTION_ERROR
                 }
-                return engine.readGesture(gesture, for: ref, into: state) ? MOTION_OK : MOTION_ERROR
+                return engine.gestures.readGesture(gesture, for: ref, into: state) ? MOTION_OK : MOTION_ERROR
             }))
         return table
     }()

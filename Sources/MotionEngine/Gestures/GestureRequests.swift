@@ -31,7 +31,7 @@ struct GestureRequests: ContextPart {
             let held = engine.runtimes.values.reduce(0) { $0 + ($1.owner == owner ? $1.gestures.count : 0) }
             if held >= settings.quotas.gestures { throw context.quotaExceeded("gestures", owner) }
         }
-        engine.apply(samples.map { GestureSample(sample: $0.sample, phase: $0.phase) }, toGesture: gestureName, in: scope)
+        engine.gestures.apply(samples.map { GestureSample(sample: $0.sample, phase: $0.phase) }, toGesture: gestureName, in: scope)
         let gesture = scope.gestures[gestureName] ?? Gesture()
         let velocity = gesture.isActive ? gesture.tracker.velocity().velocity : gesture.releaseVelocity
         return ["runtime": .string(name ?? Engine.defaultRuntime), "gesture": .string(gestureName), "phase": .string(gesture.phase.rawValue),

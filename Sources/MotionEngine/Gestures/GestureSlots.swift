@@ -2,13 +2,13 @@
 /// name, shared by its readers, given out again once its runtime ends (every named replacement of a
 /// Draggable interns one in its scratch runtime: a counter alone would run out).
 struct GestureSlots {
-    private var slots: [UInt32: Engine.GestureSlot] = [:]
+    private var slots: [UInt32: Gestures.GestureSlot] = [:]
     private var last: UInt32 = 0
     private var free: [UInt32] = []
 
     var count: Int { slots.count }
 
-    subscript(handle: UInt32) -> Engine.GestureSlot? { slots[handle] }
+    subscript(handle: UInt32) -> Gestures.GestureSlot? { slots[handle] }
 
     /// The handle of `name` in `runtime`, interned now if it has none.
     mutating func intern(_ name: String, in runtime: RuntimeScope) -> UInt32 {
@@ -20,7 +20,7 @@ struct GestureSlots {
             last += 1
             handle = last
         }
-        slots[handle] = Engine.GestureSlot(runtime: runtime, name: name)
+        slots[handle] = Gestures.GestureSlot(runtime: runtime, name: name)
         runtime.gestureHandles[name] = handle
         return handle
     }

@@ -19,7 +19,7 @@ extension Themes {
         tunedGeneration += 1
         tuned[Self.compositeKey(runtime, target, id)] = Tuned(
             runtime: runtime, target: target, name: name, uid: uid, scope: ObjectIdentifier(scope), original: original,
-            resolved: resolved, generation: tunedGeneration, progress: Progress(startClock: engine.clock(ofRuntime: runtime) ?? 0),
+            resolved: resolved, generation: tunedGeneration, progress: Progress(startClock: engine.timelines.clock(ofRuntime: runtime) ?? 0),
             composite: id)
         tunedPerUID[uid, default: 0] += 1
     }
@@ -49,7 +49,7 @@ extension Themes {
     /// the composite added in its place. Nil when it cannot be (a step under way of a type that cannot be
     /// carried on, a loop without `from` in it, steps waiting for the next frame to start).
     func carriedOnComposite(_ entry: inout Tuned, as plan: JSONValue) -> JSONValue? {
-        guard let id = entry.composite, let clock = engine.clock(ofRuntime: entry.runtime) else { return nil }
+        guard let id = entry.composite, let clock = engine.timelines.clock(ofRuntime: entry.runtime) else { return nil }
         var progress: [[Int]: Progress] = [:]
         guard let carried = carryOn(composite: id, old: entry.resolved, new: plan, written: entry.original, at: [], to: [],
                                     entry: entry, clock: clock, progress: &progress) else { return nil }

@@ -54,7 +54,7 @@ extension Themes {
         tunedGeneration += 1
         tuned[key] = Tuned(runtime: runtime, target: target, name: name, uid: uid, scope: ObjectIdentifier(scope),
                            original: original, resolved: resolved, generation: tunedGeneration,
-                           progress: Progress(startClock: engine.clock(ofRuntime: runtime) ?? 0, start: start))
+                           progress: Progress(startClock: engine.timelines.clock(ofRuntime: runtime) ?? 0, start: start))
         tunedPerUID[uid, default: 0] += 1
     }
 
@@ -172,7 +172,7 @@ extension Themes {
             }
             guard let (plan, _) = try? resolve(entry.original, for: entry.uid), plan != entry.resolved,
                   let type = plan["type"]?.stringValue, let retune = engine.vocabulary.retunable[type] else { return }
-            let clock = engine.clock(ofRuntime: entry.runtime) ?? entry.progress.startClock
+            let clock = engine.timelines.clock(ofRuntime: entry.runtime) ?? entry.progress.startClock
             guard let carried = carriedOn(&updated.progress, from: entry.resolved, to: plan, retune: retune, value: value,
                                           velocity: velocity, clock: clock, canBridge: entry.name == nil) else {
                 forget(key)
@@ -196,7 +196,7 @@ extension Themes {
             // property is now (`onSchedule`); the replay adds the record at the retune's time, so both end
             // together.
             var applied = continuing
-            if let retunedAt, let now = context.engine.clock(ofRuntime: runtime), now - retunedAt.clock > 1e-9,
+            if let retunedAt, let now = context.engine.timelines.clock(ofRuntime: runtime), now - retunedAt.clock > 1e-9,
                let property = continuing["property"]?.stringValue {
                 applied = Self.onSchedule(continuing, late: now - retunedAt.clock, retune: retunedAt.retune,
                                           value: context.engine.value(of: property, target: target, runtime: runtime),

@@ -17,7 +17,7 @@ struct TimelineScrubbing: ContextPart {
                         replyingTo id: JSONValue) throws(EngineError) -> JSONValue? {
         let name = try params.optionalName("runtime") ?? Engine.defaultRuntime
         let runtime = try context.runtimeKey(name, for: session, .pace)
-        guard let timeline = engine.timeline(of: runtime) else {
+        guard let timeline = engine.timelines.timeline(of: runtime) else {
             throw EngineError(.runtimeNotFound, "runtime: no runtime named \"\(name)\"")
         }
         switch method {
@@ -44,10 +44,10 @@ struct TimelineScrubbing: ContextPart {
     }
 
     func timelineReply(_ runtime: String, named name: String) -> JSONValue {
-        guard let now = engine.timeline(of: runtime) else { return ["runtime": .string(name), "attached": false] }
+        guard let now = engine.timelines.timeline(of: runtime) else { return ["runtime": .string(name), "attached": false] }
         return [
             "runtime": .string(name), "attached": .bool(now.isAttached), "offset": .number(now.offset),
-            "clock": .number(((engine.clock(ofRuntime: runtime) ?? 0) * 1e6).rounded() / 1e6),
+            "clock": .number(((engine.timelines.clock(ofRuntime: runtime) ?? 0) * 1e6).rounded() / 1e6),
             "entries": .number(Double(now.entries.count)),
         ]
     }
@@ -63,23 +63,23 @@ struct TimelineScrubbing: ContextPart {
     }
 
     func attach(_ runtime: String) {
-        let live = engine.properties(ofRuntime: runtime).map { property in
+        let live = engine.timelines.properties(ofRuntime: runtime).map { property in
             (property.handle, engine.store.value(property.handle), engine.store.velocity(property.handle))
         }
-        engine.updateTimeline(of: runtime) {
+        engine.timelines.updateTimeline(of: runtime) {
             $0.isAttached = true
             $0.live = live
         }
         pauseRuntime(runtime, true)
         engine.trace(TraceEvent(kind: "timeline.scrubber.attached", runtime: runtime,
-                                fields: ["offset": .number(engine.timeline(of: runtime)?.offset ?? 0)]))
+                                fields: ["offset": .number(engine.timelines.timeline(of: runtime)?.offset ?? 0)]))
     }
 
     /// Detaches the scrubber of `runtime` (its session went away).
     func detachScrubber(_ runtime: String) { detach(runtime) }
 
     func detach(_ runtime: String) {
-        let live = engine.timeline(of: runtime)?.live ?? []
+        let live = engine.timelines.timeline(of: runtime)?.live ?? []
         for (handle, value, velocity) in live where engine.store.isLive(handle) && !value.isEmpty {
             value.withUnsafeBufferPointer { values in
                 velocity.withUnsafeBufferPointer { velocities in
@@ -87,7 +87,7 @@ struct TimelineScrubbing: ContextPart {
                 }
             }
         }
-        engine.updateTimeline(of: runtime) {
+        engine.timelines.updateTimeline(of: runtime) {
             $0.isAttached = false
             $0.live = []
         }
@@ -97,7 +97,7 @@ struct TimelineScrubbing: ContextPart {
 
     func pauseRuntime(_ runtime: String, _ paused: Bool) {
         guard let scope = engine.runtimes[runtime] else { return }
-        engine.setPaused(paused, runtime: scope)
+        engine.timelines.setPaused(paused, runtime: scope)
     }
 
     /// Shows the runtime as it was (or will be) `offset` seconds after its start, once a replay worked in
@@ -106,11 +106,11 @@ struct TimelineScrubbing: ContextPart {
     /// overtaken by a later scrub, or by a detach, shows nothing.
     func scrub(_ runtime: String, named name: String, to offset: Double, show: Bool = false,
                        for session: Session, replyingTo id: JSONValue) -> JSONValue? {
-        guard let timeline = engine.timeline(of: runtime), timeline.offset != offset || show else {
+        guard let timeline = engine.timelines.timeline(of: runtime), timeline.offset != offset || show else {
             return timelineReply(runtime, named: name)
         }
         var generation = 0
-        engine.updateTimeline(of: runtime) {
+        engine.timelines.updateTimeline(of: runtime) {
             $0.scrubGeneration += 1
             generation = $0.scrubGeneration
         }
@@ -128,10 +128,10 @@ struct TimelineScrubbing: ContextPart {
             }
             guard isWanted(context) else { return context.scrubbing.timelineReply(runtime, named: name) }
             for (target, property, value, velocity) in values {
-                context.engine.write(value, velocity: velocity, to: property, target: target, runtime: runtime)
+                context.engine.timelines.write(value, velocity: velocity, to: property, target: target, runtime: runtime)
             }
             let changed = timeline.offset != offset
-            context.engine.updateTimeline(of: runtime) { $0.offset = offset }
+            context.engine.timelines.updateTimeline(of: runtime) { $0.offset = offset }
             if changed {
                 context.engine.trace(TraceEvent(kind: "timeline.scrubber.scrubbed", runtime: runtime,
                                                 fields: ["offset": .number(offset)]))

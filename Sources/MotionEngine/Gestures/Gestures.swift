@@ -1,7 +1,11 @@
 import MotionPluginAPI
 
 /// "motion.gesture/1": performers read the gestures clients push into their runtime by interned handle.
-extension Engine {
+/// Gestures, a room of the engine (docs/architecture.md): made when needed (`Engine.gestures`), its state
+/// the engine's (`Engine.gestureSlots`, each runtime's `gestures`).
+struct Gestures {
+    unowned let engine: Engine
+
     /// An interned gesture: the runtime and name it reads, the performers that interned it (advanced
     /// with dt = 0 when samples arrive), and its state as `read_gesture` gives it, made when samples arrive
     /// (a read per tick looked the gesture up by name and ran the estimator: ~5 allocations a read).
@@ -18,10 +22,10 @@ extension Engine {
     }
 
     func internGesture(_ name: String, for performerID: UInt64) -> UInt32 {
-        guard !name.isEmpty, name.utf8.count <= 256, let performer = performer(calling: performerID) else { return MOTION_INVALID_GESTURE }
+        guard !name.isEmpty, name.utf8.count <= 256, let performer = engine.performer(calling: performerID) else { return MOTION_INVALID_GESTURE }
         // By runtime and name (a scan of every runtime's handles made each push cost what all uids interned).
-        let handle = gestureSlots.intern(name, in: performer.runtime)
-        if let slot = gestureSlots[handle] {
+        let handle = engine.gestureSlots.intern(name, in: performer.runtime)
+        if let slot = engine.gestureSlots[handle] {
             slot.readers.insert(performerID)
             slot.state = Self.readable(performer.runtime.gestures[name])
         }
@@ -29,7 +33,7 @@ extension Engine {
     }
 
     func readGesture(_ handle: UInt32, for performerID: UInt64, into state: UnsafeMutablePointer<motion_gesture_state>) -> Bool {
-        guard let slot = gestureSlots[handle], let performer = performer(calling: performerID),
+        guard let slot = engine.gestureSlots[handle], let performer = engine.performer(calling: performerID),
               slot.runtime === performer.runtime, slot.readers.contains(performerID) else { return false }
         state.pointee = slot.state
         return true
@@ -60,21 +64,21 @@ extension Engine {
     /// After samples for `name` arrived in `runtime`: every performer that reads that gesture is advanced
     /// by 0 s at once (in [control]), so its effect goes out with this request's frame.
     func gestureChanged(_ name: String, in runtime: RuntimeScope) {
-        if let handle = runtime.gestureHandles[name], let slot = gestureSlots[handle] {
+        if let handle = runtime.gestureHandles[name], let slot = engine.gestureSlots[handle] {
             for id in slot.readers.sorted() {
-                guard let performer = performers[id], let instance = performer.instance,
+                guard let performer = engine.performers[id], let instance = performer.instance,
                       let advance = performer.table.pointee.advance else {
                     slot.readers.remove(id)
                     continue
                 }
-                calling(performer.label, "advance") { advance(instance, 0) }
+                engine.calling(performer.label, "advance") { advance(instance, 0) }
             }
         }
     }
 
     /// Forgets the handles of a runtime that ended (its performers, the only holders, ended with it).
     func forgetGestures(of runtime: RuntimeScope) {
-        gestureSlots.forget(runtime)
+        engine.gestureSlots.forget(runtime)
     }
 }
 

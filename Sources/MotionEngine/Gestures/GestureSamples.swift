@@ -1,6 +1,6 @@
 import MotionWire
 
-extension Engine {
+extension Gestures {
     /// Applies pushed samples to the gesture `name` of `scope` (docs/vocabulary.md#interactions): `began` starts it afresh, a
     /// sample without a phase continues it, `ended` sets the release velocity (its own position is not
     /// added to the tracker), `cancelled` sets it to 0. Traces `gesture.began` / `gesture.ended`, records
@@ -11,7 +11,7 @@ extension Engine {
         var gesture = scope.gestures[name] ?? Gesture()
         func publish() {
             scope.gestures[name] = gesture
-            if let handle = scope.gestureHandles[name], let slot = gestureSlots[handle] { slot.state = Self.readable(gesture) }
+            if let handle = scope.gestureHandles[name], let slot = engine.gestureSlots[handle] { slot.state = Self.readable(gesture) }
             gestureChanged(name, in: scope)
         }
         for (index, (sample, phase)) in samples.map({ ($0.sample, $0.phase) }).enumerated() {
@@ -30,7 +30,7 @@ extension Engine {
                 gesture.tracker.add(sample)
                 gesture.releaseVelocity = []
                 gesture.generation += 1
-                trace(TraceEvent(kind: "gesture.began", runtime: scope.name, fields: [
+                engine.trace(TraceEvent(kind: "gesture.began", runtime: scope.name, fields: [
                     "gesture": .string(name), "position": JSONValue(sample.position), "t": .number(sample.time)]))
             case .moved:
                 if !gesture.isActive {
@@ -46,12 +46,12 @@ extension Engine {
                 let velocity = cancelled || paused ? Array(repeating: 0.0, count: sample.position.count) : gesture.tracker.velocity(dimension: sample.position.count).velocity
                 gesture.phase = cancelled ? .cancelled : .ended
                 gesture.releaseVelocity = velocity
-                trace(TraceEvent(kind: "gesture.ended", runtime: scope.name, fields: [
+                engine.trace(TraceEvent(kind: "gesture.ended", runtime: scope.name, fields: [
                     "gesture": .string(name), "velocity": JSONValue(velocity), "cancelled": .bool(cancelled),
                     "position": JSONValue(sample.position), "t": .number(sample.time)]))
             }
         }
         publish()
-        recordOnTimeline(.gesture(samples), target: name, in: scope)
+        engine.timelines.recordOnTimeline(.gesture(samples), target: name, in: scope)
     }
 }
