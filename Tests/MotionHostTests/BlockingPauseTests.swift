@@ -53,4 +53,22 @@ struct BlockingPauseTests {
         for index in 0..<2_000_000 { sum += Double(index).squareRoot() }
         #expect(sum > 0 && BlockingPause.threadCPUNanos() > before)
     }
+
+    /// The pauses are not counted against the thread: one that stays busy whenever awake keeps pausing after
+    /// every tick, not every other window (its pauses made the next look find it under 90 %).
+    @Test func aThreadThatStaysBusyWhenAwakeKeepsPausing() {
+        let cpu = CPU()
+        var pause = BlockingPause { cpu.nanos }
+        var now: UInt64 = 9_000_000_000
+        var paused = 0
+        var lastPaused = false
+        for _ in 0..<120 {  // one second at 120 Hz
+            now += 8_333_333
+            // Busy the whole interval but for the pause after the last tick (its CPU clock stands still).
+            cpu.nanos += 8_333_333 - (lastPaused ? 1_041_666 : 0)
+            lastPaused = pause.afterTick(now: now)
+            if lastPaused { paused += 1 }
+        }
+        #expect(paused >= 100, "every tick after the first look: \(paused)")
+    }
 }

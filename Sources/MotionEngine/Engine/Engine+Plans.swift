@@ -274,7 +274,9 @@ extension Engine {
         }
         // The refusal's text on the stack: a plan delivered inside this one (emitted) has its own.
         let refusal: String? = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { message in
-            message[0] = 0
+            // Zeroed whole: a plugin that leaves its text unterminated must not hand a client what the
+            // stack held before (another delivery's plan, another uid's).
+            message.initialize(repeating: 0)
             let status: Int32 = calling(performer.label, "add_plan") { json.withUnsafeBufferPointer { bytes in
                 let text = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
                 if let name, let addNamed = factory.add_named_plan {

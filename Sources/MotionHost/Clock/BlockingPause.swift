@@ -10,9 +10,9 @@ import MotionEngine
 /// subscribers over its 20,000 springs while it destroyed and made the runtime again kept the thread busy for
 /// 500 ms, and staggered springs re-added back to back beside a CPU-bound process kept it busy enough for the
 /// fair server to stop it for 74 ms. So once a look at the thread's own CPU time (every `windowNanos`) finds
-/// it busy more than `busyShare` of that time, it sleeps `pauseNanos` after a tick, at most once every
-/// `pauseEveryNanos` (an eighth of the core for the others, whatever the frame rate), until a look finds it
-/// less busy. A plugin call that never returns still trips the limit.
+/// it busy more than `busyShare` of the time it was awake, it sleeps after a tick, at most once every
+/// `pauseEveryNanos`, an eighth of the time since its last pause (1–2 ms: an eighth of the core for the
+/// others at 60 Hz and above), until a look finds it less busy. A plugin call that never returns still trips the limit.
 struct BlockingPause {
     static let windowNanos: UInt64 = 100_000_000
     static let busyShare = 0.9
@@ -22,7 +22,10 @@ struct BlockingPause {
     /// When the current window began, by the monotonic clock and by the thread's CPU clock (nil: not yet).
     private var window: (wall: UInt64, cpu: UInt64)?
     private var isBusy = false
-    private var lastPause: UInt64 = 0
+    private var lastPause: UInt64?
+    /// Time slept in pauses since the window began: not the thread's work, so not counted against it (else
+    /// the pauses themselves ended the pausing every other window).
+    private var pausedInWindow: UInt64 = 0
     /// The thread's CPU time (tests give their own).
     private let cpuNanos: () -> UInt64
 
@@ -40,13 +43,24 @@ struct BlockingPause {
         }
         if now &- window.wall >= Self.windowNanos {
             let cpu = cpuNanos()
-            isBusy = Double(cpu &- window.cpu) > Self.busyShare * Double(now &- window.wall)
+            let awake = (now &- window.wall) &- min(pausedInWindow, now &- window.wall)
+            isBusy = Double(cpu &- window.cpu) > Self.busyShare * Double(awake)
             self.window = (now, cpu)
+            pausedInWindow = 0
         }
-        guard isBusy, now &- lastPause >= Self.pauseEveryNanos else { return false }
-        var pause = timespec(tv_sec: 0, tv_nsec: Self.pauseNanos)
+        guard isBusy else {
+            lastPause = nil
+            return false
+        }
+        let since = lastPause.map { now &- $0 }
+        if let since, since < Self.pauseEveryNanos { return false }
+        // An eighth of the time since the last pause (1 ms after 8 ms at 120 Hz, 2 ms after 16.7 ms at 60
+        // Hz), at most 2 ms: the same share of the core at any frame rate.
+        let nanos = since.map { min(max($0 / 8, UInt64(Self.pauseNanos)), 2 * UInt64(Self.pauseNanos)) } ?? UInt64(Self.pauseNanos)
+        var pause = timespec(tv_sec: 0, tv_nsec: Int(nanos))
         nanosleep(&pause, nil)
         lastPause = now
+        pausedInWindow &+= nanos
         return true
     }
 

@@ -221,7 +221,9 @@ final class CommandQueue<Command>: @unchecked Sendable {
                 waiting.bucket = bucket
                 self.budget = budget
             }
-            if !waiting.commands.isEmpty || waiting.used > virtualNow { lanes[lane] = waiting }
+            // Kept while it owes engine time too: a control frame's share is charged after other lanes ran
+            // (`ControlFrameShares`), and dropping the lane then forgot its debt.
+            if !waiting.commands.isEmpty || waiting.used > virtualNow || (waiting.bucket?.credit ?? 0) < 0 { lanes[lane] = waiting }
         }
     }
 }
