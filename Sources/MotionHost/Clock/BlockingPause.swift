@@ -55,7 +55,7 @@ struct BlockingPause {
         let since = lastPause.map { now &- $0 }
         if let since, since < Self.pauseEveryNanos { return false }
         // An eighth of the time since the last pause (1 ms after 8 ms at 120 Hz, 2 ms after 16.7 ms at 60
-        // Hz), at most 2 ms: the same share of the core at any frame rate.
+        // Hz), at most 2 ms: the same share of the core at 60 Hz and above.
         let nanos = since.map { min(max($0 / 8, UInt64(Self.pauseNanos)), 2 * UInt64(Self.pauseNanos)) } ?? UInt64(Self.pauseNanos)
         var pause = timespec(tv_sec: 0, tv_nsec: Int(nanos))
         nanosleep(&pause, nil)
